@@ -1,0 +1,48 @@
+/* Halo exchange for padded structured-grid fields split over MPI ranks.
+
+   The library knows nothing about the physics: a field is a box of owned
+   cells surrounded by `width` ghost cells on every side of every active axis,
+   axis 0 fastest in memory.  Only faces are exchanged (star stencils need no
+   edges or corners).  The exchange is split into Begin/End so that work that
+   does not touch ghost cells can run while messages fly.
+
+   Backends: `host` (non-blocking MPI on host memory).  Device backends
+   (staged, mpi-device, nccl) plug in through the same operations table. */
+#pragma once
+#include <petscsys.h>
+
+#define HALO_MAXDIM 3
+#define HALO_MAXFIELDS 8
+
+/* Face bits for HaloField.faces: axis a, side s (0 = low, 1 = high). */
+#define HALO_FACE(a, s) (1u << (2 * (a) + (s)))
+#define HALO_AXIS(a)    (HALO_FACE(a, 0) | HALO_FACE(a, 1))
+#define HALO_ALL_FACES  0x3Fu
+
+typedef struct {
+  PetscInt    dim;                         /* 1..3 active axes */
+  PetscInt    n[HALO_MAXDIM];              /* owned cells per axis (1 beyond dim) */
+  PetscInt    width;                       /* ghost cells per side */
+  PetscMPIInt neighbor[HALO_MAXDIM][2];    /* face neighbours, MPI_PROC_NULL at edges */
+} HaloLayout;
+
+/* One field to exchange: its base pointer (first padded cell) and the faces it
+   sends and receives.  Both ranks of a face must agree on whether a field is
+   exchanged across it. */
+typedef struct {
+  float   *data;
+  unsigned faces;
+} HaloField;
+
+typedef struct _p_Halo *Halo;
+
+typedef enum { HALO_HOST } HaloType;
+
+PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type, Halo *halo);
+PetscErrorCode HaloDestroy(Halo *halo);
+/* Starts exchanging up to HALO_MAXFIELDS fields; they must stay untouched in
+   their ghost and face-adjacent cells until HaloExchangeEnd. */
+PetscErrorCode HaloExchangeBegin(Halo halo, PetscInt nfields, const HaloField fields[]);
+PetscErrorCode HaloExchangeEnd(Halo halo);
+/* Padded sizes and strides of the fields this halo serves. */
+PetscErrorCode HaloGetPadded(Halo halo, PetscInt padded[HALO_MAXDIM], ptrdiff_t stride[HALO_MAXDIM]);

@@ -1,0 +1,167 @@
+#include "forward.h"
+#include "events.h"
+#include "geometry.h"
+#include "grid.h"
+#include "layout.h"
+#include "model.h"
+#include "output.h"
+#include "propagate.h"
+#include "rsf.h"
+#include "survey.h"
+#include "wavelet.h"
+
+static PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo)
+{
+  PetscFunctionBeginUser;
+  if (o->geometry[0]) PetscCall(GeometryRead(comm, o->geometry, m->dim, geo));
+  else {
+    const PetscReal zs = o->source_depth < 0 ? 2 * m->d[0] : o->source_depth;
+    const PetscReal zr = o->receiver_depth < 0 ? 2 * m->d[0] : o->receiver_depth;
+    const PetscInt  nr = o->nrec == PETSC_DECIDE ? m->n[1] : o->nrec;
+    PetscCheck(o->nshots >= 1 && nr >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-nshots %" PetscInt_FMT " -nrec %" PetscInt_FMT ": expected at least one of each", o->nshots, nr);
+    PetscCall(GeometryRegular(m->dim, m->n, m->d, o->nshots, nr, zs, zr, geo));
+  }
+  PetscCall(GeometryValidate(geo, m->dim, m->n, m->d));
+  PetscFunctionReturn(0);
+}
+
+/* The recording-rate wavelet (Ricker or file), upsampled to the internal step. */
+static PetscErrorCode SourceWavelet(MPI_Comm comm, const Options *o, const TimeAxis *t, float *wint)
+{
+  float *w;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(t->nt, &w));
+  if (o->wavelet[0]) PetscCall(WaveletReadFile(comm, o->wavelet, t->nt, t->dt, w));
+  else PetscCall(WaveletRicker(t->nt, t->dt, o->f0, o->t0, w));
+  PetscCall(ResampleUp(t->nt, w, t->m, t->nsteps, wint));
+  PetscCall(PetscFree(w));
+  PetscFunctionReturn(0);
+}
+
+/* Decimates the local traces and gathers the shot on group rank 0, which writes it. */
+static PetscErrorCode WriteShot(const Layout *l, const Options *o, const TimeAxis *t, const ShotLocal *sl, PetscInt shot, PetscInt nrec,
+                                const float *traces)
+{
+  PetscMPIInt *counts = NULL, *displs = NULL, nlocal = (PetscMPIInt)sl->nrec, ntotal = 0;
+  float       *mine, *all = NULL, *gather = NULL;
+  PetscInt    *ids = NULL;
+  PetscMPIInt *idcounts = NULL, *iddispls = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+  PetscCall(PetscMalloc1(sl->nrec * t->nt + 1, &mine));
+  for (PetscInt k = 0; k < sl->nrec; k++) PetscCall(ResampleDown(t->nsteps, traces + k * t->nsteps, t->m, t->nt, mine + k * t->nt));
+  if (!l->group_rank) PetscCall(PetscMalloc4(l->group_size, &counts, l->group_size, &displs, l->group_size, &idcounts, l->group_size, &iddispls));
+  PetscCallMPI(MPI_Gather(&nlocal, 1, MPI_INT, idcounts, 1, MPI_INT, 0, l->group));
+  if (!l->group_rank) {
+    for (PetscMPIInt r = 0; r < l->group_size; r++) {
+      iddispls[r] = ntotal;
+      counts[r]   = idcounts[r] * (PetscMPIInt)t->nt;
+      displs[r]   = ntotal * (PetscMPIInt)t->nt;
+      ntotal += idcounts[r];
+    }
+    PetscCheck(ntotal == nrec, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Shot %" PetscInt_FMT ": %d of %" PetscInt_FMT " receivers located", shot, ntotal, nrec);
+    PetscCall(PetscMalloc3(nrec, &ids, nrec * t->nt, &gather, nrec * t->nt, &all));
+  }
+  PetscCallMPI(MPI_Gatherv(sl->rec_id, nlocal, MPIU_INT, ids, idcounts, iddispls, MPIU_INT, 0, l->group));
+  PetscCallMPI(MPI_Gatherv(mine, nlocal * (PetscMPIInt)t->nt, MPI_FLOAT, gather, counts, displs, MPI_FLOAT, 0, l->group));
+  if (!l->group_rank) {
+    char              path[PETSC_MAX_PATH_LEN];
+    const PetscInt    n[2]     = {t->nt, nrec};
+    const PetscReal   d[2]     = {t->dt, 1}, origin[2] = {0, 0};
+    const char *const label[2] = {"Time", "Receiver"};
+    for (PetscInt k = 0; k < nrec; k++) PetscCall(PetscArraycpy(all + ids[k] * t->nt, gather + k * t->nt, t->nt));
+    PetscCall(OutputShotPath(o->output_dir, shot, path));
+    PetscCall(RsfWrite(path, 2, n, d, origin, label, all, o->overwrite));
+    PetscCall(PetscFree3(ids, gather, all));
+    PetscCall(PetscFree4(counts, displs, idcounts, iddispls));
+  }
+  PetscCall(PetscFree(mine));
+  PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, const Grid *g, const Geometry *geo,
+                                 const TimeAxis *t, PetscReal vmax)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(world, "model %s: %" PetscInt_FMT "D, nz=%" PetscInt_FMT " nx=%" PetscInt_FMT " ny=%" PetscInt_FMT
+                               ", spacing %g x %g x %g m, vmax %g m/s\n",
+                        m->name, m->dim, m->n[0], m->n[1], m->n[2], (double)m->d[0], (double)m->d[1], (double)m->d[2], (double)vmax));
+  PetscCall(PetscPrintf(world, "grid with absorbing layers: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
+                               " (z, x, y), order %" PetscInt_FMT "; layers z %" PetscInt_FMT "/%" PetscInt_FMT
+                               " x %" PetscInt_FMT "/%" PetscInt_FMT " y %" PetscInt_FMT "/%" PetscInt_FMT "\n",
+                        g->N[0], g->N[1], g->N[2], g->order, g->pml[0][0], g->pml[0][1], g->pml[1][0], g->pml[1][1], g->pml[2][0],
+                        g->pml[2][1]));
+  PetscCall(PetscPrintf(world, "layout: %d ranks = %d shot groups x %d subdomains (z %" PetscInt_FMT " x %" PetscInt_FMT " y %" PetscInt_FMT ")\n",
+                        l->world_size, l->ngroups, l->group_size, g->nproc[0], g->nproc[1], g->nproc[2]));
+  PetscCall(PetscPrintf(world, "survey %s: %" PetscInt_FMT " shots, %" PetscInt_FMT " receivers in all\n", geo->source, geo->nshots,
+                        geo->rec_start[geo->nshots]));
+  PetscCall(PetscPrintf(world, "time: %" PetscInt_FMT " samples at %g s; internal step %.9g s (%" PetscInt_FMT " per sample, stability limit %.9g s), %" PetscInt_FMT " steps\n",
+                        t->nt, (double)t->dt, (double)t->dt_int, t->m, (double)t->dt_stable, t->nsteps));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RunForward(MPI_Comm world, const Options *o)
+{
+  Layout     l;
+  ModelInfo  m;
+  Geometry   geo;
+  Grid       g;
+  TimeAxis   t;
+  Propagator p;
+  PetscReal  vmax;
+  float     *vp, *wint, *traces;
+  double     cells = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(LayoutCreate(world, o->shot_groups, &l));
+  PetscCall(ModelDescribe(world, o, &m));
+  PetscCall(SurveyRead(world, o, &m, &geo));
+  PetscCall(OutputPrepare(world, o->output_dir, geo.nshots, o->overwrite));
+
+  PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+  PetscCall(GridCreate(l.group, m.dim, m.n, m.d, o->order, o->pml, o->procs, &g));
+  PetscCall(PetscMalloc1(g.size[0] * g.size[1] * g.size[2], &vp));
+  PetscCall(ModelLoadBlock(&m, &g, vp, &vmax));
+  PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+
+  PetscCall(TimeAxisSetUp(&g, vmax, o->nt, o->dt, o->cfl, &t));
+  PetscCall(PrintSetUp(world, &l, &m, &g, &geo, &t, vmax));
+  PetscCall(PetscMalloc1(t.nsteps, &wint));
+  PetscCall(SourceWavelet(world, o, &t, wint));
+  PetscCall(PropagatorCreate(&g, &KernelOpsCPU, vp, vmax, &t, o->f0, o->nan_check_interval, &p));
+  PetscCall(PetscFree(vp));
+  for (PetscInt a = 0; a < 3; a++) cells *= (double)g.N[a];
+
+  for (PetscInt s = l.group_id; s < geo.nshots; s += l.ngroups) {
+    ShotLocal      sl;
+    const PetscInt nrec = geo.rec_start[s + 1] - geo.rec_start[s];
+    PetscLogDouble t0, t1;
+
+    PetscCall(PetscTime(&t0));
+    PetscCall(ShotLocalize(&g, &p.f, &geo, s, &sl));
+    PetscCall(PetscMalloc1(sl.nrec * t.nsteps + 1, &traces));
+    PetscCall(PropagatorRun(&p, &t, &sl, s, wint, traces));
+    PetscCall(WriteShot(&l, o, &t, &sl, s, nrec, traces));
+    PetscCall(PetscFree(traces));
+    PetscCall(ShotLocalDestroy(&sl));
+    PetscCall(PetscTime(&t1));
+    if (!l.group_rank) {
+      char path[PETSC_MAX_PATH_LEN];
+      PetscCall(OutputShotPath(o->output_dir, s, path));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "shot %" PetscInt_FMT " of %" PetscInt_FMT " (group %d): %.3f s, %.4f G cell-updates/s -> %s\n", s,
+                             geo.nshots, l.group_id, t1 - t0, cells * t.nsteps / (t1 - t0) * 1e-9, path));
+      fflush(stdout);
+    }
+  }
+  PetscCallMPI(MPI_Barrier(world));
+  PetscCall(PetscFree(wint));
+  PetscCall(PropagatorDestroy(&p));
+  PetscCall(GridDestroy(&g));
+  PetscCall(GeometryDestroy(&geo));
+  PetscCall(LayoutDestroy(&l));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,42 @@
+/* Acquisition geometry: shots, each with one source and its receivers.
+   Positions are metres from the first model sample, stored in axis order
+   (z, x, y) like the grid. */
+#pragma once
+#include <petscsys.h>
+
+typedef struct {
+  PetscReal c[3]; /* z, x, y (y unused in 2D) */
+} Position;
+
+typedef struct {
+  PetscInt  nshots;
+  Position *src;        /* [nshots] */
+  PetscInt *rec_start;  /* [nshots+1]: receivers of shot s are rec[rec_start[s] .. rec_start[s+1]) */
+  Position *rec;
+  PetscInt *src_line;   /* [nshots] line in the geometry file, 0 when generated */
+  PetscInt *rec_line;   /* [total receivers] likewise */
+  char      source[PETSC_MAX_PATH_LEN]; /* file name, or "regular survey" */
+} Geometry;
+
+/* Text file, rank 0 parses and broadcasts.  "S x z" (dim 2) or "S x y z"
+   (dim 3) starts a shot, "R ..." lines add receivers to the current shot, '#'
+   starts a comment, blank lines are ignored.  A malformed line (wrong token
+   count, non-numeric value, R before any S, a shot with no receivers, unknown
+   keyword) is an error naming the file and the line number. */
+PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geometry *g);
+
+/* Regular surface survey: nshots sources evenly spaced from the first to the
+   last sample in x (centred when nshots==1), at depth src_depth; every shot
+   records nrec receivers evenly spaced over the whole width at rec_depth.
+   In 3D sources and receivers lie on the line y = centre of the model. */
+PetscErrorCode GeometryRegular(PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt nshots,
+                               PetscInt nrec, PetscReal src_depth, PetscReal rec_depth, Geometry *g);
+
+/* Every position must lie inside [0, (n-1)*d] on each axis; otherwise an
+   error naming the shot (0-based), source or receiver, its line and position. */
+PetscErrorCode GeometryValidate(const Geometry *g, PetscInt dim, const PetscInt n[3], const PetscReal d[3]);
+
+/* Nearest grid cell of a position, per axis. */
+void GeometryCell(const Position *p, PetscInt dim, const PetscReal d[3], PetscInt cell[3]);
+
+PetscErrorCode GeometryDestroy(Geometry *g);

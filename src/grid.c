@@ -1,0 +1,102 @@
+#include "grid.h"
+
+static const char *const axis_name[3] = {"z", "x", "y"};
+
+/* PETSc's default split of N cells over p processes (DMDA): the first N % p get one more. */
+static PetscInt SmallestShare(PetscInt N, PetscInt p) { return N / p; }
+
+PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt order,
+                          const PetscInt pml[3][2], const PetscInt procs[3], Grid *g)
+{
+  PetscMPIInt     size;
+  const PetscMPIInt *nb;
+  PetscInt        m[3] = {1, 1, 1};
+  ptrdiff_t       step = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(g, sizeof(*g)));
+  PetscCallMPI(MPI_Comm_size(group, &size));
+  g->dim    = dim;
+  g->order  = order;
+  g->radius = order / 2;
+  for (PetscInt a = 0; a < 3; a++) {
+    g->n[a]      = a < dim ? n[a] : 1;
+    g->d[a]      = d[a];
+    g->pml[a][0] = a < dim ? pml[a][0] : 0;
+    g->pml[a][1] = a < dim ? pml[a][1] : 0;
+    g->N[a]      = g->n[a] + g->pml[a][0] + g->pml[a][1];
+    if (a < dim && procs[a] != PETSC_DECIDE) {
+      PetscCheck(procs[a] >= 1 && procs[a] <= size, group, PETSC_ERR_ARG_OUTOFRANGE,
+                 "-da_processors_%s %" PetscInt_FMT ": expected 1 to %d (the ranks of a shot group)", axis_name[a], procs[a], size);
+      PetscCheck(SmallestShare(g->N[a], procs[a]) >= g->radius, group, PETSC_ERR_ARG_INCOMP,
+                 "Subdomains thinner than the halo: %" PetscInt_FMT " cells along %s (absorbing layers included) over -da_processors_%s %" PetscInt_FMT
+                 " gives %" PetscInt_FMT " cells, fewer than the %" PetscInt_FMT " halo cells of order %" PetscInt_FMT "; use fewer subdomains along %s",
+                 g->N[a], axis_name[a], axis_name[a], procs[a], SmallestShare(g->N[a], procs[a]), g->radius, order, axis_name[a]);
+    }
+  }
+
+  PetscCall(DMDACreate(group, &g->da));
+  PetscCall(DMSetDimension(g->da, dim));
+  PetscCall(DMDASetSizes(g->da, g->N[0], g->N[1], g->N[2]));
+  PetscCall(DMDASetNumProcs(g->da, procs[0], dim > 1 ? procs[1] : PETSC_DECIDE, dim > 2 ? procs[2] : PETSC_DECIDE));
+  PetscCall(DMDASetBoundaryType(g->da, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE));
+  PetscCall(DMDASetStencilType(g->da, DMDA_STENCIL_STAR));
+  PetscCall(DMDASetStencilWidth(g->da, g->radius));
+  PetscCall(DMDASetDof(g->da, 1));
+  /* No DMSetFromOptions: -da_processors_x/y/z name physical axes here, and
+     were read as such; PETSc would apply them to the DMDA's own axes. */
+  PetscCall(DMSetUp(g->da));
+
+  PetscCall(DMDAGetInfo(g->da, NULL, NULL, NULL, NULL, &m[0], &m[1], &m[2], NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(g->da, &g->start[0], &g->start[1], &g->start[2], &g->size[0], &g->size[1], &g->size[2]));
+  PetscCall(DMDAGetOwnershipRanges(g->da, &g->ranges[0], &g->ranges[1], &g->ranges[2]));
+  PetscCall(DMDAGetNeighbors(g->da, &nb));
+  for (PetscInt a = 0; a < 3; a++) {
+    PetscInt first = 0;
+    g->nproc[a]    = a < dim ? m[a] : 1;
+    for (g->proc[a] = 0; a < dim && first < g->start[a]; g->proc[a]++) first += g->ranges[a][g->proc[a]];
+    PetscCheck(a >= dim || g->size[a] >= g->radius, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+               "Subdomain thinner than the halo: %" PetscInt_FMT " cells along %s, fewer than the %" PetscInt_FMT " halo cells of order %" PetscInt_FMT
+               "; use fewer subdomains along %s (-da_processors_%s)",
+               g->size[a], axis_name[a], g->radius, order, axis_name[a], axis_name[a]);
+  }
+  /* DMDAGetNeighbors: 3^dim ranks, first DMDA axis fastest, -1 off the grid. */
+  {
+    const PetscInt centre = dim == 2 ? 4 : 13;
+    for (PetscInt a = 0; a < 3; a++, step *= 3)
+      for (PetscInt s = 0; s < 2; s++) {
+        const PetscMPIInt r = a < dim ? nb[centre + (s ? step : -step)] : -1;
+        g->nbr[a][s]        = r < 0 ? MPI_PROC_NULL : r;
+      }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GridDestroy(Grid *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(DMDestroy(&g->da));
+  PetscFunctionReturn(0);
+}
+
+PetscBool GridRangeInLayer(const Grid *g, PetscInt a, PetscInt lo, PetscInt hi)
+{
+  if (a >= g->dim || hi <= lo) return PETSC_FALSE;
+  return (lo < g->pml[a][0] || hi > g->pml[a][0] + g->n[a]) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+PetscBool GridNeighborInLayer(const Grid *g, PetscInt a, PetscInt s)
+{
+  const PetscInt p = g->proc[a] + (s ? 1 : -1);
+  PetscInt       lo = 0;
+
+  if (a >= g->dim || p < 0 || p >= g->nproc[a]) return PETSC_FALSE;
+  for (PetscInt q = 0; q < p; q++) lo += g->ranges[a][q];
+  return GridRangeInLayer(g, a, lo, lo + g->ranges[a][p]);
+}
+
+PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s)
+{
+  if (a >= g->dim || g->pml[a][s]) return PETSC_FALSE;
+  return (s ? g->start[a] + g->size[a] == g->N[a] : g->start[a] == 0) ? PETSC_TRUE : PETSC_FALSE;
+}

@@ -1,0 +1,30 @@
+/* The computational grid of one shot group: the user's grid extended by the
+   absorbing layers, decomposed by a DMDA on the group comm.  Axis order is
+   (z, x, y) everywhere, z fastest, so the DMDA's natural ordering is the
+   RSF ordering of the model. */
+#pragma once
+#include <petscdmda.h>
+
+typedef struct Grid {
+  PetscInt    dim, order, radius;
+  PetscInt    n[3];      /* user grid (1 beyond dim) */
+  PetscReal   d[3];
+  PetscInt    pml[3][2]; /* layer widths per axis and side */
+  PetscInt    N[3];      /* extended grid */
+  DM          da;
+  PetscInt    start[3], size[3];   /* owned box, extended indices */
+  PetscInt    nproc[3], proc[3];   /* process grid and this rank's coordinates */
+  const PetscInt *ranges[3];       /* owned sizes of every process along each axis */
+  PetscMPIInt nbr[3][2];           /* face neighbours on the group comm */
+} Grid;
+
+PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt order,
+                          const PetscInt pml[3][2], const PetscInt procs[3], Grid *g);
+PetscErrorCode GridDestroy(Grid *g);
+
+/* Does the extended range [lo, hi) along axis a meet that axis' layers? */
+PetscBool GridRangeInLayer(const Grid *g, PetscInt a, PetscInt lo, PetscInt hi);
+/* The same for the owned range of the process next to this one on face (a, s). */
+PetscBool GridNeighborInLayer(const Grid *g, PetscInt a, PetscInt s);
+/* Is face (a, s) of the owned box a free surface (global edge, zero width)? */
+PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);

@@ -1,0 +1,26 @@
+/* halofwi: domain-decomposed acoustic modelling (and, next, inversion). */
+#include "events.h"
+#include "forward.h"
+#include "options.h"
+
+static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
+                           "Options are listed below; see docs/options.md.\n";
+
+int main(int argc, char **argv)
+{
+  Options        o;
+  PetscErrorCode ierr;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  ierr = EventsRegister();
+  if (!ierr) ierr = OptionsRead(PETSC_COMM_WORLD, &o);
+  if (!ierr) switch (o.mode) {
+    case MODE_FORWARD:
+      ierr = RunForward(PETSC_COMM_WORLD, &o);
+      break;
+    }
+  /* PETSc has printed the error; end every rank so none waits in a collective. */
+  if (ierr) MPI_Abort(PETSC_COMM_WORLD, (int)ierr);
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,124 @@
+#include "model.h"
+#include "grid.h"
+#include <stdint.h>
+
+PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
+{
+  char     *end;
+  PetscBool marmousi;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(m, sizeof(*m)));
+  PetscCall(PetscStrcpy(m->name, o->vp));
+  m->value       = strtod(o->vp, &end);
+  m->homogeneous = (end != o->vp && *end == 0) ? PETSC_TRUE : PETSC_FALSE;
+  if (m->homogeneous) {
+    PetscCheck(PetscIsNormalReal(m->value) && m->value > 0, comm, PETSC_ERR_USER_INPUT,
+               "-vp %s: a homogeneous velocity must be a positive finite number (m/s)", o->vp);
+    m->dim = o->n[2] > 1 ? 3 : 2;
+    for (PetscInt a = 0; a < 3; a++) {
+      const char *const opt[3] = {"-nz", "-nx", "-ny"};
+      m->n[a]                  = a < m->dim ? o->n[a] : 1;
+      m->d[a]                  = o->d[a];
+      PetscCheck(m->n[a] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": expected at least 1 cell", opt[a], o->n[a]);
+      PetscCheck(a >= m->dim || (m->d[a] > 0 && PetscIsNormalReal(m->d[a])), comm, PETSC_ERR_ARG_OUTOFRANGE,
+                 "Grid spacing %g along %s: expected a positive number of metres", (double)m->d[a], a == 0 ? "z" : a == 1 ? "x" : "y");
+    }
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscStrcmp(o->vp, "marmousi", &marmousi));
+  if (marmousi) PetscCall(PetscSNPrintf(m->name, sizeof(m->name), "%s/marmousi_vp.rsf", HALOFWI_DATA_DIR));
+  PetscCall(RsfReadHeader(comm, m->name, &m->rsf));
+  m->dim = m->rsf.n[2] > 1 ? 3 : 2;
+  for (PetscInt a = 0; a < 3; a++) {
+    m->n[a] = m->rsf.n[a];
+    m->d[a] = m->rsf.d[a];
+  }
+  PetscCheck(m->n[0] > 1 && m->n[1] > 1, comm, PETSC_ERR_USER_INPUT,
+             "Model %s has n1=%" PetscInt_FMT " n2=%" PetscInt_FMT ": expected at least 2 samples in z (n1) and x (n2)", m->name, m->n[0], m->n[1]);
+  PetscFunctionReturn(0);
+}
+
+static PetscInt Clamp(PetscInt i, PetscInt lo, PetscInt hi) { return i < lo ? lo : (i > hi ? hi : i); }
+
+/* The first non-positive or non-finite value over the group, or -1. */
+static PetscErrorCode FindBadVelocity(const ModelInfo *m, MPI_Comm comm, const float *block, const PetscInt start[3],
+                                      const PetscInt count[3], PetscInt64 *where, float *value)
+{
+  PetscInt64  mine = INT64_MAX, first;
+  float       v    = 0;
+  PetscMPIInt rank, owner = -1, cand;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < count[2]; k++)
+    for (PetscInt j = 0; j < count[1]; j++)
+      for (PetscInt i = 0; i < count[0]; i++) {
+        const float x = block[i + count[0] * (j + count[1] * k)];
+        if (!(x > 0) || !isfinite(x)) {
+          const PetscInt64 g = (start[0] + i) + (PetscInt64)m->n[0] * ((start[1] + j) + (PetscInt64)m->n[1] * (start[2] + k));
+          if (g < mine) { mine = g; v = x; }
+        }
+      }
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPIU_INT64, MPI_MIN, comm));
+  *where = first == INT64_MAX ? -1 : first;
+  if (*where < 0) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  cand = mine == first ? rank : -1;
+  PetscCallMPI(MPI_Allreduce(&cand, &owner, 1, MPI_INT, MPI_MAX, comm));
+  PetscCallMPI(MPI_Bcast(&v, 1, MPI_FLOAT, owner, comm));
+  *value = v;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, float *vp, PetscReal *vmax)
+{
+  MPI_Comm  comm;
+  PetscInt  ustart[3], ucount[3];
+  size_t    nblock = 1;
+  float    *block;
+  float     local_max = 0;
+  PetscInt64 bad;
+  float     badv;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
+  /* the user-grid box whose values the owned extended box needs (layers copy edges) */
+  for (PetscInt a = 0; a < 3; a++) {
+    const PetscInt lo = Clamp(g->start[a] - g->pml[a][0], 0, g->n[a] - 1);
+    const PetscInt hi = Clamp(g->start[a] + g->size[a] - 1 - g->pml[a][0], 0, g->n[a] - 1);
+    ustart[a]         = lo;
+    ucount[a]         = hi - lo + 1;
+    nblock *= (size_t)ucount[a];
+  }
+  PetscCall(PetscMalloc1(nblock, &block));
+  if (m->homogeneous)
+    for (size_t i = 0; i < nblock; i++) block[i] = (float)m->value;
+  else PetscCall(RsfReadBlock(comm, &m->rsf, ustart, ucount, block));
+
+  PetscCall(FindBadVelocity(m, comm, block, ustart, ucount, &bad, &badv));
+  if (bad >= 0) {
+    const PetscInt iz = (PetscInt)(bad % m->n[0]), ix = (PetscInt)((bad / m->n[0]) % m->n[1]), iy = (PetscInt)(bad / ((PetscInt64)m->n[0] * m->n[1]));
+    PetscCall(PetscFree(block));
+    SETERRQ(comm, PETSC_ERR_USER_INPUT,
+            "Model %s: velocity %g m/s at sample iz=%" PetscInt_FMT " ix=%" PetscInt_FMT " iy=%" PetscInt_FMT
+            " (z=%g x=%g y=%g m); expected a positive finite velocity everywhere",
+            m->name, (double)badv, iz, ix, iy, (double)(iz * m->d[0]), (double)(ix * m->d[1]), (double)(iy * m->d[2]));
+  }
+
+  for (PetscInt k = 0; k < g->size[2]; k++)
+    for (PetscInt j = 0; j < g->size[1]; j++)
+      for (PetscInt i = 0; i < g->size[0]; i++) {
+        const PetscInt u[3] = {Clamp(g->start[0] + i - g->pml[0][0], 0, g->n[0] - 1) - ustart[0],
+                               Clamp(g->start[1] + j - g->pml[1][0], 0, g->n[1] - 1) - ustart[1],
+                               Clamp(g->start[2] + k - g->pml[2][0], 0, g->n[2] - 1) - ustart[2]};
+        const float    x    = block[u[0] + ucount[0] * (u[1] + ucount[1] * u[2])];
+        vp[i + g->size[0] * (j + g->size[1] * k)] = x;
+        local_max                                  = PetscMax(local_max, x);
+      }
+  PetscCall(PetscFree(block));
+  {
+    PetscReal lm = local_max;
+    PetscCallMPI(MPI_Allreduce(&lm, vmax, 1, MPIU_REAL, MPI_MAX, comm));
+  }
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,24 @@
+/* The velocity model: its description (from -vp) and each rank's block of
+   it on the extended grid. */
+#pragma once
+#include "options.h"
+#include "rsf.h"
+
+typedef struct {
+  char      name[PETSC_MAX_PATH_LEN]; /* for messages: the file, or the number */
+  PetscBool homogeneous;
+  PetscReal value;   /* homogeneous velocity */
+  RsfHeader rsf;     /* file models */
+  PetscInt  dim;
+  PetscInt  n[3];    /* z, x, y; 1 beyond dim */
+  PetscReal d[3];
+} ModelInfo;
+
+/* Resolves -vp (number, RSF file, marmousi) into its grid; collective. */
+PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m);
+
+struct Grid;
+/* Fills vp[] (the owned box of the extended grid, z fastest) on every rank of
+   the grid's comm, extending edge velocities into the layers, and checks every
+   value is positive and finite.  Returns the largest velocity over the group. */
+PetscErrorCode ModelLoadBlock(const ModelInfo *m, const struct Grid *g, float *vp, PetscReal *vmax);

@@ -1,0 +1,34 @@
+/* Every user option of halofwi, read once at start-up (PetscOptionsBegin, so
+   -help lists them with units and defaults). */
+#pragma once
+#include <petscsys.h>
+
+typedef enum { MODE_FORWARD } RunMode;
+
+typedef struct {
+  RunMode   mode;
+  /* model */
+  char      vp[PETSC_MAX_PATH_LEN]; /* number, RSF path or "marmousi" */
+  PetscInt  n[3];                   /* z, x, y for a number -vp */
+  PetscReal d[3];
+  /* acquisition */
+  char      geometry[PETSC_MAX_PATH_LEN];
+  PetscInt  nshots, nrec;
+  PetscReal source_depth, receiver_depth;
+  /* time and source */
+  PetscInt  nt;
+  PetscReal dt, f0, t0, cfl;
+  char      wavelet[PETSC_MAX_PATH_LEN];
+  /* discretisation */
+  PetscInt  order;
+  PetscInt  pml[3][2]; /* per axis (z, x, y) and side (low, high) */
+  /* parallel layout */
+  PetscInt  shot_groups;
+  PetscInt  procs[3]; /* subdomains per axis (z, x, y), PETSC_DECIDE */
+  /* output */
+  char      output_dir[PETSC_MAX_PATH_LEN];
+  PetscBool overwrite;
+  PetscInt  nan_check_interval;
+} Options;
+
+PetscErrorCode OptionsRead(MPI_Comm comm, Options *o);

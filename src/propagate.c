@@ -1,0 +1,275 @@
+#include "propagate.h"
+#include "events.h"
+#include "stencil.h"
+#include "wavelet.h"
+
+/* Target reflection coefficient of the CPML profile at normal incidence. */
+#define CPML_REFLECTION 1e-3
+
+PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscReal dt, PetscReal cfl, TimeAxis *t)
+{
+  PetscReal inv = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < g->dim; a++) inv += 1.0 / (g->d[a] * g->d[a]);
+  t->nt        = nt;
+  t->dt        = dt;
+  t->dt_stable = 2.0 / (vmax * PetscSqrtReal(fwi_d2_symbol_max((int)g->order) * inv));
+  /* the smallest m with dt/m <= cfl * dt_stable; the slack keeps exact ratios exact */
+  t->m      = PetscMax(1, (PetscInt)PetscCeilReal(dt / (cfl * t->dt_stable) * (1 - 1e-12)));
+  t->dt_int = dt / t->m;
+  t->nsteps = ResampleInternalSteps(nt, t->m);
+  PetscFunctionReturn(0);
+}
+
+/* Geometry of the padded fields, FD weights, layers and free surfaces. */
+static void FieldsDescribe(const Grid *g, Fields *f)
+{
+  PetscMemzero(f, sizeof(*f));
+  f->dim    = g->dim;
+  f->order  = g->order;
+  f->radius = g->radius;
+  f->ncells = 1;
+  for (PetscInt a = 0; a < 3; a++) {
+    f->n[a]      = g->size[a];
+    f->padded[a] = a < g->dim ? g->size[a] + 2 * g->radius : 1;
+    f->stride[a] = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
+    f->ncells *= (size_t)f->padded[a];
+    f->has_layer[a] = GridRangeInLayer(g, a, g->start[a], g->start[a] + g->size[a]);
+    for (PetscInt s = 0; s < 2; s++) f->free_surface[a][s] = GridFreeSurface(g, a, s);
+    for (PetscInt k = 0; k <= g->radius; k++) {
+      const double h = a < g->dim ? g->d[a] : 1;
+      f->c2[a][k]    = (float)(fwi_d2_weight((int)g->order, (int)k) / (h * h));
+      f->c1[a][k]    = (float)(fwi_d1_weight((int)g->order, (int)k) / h);
+    }
+  }
+}
+
+/* The CPML weights of every padded index along axis a (zero in the core and in ghosts). */
+static PetscErrorCode LayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
+{
+  const PetscInt r = g->radius, np = g->size[a] + 2 * r;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < np; k++) {
+    const PetscInt i  = g->start[a] + k - r; /* extended global index */
+    const PetscInt lo = g->pml[a][0], hi = g->pml[a][0] + g->n[a] - 1;
+    PetscInt       depth = 0, width = 0;
+    pa[k] = pb[k] = 0;
+    if (i < 0 || i >= g->N[a]) continue;
+    if (i < lo) { depth = lo - i; width = g->pml[a][0]; }
+    if (i > hi) { depth = i - hi; width = g->pml[a][1]; }
+    if (depth) fwi_cpml_profile((double)depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, dt, &pa[k], &pb[k]);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Splits box b at the layer edges of every axis; appends the pieces to out[]. */
+static void SplitAtLayers(const Grid *g, const Box *b, Box *out, PetscInt *nout)
+{
+  PetscInt cut[3][4], ncut[3];
+
+  for (PetscInt a = 0; a < 3; a++) {
+    const PetscInt core_lo = g->pml[a][0] - g->start[a], core_hi = core_lo + g->n[a];
+    ncut[a]   = 0;
+    cut[a][0] = b->lo[a];
+    ncut[a]   = 1;
+    if (core_lo > b->lo[a] && core_lo < b->hi[a]) cut[a][ncut[a]++] = core_lo;
+    if (core_hi > b->lo[a] && core_hi < b->hi[a]) cut[a][ncut[a]++] = core_hi;
+    cut[a][ncut[a]] = b->hi[a];
+  }
+  for (PetscInt k = 0; k < ncut[2]; k++)
+    for (PetscInt j = 0; j < ncut[1]; j++)
+      for (PetscInt i = 0; i < ncut[0]; i++) {
+        Box            p;
+        const PetscInt idx[3] = {i, j, k};
+        p.layer_axes          = 0;
+        for (PetscInt a = 0; a < 3; a++) {
+          p.lo[a] = cut[a][idx[a]];
+          p.hi[a] = cut[a][idx[a] + 1];
+          if (GridRangeInLayer(g, a, g->start[a] + p.lo[a], g->start[a] + p.hi[a])) p.layer_axes |= 1u << a;
+        }
+        if (p.hi[0] > p.lo[0] && p.hi[1] > p.lo[1] && p.hi[2] > p.lo[2]) out[(*nout)++] = p;
+      }
+}
+
+/* Interior: owned cells whose stencil reads no ghost that changes (ghosts
+   from neighbours or mirrored at a free surface).  Shell: the rest, as
+   slabs taking the slow axes in full so rows stay long. */
+static PetscErrorCode BuildBoxes(Propagator *p)
+{
+  const Grid *g = p->grid;
+  const Fields *f = &p->f;
+  Box         inner, slab[6];
+  PetscInt    nslab = 0;
+
+  PetscFunctionBeginUser;
+  inner.layer_axes = 0;
+  for (PetscInt a = 0; a < 3; a++) {
+    const PetscInt w = a < g->dim ? g->radius : 0;
+    inner.lo[a]      = (g->nbr[a][0] != MPI_PROC_NULL || f->free_surface[a][0]) ? w : 0;
+    inner.hi[a]      = f->n[a] - ((g->nbr[a][1] != MPI_PROC_NULL || f->free_surface[a][1]) ? w : 0);
+    inner.hi[a]      = PetscMax(inner.hi[a], inner.lo[a]);
+  }
+  for (PetscInt a = 0; a < g->dim; a++)
+    for (PetscInt s = 0; s < 2; s++) {
+      Box b = inner;
+      for (PetscInt c = 0; c < a; c++) {
+        b.lo[c] = 0;
+        b.hi[c] = f->n[c];
+      }
+      b.lo[a] = s ? inner.hi[a] : 0;
+      b.hi[a] = s ? f->n[a] : inner.lo[a];
+      if (b.hi[a] > b.lo[a]) slab[nslab++] = b;
+    }
+  /* each box splits into at most 3^3 pieces at the layer edges */
+  PetscCall(PetscMalloc1(27, &p->box[0]));
+  PetscCall(PetscMalloc1(27 * 6, &p->box[1]));
+  p->nbox[0] = p->nbox[1] = 0;
+  SplitAtLayers(g, &inner, p->box[0], &p->nbox[0]);
+  for (PetscInt k = 0; k < nslab; k++) SplitAtLayers(g, &slab[k], p->box[1], &p->nbox[1]);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
+                                PetscReal f_pml, PetscInt nan_check_interval, Propagator *p)
+{
+  Fields    *f = &p->f;
+  HaloLayout hl;
+  MPI_Comm   comm;
+  float     *host;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(p, sizeof(*p)));
+  p->ops                = ops;
+  p->grid               = g;
+  p->nan_check_interval = nan_check_interval;
+  FieldsDescribe(g, f);
+  PetscCall(ops->alloc(f));
+
+  /* v^2 dt^2 in the padded layout */
+  PetscCall(PetscCalloc1(f->ncells, &host));
+  for (PetscInt k = 0; k < f->n[2]; k++)
+    for (PetscInt j = 0; j < f->n[1]; j++)
+      for (PetscInt i = 0; i < f->n[0]; i++) {
+        const PetscInt idx[3] = {i, j, k};
+        const double   v      = vp[i + f->n[0] * (j + f->n[1] * k)];
+        host[FieldsIndex(f, idx)] = (float)(v * v * t->dt_int * t->dt_int);
+      }
+  PetscCall(ops->upload(f, f->vdt2, host, f->ncells));
+  for (PetscInt a = 0; a < g->dim; a++) {
+    PetscCall(LayerProfile(g, a, vmax, f_pml, t->dt_int, host, host + f->padded[a]));
+    PetscCall(ops->upload(f, f->pml_a[a], host, (size_t)f->padded[a]));
+    PetscCall(ops->upload(f, f->pml_b[a], host + f->padded[a], (size_t)f->padded[a]));
+  }
+  PetscCall(PetscFree(host));
+
+  /* halo: u across every face; psi_a across the faces of axis a where both sides have a layer */
+  hl.dim   = g->dim;
+  hl.width = g->radius;
+  for (PetscInt a = 0; a < HALO_MAXDIM; a++) {
+    hl.n[a]           = g->size[a];
+    hl.neighbor[a][0] = g->nbr[a][0];
+    hl.neighbor[a][1] = g->nbr[a][1];
+  }
+  PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
+  PetscCall(HaloCreate(comm, &hl, HALO_HOST, &p->halo));
+  p->nfields = 1;
+  for (PetscInt a = 0; a < g->dim; a++) {
+    unsigned faces = 0;
+    if (!f->has_layer[a]) continue;
+    for (PetscInt s = 0; s < 2; s++)
+      if (GridNeighborInLayer(g, a, s)) faces |= HALO_FACE(a, s);
+    if (faces) {
+      p->xfields[p->nfields].data  = f->psi[a];
+      p->xfields[p->nfields].faces = faces;
+      p->nfields++;
+    }
+  }
+  PetscCall(BuildBoxes(p));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorDestroy(Propagator *p)
+{
+  PetscFunctionBeginUser;
+  if (p->ops) PetscCall(p->ops->free(&p->f));
+  PetscCall(HaloDestroy(&p->halo));
+  PetscCall(PetscFree(p->box[0]));
+  PetscCall(PetscFree(p->box[1]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode StepBoxes(Propagator *p, PetscInt which, PetscBool memory)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < p->nbox[which]; k++) PetscCall(p->ops->step(&p->f, &p->box[which][k]));
+  if (memory)
+    for (PetscInt w = 0; w < 2; w++)
+      for (PetscInt k = 0; k < p->nbox[w]; k++)
+        if (p->box[w][k].layer_axes) PetscCall(p->ops->advance_memory(&p->f, &p->box[w][k]));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
+                             float *traces)
+{
+  const KernelOps *ops = p->ops;
+  Fields          *f   = &p->f;
+  float           *sample;
+  MPI_Comm         comm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
+  PetscCall(PetscMalloc1(shot->nrec + 1, &sample));
+  PetscCall(ops->zero_state(f));
+  for (PetscInt n = 0; n < t->nsteps; n++) {
+    PetscCall(PetscLogEventBegin(FWI_STEP, 0, 0, 0, 0));
+    PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
+    PetscCall(ops->record(f, shot->nrec, shot->rec_cell, sample));
+    for (PetscInt k = 0; k < shot->nrec; k++) traces[k * t->nsteps + n] = sample[k];
+    PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
+    p->xfields[0].data  = f->u;
+    p->xfields[0].faces = HALO_ALL_FACES;
+    PetscCall(HaloExchangeBegin(p->halo, p->nfields, p->xfields));
+    PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_INTERIOR, 0, 0, 0, 0));
+    PetscCall(StepBoxes(p, 0, PETSC_FALSE));
+    PetscCall(PetscLogEventEnd(FWI_INTERIOR, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
+    PetscCall(HaloExchangeEnd(p->halo));
+    PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_SHELL, 0, 0, 0, 0));
+    PetscCall(ops->mirror_ghosts(f));
+    PetscCall(StepBoxes(p, 1, PETSC_TRUE));
+    PetscCall(PetscLogEventEnd(FWI_SHELL, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
+    if (shot->nsrc) {
+      const float amp = wavelet[n] * shot->src_scale;
+      PetscCall(ops->inject(f, 1, &shot->src_cell, &amp));
+    }
+    PetscCall(ops->zero_surface(f));
+    PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
+    FieldsSwap(f);
+    PetscCall(PetscLogEventEnd(FWI_STEP, 0, 0, 0, 0));
+
+    if ((n + 1) % p->nan_check_interval == 0 || n + 1 == t->nsteps) {
+      PetscBool finite, all;
+      PetscCall(ops->all_finite(f, &finite));
+      PetscCallMPI(MPI_Allreduce(&finite, &all, 1, MPIU_BOOL, MPI_LAND, comm));
+      if (!all) PetscCall(PetscFree(sample));
+      PetscCheck(all, comm, PETSC_ERR_FP,
+                 "Shot %" PetscInt_FMT ": the wavefield became NaN/Inf by internal step %" PetscInt_FMT " (t = %g s) of %" PetscInt_FMT
+                 "; internal step %g s against a stability limit of %g s: check -cfl and the model",
+                 shot_id, n + 1, (double)((n + 1) * t->dt_int), t->nsteps, (double)t->dt_int, (double)t->dt_stable);
+    }
+  }
+  PetscCall(PetscFree(sample));
+  PetscFunctionReturn(0);
+}

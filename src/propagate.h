@@ -1,0 +1,52 @@
+/* The time loop of one shot on one group:
+     record u^n -> Begin halo(u, psi) -> interior -> End halo -> free-surface
+     ghosts -> boundary shell -> advance CPML memory -> inject -> rotate. */
+#pragma once
+#include <halofwi/halo.h>
+#include "grid.h"
+#include "kernels.h"
+
+/* Recording axis and the solver's internal steps. */
+typedef struct {
+  PetscInt  nt;        /* recorded samples */
+  PetscReal dt;        /* recording interval */
+  PetscReal dt_stable; /* stability limit of the scheme for this model */
+  PetscInt  m;         /* internal steps per recorded sample */
+  PetscReal dt_int;    /* dt / m */
+  PetscInt  nsteps;    /* internal steps simulated */
+} TimeAxis;
+
+PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscReal dt, PetscReal cfl, TimeAxis *t);
+
+/* One shot's sources and receivers that fall in this rank's owned box. */
+typedef struct {
+  PetscInt   nsrc;
+  ptrdiff_t  src_cell;
+  float      src_scale; /* 1 / cell volume */
+  PetscInt   nrec;      /* local receivers */
+  ptrdiff_t *rec_cell;
+  PetscInt  *rec_id;    /* index in the shot's receiver list */
+} ShotLocal;
+
+typedef struct {
+  const KernelOps *ops;
+  const Grid      *grid;
+  Fields           f;
+  Halo             halo;
+  PetscInt         nbox[2];  /* interior, shell */
+  Box             *box[2];
+  PetscInt         nfields;  /* exchanged each step */
+  HaloField        xfields[1 + 3];
+  PetscInt         nan_check_interval;
+} Propagator;
+
+/* vp: the owned box, z fastest.  f_pml: the frequency the CPML is tuned to. */
+PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float *vp, PetscReal vmax,
+                                const TimeAxis *t, PetscReal f_pml, PetscInt nan_check_interval, Propagator *p);
+PetscErrorCode PropagatorDestroy(Propagator *p);
+
+/* Runs one shot: wavelet[] at the internal step (t->nsteps samples); traces[]
+   receives the local receivers' internal-rate traces, trace k at
+   traces[k * nsteps].  Collective over the group; shot names errors. */
+PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id,
+                             const float *wavelet, float *traces);

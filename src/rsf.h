@@ -1,0 +1,30 @@
+/* Madagascar RSF files: a small text header (key=value) beside a raw
+   little-endian float32 binary.  Axis 1 is the fastest. */
+#pragma once
+#include <petscsys.h>
+
+#define RSF_MAXAXES 3
+
+typedef struct {
+  PetscInt  naxes;                   /* 1..3: highest axis given with n>1, at least 1 */
+  PetscInt  n[RSF_MAXAXES];          /* missing axes are 1 */
+  PetscReal d[RSF_MAXAXES], o[RSF_MAXAXES];
+  char      data_path[PETSC_MAX_PATH_LEN]; /* binary, resolved against the header's folder */
+} RsfHeader;
+
+/* Rank 0 of comm parses, the result is broadcast.  Errors (each naming the
+   file and the offending value): missing header or binary, data_format other
+   than native_float, esize other than 4, n<1, d<=0, binary size not
+   n1*n2*n3*4 bytes. */
+PetscErrorCode RsfReadHeader(MPI_Comm comm, const char *path, RsfHeader *h);
+
+/* Collective over comm: every rank reads the box [start, start+count) of the
+   (up to 3D) array with MPI-IO into buf, axis 1 fastest. count may be zero. */
+PetscErrorCode RsfReadBlock(MPI_Comm comm, const RsfHeader *h, const PetscInt start[RSF_MAXAXES],
+                            const PetscInt count[RSF_MAXAXES], float *buf);
+
+/* Serial: writes path (header) and path@ (binary, "in=" holds its base name)
+   under temporary names and renames both when complete.  Refuses to replace an
+   existing path unless overwrite.  label/unit may be NULL. */
+PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[],
+                        const PetscReal o[], const char *const label[], const float *data, PetscBool overwrite);

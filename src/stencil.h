@@ -1,0 +1,100 @@
+/* The arithmetic every backend shares: finite-difference coefficients, the
+   per-cell update and the CPML profiles.  Valid C and CUDA: FWI_HD marks
+   functions for both host and device, so CPU and GPU round the same way. */
+#pragma once
+#include <math.h>
+#include <stddef.h>
+
+#ifdef __CUDACC__
+  #define FWI_HD __host__ __device__
+#else
+  #define FWI_HD
+#endif
+
+#define FWI_MAX_RADIUS 4 /* order 8 */
+
+/* Central second-derivative weights for unit spacing: c[0] at the cell,
+   c[k] for the pair at distance k. */
+FWI_HD static inline double fwi_d2_weight(int order, int k)
+{
+  switch (order) {
+  case 2: { const double c[] = {-2.0, 1.0}; return c[k]; }
+  case 4: { const double c[] = {-5.0 / 2, 4.0 / 3, -1.0 / 12}; return c[k]; }
+  default: { const double c[] = {-205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315, -1.0 / 560}; return c[k]; }
+  }
+}
+
+/* Central first-derivative weights for unit spacing: c[k] multiplies
+   u[+k] - u[-k]; c[0] is unused (zero). */
+FWI_HD static inline double fwi_d1_weight(int order, int k)
+{
+  switch (order) {
+  case 2: { const double c[] = {0.0, 1.0 / 2}; return c[k]; }
+  case 4: { const double c[] = {0.0, 2.0 / 3, -1.0 / 12}; return c[k]; }
+  default: { const double c[] = {0.0, 4.0 / 5, -1.0 / 5, 4.0 / 105, -1.0 / 280}; return c[k]; }
+  }
+}
+
+/* Largest magnitude of the 1D second-difference symbol (at the Nyquist
+   wavenumber): the leapfrog scheme is stable for
+   v dt sqrt(K sum_i 1/d_i^2) <= 2. */
+static inline double fwi_d2_symbol_max(int order)
+{
+  double K = -fwi_d2_weight(order, 0);
+  for (int k = 1; k <= order / 2; k++) K -= 2 * fwi_d2_weight(order, k) * ((k % 2) ? -1 : 1);
+  return K;
+}
+
+/* Second derivative along the axis of stride s; c[] scaled by 1/d^2.
+   The pairs are summed from the cell outwards, in this order everywhere. */
+FWI_HD static inline float fwi_d2(const float *u, ptrdiff_t s, const float *c, int r)
+{
+  float acc = c[0] * u[0];
+  for (int k = 1; k <= r; k++) acc += c[k] * (u[k * s] + u[-k * s]);
+  return acc;
+}
+
+/* First derivative along the axis of stride s; c[] scaled by 1/d. */
+FWI_HD static inline float fwi_d1(const float *u, ptrdiff_t s, const float *c, int r)
+{
+  float acc = c[1] * (u[s] - u[-s]);
+  for (int k = 2; k <= r; k++) acc += c[k] * (u[k * s] - u[-k * s]);
+  return acc;
+}
+
+/* Leapfrog: u^{n+1} = 2 u^n - u^{n-1} + v^2 dt^2 L u^n. */
+FWI_HD static inline float fwi_leapfrog(float u, float uprev, float vdt2, float lap)
+{
+  return 2.0f * u - uprev + vdt2 * lap;
+}
+
+/* CPML term of one axis inside an absorbing layer (second-order form with
+   memory variables psi, zeta; Pasalic & McGarry 2010):
+     t      = d2u + d psi/dx          (psi from the previous step)
+     zeta  <- b zeta + a t
+     term   = t + zeta
+   psi is advanced afterwards by fwi_cpml_psi so neighbours read one time level. */
+FWI_HD static inline float fwi_cpml_term(float d2u, float dpsi, float a, float b, float *zeta)
+{
+  const float t = d2u + dpsi;
+  const float z = b * (*zeta) + a * t;
+  *zeta         = z;
+  return t + z;
+}
+
+FWI_HD static inline float fwi_cpml_psi(float psi, float du, float a, float b) { return b * psi + a * du; }
+
+/* CPML profile at normalised depth x in (0, 1] into a layer of thickness L
+   (m): damping d = d0 x^2 with d0 = -3 vmax ln(R) / (2 L), frequency shift
+   alpha = pi f (1 - x); recursive-convolution weights b = exp(-(d+alpha) dt),
+   a = d (b - 1) / (d + alpha). */
+static inline void fwi_cpml_profile(double x, double L, double vmax, double f, double R, double dt, float *a,
+                                    float *b)
+{
+  const double d0    = -3.0 * vmax * log(R) / (2.0 * L);
+  const double d     = d0 * x * x;
+  const double alpha = M_PI * f * (1.0 - x);
+  const double bb    = exp(-(d + alpha) * dt);
+  *b                 = (float)bb;
+  *a                 = (d + alpha) > 0 ? (float)(d * (bb - 1.0) / (d + alpha)) : 0.0f;
+}
