@@ -10,11 +10,13 @@ int main(int argc, char **argv)
 {
   Options        o;
   PetscErrorCode ierr;
+  PetscBool      show_help = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   ierr = EventsRegister();
   if (!ierr) ierr = OptionsRead(PETSC_COMM_WORLD, &o);
-  if (!ierr) switch (o.mode) {
+  if (!ierr) ierr = PetscOptionsHasHelp(NULL, &show_help);
+  if (!ierr && !show_help) switch (o.mode) {
     case MODE_FORWARD:
       ierr = RunForward(PETSC_COMM_WORLD, &o);
       break;

@@ -25,6 +25,6 @@ PetscErrorCode RsfReadBlock(MPI_Comm comm, const RsfHeader *h, const PetscInt st
 
 /* Serial: writes path (header) and path@ (binary, "in=" holds its base name)
    under temporary names and renames both when complete.  Refuses to replace an
-   existing path unless overwrite.  label/unit may be NULL. */
+   existing path unless overwrite.  label (one per axis) may be NULL. */
 PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[],
                         const PetscReal o[], const char *const label[], const float *data, PetscBool overwrite);

@@ -93,7 +93,7 @@ static inline void fwi_cpml_profile(double x, double L, double vmax, double f, d
 {
   const double d0    = -3.0 * vmax * log(R) / (2.0 * L);
   const double d     = d0 * x * x;
-  const double alpha = M_PI * f * (1.0 - x);
+  const double alpha = 3.14159265358979323846 * f * (1.0 - x);
   const double bb    = exp(-(d + alpha) * dt);
   *b                 = (float)bb;
   *a                 = (d + alpha) > 0 ? (float)(d * (bb - 1.0) / (d + alpha)) : 0.0f;

@@ -1,0 +1,225 @@
+/* Acquisition geometry: see geometry.h. */
+#define _POSIX_C_SOURCE 200809L /* getline */
+#include "geometry.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* File columns (x z) or (x y z) -> Position slots (z, x, y). */
+static const int slot[2][3] = {{1, 0, -1}, {1, 2, 0}};
+
+static PetscErrorCode GeometryAlloc(PetscInt nshots, PetscInt nrec, const char *source, Geometry *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(g, sizeof *g));
+  PetscCall(PetscMalloc5(nshots, &g->src, nshots + 1, &g->rec_start, nrec, &g->rec, nshots, &g->src_line, nrec, &g->rec_line));
+  PetscCall(PetscStrncpy(g->source, source, sizeof g->source));
+  g->nshots            = nshots;
+  g->rec_start[nshots] = nrec;
+  PetscFunctionReturn(0);
+}
+
+/* One pass over the file: counts shots and receivers, and fills g unless it is NULL. */
+static PetscErrorCode ParseLines(FILE *fp, const char *path, PetscInt dim, char **line, size_t *cap, Geometry *g, PetscInt *nshots, PetscInt *nrec)
+{
+  const char *form = dim == 2 ? "x z" : "x y z";
+  PetscInt    lineno = 0, ns = 0, nr = 0, shot_line = 0, shot_rec = 0;
+
+  PetscFunctionBeginUser;
+  while (getline(line, cap, fp) != -1) {
+    char     text[128], *tok[5], *save = NULL;
+    int      ntok = 0;
+    Position p    = {{0, 0, 0}};
+
+    lineno++;
+    (*line)[strcspn(*line, "#\r\n")] = 0;
+    PetscCall(PetscStrncpy(text, *line, sizeof text));
+    for (char *t = strtok_r(*line, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+      if (ntok < 5) tok[ntok++] = t;
+    if (!ntok) continue;
+    PetscCheck(ntok == dim + 1 && (!strcmp(tok[0], "S") || !strcmp(tok[0], "R")), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "geometry file %s line %d: expected 'S %s' or 'R %s', got '%s'", path, (int)lineno, form, form, text);
+    for (int i = 0; i < dim; i++) {
+      char *end;
+
+      p.c[slot[dim - 2][i]] = strtod(tok[i + 1], &end);
+      PetscCheck(end != tok[i + 1] && !*end && isfinite(p.c[slot[dim - 2][i]]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+                 "geometry file %s line %d: '%s' is not a finite number in '%s'", path, (int)lineno, tok[i + 1], text);
+    }
+    if (tok[0][0] == 'S') {
+      PetscCheck(!ns || nr > shot_rec, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "geometry file %s line %d: shot %d has no receivers ('R' lines)", path,
+                 (int)shot_line, (int)ns - 1);
+      if (g) {
+        g->src[ns]       = p;
+        g->src_line[ns]  = lineno;
+        g->rec_start[ns] = nr;
+      }
+      ns++;
+      shot_line = lineno;
+      shot_rec  = nr;
+    } else {
+      PetscCheck(ns, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "geometry file %s line %d: receiver before the first 'S' line", path, (int)lineno);
+      if (g) {
+        g->rec[nr]      = p;
+        g->rec_line[nr] = lineno;
+      }
+      nr++;
+    }
+  }
+  PetscCheck(!ferror(fp), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read geometry file %s: %s", path, strerror(errno));
+  PetscCheck(ns, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "geometry file %s has no shots ('S %s' lines)", path, form);
+  PetscCheck(nr > shot_rec, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "geometry file %s line %d: shot %d has no receivers ('R' lines)", path,
+             (int)shot_line, (int)ns - 1);
+  *nshots = ns;
+  *nrec   = nr;
+  PetscFunctionReturn(0);
+}
+
+/* Two passes: the first validates and counts, the second fills g. */
+static PetscErrorCode ParseFile(const char *path, PetscInt dim, Geometry *g)
+{
+  FILE          *fp;
+  char          *line = NULL;
+  size_t         cap  = 0;
+  PetscInt       ns, nr;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  fp = fopen(path, "r");
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open geometry file %s: %s", path, strerror(errno));
+  ierr = ParseLines(fp, path, dim, &line, &cap, NULL, &ns, &nr);
+  if (!ierr) ierr = GeometryAlloc(ns, nr, path, g);
+  if (!ierr) {
+    rewind(fp);
+    ierr = ParseLines(fp, path, dim, &line, &cap, g, &ns, &nr);
+  }
+  free(line);
+  fclose(fp);
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geometry *g)
+{
+  struct {
+    PetscErrorCode err;
+    PetscInt       nshots, nrec;
+    char           msg[1024];
+  } r;
+  PetscMPIInt rank, ns, nr;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "geometry dimension %d, expected 2 or 3", (int)dim);
+  PetscCall(PetscMemzero(&r, sizeof r));
+  PetscCall(PetscMemzero(g, sizeof *g));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) { /* capture the error so that every rank can raise it */
+    char *msg;
+
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    r.err = ParseFile(path, dim, g);
+    PetscCall(PetscPopErrorHandler());
+    if (r.err) {
+      PetscCall(PetscErrorMessage(r.err, NULL, &msg));
+      PetscCall(PetscStrncpy(r.msg, msg, sizeof r.msg));
+      PetscCall(GeometryDestroy(g));
+    } else {
+      r.nshots = g->nshots;
+      r.nrec   = g->rec_start[g->nshots];
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&r, sizeof r, MPI_BYTE, 0, comm));
+  PetscCheck(!r.err, comm, r.err, "%s", r.msg);
+  if (rank) PetscCall(GeometryAlloc(r.nshots, r.nrec, path, g));
+  PetscCall(PetscMPIIntCast(r.nshots, &ns));
+  PetscCall(PetscMPIIntCast(r.nrec, &nr));
+  PetscCallMPI(MPI_Bcast(g->src, 3 * ns, MPIU_REAL, 0, comm));
+  PetscCallMPI(MPI_Bcast(g->rec_start, ns + 1, MPIU_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(g->rec, 3 * nr, MPIU_REAL, 0, comm));
+  PetscCallMPI(MPI_Bcast(g->src_line, ns, MPIU_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(g->rec_line, nr, MPIU_INT, 0, comm));
+  PetscFunctionReturn(0);
+}
+
+/* i-th of count points spread evenly over [0, width]; the centre when count == 1. */
+static PetscReal Spread(PetscInt i, PetscInt count, PetscReal width)
+{
+  return count == 1 ? width / 2 : width * i / (count - 1);
+}
+
+PetscErrorCode GeometryRegular(PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt nshots, PetscInt nrec, PetscReal src_depth,
+                               PetscReal rec_depth, Geometry *g)
+{
+  PetscReal width = (n[1] - 1) * d[1], y = dim == 3 ? (n[2] - 1) * d[2] / 2 : 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "geometry dimension %d, expected 2 or 3", (int)dim);
+  PetscCheck(nshots >= 1 && nrec >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "regular survey with %d shots and %d receivers, expected at least 1 each",
+             (int)nshots, (int)nrec);
+  PetscCall(GeometryAlloc(nshots, nshots * nrec, "regular survey", g));
+  for (PetscInt s = 0; s < nshots; s++) {
+    g->src[s]       = (Position){{src_depth, Spread(s, nshots, width), y}};
+    g->src_line[s]  = 0;
+    g->rec_start[s] = s * nrec;
+    for (PetscInt r = 0; r < nrec; r++) {
+      g->rec[s * nrec + r]      = (Position){{rec_depth, Spread(r, nrec, width), y}};
+      g->rec_line[s * nrec + r] = 0;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* rec < 0: the source of shot s.  Positions are listed in the file's column order. */
+static PetscErrorCode CheckInside(const Geometry *g, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt s, PetscInt rec, PetscInt line,
+                                  const Position *p)
+{
+  static const char *const name[3] = {"z", "x", "y"};
+  char                     what[64], where[PETSC_MAX_PATH_LEN + 32], pos[128] = "", box[160] = "";
+  PetscBool                inside = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  for (int a = 0; a < dim; a++) {
+    PetscReal max = (n[a] - 1) * d[a], tol = 1e-9 * PetscMax(max, d[a]);
+
+    if (!(p->c[a] >= -tol && p->c[a] <= max + tol)) inside = PETSC_FALSE;
+  }
+  if (inside) PetscFunctionReturn(0);
+  for (int i = 0; i < dim; i++) {
+    int    a  = slot[dim - 2][i];
+    size_t lp = strlen(pos), lb = strlen(box);
+
+    snprintf(pos + lp, sizeof pos - lp, "%s%s=%.10g", i ? " " : "", name[a], (double)p->c[a]);
+    snprintf(box + lb, sizeof box - lb, "%s%s in [0, %.10g]", i ? ", " : "", name[a], (double)((n[a] - 1) * d[a]));
+  }
+  if (rec < 0) snprintf(what, sizeof what, "shot %d source", (int)s);
+  else snprintf(what, sizeof what, "shot %d receiver %d", (int)s, (int)rec);
+  if (line) snprintf(where, sizeof where, "%s line %d", g->source, (int)line);
+  else snprintf(where, sizeof where, "%s", g->source);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s (%s) at %s m lies outside the model (%s)", what, where, pos, box);
+}
+
+PetscErrorCode GeometryValidate(const Geometry *g, PetscInt dim, const PetscInt n[3], const PetscReal d[3])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "geometry dimension %d, expected 2 or 3", (int)dim);
+  for (PetscInt s = 0; s < g->nshots; s++) {
+    PetscCall(CheckInside(g, dim, n, d, s, -1, g->src_line[s], &g->src[s]));
+    for (PetscInt r = g->rec_start[s]; r < g->rec_start[s + 1]; r++) PetscCall(CheckInside(g, dim, n, d, s, r - g->rec_start[s], g->rec_line[r], &g->rec[r]));
+  }
+  PetscFunctionReturn(0);
+}
+
+void GeometryCell(const Position *p, PetscInt dim, const PetscReal d[3], PetscInt cell[3])
+{
+  for (int a = 0; a < 3; a++) cell[a] = a < dim ? (PetscInt)round(p->c[a] / d[a]) : 0;
+}
+
+PetscErrorCode GeometryDestroy(Geometry *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree5(g->src, g->rec_start, g->rec, g->src_line, g->rec_line));
+  PetscCall(PetscMemzero(g, sizeof *g));
+  PetscFunctionReturn(0);
+}
