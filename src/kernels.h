@@ -5,11 +5,14 @@
 #include <petscsys.h>
 #include "stencil.h"
 
-/* A box of owned cells, local indices [lo, hi) (0 = first owned cell), and
-   the axes along which all its cells lie inside an absorbing layer. */
+/* A box of owned cells, local indices [lo, hi) (0 = first owned cell).
+   layer_axes, bit a >= 1: every cell of the box lies in the CPML layer of
+   axis a.  Bit 0: some cells lie in a layer of axis 0; boxes are not cut
+   along axis 0 (the contiguous one) so rows stay long, and the kernels split
+   each row at Fields.core instead. */
 typedef struct {
   PetscInt lo[3], hi[3];
-  unsigned layer_axes; /* bit a: the box lies in the CPML layer of axis a */
+  unsigned layer_axes;
 } Box;
 
 typedef struct {
@@ -20,6 +23,7 @@ typedef struct {
   size_t    ncells;    /* padded cells */
   float     c2[3][FWI_MAX_RADIUS + 1], c1[3][FWI_MAX_RADIUS + 1]; /* weights / d^2 and / d per axis */
   PetscBool has_layer[3];       /* the owned box meets the layer of axis a */
+  PetscInt  core[2];            /* local cells [core[0], core[1]) along axis 0 lie outside its layers */
   PetscBool free_surface[3][2]; /* face (axis, side) of the owned box is a free surface */
   /* backend memory (host or device) */
   float *u, *uprev;             /* u^n, u^{n-1}; a step writes u^{n+1} over uprev */

@@ -36,6 +36,10 @@ static void FieldsDescribe(const Grid *g, Fields *f)
     f->stride[a] = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
     f->ncells *= (size_t)f->padded[a];
     f->has_layer[a] = GridRangeInLayer(g, a, g->start[a], g->start[a] + g->size[a]);
+    if (!a) {
+      f->core[0] = PetscMax(0, PetscMin(g->size[0], g->pml[0][0] - g->start[0]));
+      f->core[1] = PetscMax(f->core[0], PetscMin(g->size[0], g->pml[0][0] + g->n[0] - g->start[0]));
+    }
     for (PetscInt s = 0; s < 2; s++) f->free_surface[a][s] = GridFreeSurface(g, a, s);
     for (PetscInt k = 0; k <= g->radius; k++) {
       const double h = a < g->dim ? g->d[a] : 1;
@@ -64,18 +68,17 @@ static PetscErrorCode LayerProfile(const Grid *g, PetscInt a, PetscReal vmax, Pe
   PetscFunctionReturn(0);
 }
 
-/* Splits box b at the layer edges of every axis; appends the pieces to out[]. */
+/* Splits box b at the layer edges of axes 1 and 2 (see Box); appends the pieces to out[]. */
 static void SplitAtLayers(const Grid *g, const Box *b, Box *out, PetscInt *nout)
 {
   PetscInt cut[3][4], ncut[3];
 
   for (PetscInt a = 0; a < 3; a++) {
     const PetscInt core_lo = g->pml[a][0] - g->start[a], core_hi = core_lo + g->n[a];
-    ncut[a]   = 0;
     cut[a][0] = b->lo[a];
     ncut[a]   = 1;
-    if (core_lo > b->lo[a] && core_lo < b->hi[a]) cut[a][ncut[a]++] = core_lo;
-    if (core_hi > b->lo[a] && core_hi < b->hi[a]) cut[a][ncut[a]++] = core_hi;
+    if (a && core_lo > b->lo[a] && core_lo < b->hi[a]) cut[a][ncut[a]++] = core_lo;
+    if (a && core_hi > b->lo[a] && core_hi < b->hi[a]) cut[a][ncut[a]++] = core_hi;
     cut[a][ncut[a]] = b->hi[a];
   }
   for (PetscInt k = 0; k < ncut[2]; k++)
@@ -122,9 +125,9 @@ static PetscErrorCode BuildBoxes(Propagator *p)
       b.hi[a] = s ? f->n[a] : inner.lo[a];
       if (b.hi[a] > b.lo[a]) slab[nslab++] = b;
     }
-  /* each box splits into at most 3^3 pieces at the layer edges */
-  PetscCall(PetscMalloc1(27, &p->box[0]));
-  PetscCall(PetscMalloc1(27 * 6, &p->box[1]));
+  /* each box splits into at most 3^2 pieces at the layer edges */
+  PetscCall(PetscMalloc1(9, &p->box[0]));
+  PetscCall(PetscMalloc1(9 * 6, &p->box[1]));
   p->nbox[0] = p->nbox[1] = 0;
   SplitAtLayers(g, &inner, p->box[0], &p->nbox[0]);
   for (PetscInt k = 0; k < nslab; k++) SplitAtLayers(g, &slab[k], p->box[1], &p->nbox[1]);

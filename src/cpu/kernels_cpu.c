@@ -6,127 +6,151 @@
   #include <pmmintrin.h>
 #endif
 
-/* Rows (i1, i2) of a box are walked in tiles of ROW_TILE along axis 1 with
-   axis 2 inside, so the 2r+1 planes the y-stencil reads stay in cache. */
-#define ROW_TILE 16
-
 static inline ptrdiff_t RowStart(const Fields *f, PetscInt i1, PetscInt i2)
 {
   const PetscInt i[3] = {0, i1, i2};
   return FieldsIndex(f, i);
 }
 
-/* Core cells (outside every layer): the plain leapfrog update, one variant per
-   radius and dimension so the stencil loops unroll. */
-#define DEFINE_STEP_CORE(R, DIM) \
-  static void StepCore_##DIM##d_r##R(Fields *f, const Box *b) \
+/* One row (fixed i1, i2) of cells [lo, hi) along z.  Every kernel below is
+   instantiated per stencil radius R and dimension DIM so the stencil loops
+   unroll and the row loop vectorises; L says which axes' CPML terms apply
+   (bit a: axis a).  Profiles vary along the row for axis 0 and are constant
+   along it for axes 1 and 2. */
+/* Rows are walked in tiles of ROW_TILE along axis 1 with axis 2 inside, so
+   the 2r+1 planes the y-stencil reads stay in cache. */
+#define ROW_TILE 16
+
+typedef struct {
+  const float *u, *pa0, *pb0;
+  float       *up, *zeta[3];
+  const float *v, *psi[3];
+  float        pa[3], pb[3];
+} Row;
+
+static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, unsigned L, Row *w)
+{
+  const ptrdiff_t row = RowStart(f, i1, i2);
+  const PetscInt  r = f->radius, k[3] = {0, i1 + r, i2 + r};
+
+  w->u   = f->u + row;
+  w->up  = f->uprev + row;
+  w->v   = f->vdt2 + row;
+  w->pa0 = f->pml_a[0] ? f->pml_a[0] + r : NULL;
+  w->pb0 = f->pml_b[0] ? f->pml_b[0] + r : NULL;
+  for (PetscInt a = 0; a < 3; a++) {
+    const PetscBool on = (L & (1u << a)) && f->psi[a] ? PETSC_TRUE : PETSC_FALSE;
+    w->psi[a]          = on ? f->psi[a] + row : NULL;
+    w->zeta[a]         = on ? f->zeta[a] + row : NULL;
+    w->pa[a]           = on && a ? f->pml_a[a][k[a]] : 0;
+    w->pb[a]           = on && a ? f->pml_b[a][k[a]] : 0;
+  }
+}
+
+/* The Laplacian term of axis A at i0, with its CPML memory where L says so. */
+#define AXIS_TERM(A, R, S) \
+  ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + i0, S, f->c2[A], R), fwi_d1(w->psi[A] + i0, S, f->c1[A], R), A ? w->pa[A] : w->pa0[i0], \
+                                   A ? w->pb[A] : w->pb0[i0], &w->zeta[A][i0]) \
+                   : fwi_d2(w->u + i0, S, f->c2[A], R))
+
+/* Rows are done in chunks of ROW_CHUNK cells.  In 3D the Laplacian is
+   summed in two passes over a chunk, axes (z, x) then y, into a buffer that
+   stays in L1: one pass reading all 6r neighbours needs more pointers than
+   the CPU has registers, and the spills cost more than the buffer.  The sum
+   is the same, (term_z + term_x) + term_y, in every variant. */
+#define ROW_CHUNK 256
+
+/* Calls fn(..., L) with L a literal, so each CPML combination gets its own
+   vectorised loop without per-cell branches. */
+#define WITH_LITERAL_L(L, CALL) \
+  switch (L) { \
+  case 0: { const unsigned L_ = 0; CALL; } break; \
+  case 1: { const unsigned L_ = 1; CALL; } break; \
+  case 2: { const unsigned L_ = 2; CALL; } break; \
+  case 3: { const unsigned L_ = 3; CALL; } break; \
+  case 4: { const unsigned L_ = 4; CALL; } break; \
+  case 5: { const unsigned L_ = 5; CALL; } break; \
+  case 6: { const unsigned L_ = 6; CALL; } break; \
+  default: { const unsigned L_ = 7; CALL; } break; \
+  }
+
+#define DEFINE_ROW_KERNELS(R, DIM) \
+  /* leapfrog over [lo, hi) (at most ROW_CHUNK cells) with the CPML terms of the axes in L */ \
+  static inline __attribute__((always_inline)) void ChunkStep_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, PetscInt lo, \
+                                                                           PetscInt hi) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
-    const float    *restrict u = f->u, *restrict v = f->vdt2; \
-    float          *restrict up = f->uprev; \
-    float           cz[R + 1], cx[R + 1], cy[R + 1]; \
-    const PetscInt  ntile = (b->hi[1] - b->lo[1] + ROW_TILE - 1) / ROW_TILE; \
-    for (int k = 0; k <= R; k++) { \
-      cz[k] = f->c2[0][k]; \
-      cx[k] = f->c2[1][k]; \
-      cy[k] = DIM == 3 ? f->c2[2][k] : 0.0f; \
+    float           lap[ROW_CHUNK]; \
+    _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) lap[i0 - lo] = AXIS_TERM(0, R, 1) + AXIS_TERM(1, R, s1); \
+    if (DIM == 3) _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) lap[i0 - lo] += AXIS_TERM(2, R, s2); \
+    _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) w->up[i0] = fwi_leapfrog(w->u[i0], w->up[i0], w->v[i0], lap[i0 - lo]); \
+  } \
+  static void RowStep_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt lo, PetscInt hi) \
+  { \
+    for (PetscInt c = lo; c < hi; c += ROW_CHUNK) WITH_LITERAL_L(L, ChunkStep_##DIM##d_r##R(f, w, L_, c, PetscMin(c + ROW_CHUNK, hi))) \
+  } \
+  /* psi <- b psi + a du/dx on the axes in L, after every read of the old psi */ \
+  static void RowMemory_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt lo, PetscInt hi) \
+  { \
+    for (int a = 0; a < DIM; a++) { \
+      if (!(L & (1u << a))) continue; \
+      float *restrict       psi = (float *)w->psi[a]; \
+      const float *restrict u   = w->u; \
+      const ptrdiff_t       s   = f->stride[a]; \
+      if (a) { \
+        const float pa = w->pa[a], pb = w->pb[a]; \
+        _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) psi[i0] = fwi_cpml_psi(psi[i0], fwi_d1(u + i0, s, f->c1[a], R), pa, pb); \
+      } else { \
+        _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) psi[i0] = fwi_cpml_psi(psi[i0], fwi_d1(u + i0, 1, f->c1[0], R), w->pa0[i0], w->pb0[i0]); \
+      } \
     } \
+  } \
+  /* A box, row by row; each row in up to three segments: z layer, z core, z layer. */ \
+  static void Step_##DIM##d_r##R(Fields *f, const Box *b, PetscBool memory) \
+  { \
+    const unsigned L  = b->layer_axes & ~1u; /* axis 0 is split along each row */ \
+    const PetscInt c0 = PetscMax(b->lo[0], PetscMin(b->hi[0], f->core[0])); \
+    const PetscInt c1 = PetscMax(c0, PetscMin(b->hi[0], f->core[1])); \
+    const PetscInt ntile = (b->hi[1] - b->lo[1] + ROW_TILE - 1) / ROW_TILE; \
+    void (*row)(const Fields *, const Row *, unsigned, PetscInt, PetscInt) = memory ? RowMemory_##DIM##d_r##R : RowStep_##DIM##d_r##R; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
-      const PetscInt j1 = b->lo[1] + t * ROW_TILE, e1 = PetscMin(j1 + ROW_TILE, b->hi[1]); \
+      const PetscInt t0 = b->lo[1] + t * ROW_TILE, t1 = PetscMin(t0 + ROW_TILE, b->hi[1]); \
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) \
-        for (PetscInt i1 = j1; i1 < e1; i1++) { \
-          const ptrdiff_t row = RowStart(f, i1, i2); \
-          _Pragma("omp simd") for (PetscInt i0 = b->lo[0]; i0 < b->hi[0]; i0++) \
-          { \
-            const ptrdiff_t i   = row + i0; \
-            float           lap = fwi_d2(u + i, 1, cz, R) + fwi_d2(u + i, s1, cx, R); \
-            if (DIM == 3) lap += fwi_d2(u + i, s2, cy, R); \
-            up[i] = fwi_leapfrog(u[i], up[i], v[i], lap); \
-          } \
+        for (PetscInt i1 = t0; i1 < t1; i1++) { \
+          Row w; \
+          RowSetUp(f, i1, i2, L | 1u, &w); \
+          if (c0 > b->lo[0]) row(f, &w, L | 1u, b->lo[0], c0); \
+          if (c1 > c0) row(f, &w, L, c0, c1); \
+          if (b->hi[0] > c1) row(f, &w, L | 1u, c1, b->hi[0]); \
         } \
     } \
   }
 
-DEFINE_STEP_CORE(1, 2)
-DEFINE_STEP_CORE(2, 2)
-DEFINE_STEP_CORE(4, 2)
-DEFINE_STEP_CORE(1, 3)
-DEFINE_STEP_CORE(2, 3)
-DEFINE_STEP_CORE(4, 3)
+DEFINE_ROW_KERNELS(1, 2)
+DEFINE_ROW_KERNELS(2, 2)
+DEFINE_ROW_KERNELS(4, 2)
+DEFINE_ROW_KERNELS(1, 3)
+DEFINE_ROW_KERNELS(2, 3)
+DEFINE_ROW_KERNELS(4, 3)
 
-/* Layer cells: the CPML term on the axes the box lies in the layer of.
-   k[a] is the padded index along axis a, for the 1D profiles. */
-static void StepLayer(Fields *f, const Box *b)
-{
-  const PetscInt r = f->radius;
-  _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++)
-  {
-    for (PetscInt i1 = b->lo[1]; i1 < b->hi[1]; i1++) {
-      const ptrdiff_t row = RowStart(f, i1, i2);
-      _Pragma("omp simd") for (PetscInt i0 = b->lo[0]; i0 < b->hi[0]; i0++)
-      {
-        const ptrdiff_t i    = row + i0;
-        const PetscInt  k[3] = {i0 + r, i1 + r, i2 + r};
-        float           lap  = 0.0f;
-        for (PetscInt a = 0; a < f->dim; a++) {
-          const ptrdiff_t s    = f->stride[a];
-          float           term = fwi_d2(f->u + i, s, f->c2[a], r);
-          if (b->layer_axes & (1u << a))
-            term = fwi_cpml_term(term, fwi_d1(f->psi[a] + i, s, f->c1[a], r), f->pml_a[a][k[a]], f->pml_b[a][k[a]], &f->zeta[a][i]);
-          lap = a ? lap + term : term;
-        }
-        f->uprev[i] = fwi_leapfrog(f->u[i], f->uprev[i], f->vdt2[i], lap);
-      }
-    }
-  }
-}
-
-static PetscErrorCode Step(Fields *f, const Box *b)
+static PetscErrorCode StepOrMemory(Fields *f, const Box *b, PetscBool memory)
 {
   PetscFunctionBeginUser;
-  if (b->layer_axes) {
-    StepLayer(f, b);
-    PetscFunctionReturn(0);
+  switch (f->radius * 10 + f->dim) {
+  case 12: Step_2d_r1(f, b, memory); break;
+  case 22: Step_2d_r2(f, b, memory); break;
+  case 42: Step_2d_r4(f, b, memory); break;
+  case 13: Step_3d_r1(f, b, memory); break;
+  case 23: Step_3d_r2(f, b, memory); break;
+  case 43: Step_3d_r4(f, b, memory); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CPU kernel for radius %" PetscInt_FMT " in %" PetscInt_FMT "D", f->radius, f->dim);
   }
-#define CORE_CASE(R) \
-  case R: \
-    (f->dim == 3 ? StepCore_3d_r##R : StepCore_2d_r##R)(f, b); \
-    break;
-  switch (f->radius) {
-    CORE_CASE(1)
-    CORE_CASE(2)
-    CORE_CASE(4)
-  default:
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CPU kernel for stencil radius %" PetscInt_FMT, f->radius);
-  }
-#undef CORE_CASE
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode AdvanceMemory(Fields *f, const Box *b)
-{
-  const PetscInt r = f->radius;
-
-  PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < f->dim; a++) {
-    if (!(b->layer_axes & (1u << a))) continue;
-    const ptrdiff_t s = f->stride[a];
-    _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++)
-    {
-      for (PetscInt i1 = b->lo[1]; i1 < b->hi[1]; i1++) {
-        const ptrdiff_t row = RowStart(f, i1, i2);
-        _Pragma("omp simd") for (PetscInt i0 = b->lo[0]; i0 < b->hi[0]; i0++)
-        {
-          const ptrdiff_t i    = row + i0;
-          const PetscInt  k[3] = {i0 + r, i1 + r, i2 + r};
-          f->psi[a][i]         = fwi_cpml_psi(f->psi[a][i], fwi_d1(f->u + i, s, f->c1[a], r), f->pml_a[a][k[a]], f->pml_b[a][k[a]]);
-        }
-      }
-    }
-  }
-  PetscFunctionReturn(0);
-}
+static PetscErrorCode Step(Fields *f, const Box *b) { return StepOrMemory(f, b, PETSC_FALSE); }
+static PetscErrorCode AdvanceMemory(Fields *f, const Box *b) { return StepOrMemory(f, b, PETSC_TRUE); }
 
 /* Calls fn(f, a, s, base) for every free-surface face, base = the padded
    index of the face's first surface cell; the face's cells are reached by

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Bad input: each case must exit non-zero, print a message that names the
+offending value (checked case-insensitively on a characteristic substring or
+number), and leave no shot gather (shot_*) in the output directory.  Also:
+no hang (every run has a timeout) and existing results are left untouched
+without -overwrite."""
+import os
+import re
+
+import numpy as np
+
+import common as c
+
+DX = 10.0
+SMALL = ["-mode", "forward", "-vp", 2000, "-nx", 30, "-nz", 20, "-dx", DX, "-nt", 20, "-f0", 10]
+TIMEOUT = 120  # per run: a hang (e.g. one rank erroring alone) must not stall the suite
+
+failures = []
+
+
+def numbers(text):
+    return [float(m) for m in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)", text,
+                                          flags=re.I)
+            if m.lower().lstrip("+-") not in ("nan", "inf")]
+
+
+def names_number(text, value, rel=1e-5):
+    return any(abs(x - value) <= rel * max(abs(value), 1e-30) for x in numbers(text))
+
+
+def shot_files(outdir):
+    if not os.path.isdir(outdir):
+        return []
+    return sorted(f for f in os.listdir(outdir) if "shot" in f.lower())
+
+
+def case(name, nranks, args, outdir, expect, no_output=True):
+    """expect: list of (description, predicate(message_lowercase, message)),
+    applied to the PETSc error message only (not the traceback, version or
+    configure lines, whose numbers would match anything)."""
+    print(f"--- {name}", flush=True)
+    try:
+        out = c.run(nranks, args, outdir, expect_fail=True, timeout=TIMEOUT)
+    except c.TestFailure as e:
+        failures.append(f"{name}: {e}")
+        return None
+    msg = c.error_message(out)
+    print("    message: " + msg.replace("\n", "\n             "), flush=True)
+    if not msg:
+        failures.append(f"{name}: no PETSc error message in the output")
+        print(out)
+        return out
+    low = msg.lower()
+    missing = [d for d, pred in expect if not pred(low, msg)]
+    if missing:
+        failures.append(f"{name}: the message does not name {', '.join(missing)}; it says:\n      "
+                        + msg.replace("\n", "\n      "))
+    if no_output:
+        left = shot_files(outdir)
+        if left:
+            failures.append(f"{name}: output left in {outdir}: {left}")
+    print(f"    ok: {name}" if not missing else f"    FAILED: {name}", flush=True)
+    return out
+
+
+def has(s):
+    return (f"'{s}'", lambda low, out: s.lower() in low)
+
+
+def num(v):
+    return (f"the value {v!r}", lambda low, out: names_number(out, v))
+
+
+def main():
+    scr = c.Scratch("bad_input")
+    with scr:
+        geo_ok = c.write_geometry(scr.sub("ok.txt"), [((DX * 10, DX * 5), [(DX * 20, DX * 2)])])
+
+        # model binary shorter than its header says
+        nz, nx = 20, 30
+        good = np.full((nx, nz), 2000.0, np.float32)
+        p = c.write_model(scr.sub("badsize.rsf"), good, DX)
+        good[:-1].tofile(p + "@")  # one trace (20 floats) missing: 2320 bytes instead of 2400
+        case("model size does not match its header", 1, ["-mode", "forward", "-vp", p, "-nt", 20],
+             scr.sub("o_badsize"), [has("badsize.rsf"), ("the size (2320 or 2400 bytes, or 580 or 600 floats)",
+                                    lambda low, out: any(names_number(out, v) for v in (2320, 2400, 580, 600)))])
+
+        # non-positive velocity
+        v = good.copy()
+        v[17, 11] = -1500.0
+        p = c.write_model(scr.sub("negative.rsf"), v, DX)
+        case("non-positive velocity", 1, ["-mode", "forward", "-vp", p, "-nt", 20],
+             scr.sub("o_negative"), [num(-1500.0)])
+
+        # NaN velocity
+        v = good.copy()
+        v[5, 7] = np.nan
+        p = c.write_model(scr.sub("nanvel.rsf"), v, DX)
+        case("NaN velocity", 1, ["-mode", "forward", "-vp", p, "-nt", 20], scr.sub("o_nan"), [has("nan")])
+
+        # source outside the model: shot 1, line 5
+        g = scr.sub("src_out.txt")
+        with open(g, "w") as f:
+            f.write("# two shots\n"                # line 1
+                    "S 100 50\n"                   # line 2
+                    "R 150 20\n"                   # line 3
+                    "\n"                           # line 4
+                    "S 987.5 50\n"                 # line 5: x beyond (30-1)*10 = 290 m
+                    "R 150 20\n")                  # line 6
+        case("source outside the model", 1, SMALL + ["-geometry", g], scr.sub("o_src"),
+             [has("line 5"), ("shot 1", lambda low, out: re.search(r"shot\s*#?\s*1\b", low) is not None),
+              num(987.5)])
+
+        # receiver outside the model: line 4, depth below the bottom
+        g = scr.sub("rec_out.txt")
+        with open(g, "w") as f:
+            f.write("S 100 50\n"
+                    "R 150 20\n"
+                    "R 160 20   # fine\n"
+                    "R 170 512.25\n"               # line 4: z beyond (20-1)*10 = 190 m
+                    "R 180 20\n")
+        case("receiver outside the model", 1, SMALL + ["-geometry", g], scr.sub("o_rec"),
+             [has("line 4"), num(512.25)])
+
+        # malformed geometry line
+        g = scr.sub("malformed.txt")
+        with open(g, "w") as f:
+            f.write("S 100 50\n"
+                    "R 150 20\n"
+                    "R 160 abc\n"                  # line 3
+                    "R 170 20\n")
+        case("malformed geometry line", 1, SMALL + ["-geometry", g], scr.sub("o_malformed"),
+             [has("line 3"), has("malformed.txt")])
+
+        # the same on 2 ranks: an error found on rank 0 must not hang the others
+        case("malformed geometry line, 2 ranks", 2, SMALL + ["-geometry", g, "-da_processors_x", 2],
+             scr.sub("o_malformed2"), [has("line 3")])
+
+        # world size not a multiple of -shot_groups
+        case("3 ranks, -shot_groups 2", 3, SMALL + ["-geometry", geo_ok, "-shot_groups", 2], scr.sub("o_groups"),
+             [("shot_groups / shot groups", lambda low, out: re.search(r"shot.groups", low) is not None),
+              num(3), num(2)])
+
+        # subdomain thinner than the halo: 12 cells over 4 ranks = 3 < 4 (order 8)
+        case("subdomain thinner than the halo", 4,
+             ["-mode", "forward", "-vp", 2000, "-nx", 30, "-nz", 12, "-dx", DX, "-nt", 20, "-order", 8,
+              "-pml_top", 0, "-pml_bottom", 0, "-da_processors_z", 4, "-da_processors_x", 1,
+              "-geometry", geo_ok], scr.sub("o_thin"),
+             [num(3), num(4)])
+
+        # unsupported order
+        case("-order 6", 1, SMALL + ["-order", 6], scr.sub("o_order"), [has("order"), num(6)])
+
+        # missing -vp file
+        missing = scr.sub("no_such_model.rsf")
+        case("missing -vp file", 1, ["-mode", "forward", "-vp", missing, "-nt", 20], scr.sub("o_missing"),
+             [has("no_such_model.rsf")])
+
+        # output directory that cannot be created (under a regular file)
+        blocker = scr.sub("regular_file")
+        with open(blocker, "w") as f:
+            f.write("not a directory\n")
+        case("unwritable output directory", 1, SMALL + ["-geometry", geo_ok], os.path.join(blocker, "sub"),
+             [has("regular_file")], no_output=False)
+
+        # existing output without -overwrite: refused, existing file untouched
+        outdir = scr.sub("o_existing")
+        c.run(1, SMALL + ["-geometry", geo_ok], outdir)
+        before = {f: open(os.path.join(outdir, f), "rb").read() for f in os.listdir(outdir)}
+        mtimes = {f: os.stat(os.path.join(outdir, f)).st_mtime_ns for f in os.listdir(outdir)}
+        geo2 = c.write_geometry(scr.sub("ok2.txt"), [((DX * 12, DX * 5), [(DX * 21, DX * 3)])])
+        case("existing output without -overwrite", 1, SMALL + ["-geometry", geo2], outdir,
+             [("the existing file shot_0000.rsf or -overwrite",
+               lambda low, out: "shot_0000.rsf" in low or "overwrite" in low)], no_output=False)
+        after = sorted(os.listdir(outdir))
+        if after != sorted(before):
+            failures.append(f"existing output without -overwrite: directory now holds {after}, "
+                            f"before {sorted(before)}")
+        for f, data in before.items():
+            p = os.path.join(outdir, f)
+            if not os.path.exists(p) or open(p, "rb").read() != data or os.stat(p).st_mtime_ns != mtimes[f]:
+                failures.append(f"existing output without -overwrite: {f} was modified or removed")
+        # and -overwrite does replace it
+        c.run(1, SMALL + ["-geometry", geo2, "-overwrite"], outdir)
+        if open(os.path.join(outdir, "shot_0000.rsf@"), "rb").read() == before["shot_0000.rsf@"]:
+            failures.append("-overwrite: shot_0000.rsf@ was not replaced")
+
+        # blow-up: -cfl 1.5 with -dt 0.004 s = 1.44 x the limit (2.77 ms), so m = 1 and the
+        # internal step is 1.44 x the limit; the message names the step
+        case("blow-up with -cfl 1.5", 1, SMALL[:-4] + ["-nt", 400, "-f0", 10, "-dt", 0.004, "-cfl", 1.5, "-geometry", geo_ok],
+             scr.sub("o_blowup"), [has("step")])
+
+        # -wavelet whose d1 is not -dt
+        w = c.write_rsf(scr.sub("wavelet_dt.rsf"), c.ricker(np.arange(20) * 0.002, 10.0), d=[0.002])
+        case("-wavelet sampled at another interval", 1, SMALL + ["-dt", 0.001, "-wavelet", w, "-geometry", geo_ok],
+             scr.sub("o_wavelet"), [has("wavelet_dt.rsf"), num(0.002)])
+
+        if failures:
+            c.fail(f"{len(failures)} bad-input case(s) failed:\n  " + "\n  ".join(failures))
+
+
+if __name__ == "__main__":
+    c.main(main)
