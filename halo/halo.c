@@ -27,6 +27,9 @@ PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type
   PetscFunctionBeginUser;
   PetscCheck(layout->dim >= 1 && layout->dim <= HALO_MAXDIM, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "Halo dimension %" PetscInt_FMT " not in 1..%d", layout->dim, HALO_MAXDIM);
+  for (PetscInt a = layout->dim; a < HALO_MAXDIM; a++)
+    PetscCheck(layout->n[a] == 1, comm, PETSC_ERR_ARG_SIZ, "Halo: axis %" PetscInt_FMT " is beyond the dimension %" PetscInt_FMT " and must have size 1, not %" PetscInt_FMT, a,
+               layout->dim, layout->n[a]);
   for (PetscInt a = 0; a < layout->dim; a++) {
     const PetscBool has_nbr = layout->neighbor[a][0] != MPI_PROC_NULL || layout->neighbor[a][1] != MPI_PROC_NULL;
     PetscCheck(!has_nbr || layout->n[a] >= layout->width, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,

@@ -95,8 +95,8 @@ static PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInf
                                " x %" PetscInt_FMT "/%" PetscInt_FMT " y %" PetscInt_FMT "/%" PetscInt_FMT "\n",
                         g->N[0], g->N[1], g->N[2], g->order, g->pml[0][0], g->pml[0][1], g->pml[1][0], g->pml[1][1], g->pml[2][0],
                         g->pml[2][1]));
-  PetscCall(PetscPrintf(world, "layout: %d ranks = %d shot groups x %d subdomains (z %" PetscInt_FMT " x %" PetscInt_FMT " y %" PetscInt_FMT ")\n",
-                        l->world_size, l->ngroups, l->group_size, g->nproc[0], g->nproc[1], g->nproc[2]));
+  PetscCall(PetscPrintf(world, "layout: %d ranks = %d shot groups x %d subdomains (z %" PetscInt_FMT " x %" PetscInt_FMT " y %" PetscInt_FMT "), %" PetscInt_FMT " threads per rank\n",
+                        l->world_size, l->ngroups, l->group_size, g->nproc[0], g->nproc[1], g->nproc[2], l->threads));
   PetscCall(PetscPrintf(world, "survey %s: %" PetscInt_FMT " shots, %" PetscInt_FMT " receivers in all\n", geo->source, geo->nshots,
                         geo->rec_start[geo->nshots]));
   PetscCall(PetscPrintf(world, "time: %" PetscInt_FMT " samples at %g s; internal step %.9g s (%" PetscInt_FMT " per sample, stability limit %.9g s), %" PetscInt_FMT " steps\n",

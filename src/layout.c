@@ -1,4 +1,21 @@
 #include "layout.h"
+#include <omp.h>
+
+static PetscErrorCode SetThreads(MPI_Comm world, PetscInt *threads)
+{
+  MPI_Comm    node;
+  PetscMPIInt local;
+
+  PetscFunctionBeginUser;
+  if (!getenv("OMP_NUM_THREADS")) {
+    PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Comm_size(node, &local));
+    PetscCallMPI(MPI_Comm_free(&node));
+    omp_set_num_threads(PetscMax(1, omp_get_num_procs() / local));
+  }
+  *threads = omp_get_max_threads();
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode LayoutCreate(MPI_Comm world, PetscInt shot_groups, Layout *l)
 {
@@ -16,6 +33,7 @@ PetscErrorCode LayoutCreate(MPI_Comm world, PetscInt shot_groups, Layout *l)
   PetscCallMPI(MPI_Comm_split(world, l->group_id, l->world_rank, &l->group));
   PetscCallMPI(MPI_Comm_split(world, l->world_rank % l->group_size, l->world_rank, &l->cross));
   PetscCallMPI(MPI_Comm_rank(l->group, &l->group_rank));
+  PetscCall(SetThreads(world, &l->threads));
   PetscFunctionReturn(0);
 }
 
