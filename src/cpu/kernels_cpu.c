@@ -1,5 +1,6 @@
 /* CPU backend: OpenMP across rows, vectorised along z (axis 0, contiguous). */
 #include "kernels.h"
+#include <omp.h>
 #include <string.h>
 #if defined(__SSE__)
   #include <xmmintrin.h>
@@ -17,9 +18,16 @@ static inline ptrdiff_t RowStart(const Fields *f, PetscInt i1, PetscInt i2)
    unroll and the row loop vectorises; L says which axes' CPML terms apply
    (bit a: axis a).  Profiles vary along the row for axis 0 and are constant
    along it for axes 1 and 2. */
-/* Rows are walked in tiles of ROW_TILE along axis 1 with axis 2 inside, so
-   the 2r+1 planes the y-stencil reads stay in cache. */
-#define ROW_TILE 16
+/* Rows are walked in tiles along axis 1 with axis 2 inside, so the 2r+1
+   planes the y-stencil reads stay in cache: tiles of at most MAX_TILE rows,
+   their number a multiple of the threads so every thread gets as many. */
+#define MAX_TILE 64
+
+static inline PetscInt TileCount(PetscInt rows)
+{
+  const PetscInt threads = omp_get_max_threads(), want = (rows + MAX_TILE - 1) / MAX_TILE;
+  return PetscMax(1, PetscMin(rows, (want + threads - 1) / threads * threads));
+}
 
 typedef struct {
   const float *u, *pa0, *pb0;
@@ -53,13 +61,6 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, unsigned 
                                    A ? w->pb[A] : w->pb0[i0], &w->zeta[A][i0]) \
                    : fwi_d2(w->u + i0, S, f->c2[A], R))
 
-/* Rows are done in chunks of ROW_CHUNK cells.  In 3D the Laplacian is
-   summed in two passes over a chunk, axes (z, x) then y, into a buffer that
-   stays in L1: one pass reading all 6r neighbours needs more pointers than
-   the CPU has registers, and the spills cost more than the buffer.  The sum
-   is the same, (term_z + term_x) + term_y, in every variant. */
-#define ROW_CHUNK 256
-
 /* Calls fn(..., L) with L a literal, so each CPML combination gets its own
    vectorised loop without per-cell branches. */
 #define WITH_LITERAL_L(L, CALL) \
@@ -75,19 +76,22 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, unsigned 
   }
 
 #define DEFINE_ROW_KERNELS(R, DIM) \
-  /* leapfrog over [lo, hi) (at most ROW_CHUNK cells) with the CPML terms of the axes in L */ \
-  static inline __attribute__((always_inline)) void ChunkStep_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, PetscInt lo, \
-                                                                           PetscInt hi) \
+  /* leapfrog over [lo, hi) with the CPML terms of the axes in L; the sum is
+     (term_z + term_x) + term_y in every variant */ \
+  static inline __attribute__((always_inline)) void SegmentStep_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, \
+                                                                             PetscInt lo, PetscInt hi) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
-    float           lap[ROW_CHUNK]; \
-    _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) lap[i0 - lo] = AXIS_TERM(0, R, 1) + AXIS_TERM(1, R, s1); \
-    if (DIM == 3) _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) lap[i0 - lo] += AXIS_TERM(2, R, s2); \
-    _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) w->up[i0] = fwi_leapfrog(w->u[i0], w->up[i0], w->v[i0], lap[i0 - lo]); \
+    _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) \
+    { \
+      float lap = AXIS_TERM(0, R, 1) + AXIS_TERM(1, R, s1); \
+      if (DIM == 3) lap += AXIS_TERM(2, R, s2); \
+      w->up[i0] = fwi_leapfrog(w->u[i0], w->up[i0], w->v[i0], lap); \
+    } \
   } \
   static void RowStep_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt lo, PetscInt hi) \
   { \
-    for (PetscInt c = lo; c < hi; c += ROW_CHUNK) WITH_LITERAL_L(L, ChunkStep_##DIM##d_r##R(f, w, L_, c, PetscMin(c + ROW_CHUNK, hi))) \
+    WITH_LITERAL_L(L, SegmentStep_##DIM##d_r##R(f, w, L_, lo, hi)) \
   } \
   /* psi <- b psi + a du/dx on the axes in L, after every read of the old psi */ \
   static void RowMemory_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt lo, PetscInt hi) \
@@ -111,11 +115,11 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, unsigned 
     const unsigned L  = b->layer_axes & ~1u; /* axis 0 is split along each row */ \
     const PetscInt c0 = PetscMax(b->lo[0], PetscMin(b->hi[0], f->core[0])); \
     const PetscInt c1 = PetscMax(c0, PetscMin(b->hi[0], f->core[1])); \
-    const PetscInt ntile = (b->hi[1] - b->lo[1] + ROW_TILE - 1) / ROW_TILE; \
+    const PetscInt ntile = TileCount(b->hi[1] - b->lo[1]), tile = (b->hi[1] - b->lo[1] + ntile - 1) / ntile; \
     void (*row)(const Fields *, const Row *, unsigned, PetscInt, PetscInt) = memory ? RowMemory_##DIM##d_r##R : RowStep_##DIM##d_r##R; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
-      const PetscInt t0 = b->lo[1] + t * ROW_TILE, t1 = PetscMin(t0 + ROW_TILE, b->hi[1]); \
+      const PetscInt t0 = b->lo[1] + t * tile, t1 = PetscMin(t0 + tile, b->hi[1]); \
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
