@@ -150,20 +150,21 @@ def error_message(output):
 _FLOAT = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
 
 
-def stability_limit(output):
-    m = re.search(r"stability limit\s+" + _FLOAT + r"\s*s", output)
+def seconds_after(output, label):
+    """The figure printed as '<label> X s' at start-up."""
+    m = re.search(re.escape(label) + r"\s+" + _FLOAT + r"\s*s", output)
     if not m:
         print(output)
-        fail("no 'stability limit X s' in the program output")
+        fail(f"no '{label} X s' in the program output")
     return float(m.group(1))
+
+
+def stability_limit(output):
+    return seconds_after(output, "stability limit")
 
 
 def internal_step(output):
-    m = re.search(r"internal step\s+" + _FLOAT + r"\s*s", output)
-    if not m:
-        print(output)
-        fail("no 'internal step Y s' in the program output")
-    return float(m.group(1))
+    return seconds_after(output, "internal step")
 
 
 def check_layout(output, px, pz, py=1):
