@@ -35,6 +35,22 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
     }
   }
 
+  {
+    PetscInt given = 1, ngiven = 0;
+    for (PetscInt a = 0; a < 3; a++) {
+      PetscCheck(a < dim || procs[a] == PETSC_DECIDE || procs[a] == 1, group, PETSC_ERR_ARG_INCOMP,
+                 "-da_processors_%s %" PetscInt_FMT " given for a %" PetscInt_FMT "D model, which has no %s axis", axis_name[a], procs[a], dim, axis_name[a]);
+      if (a < dim && procs[a] != PETSC_DECIDE) {
+        given *= procs[a];
+        ngiven++;
+      }
+    }
+    PetscCheck(ngiven < dim || given == size, group, PETSC_ERR_ARG_INCOMP,
+               "-da_processors_x/y/z ask for %" PetscInt_FMT " subdomains in all, but a shot group has %d ranks (world size / -shot_groups)", given, size);
+    PetscCheck(size % given == 0, group, PETSC_ERR_ARG_INCOMP,
+               "-da_processors_x/y/z ask for %" PetscInt_FMT " subdomains, which do not divide the %d ranks of a shot group (world size / -shot_groups)", given, size);
+  }
+
   PetscCall(DMDACreate(group, &g->da));
   PetscCall(DMSetDimension(g->da, dim));
   PetscCall(DMDASetSizes(g->da, g->N[0], g->N[1], g->N[2]));

@@ -141,6 +141,15 @@ def main():
              [("shot_groups / shot groups", lambda low, out: re.search(r"shot.groups", low) is not None),
               num(3), num(2)])
 
+        # a process grid that does not fit the shot group, or names an axis a 2D model lacks
+        case("-da_processors_x 3 on 4 ranks", 4, SMALL + ["-geometry", geo_ok, "-da_processors_x", 3], scr.sub("o_grid"),
+             [num(3), num(4)])
+        case("-da_processors_x 2 -da_processors_z 1 on 4 ranks", 4,
+             SMALL + ["-geometry", geo_ok, "-da_processors_x", 2, "-da_processors_z", 1], scr.sub("o_grid2"),
+             [num(2), num(4)])
+        case("-da_processors_y in 2D", 2, SMALL + ["-geometry", geo_ok, "-da_processors_y", 2], scr.sub("o_grid_y"),
+             [("da_processors_y", lambda low, out: "da_processors_y" in low)])
+
         # subdomain thinner than the halo: 12 cells over 4 ranks = 3 < 4 (order 8)
         case("subdomain thinner than the halo", 4,
              ["-mode", "forward", "-vp", 2000, "-nx", 30, "-nz", 12, "-dx", DX, "-nt", 20, "-order", 8,
