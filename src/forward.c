@@ -40,19 +40,17 @@ static PetscErrorCode SourceWavelet(MPI_Comm comm, const Options *o, const TimeA
   PetscFunctionReturn(0);
 }
 
-/* Decimates the local traces and gathers the shot on group rank 0, which writes it. */
+/* Gathers the shot's traces on group rank 0, which writes it. */
 static PetscErrorCode WriteShot(const Layout *l, const Options *o, const TimeAxis *t, const ShotLocal *sl, PetscInt shot, PetscInt nrec,
                                 const float *traces)
 {
   PetscMPIInt *counts = NULL, *displs = NULL, nlocal = (PetscMPIInt)sl->nrec, ntotal = 0;
-  float       *mine, *all = NULL, *gather = NULL;
+  float       *all = NULL, *gather = NULL;
   PetscInt    *ids = NULL;
   PetscMPIInt *idcounts = NULL, *iddispls = NULL;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
-  PetscCall(PetscMalloc1(sl->nrec * t->nt + 1, &mine));
-  for (PetscInt k = 0; k < sl->nrec; k++) PetscCall(ResampleDown(t->nsteps, traces + k * t->nsteps, t->m, t->nt, mine + k * t->nt));
   if (!l->group_rank) PetscCall(PetscMalloc4(l->group_size, &counts, l->group_size, &displs, l->group_size, &idcounts, l->group_size, &iddispls));
   PetscCallMPI(MPI_Gather(&nlocal, 1, MPI_INT, idcounts, 1, MPI_INT, 0, l->group));
   if (!l->group_rank) {
@@ -66,7 +64,7 @@ static PetscErrorCode WriteShot(const Layout *l, const Options *o, const TimeAxi
     PetscCall(PetscMalloc3(nrec, &ids, nrec * t->nt, &gather, nrec * t->nt, &all));
   }
   PetscCallMPI(MPI_Gatherv(sl->rec_id, nlocal, MPIU_INT, ids, idcounts, iddispls, MPIU_INT, 0, l->group));
-  PetscCallMPI(MPI_Gatherv(mine, nlocal * (PetscMPIInt)t->nt, MPI_FLOAT, gather, counts, displs, MPI_FLOAT, 0, l->group));
+  PetscCallMPI(MPI_Gatherv(traces, nlocal * (PetscMPIInt)t->nt, MPI_FLOAT, gather, counts, displs, MPI_FLOAT, 0, l->group));
   if (!l->group_rank) {
     char              path[PETSC_MAX_PATH_LEN];
     const PetscInt    n[2]     = {t->nt, nrec};
@@ -78,7 +76,6 @@ static PetscErrorCode WriteShot(const Layout *l, const Options *o, const TimeAxi
     PetscCall(PetscFree3(ids, gather, all));
     PetscCall(PetscFree4(counts, displs, idcounts, iddispls));
   }
-  PetscCall(PetscFree(mine));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -143,7 +140,7 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
 
     PetscCall(PetscTime(&t0));
     PetscCall(ShotLocalize(&g, &p.f, &geo, s, &sl));
-    PetscCall(PetscMalloc1(sl.nrec * t.nsteps + 1, &traces));
+    PetscCall(PetscMalloc1(sl.nrec * t.nt + 1, &traces));
     PetscCall(PropagatorRun(&p, &t, &sl, s, wint, traces));
     PetscCall(WriteShot(&l, o, &t, &sl, s, nrec, traces));
     PetscCall(PetscFree(traces));

@@ -190,6 +190,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
     }
   }
   PetscCall(BuildBoxes(p));
+  PetscCall(DecimatorCreate(t->m, t->nt, &p->decimator));
   PetscFunctionReturn(0);
 }
 
@@ -200,6 +201,7 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
   PetscCall(HaloDestroy(&p->halo));
   PetscCall(PetscFree(p->box[0]));
   PetscCall(PetscFree(p->box[1]));
+  PetscCall(DecimatorDestroy(&p->decimator));
   PetscFunctionReturn(0);
 }
 
@@ -226,11 +228,12 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
   PetscCall(PetscMalloc1(shot->nrec + 1, &sample));
   PetscCall(ops->zero_state(f));
+  PetscCall(PetscArrayzero(traces, shot->nrec * t->nt));
   for (PetscInt n = 0; n < t->nsteps; n++) {
     PetscCall(PetscLogEventBegin(FWI_STEP, 0, 0, 0, 0));
     PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
     PetscCall(ops->record(f, shot->nrec, shot->rec_cell, sample));
-    for (PetscInt k = 0; k < shot->nrec; k++) traces[k * t->nsteps + n] = sample[k];
+    DecimatorAdd(&p->decimator, n, shot->nrec, sample, traces);
     PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
 
     PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));

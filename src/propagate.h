@@ -5,6 +5,7 @@
 #include <halofwi/halo.h>
 #include "grid.h"
 #include "kernels.h"
+#include "wavelet.h"
 
 /* Recording axis and the solver's internal steps. */
 typedef struct {
@@ -38,6 +39,7 @@ typedef struct {
   PetscInt         nfields;  /* exchanged each step */
   HaloField        xfields[1 + 3];
   PetscInt         nan_check_interval;
+  Decimator        decimator; /* receiver traces: internal step -> recording interval */
 } Propagator;
 
 /* vp: the owned box, z fastest.  f_pml: the frequency the CPML is tuned to. */
@@ -46,7 +48,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
 PetscErrorCode PropagatorDestroy(Propagator *p);
 
 /* Runs one shot: wavelet[] at the internal step (t->nsteps samples); traces[]
-   receives the local receivers' internal-rate traces, trace k at
-   traces[k * nsteps].  Collective over the group; shot names errors. */
+   receives the local receivers' traces at the recording interval, trace k at
+   traces[k * nt].  Collective over the group; shot names errors. */
 PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id,
                              const float *wavelet, float *traces);

@@ -51,11 +51,11 @@ static double BesselI0(double x)
   return sum;
 }
 
-/* taps[(r-1)*2W + i] = h(W-1-i + r/m) for r = 1..m-1: the weight between fine
-   sample q*m+r and coarse sample q-W+1+i.  Fine samples with r = 0 sit on
-   coarse ones, where h is exactly 1 or 0, so they need no taps (and m = 1 is
-   an exact copy). */
-static PetscErrorCode Taps(PetscInt m, double **taps)
+/* taps[(r-1)*2W + i] = scale * h(W-1-i + r/m) for r = 1..m-1: the weight
+   between fine sample q*m+r and coarse sample q-W+1+i.  Fine samples with
+   r = 0 sit on coarse ones, where h is exactly 1 or 0, so they need no taps
+   (and m = 1 is an exact copy). */
+static PetscErrorCode Taps(PetscInt m, double scale, double **taps)
 {
   double i0beta = BesselI0(KAISER_BETA);
 
@@ -65,7 +65,7 @@ static PetscErrorCode Taps(PetscInt m, double **taps)
     for (int i = 0; i < 2 * W; i++) {
       double t = (W - 1 - i) + (double)r / m, x = t / W;
 
-      (*taps)[(r - 1) * 2 * W + i] = sin(PETSC_PI * t) / (PETSC_PI * t) * BesselI0(KAISER_BETA * sqrt(1 - x * x)) / i0beta;
+      (*taps)[(r - 1) * 2 * W + i] = scale * sin(PETSC_PI * t) / (PETSC_PI * t) * BesselI0(KAISER_BETA * sqrt(1 - x * x)) / i0beta;
     }
   PetscFunctionReturn(0);
 }
@@ -84,7 +84,7 @@ PetscErrorCode ResampleUp(PetscInt nin, const float *in, PetscInt m, PetscInt no
 
   PetscFunctionBeginUser;
   PetscCall(CheckArgs(nin, m, nout));
-  PetscCall(Taps(m, &taps));
+  PetscCall(Taps(m, 1.0, &taps));
   for (PetscInt j = 0; j < nout; j++) {
     PetscInt q = j / m, r = j % m;
 
@@ -102,29 +102,57 @@ PetscErrorCode ResampleUp(PetscInt nin, const float *in, PetscInt m, PetscInt no
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ResampleDown(PetscInt nin, const float *in, PetscInt m, PetscInt nout, float *out)
+PetscErrorCode DecimatorCreate(PetscInt m, PetscInt nout, Decimator *d)
 {
   double *taps;
 
   PetscFunctionBeginUser;
-  PetscCall(CheckArgs(nin, m, nout));
-  PetscCall(Taps(m, &taps));
-  for (PetscInt k = 0; k < nout; k++) {
-    double acc = k * m < nin ? in[k * m] : 0;
-
-    for (PetscInt r = 1; r < m; r++) {
-      const double *h = taps + (r - 1) * 2 * W;
-
-      /* fine j = (k+W-1-i)*m + r must lie in [0, nin) */
-      for (PetscInt i = 0; i < 2 * W; i++) {
-        PetscInt j = (k + W - 1 - i) * m + r;
-
-        if (j >= 0 && j < nin) acc += h[i] * in[j];
-      }
-    }
-    out[k] = (float)(acc / m);
-  }
+  PetscCall(CheckArgs(0, m, nout));
+  d->m    = m;
+  d->nout = nout;
+  PetscCall(Taps(m, 1.0 / m, &taps));
+  PetscCall(PetscMalloc1((m - 1) * 2 * W, &d->taps));
+  for (PetscInt i = 0; i < (m - 1) * 2 * W; i++) d->taps[i] = (float)taps[i];
   PetscCall(PetscFree(taps));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode DecimatorDestroy(Decimator *d)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(d->taps));
+  PetscFunctionReturn(0);
+}
+
+void DecimatorAdd(const Decimator *d, PetscInt j, PetscInt ntr, const float x[], float out[])
+{
+  const PetscInt q = j / d->m, r = j % d->m, n = d->nout;
+
+  if (!r) {
+    /* on a coarse sample: weight h(0)/m = 1/m (exactly 1 for m = 1) */
+    const float w = 1.0f / (float)d->m;
+    if (q < n)
+      for (PetscInt k = 0; k < ntr; k++) out[k * n + q] += w * x[k];
+    return;
+  }
+  {
+    const float   *h  = d->taps + (r - 1) * 2 * W;
+    const PetscInt i0 = PetscMax(0, W - 1 - q), i1 = PetscMin(2 * W, n - q + W - 1); /* coarse q-W+1+i in [0, n) */
+    for (PetscInt k = 0; k < ntr; k++)
+      for (PetscInt i = i0; i < i1; i++) out[k * n + q - W + 1 + i] += h[i] * x[k];
+  }
+}
+
+PetscErrorCode ResampleDown(PetscInt nin, const float *in, PetscInt m, PetscInt nout, float *out)
+{
+  Decimator d;
+
+  PetscFunctionBeginUser;
+  PetscCall(CheckArgs(nin, m, nout));
+  PetscCall(DecimatorCreate(m, nout, &d));
+  PetscCall(PetscArrayzero(out, nout));
+  for (PetscInt j = 0; j < nin; j++) DecimatorAdd(&d, j, 1, in + j, out);
+  PetscCall(DecimatorDestroy(&d));
   PetscFunctionReturn(0);
 }
 

@@ -21,6 +21,19 @@ PetscErrorCode ResampleUp(PetscInt nin, const float *in, PetscInt m, PetscInt no
    the adjoint of ResampleUp up to the factor 1/m.  in[] is zero outside [0, nin). */
 PetscErrorCode ResampleDown(PetscInt nin, const float *in, PetscInt m, PetscInt nout, float *out);
 
+/* The same decimation fed one fine sample at a time, so traces recorded
+   during a run are kept at the recording rate only. */
+typedef struct {
+  PetscInt m, nout;
+  float   *taps; /* (m-1) x 2W weights h(.)/m, see Taps() in wavelet.c */
+} Decimator;
+
+PetscErrorCode DecimatorCreate(PetscInt m, PetscInt nout, Decimator *d);
+PetscErrorCode DecimatorDestroy(Decimator *d);
+/* Adds fine sample j of ntr traces, x[k], into out[k * nout + ...] (zeroed
+   before the first sample). */
+void DecimatorAdd(const Decimator *d, PetscInt j, PetscInt ntr, const float x[], float out[]);
+
 /* Internal steps needed so that ResampleDown sees every sample it weights:
    nt for m == 1, else (nt - 1 + RESAMPLE_HALF_WIDTH) * m + 1. */
 PetscInt ResampleInternalSteps(PetscInt nt, PetscInt m);
