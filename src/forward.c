@@ -10,6 +10,30 @@
 #include "survey.h"
 #include "wavelet.h"
 
+/* Sources on a free surface emit nothing and receivers there record zeros
+   (u = 0 on it): legal, but rarely what was meant. */
+static PetscErrorCode WarnOnFreeSurface(MPI_Comm comm, const Options *o, const ModelInfo *m, const Geometry *geo)
+{
+  const PetscInt nrec = geo->rec_start[geo->nshots];
+  PetscInt       nsrc_on = 0, nrec_on = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < geo->nshots + nrec; k++) {
+    const Position *pos = k < geo->nshots ? &geo->src[k] : &geo->rec[k - geo->nshots];
+    PetscInt        cell[3] = {0, 0, 0};
+    PetscBool       on      = PETSC_FALSE;
+    GeometryCell(pos, m->dim, m->d, cell);
+    for (PetscInt a = 0; a < m->dim; a++) on = on || (!o->pml[a][0] && cell[a] == 0) || (!o->pml[a][1] && cell[a] == m->n[a] - 1);
+    if (on && k < geo->nshots) nsrc_on++;
+    else if (on) nrec_on++;
+  }
+  if (nsrc_on || nrec_on)
+    PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " sources and %" PetscInt_FMT " receivers lie on a free surface (a side with zero CPML width), where u = 0: "
+                                "those sources emit nothing and those receivers record zeros; place them at least one cell inside\n",
+                          nsrc_on, nrec_on));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo)
 {
   PetscFunctionBeginUser;
@@ -23,6 +47,7 @@ static PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInf
     PetscCall(GeometryRegular(m->dim, m->n, m->d, o->nshots, nr, zs, zr, geo));
   }
   PetscCall(GeometryValidate(geo, m->dim, m->n, m->d));
+  PetscCall(WarnOnFreeSurface(comm, o, m, geo));
   PetscFunctionReturn(0);
 }
 
