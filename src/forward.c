@@ -147,7 +147,7 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
   PetscCall(GridCreate(l.group, m.dim, m.n, m.d, o->order, o->pml, o->procs, &g));
   PetscCall(PetscMalloc1(g.size[0] * g.size[1] * g.size[2], &vp));
-  PetscCall(ModelLoadBlock(&m, &g, vp, &vmax));
+  PetscCall(ModelLoadBlock(&m, &g, l.cross, vp, &vmax));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
 
   PetscCall(TimeAxisSetUp(&g, vmax, o->nt, o->dt, o->cfl, &t));

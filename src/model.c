@@ -70,7 +70,7 @@ static PetscErrorCode FindBadVelocity(const ModelInfo *m, MPI_Comm comm, const f
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, float *vp, PetscReal *vmax)
+PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross, float *vp, PetscReal *vmax)
 {
   MPI_Comm  comm;
   PetscInt  ustart[3], ucount[3];
@@ -93,7 +93,12 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, float *vp, Pets
   PetscCall(PetscMalloc1(nblock, &block));
   if (m->homogeneous)
     for (size_t i = 0; i < nblock; i++) block[i] = (float)m->value;
-  else PetscCall(RsfReadBlock(comm, &m->rsf, ustart, ucount, block));
+  else {
+    PetscMPIInt first;
+    PetscCallMPI(MPI_Comm_rank(cross, &first));
+    if (!first) PetscCall(RsfReadBlock(comm, &m->rsf, ustart, ucount, block));
+    PetscCallMPI(MPI_Bcast(block, (PetscMPIInt)nblock, MPI_FLOAT, 0, cross));
+  }
 
   PetscCall(FindBadVelocity(m, comm, block, ustart, ucount, &bad, &badv));
   if (bad >= 0) {

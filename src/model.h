@@ -20,5 +20,7 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m);
 struct Grid;
 /* Fills vp[] (the owned box of the extended grid, z fastest) on every rank of
    the grid's comm, extending edge velocities into the layers, and checks every
-   value is positive and finite.  Returns the largest velocity over the group. */
-PetscErrorCode ModelLoadBlock(const ModelInfo *m, const struct Grid *g, float *vp, PetscReal *vmax);
+   value is positive and finite.  Only the first group reads the file; the
+   blocks reach the same subdomain of the other groups over the cross comm.
+   Returns the largest velocity over the group. */
+PetscErrorCode ModelLoadBlock(const ModelInfo *m, const struct Grid *g, MPI_Comm cross, float *vp, PetscReal *vmax);
