@@ -13,11 +13,6 @@ static inline ptrdiff_t RowStart(const Fields *f, PetscInt i1, PetscInt i2)
   return FieldsIndex(f, i);
 }
 
-/* One row (fixed i1, i2) of cells [lo, hi) along z.  Every kernel below is
-   instantiated per stencil radius R and dimension DIM so the stencil loops
-   unroll and the row loop vectorises; L says which axes' CPML terms apply
-   (bit a: axis a).  Profiles vary along the row for axis 0 and are constant
-   along it for axes 1 and 2. */
 /* Rows are walked in tiles along axis 1 with axis 2 inside, so the 2r+1
    planes the y-stencil reads stay in cache: tiles of at most MAX_TILE rows,
    their number a multiple of the threads so every thread gets as many. */
@@ -29,10 +24,14 @@ static inline PetscInt TileCount(PetscInt rows)
   return PetscMax(1, PetscMin(rows, (want + threads - 1) / threads * threads));
 }
 
+/* One row (fixed i1, i2) of cells along z.  Every kernel below is
+   instantiated per stencil radius R and dimension DIM so the stencil loops
+   unroll and the row loop vectorises; L says which axes' CPML terms apply
+   (bit a: axis a).  Profiles vary along the row for axis 0 and are constant
+   along it for axes 1 and 2. */
 typedef struct {
-  const float *u, *pa0, *pb0;
-  float       *up, *zeta[3];
-  const float *v, *psi[3];
+  const float *u, *v, *pa0, *pb0;
+  float       *up, *psi[3], *zeta[3];
   float        pa[3], pb[3];
 } Row;
 
@@ -98,7 +97,7 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, unsigned 
   { \
     for (int a = 0; a < DIM; a++) { \
       if (!(L & (1u << a))) continue; \
-      float *restrict       psi = (float *)w->psi[a]; \
+      float *restrict       psi = w->psi[a]; \
       const float *restrict u   = w->u; \
       const ptrdiff_t       s   = f->stride[a]; \
       if (a) { \
