@@ -22,7 +22,7 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
       m->d[a]                  = o->d[a];
       PetscCheck(m->n[a] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": expected at least 1 cell", opt[a], o->n[a]);
       PetscCheck(a >= m->dim || (m->d[a] > 0 && PetscIsNormalReal(m->d[a])), comm, PETSC_ERR_ARG_OUTOFRANGE,
-                 "Grid spacing %g along %s: expected a positive number of metres", (double)m->d[a], a == 0 ? "z" : a == 1 ? "x" : "y");
+                 "Grid spacing %.6g along %s: expected a positive number of metres", (double)m->d[a], a == 0 ? "z" : a == 1 ? "x" : "y");
     }
     PetscFunctionReturn(0);
   }
@@ -70,13 +70,13 @@ static PetscErrorCode FindBadVelocity(const ModelInfo *m, MPI_Comm comm, const f
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross, float *vp, PetscReal *vmax)
+PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross, float *vp, PetscReal *vmin, PetscReal *vmax)
 {
   MPI_Comm  comm;
   PetscInt  ustart[3], ucount[3];
   size_t    nblock = 1;
   float    *block;
-  float     local_max = 0;
+  float     local_max = 0, local_min = INFINITY;
   PetscInt64 bad;
   float     badv;
 
@@ -105,8 +105,8 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
     const PetscInt iz = (PetscInt)(bad % m->n[0]), ix = (PetscInt)((bad / m->n[0]) % m->n[1]), iy = (PetscInt)(bad / ((PetscInt64)m->n[0] * m->n[1]));
     PetscCall(PetscFree(block));
     SETERRQ(comm, PETSC_ERR_USER_INPUT,
-            "Model %s: velocity %g m/s at sample iz=%" PetscInt_FMT " ix=%" PetscInt_FMT " iy=%" PetscInt_FMT
-            " (z=%g x=%g y=%g m); expected a positive finite velocity everywhere",
+            "Model %s: velocity %.6g m/s at sample iz=%" PetscInt_FMT " ix=%" PetscInt_FMT " iy=%" PetscInt_FMT
+            " (z=%.6g x=%.6g y=%.6g m); expected a positive finite velocity everywhere",
             m->name, (double)badv, iz, ix, iy, (double)(iz * m->d[0]), (double)(ix * m->d[1]), (double)(iy * m->d[2]));
   }
 
@@ -119,11 +119,13 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
         const float    x    = block[u[0] + ucount[0] * (u[1] + ucount[1] * u[2])];
         vp[i + g->size[0] * (j + g->size[1] * k)] = x;
         local_max                                  = PetscMax(local_max, x);
+        local_min                                  = PetscMin(local_min, x);
       }
   PetscCall(PetscFree(block));
   {
-    PetscReal lm = local_max;
-    PetscCallMPI(MPI_Allreduce(&lm, vmax, 1, MPIU_REAL, MPI_MAX, comm));
+    PetscReal lmax = local_max, lmin = local_min;
+    PetscCallMPI(MPI_Allreduce(&lmax, vmax, 1, MPIU_REAL, MPI_MAX, comm));
+    PetscCallMPI(MPI_Allreduce(&lmin, vmin, 1, MPIU_REAL, MPI_MIN, comm));
   }
   PetscFunctionReturn(0);
 }

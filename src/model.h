@@ -22,5 +22,5 @@ struct Grid;
    the grid's comm, extending edge velocities into the layers, and checks every
    value is positive and finite.  Only the first group reads the file; the
    blocks reach the same subdomain of the other groups over the cross comm.
-   Returns the largest velocity over the group. */
-PetscErrorCode ModelLoadBlock(const ModelInfo *m, const struct Grid *g, MPI_Comm cross, float *vp, PetscReal *vmax);
+   Returns the range of velocities over the group. */
+PetscErrorCode ModelLoadBlock(const ModelInfo *m, const struct Grid *g, MPI_Comm cross, float *vp, PetscReal *vmin, PetscReal *vmax);

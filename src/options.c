@@ -35,6 +35,7 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   o->order                            = 8;
   o->shot_groups                      = 1;
   o->nan_check_interval               = 100;
+  o->progress_interval                = 60;
   PetscCall(PetscStrcpy(o->output_dir, "out"));
 
   PetscOptionsBegin(comm, NULL, "halofwi: domain-decomposed acoustic modelling and inversion", NULL);
@@ -79,17 +80,18 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   PetscCall(PetscOptionsString("-output_dir", "Folder for the results", NULL, o->output_dir, o->output_dir, sizeof(o->output_dir), NULL));
   PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, &set));
   PetscCall(PetscOptionsInt("-nan_check_interval", "Check the wavefield for NaN/Inf every this many steps", NULL, o->nan_check_interval, &o->nan_check_interval, NULL));
+  PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines within a shot, 0 = none", NULL, o->progress_interval, &o->progress_interval, NULL));
   PetscOptionsEnd();
 
   /* checks that need no model */
   PetscCheck(o->order == 2 || o->order == 4 || o->order == 8, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-order %" PetscInt_FMT " is not supported: expected 2, 4 or 8", o->order);
   PetscCheck(o->nt >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-nt %" PetscInt_FMT ": expected at least 1 sample", o->nt);
-  PetscCheck(o->dt > 0 && PetscIsNormalReal(o->dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt %g: expected a positive interval in seconds", (double)o->dt);
-  PetscCheck(o->f0 > 0 && PetscIsNormalReal(o->f0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-f0 %g: expected a positive frequency in Hz", (double)o->f0);
+  PetscCheck(o->dt > 0 && PetscIsNormalReal(o->dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt %.6g: expected a positive interval in seconds", (double)o->dt);
+  PetscCheck(o->f0 > 0 && PetscIsNormalReal(o->f0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-f0 %.6g: expected a positive frequency in Hz", (double)o->f0);
   if (o->t0 < 0) o->t0 = 1.5 / o->f0;
-  PetscCheck(o->cfl > 0 && o->cfl <= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cfl %g: expected a fraction of the stability limit in (0, 2]", (double)o->cfl);
-  if (o->cfl > 1) PetscCall(PetscPrintf(comm, "WARNING: -cfl %g exceeds the stability limit: the run will blow up\n", (double)o->cfl));
+  PetscCheck(o->cfl > 0 && o->cfl <= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cfl %.6g: expected a fraction of the stability limit in (0, 2]", (double)o->cfl);
+  if (o->cfl > 1) PetscCall(PetscPrintf(comm, "WARNING: -cfl %.6g exceeds the stability limit: the run will blow up\n", (double)o->cfl));
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt s = 0; s < 2; s++)
       PetscCheck(o->pml[a][s] >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": expected a width of 0 or more cells", side_opt[a][s], o->pml[a][s]);

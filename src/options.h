@@ -29,6 +29,7 @@ typedef struct {
   char      output_dir[PETSC_MAX_PATH_LEN];
   PetscBool overwrite;
   PetscInt  nan_check_interval;
+  PetscReal progress_interval;
 } Options;
 
 PetscErrorCode OptionsRead(MPI_Comm comm, Options *o);

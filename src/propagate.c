@@ -135,7 +135,7 @@ static PetscErrorCode BuildBoxes(Propagator *p)
 }
 
 PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
-                                PetscReal f_pml, PetscInt nan_check_interval, Propagator *p)
+                                const PropagatorSettings *settings, Propagator *p)
 {
   Fields    *f = &p->f;
   HaloLayout hl;
@@ -146,7 +146,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   PetscCall(PetscMemzero(p, sizeof(*p)));
   p->ops                = ops;
   p->grid               = g;
-  p->nan_check_interval = nan_check_interval;
+  p->settings           = *settings;
   FieldsDescribe(g, f);
   PetscCall(ops->alloc(f));
 
@@ -161,7 +161,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
       }
   PetscCall(ops->upload(f, f->vdt2, host, f->ncells));
   for (PetscInt a = 0; a < g->dim; a++) {
-    PetscCall(LayerProfile(g, a, vmax, f_pml, t->dt_int, host, host + f->padded[a]));
+    PetscCall(LayerProfile(g, a, vmax, settings->f_pml, t->dt_int, host, host + f->padded[a]));
     PetscCall(ops->upload(f, f->pml_a[a], host, (size_t)f->padded[a]));
     PetscCall(ops->upload(f, f->pml_b[a], host + f->padded[a], (size_t)f->padded[a]));
   }
@@ -205,6 +205,30 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
   PetscFunctionReturn(0);
 }
 
+/* A line from the group's first rank every progress_interval seconds; the
+   clock is read every 16 steps only. */
+static PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, PetscInt shot_id, PetscInt done, PetscLogDouble last[2])
+{
+  const Grid    *g = p->grid;
+  PetscLogDouble now;
+  PetscMPIInt    rank;
+
+  PetscFunctionBeginUser;
+  if (p->settings.progress_interval <= 0 || done % 16 || done == t->nsteps) PetscFunctionReturn(0);
+  PetscCall(PetscTime(&now));
+  if (now - last[0] < p->settings.progress_interval) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)g->da), &rank));
+  if (!rank) {
+    const double cells = (double)g->N[0] * g->N[1] * g->N[2];
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "  shot %" PetscInt_FMT ": step %" PetscInt_FMT " of %" PetscInt_FMT " (%.0f%%), %.4f G cell-updates/s\n", shot_id, done,
+                           t->nsteps, 100.0 * done / t->nsteps, cells * (done - last[1]) / (now - last[0]) * 1e-9));
+    fflush(stdout);
+  }
+  last[0] = now;
+  last[1] = done;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode StepBoxes(Propagator *p, PetscInt which, PetscBool memory)
 {
   PetscFunctionBeginUser;
@@ -223,12 +247,14 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   Fields          *f   = &p->f;
   float           *sample;
   MPI_Comm         comm;
+  PetscLogDouble   last[2] = {0, 0}; /* time and step of the last progress line */
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
   PetscCall(PetscMalloc1(shot->nrec + 1, &sample));
   PetscCall(ops->zero_state(f));
   PetscCall(PetscArrayzero(traces, shot->nrec * t->nt));
+  PetscCall(PetscTime(&last[0]));
   for (PetscInt n = 0; n < t->nsteps; n++) {
     PetscCall(PetscLogEventBegin(FWI_STEP, 0, 0, 0, 0));
     PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
@@ -265,14 +291,15 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     FieldsSwap(f);
     PetscCall(PetscLogEventEnd(FWI_STEP, 0, 0, 0, 0));
 
-    if ((n + 1) % p->nan_check_interval == 0 || n + 1 == t->nsteps) {
+    PetscCall(ReportProgress(p, t, shot_id, n + 1, last));
+    if ((n + 1) % p->settings.nan_check_interval == 0 || n + 1 == t->nsteps) {
       PetscBool finite, all;
       PetscCall(ops->all_finite(f, &finite));
       PetscCallMPI(MPI_Allreduce(&finite, &all, 1, MPIU_BOOL, MPI_LAND, comm));
       if (!all) PetscCall(PetscFree(sample));
       PetscCheck(all, comm, PETSC_ERR_FP,
-                 "Shot %" PetscInt_FMT ": the wavefield became NaN/Inf by internal step %" PetscInt_FMT " (t = %g s) of %" PetscInt_FMT
-                 "; internal step %g s against a stability limit of %g s: check -cfl and the model",
+                 "Shot %" PetscInt_FMT ": the wavefield became NaN/Inf by internal step %" PetscInt_FMT " (t = %.6g s) of %" PetscInt_FMT
+                 "; internal step %.6g s against a stability limit of %.6g s: check -cfl and the model",
                  shot_id, n + 1, (double)((n + 1) * t->dt_int), t->nsteps, (double)t->dt_int, (double)t->dt_stable);
     }
   }

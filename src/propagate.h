@@ -29,6 +29,13 @@ typedef struct {
   PetscInt  *rec_id;    /* index in the shot's receiver list */
 } ShotLocal;
 
+/* How a run reports and guards itself. */
+typedef struct {
+  PetscReal f_pml;              /* frequency the CPML is tuned to (Hz) */
+  PetscInt  nan_check_interval; /* steps between NaN/Inf checks */
+  PetscReal progress_interval;  /* seconds between progress lines within a shot, 0 = none */
+} PropagatorSettings;
+
 typedef struct {
   const KernelOps *ops;
   const Grid      *grid;
@@ -38,13 +45,13 @@ typedef struct {
   Box             *box[2];
   PetscInt         nfields;  /* exchanged each step */
   HaloField        xfields[1 + 3];
-  PetscInt         nan_check_interval;
+  PropagatorSettings settings;
   Decimator        decimator; /* receiver traces: internal step -> recording interval */
 } Propagator;
 
-/* vp: the owned box, z fastest.  f_pml: the frequency the CPML is tuned to. */
-PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float *vp, PetscReal vmax,
-                                const TimeAxis *t, PetscReal f_pml, PetscInt nan_check_interval, Propagator *p);
+/* vp: the owned box, z fastest. */
+PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
+                                const PropagatorSettings *settings, Propagator *p);
 PetscErrorCode PropagatorDestroy(Propagator *p);
 
 /* Runs one shot: wavelet[] at the internal step (t->nsteps samples); traces[]

@@ -267,7 +267,7 @@ PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], co
   PetscCheck(naxes >= 1 && naxes <= RSF_MAXAXES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: %d axes, expected 1 to %d", path, (int)naxes,
              RSF_MAXAXES);
   for (int i = 0; i < naxes; i++) {
-    PetscCheck(n[i] >= 1 && d[i] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: n%d=%d d%d=%g, expected n >= 1 and d > 0", path, i + 1,
+    PetscCheck(n[i] >= 1 && d[i] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: n%d=%d d%d=%.6g, expected n >= 1 and d > 0", path, i + 1,
                (int)n[i], i + 1, (double)d[i]);
     count *= (size_t)n[i];
   }

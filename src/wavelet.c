@@ -12,7 +12,7 @@
 PetscErrorCode WaveletRicker(PetscInt nt, PetscReal dt, PetscReal f0, PetscReal t0, float *w)
 {
   PetscFunctionBeginUser;
-  PetscCheck(nt >= 0 && dt > 0 && f0 > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Ricker nt=%d dt=%g f0=%g, expected nt >= 0, dt > 0, f0 > 0", (int)nt,
+  PetscCheck(nt >= 0 && dt > 0 && f0 > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Ricker nt=%d dt=%.6g f0=%.6g, expected nt >= 0, dt > 0, f0 > 0", (int)nt,
              (double)dt, (double)f0);
   for (PetscInt k = 0; k < nt; k++) {
     double a = PETSC_PI * f0 * (k * dt - t0);
@@ -32,7 +32,7 @@ PetscErrorCode WaveletReadFile(MPI_Comm comm, const char *path, PetscInt nt, Pet
   PetscCheck(h.naxes == 1, comm, PETSC_ERR_USER_INPUT, "wavelet %s has %d axes (n2=%d n3=%d), expected a 1D trace", path, (int)h.naxes, (int)h.n[1],
              (int)h.n[2]);
   PetscCheck(h.n[0] <= nt, comm, PETSC_ERR_USER_INPUT, "wavelet %s has n1=%d samples, more than nt=%d", path, (int)h.n[0], (int)nt);
-  PetscCheck(PetscAbsReal(h.d[0] - dt) <= 1e-6 * dt, comm, PETSC_ERR_USER_INPUT, "wavelet %s has d1=%g s, expected dt=%g s", path, (double)h.d[0],
+  PetscCheck(PetscAbsReal(h.d[0] - dt) <= 1e-6 * dt, comm, PETSC_ERR_USER_INPUT, "wavelet %s has d1=%.6g s, expected dt=%.6g s", path, (double)h.d[0],
              (double)dt);
   count[0] = h.n[0];
   PetscCall(RsfReadBlock(comm, &h, start, count, w));
