@@ -25,6 +25,7 @@ PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type
   Halo h;
 
   PetscFunctionBeginUser;
+  PetscCheck(layout->tag >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Halo: tag %d, expected 0 or more", layout->tag);
   PetscCheck(layout->dim >= 1 && layout->dim <= HALO_MAXDIM, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "Halo dimension %" PetscInt_FMT " not in 1..%d", layout->dim, HALO_MAXDIM);
   for (PetscInt a = layout->dim; a < HALO_MAXDIM; a++)

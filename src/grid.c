@@ -101,14 +101,15 @@ PetscBool GridRangeInLayer(const Grid *g, PetscInt a, PetscInt lo, PetscInt hi)
   return (lo < g->pml[a][0] || hi > g->pml[a][0] + g->n[a]) ? PETSC_TRUE : PETSC_FALSE;
 }
 
-PetscBool GridNeighborInLayer(const Grid *g, PetscInt a, PetscInt s)
+PetscInt GridFaceInLayer(const Grid *g, PetscInt a, PetscInt s)
 {
-  const PetscInt p = g->proc[a] + (s ? 1 : -1);
-  PetscInt       lo = 0;
+  /* the face lies between extended cells x-1 and x */
+  const PetscInt x = g->start[a] + (s ? g->size[a] : 0);
 
-  if (a >= g->dim || p < 0 || p >= g->nproc[a]) return PETSC_FALSE;
-  for (PetscInt q = 0; q < p; q++) lo += g->ranges[a][q];
-  return GridRangeInLayer(g, a, lo, lo + g->ranges[a][p]);
+  if (a >= g->dim || g->nbr[a][s] == MPI_PROC_NULL) return -1;
+  if (x < g->pml[a][0]) return 0;
+  if (x > g->pml[a][0] + g->n[a]) return 1;
+  return -1;
 }
 
 PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s)

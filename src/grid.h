@@ -24,7 +24,9 @@ PetscErrorCode GridDestroy(Grid *g);
 
 /* Does the extended range [lo, hi) along axis a meet that axis' layers? */
 PetscBool GridRangeInLayer(const Grid *g, PetscInt a, PetscInt lo, PetscInt hi);
-/* The same for the owned range of the process next to this one on face (a, s). */
-PetscBool GridNeighborInLayer(const Grid *g, PetscInt a, PetscInt s);
+/* Does face (a, s) of the owned box, shared with a neighbour, cut through a
+   layer of axis a?  0: through the low layer, 1: through the high one, -1:
+   no neighbour there, or the face lies in the core or on a layer's edge. */
+PetscInt GridFaceInLayer(const Grid *g, PetscInt a, PetscInt s);
 /* Is face (a, s) of the owned box a free surface (global edge, zero width)? */
 PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);

@@ -9,11 +9,29 @@
    layer_axes, bit a >= 1: every cell of the box lies in the CPML layer of
    axis a.  Bit 0: some cells lie in a layer of axis 0; boxes are not cut
    along axis 0 (the contiguous one) so rows stay long, and the kernels split
-   each row at Fields.core instead. */
+   each row at Fields.core[0] instead. */
 typedef struct {
   PetscInt lo[3], hi[3];
   unsigned layer_axes;
 } Box;
+
+/* The CPML memory (psi, zeta) of one side's layer along one axis, stored
+   over the padded index range [lo, hi) of that axis that the side's layer
+   cells and their stencil reach (ghosts included), and the whole padded
+   extent of the other axes.  Along its own axis its stride is the field's,
+   so stencils along that axis read it as they read u. */
+typedef struct {
+  PetscInt  lo, hi;    /* padded range along the axis; hi == lo: no layer cells on this side */
+  ptrdiff_t stride[3];
+  size_t    ncells;
+  float    *psi, *zeta;
+} LayerSlab;
+
+/* Address of padded cell p[] in a slab of axis a. */
+static inline ptrdiff_t SlabIndex(const LayerSlab *s, PetscInt a, const PetscInt p[3])
+{
+  return (p[0] - (a == 0 ? s->lo : 0)) * s->stride[0] + (p[1] - (a == 1 ? s->lo : 0)) * s->stride[1] + (p[2] - (a == 2 ? s->lo : 0)) * s->stride[2];
+}
 
 typedef struct {
   PetscInt  dim, order, radius;
@@ -22,13 +40,12 @@ typedef struct {
   ptrdiff_t stride[3];
   size_t    ncells;    /* padded cells */
   float     c2[3][FWI_MAX_RADIUS + 1], c1[3][FWI_MAX_RADIUS + 1]; /* weights / d^2 and / d per axis */
-  PetscBool has_layer[3];       /* the owned box meets the layer of axis a */
-  PetscInt  core[2];            /* local cells [core[0], core[1]) along axis 0 lie outside its layers */
+  PetscInt  core[3][2];         /* owned cells [core[a][0], core[a][1]) along axis a lie outside its layers */
   PetscBool free_surface[3][2]; /* face (axis, side) of the owned box is a free surface */
   /* backend memory (host or device) */
   float *u, *uprev;             /* u^n, u^{n-1}; a step writes u^{n+1} over uprev */
   float *vdt2;                  /* v^2 dt^2 */
-  float *psi[3], *zeta[3];      /* CPML memory, allocated where has_layer[a] */
+  LayerSlab slab[3][2];         /* CPML memory per axis and side (low, high) */
   float *pml_a[3], *pml_b[3];   /* 1D profiles over the padded index of axis a */
 } Fields;
 

@@ -22,6 +22,29 @@ PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscRe
   PetscFunctionReturn(0);
 }
 
+/* The slab of axis a's low (side 0) or high (side 1) layer: the padded range
+   its layer cells and their stencil reach, and at least `radius` owned cells
+   so that it can be exchanged as a field of its own (the cells beyond the
+   layer are core cells, where psi stays zero). */
+static void SlabDescribe(const Fields *f, PetscInt a, PetscInt side, LayerSlab *s)
+{
+  const PetscInt r = f->radius, n = f->n[a], P = f->padded[a], cl = f->core[a][0], ch = f->core[a][1];
+
+  PetscMemzero(s, sizeof(*s));
+  if (side == 0 && cl > 0) s->hi = PetscMin(P, PetscMax(cl, r) + 2 * r);
+  if (side == 1 && ch < n) {
+    s->lo = PetscMax(0, PetscMin(ch, n - r));
+    s->hi = P;
+  }
+  if (s->hi == s->lo) return;
+  s->ncells = 1;
+  for (PetscInt b = 0; b < 3; b++) {
+    const PetscInt extent = b == a ? s->hi - s->lo : f->padded[b];
+    s->stride[b]          = b ? s->stride[b - 1] * (b - 1 == a ? s->hi - s->lo : f->padded[b - 1]) : 1;
+    s->ncells *= (size_t)extent;
+  }
+}
+
 /* Geometry of the padded fields, FD weights, layers and free surfaces. */
 static void FieldsDescribe(const Grid *g, Fields *f)
 {
@@ -35,11 +58,8 @@ static void FieldsDescribe(const Grid *g, Fields *f)
     f->padded[a] = a < g->dim ? g->size[a] + 2 * g->radius : 1;
     f->stride[a] = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
     f->ncells *= (size_t)f->padded[a];
-    f->has_layer[a] = GridRangeInLayer(g, a, g->start[a], g->start[a] + g->size[a]);
-    if (!a) {
-      f->core[0] = PetscMax(0, PetscMin(g->size[0], g->pml[0][0] - g->start[0]));
-      f->core[1] = PetscMax(f->core[0], PetscMin(g->size[0], g->pml[0][0] + g->n[0] - g->start[0]));
-    }
+    f->core[a][0] = PetscMax(0, PetscMin(g->size[a], g->pml[a][0] - g->start[a]));
+    f->core[a][1] = PetscMax(f->core[a][0], PetscMin(g->size[a], g->pml[a][0] + g->n[a] - g->start[a]));
     for (PetscInt s = 0; s < 2; s++) f->free_surface[a][s] = GridFreeSurface(g, a, s);
     for (PetscInt k = 0; k <= g->radius; k++) {
       const double h = a < g->dim ? g->d[a] : 1;
@@ -47,6 +67,8 @@ static void FieldsDescribe(const Grid *g, Fields *f)
       f->c1[a][k]    = (float)(fwi_d1_weight((int)g->order, (int)k) / h);
     }
   }
+  for (PetscInt a = 0; a < g->dim; a++)
+    for (PetscInt s = 0; s < 2; s++) SlabDescribe(f, a, s, &f->slab[a][s]);
 }
 
 /* The CPML weights of every padded index along axis a (zero in the core and in ghosts). */
@@ -167,7 +189,8 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   }
   PetscCall(PetscFree(host));
 
-  /* halo: u across every face; psi_a across the faces of axis a where both sides have a layer */
+  PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
+  PetscCall(PetscMemzero(&hl, sizeof(hl)));
   hl.dim   = g->dim;
   hl.width = g->radius;
   for (PetscInt a = 0; a < HALO_MAXDIM; a++) {
@@ -175,20 +198,25 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
     hl.neighbor[a][0] = g->nbr[a][0];
     hl.neighbor[a][1] = g->nbr[a][1];
   }
-  PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
   PetscCall(HaloCreate(comm, &hl, HALO_HOST, &p->halo));
-  p->nfields = 1;
-  for (PetscInt a = 0; a < g->dim; a++) {
-    unsigned faces = 0;
-    if (!f->has_layer[a]) continue;
-    for (PetscInt s = 0; s < 2; s++)
-      if (GridNeighborInLayer(g, a, s)) faces |= HALO_FACE(a, s);
-    if (faces) {
-      p->xfields[p->nfields].data  = f->psi[a];
-      p->xfields[p->nfields].faces = faces;
-      p->nfields++;
+  /* a slab is a field of its own: its axis cut to the slab, neighbours only
+     across the faces of that axis that cut through the same layer */
+  for (PetscInt a = 0; a < g->dim; a++)
+    for (PetscInt s = 0; s < 2; s++) {
+      const LayerSlab *slab = &f->slab[a][s];
+      HaloLayout       sl   = hl;
+      PetscBool        any  = PETSC_FALSE;
+      if (slab->hi == slab->lo) continue;
+      sl.n[a] = slab->hi - slab->lo - 2 * g->radius;
+      sl.tag  = (int)(1 + 2 * a + s);
+      for (PetscInt b = 0; b < HALO_MAXDIM; b++)
+        for (PetscInt t = 0; t < 2; t++) {
+          const PetscBool cut = b == a && GridFaceInLayer(g, a, t) == s ? PETSC_TRUE : PETSC_FALSE;
+          sl.neighbor[b][t]   = cut ? g->nbr[a][t] : MPI_PROC_NULL;
+          any                 = any || cut;
+        }
+      if (any) PetscCall(HaloCreate(comm, &sl, HALO_HOST, &p->slab_halo[a][s]));
     }
-  }
   PetscCall(BuildBoxes(p));
   PetscCall(DecimatorCreate(t->m, t->nt, &p->decimator));
   PetscFunctionReturn(0);
@@ -199,9 +227,37 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
   PetscFunctionBeginUser;
   if (p->ops) PetscCall(p->ops->free(&p->f));
   PetscCall(HaloDestroy(&p->halo));
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt s = 0; s < 2; s++) PetscCall(HaloDestroy(&p->slab_halo[a][s]));
   PetscCall(PetscFree(p->box[0]));
   PetscCall(PetscFree(p->box[1]));
   PetscCall(DecimatorDestroy(&p->decimator));
+  PetscFunctionReturn(0);
+}
+
+/* Starts the exchange of u and of the CPML memory psi. */
+static PetscErrorCode ExchangeBegin(Propagator *p)
+{
+  const HaloField u = {p->f.u, HALO_ALL_FACES};
+
+  PetscFunctionBeginUser;
+  PetscCall(HaloExchangeBegin(p->halo, 1, &u));
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt s = 0; s < 2; s++)
+      if (p->slab_halo[a][s]) {
+        const HaloField psi = {p->f.slab[a][s].psi, HALO_AXIS(a)};
+        PetscCall(HaloExchangeBegin(p->slab_halo[a][s], 1, &psi));
+      }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ExchangeEnd(Propagator *p)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HaloExchangeEnd(p->halo));
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt s = 0; s < 2; s++)
+      if (p->slab_halo[a][s]) PetscCall(HaloExchangeEnd(p->slab_halo[a][s]));
   PetscFunctionReturn(0);
 }
 
@@ -263,9 +319,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
 
     PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
-    p->xfields[0].data  = f->u;
-    p->xfields[0].faces = HALO_ALL_FACES;
-    PetscCall(HaloExchangeBegin(p->halo, p->nfields, p->xfields));
+    PetscCall(ExchangeBegin(p));
     PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
 
     PetscCall(PetscLogEventBegin(FWI_INTERIOR, 0, 0, 0, 0));
@@ -273,7 +327,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(PetscLogEventEnd(FWI_INTERIOR, 0, 0, 0, 0));
 
     PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
-    PetscCall(HaloExchangeEnd(p->halo));
+    PetscCall(ExchangeEnd(p));
     PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
 
     PetscCall(PetscLogEventBegin(FWI_SHELL, 0, 0, 0, 0));

@@ -40,11 +40,10 @@ typedef struct {
   const KernelOps *ops;
   const Grid      *grid;
   Fields           f;
-  Halo             halo;
+  Halo             halo;            /* u, across every face */
+  Halo             slab_halo[3][2]; /* psi of each layer slab, across the faces of its axis that cut its layer */
   PetscInt         nbox[2];  /* interior, shell */
   Box             *box[2];
-  PetscInt         nfields;  /* exchanged each step */
-  HaloField        xfields[1 + 3];
   PropagatorSettings settings;
   Decimator        decimator; /* receiver traces: internal step -> recording interval */
 } Propagator;

@@ -24,6 +24,7 @@ typedef struct {
   PetscInt    n[HALO_MAXDIM];              /* owned cells per axis (1 beyond dim) */
   PetscInt    width;                       /* ghost cells per side */
   PetscMPIInt neighbor[HALO_MAXDIM][2];    /* face neighbours, MPI_PROC_NULL at edges */
+  int         tag;                         /* halos in flight at once on one comm need distinct tags */
 } HaloLayout;
 
 /* One field to exchange: its base pointer (first padded cell) and the faces it

@@ -24,41 +24,45 @@ static inline PetscInt TileCount(PetscInt rows)
   return PetscMax(1, PetscMin(rows, (want + threads - 1) / threads * threads));
 }
 
-/* One row (fixed i1, i2) of cells along z.  Every kernel below is
-   instantiated per stencil radius R and dimension DIM so the stencil loops
-   unroll and the row loop vectorises; L says which axes' CPML terms apply
-   (bit a: axis a).  Profiles vary along the row for axis 0 and are constant
-   along it for axes 1 and 2. */
+/* One segment of a row (fixed i1, i2) of cells along z: pointers at its first
+   cell, indexed by j = 0, 1, ...  Every kernel below is instantiated per
+   stencil radius R and dimension DIM so the stencil loops unroll and the
+   loop along the row vectorises; L says which axes' CPML terms apply (bit a:
+   axis a).  Profiles vary along the row for axis 0 and are constant along it
+   for axes 1 and 2. */
 typedef struct {
   const float *u, *v, *pa0, *pb0;
   float       *up, *psi[3], *zeta[3];
   float        pa[3], pb[3];
 } Row;
 
-static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, unsigned L, Row *w)
+/* zside: which z layer (0 low, 1 high) the segment lies in, when L has bit 0. */
+static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt lo, unsigned L, PetscInt zside, Row *w)
 {
-  const ptrdiff_t row = RowStart(f, i1, i2);
-  const PetscInt  r = f->radius, k[3] = {0, i1 + r, i2 + r};
+  const PetscInt  r = f->radius, p[3] = {lo + r, i1 + r, i2 + (f->dim > 2 ? r : 0)};
+  const ptrdiff_t cell = p[0] + p[1] * f->stride[1] + p[2] * f->stride[2];
 
-  w->u   = f->u + row;
-  w->up  = f->uprev + row;
-  w->v   = f->vdt2 + row;
-  w->pa0 = f->pml_a[0] ? f->pml_a[0] + r : NULL;
-  w->pb0 = f->pml_b[0] ? f->pml_b[0] + r : NULL;
+  w->u   = f->u + cell;
+  w->up  = f->uprev + cell;
+  w->v   = f->vdt2 + cell;
+  w->pa0 = f->pml_a[0] + p[0];
+  w->pb0 = f->pml_b[0] + p[0];
   for (PetscInt a = 0; a < 3; a++) {
-    const PetscBool on = (L & (1u << a)) && f->psi[a] ? PETSC_TRUE : PETSC_FALSE;
-    w->psi[a]          = on ? f->psi[a] + row : NULL;
-    w->zeta[a]         = on ? f->zeta[a] + row : NULL;
-    w->pa[a]           = on && a ? f->pml_a[a][k[a]] : 0;
-    w->pb[a]           = on && a ? f->pml_b[a][k[a]] : 0;
+    const PetscInt   side = a ? (p[a] - r < f->core[a][0] ? 0 : 1) : zside;
+    const LayerSlab *slab = &f->slab[a][side];
+    const PetscBool  on   = (L & (1u << a)) ? PETSC_TRUE : PETSC_FALSE;
+    w->psi[a]             = on ? slab->psi + SlabIndex(slab, a, p) : NULL;
+    w->zeta[a]            = on ? slab->zeta + SlabIndex(slab, a, p) : NULL;
+    w->pa[a]              = on && a ? f->pml_a[a][p[a]] : 0;
+    w->pb[a]              = on && a ? f->pml_b[a][p[a]] : 0;
   }
 }
 
-/* The Laplacian term of axis A at i0, with its CPML memory where L says so. */
+/* The Laplacian term of axis A at j, with its CPML memory where L says so. */
 #define AXIS_TERM(A, R, S) \
-  ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + i0, S, f->c2[A], R), fwi_d1(w->psi[A] + i0, S, f->c1[A], R), A ? w->pa[A] : w->pa0[i0], \
-                                   A ? w->pb[A] : w->pb0[i0], &w->zeta[A][i0]) \
-                   : fwi_d2(w->u + i0, S, f->c2[A], R))
+  ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + j, S, f->c2[A], R), fwi_d1(w->psi[A] + j, S, f->c1[A], R), A ? w->pa[A] : w->pa0[j], \
+                                   A ? w->pb[A] : w->pb0[j], &w->zeta[A][j]) \
+                   : fwi_d2(w->u + j, S, f->c2[A], R))
 
 /* Calls fn(..., L) with L a literal, so each CPML combination gets its own
    vectorised loop without per-cell branches. */
@@ -77,23 +81,22 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, unsigned 
 #define DEFINE_ROW_KERNELS(R, DIM) \
   /* leapfrog over [lo, hi) with the CPML terms of the axes in L; the sum is
      (term_z + term_x) + term_y in every variant */ \
-  static inline __attribute__((always_inline)) void SegmentStep_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, \
-                                                                             PetscInt lo, PetscInt hi) \
+  static inline __attribute__((always_inline)) void SegmentStepL_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, PetscInt len) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
-    _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) \
+    _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) \
     { \
       float lap = AXIS_TERM(0, R, 1) + AXIS_TERM(1, R, s1); \
       if (DIM == 3) lap += AXIS_TERM(2, R, s2); \
-      w->up[i0] = fwi_leapfrog(w->u[i0], w->up[i0], w->v[i0], lap); \
+      w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
     } \
   } \
-  static void RowStep_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt lo, PetscInt hi) \
+  static void SegmentStep_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
   { \
-    WITH_LITERAL_L(L, SegmentStep_##DIM##d_r##R(f, w, L_, lo, hi)) \
+    WITH_LITERAL_L(L, SegmentStepL_##DIM##d_r##R(f, w, L_, len)) \
   } \
   /* psi <- b psi + a du/dx on the axes in L, after every read of the old psi */ \
-  static void RowMemory_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt lo, PetscInt hi) \
+  static void SegmentMemory_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
   { \
     for (int a = 0; a < DIM; a++) { \
       if (!(L & (1u << a))) continue; \
@@ -102,9 +105,9 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, unsigned 
       const ptrdiff_t       s   = f->stride[a]; \
       if (a) { \
         const float pa = w->pa[a], pb = w->pb[a]; \
-        _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) psi[i0] = fwi_cpml_psi(psi[i0], fwi_d1(u + i0, s, f->c1[a], R), pa, pb); \
+        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, s, f->c1[a], R), pa, pb); \
       } else { \
-        _Pragma("omp simd") for (PetscInt i0 = lo; i0 < hi; i0++) psi[i0] = fwi_cpml_psi(psi[i0], fwi_d1(u + i0, 1, f->c1[0], R), w->pa0[i0], w->pb0[i0]); \
+        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, 1, f->c1[0], R), w->pa0[j], w->pb0[j]); \
       } \
     } \
   } \
@@ -112,20 +115,28 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, unsigned 
   static void Step_##DIM##d_r##R(Fields *f, const Box *b, PetscBool memory) \
   { \
     const unsigned L  = b->layer_axes & ~1u; /* axis 0 is split along each row */ \
-    const PetscInt c0 = PetscMax(b->lo[0], PetscMin(b->hi[0], f->core[0])); \
-    const PetscInt c1 = PetscMax(c0, PetscMin(b->hi[0], f->core[1])); \
+    const PetscInt c0 = PetscMax(b->lo[0], PetscMin(b->hi[0], f->core[0][0])); \
+    const PetscInt c1 = PetscMax(c0, PetscMin(b->hi[0], f->core[0][1])); \
     const PetscInt ntile = TileCount(b->hi[1] - b->lo[1]), tile = (b->hi[1] - b->lo[1] + ntile - 1) / ntile; \
-    void (*row)(const Fields *, const Row *, unsigned, PetscInt, PetscInt) = memory ? RowMemory_##DIM##d_r##R : RowStep_##DIM##d_r##R; \
+    void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = memory ? SegmentMemory_##DIM##d_r##R : SegmentStep_##DIM##d_r##R; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
       const PetscInt t0 = b->lo[1] + t * tile, t1 = PetscMin(t0 + tile, b->hi[1]); \
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
-          RowSetUp(f, i1, i2, L | 1u, &w); \
-          if (c0 > b->lo[0]) row(f, &w, L | 1u, b->lo[0], c0); \
-          if (c1 > c0) row(f, &w, L, c0, c1); \
-          if (b->hi[0] > c1) row(f, &w, L | 1u, c1, b->hi[0]); \
+          if (c0 > b->lo[0]) { \
+            RowSetUp(f, i1, i2, b->lo[0], L | 1u, 0, &w); \
+            segment(f, &w, L | 1u, c0 - b->lo[0]); \
+          } \
+          if (c1 > c0) { \
+            RowSetUp(f, i1, i2, c0, L, 0, &w); \
+            segment(f, &w, L, c1 - c0); \
+          } \
+          if (b->hi[0] > c1) { \
+            RowSetUp(f, i1, i2, c1, L | 1u, 1, &w); \
+            segment(f, &w, L | 1u, b->hi[0] - c1); \
+          } \
         } \
     } \
   }
@@ -230,10 +241,11 @@ static PetscErrorCode AllFinite(Fields *f, PetscBool *finite)
     X((f)->u, (f)->ncells); \
     X((f)->uprev, (f)->ncells); \
     for (PetscInt a_ = 0; a_ < (f)->dim; a_++) \
-      if ((f)->has_layer[a_]) { \
-        X((f)->psi[a_], (f)->ncells); \
-        X((f)->zeta[a_], (f)->ncells); \
-      } \
+      for (PetscInt s_ = 0; s_ < 2; s_++) \
+        if ((f)->slab[a_][s_].ncells) { \
+          X((f)->slab[a_][s_].psi, (f)->slab[a_][s_].ncells); \
+          X((f)->slab[a_][s_].zeta, (f)->slab[a_][s_].ncells); \
+        } \
   } while (0)
 #define FIELDS_MODEL(f, X) \
   do { \

@@ -3,9 +3,14 @@
    update, bit-identical results however a box is split, free-surface
    mirroring.
 
-   Which cells take an axis' CPML term: axis 0 where the cell lies outside
-   Fields.core (rows are split there), axes 1 and 2 where the box's
-   layer_axes bit is set.  Boxes set bit 0 when they reach outside the core. */
+   Which cells take an axis' CPML term: those whose owned index along the
+   axis lies outside Fields.core[a].  The test hands the kernels its regions
+   as propagate.c does: cut at the layer edges of axes 1 and 2, layer_axes
+   bit a >= 1 on the pieces inside axis a's layers, bit 0 on the pieces that
+   reach outside core[0] (the kernels split rows there).  A layer cell's psi
+   and zeta for axis a live in slab[a][0] below core[a], slab[a][1] above;
+   the reference reads and checks them there, and nothing else may change in
+   any slab. */
 #include "kernels.h"
 #include "unit_check.h"
 
@@ -27,10 +32,42 @@ static void FillRandom(float *x, size_t n, double lo, double hi)
   for (size_t i = 0; i < n; i++) x[i] = (float)Uniform(lo, hi);
 }
 
+/* Owned cells [core[a][0], core[a][1]) along axis a lie outside its layers. */
+#define CORE(l0, h0, l1, h1, l2, h2) ((const PetscInt[3][2]){{(l0), (h0)}, {(l1), (h1)}, {(l2), (h2)}})
+
+/* The slab of axis a's low (side 0) or high (side 1) layer as propagate.c's
+   SlabDescribe sets it. */
+static void SlabSetUp(const Fields *f, PetscInt a, PetscInt side, LayerSlab *s)
+{
+  const PetscInt r = f->radius, n = f->n[a], P = f->padded[a], cl = f->core[a][0], ch = f->core[a][1];
+
+  PetscMemzero(s, sizeof(*s));
+  if (side == 0 && cl > 0) s->hi = PetscMin(P, PetscMax(cl, r) + 2 * r);
+  if (side == 1 && ch < n) {
+    s->lo = PetscMax(0, PetscMin(ch, n - r));
+    s->hi = P;
+  }
+  if (s->hi == s->lo) return;
+  s->ncells = 1;
+  for (PetscInt b = 0; b < 3; b++) {
+    const PetscInt extent = b == a ? s->hi - s->lo : f->padded[b];
+    s->stride[b]          = b ? s->stride[b - 1] * (b - 1 == a ? s->hi - s->lo : f->padded[b - 1]) : 1;
+    s->ncells *= (size_t)extent;
+  }
+}
+
+/* The padded cells [lo, hi) a slab of axis a covers. */
+static void SlabRange(const Fields *f, PetscInt a, const LayerSlab *s, PetscInt lo[3], PetscInt hi[3])
+{
+  for (PetscInt b = 0; b < 3; b++) {
+    lo[b] = b == a ? s->lo : 0;
+    hi[b] = b == a ? s->hi : f->padded[b];
+  }
+}
+
 /* The descriptive members as propagate.c's FieldsDescribe sets them, then
-   alloc.  layers: bit a, the block meets the layer of axis a; along axis 0
-   cells [core0, core1) lie outside it (core1 < 0: n[0]). */
-static PetscErrorCode FieldsSetUp(PetscInt dim, PetscInt radius, const PetscInt n[3], unsigned layers, PetscInt core0, PetscInt core1, Fields *f)
+   alloc.  core: as Fields.core on the active axes (ignored beyond dim). */
+static PetscErrorCode FieldsSetUp(PetscInt dim, PetscInt radius, const PetscInt n[3], const PetscInt core[3][2], Fields *f)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(f, sizeof(*f)));
@@ -39,42 +76,53 @@ static PetscErrorCode FieldsSetUp(PetscInt dim, PetscInt radius, const PetscInt 
   f->radius = radius;
   f->ncells = 1;
   for (PetscInt a = 0; a < 3; a++) {
-    f->n[a]      = a < dim ? n[a] : 1;
-    f->padded[a] = a < dim ? f->n[a] + 2 * radius : 1;
-    f->stride[a] = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
-    f->ncells *= (size_t)f->padded[a];
-    f->has_layer[a] = (layers & (1u << a)) && a < dim ? PETSC_TRUE : PETSC_FALSE;
+    f->n[a]       = a < dim ? n[a] : 1;
+    f->padded[a]  = a < dim ? f->n[a] + 2 * radius : 1;
+    f->stride[a]  = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
+    f->ncells    *= (size_t)f->padded[a];
+    f->core[a][0] = a < dim ? core[a][0] : 0;
+    f->core[a][1] = a < dim ? core[a][1] : 1;
+    PetscCheck(0 <= f->core[a][0] && f->core[a][0] <= f->core[a][1] && f->core[a][1] <= f->n[a], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "test set-up: core [%d, %d) of axis %d outside [0, %d]", (int)f->core[a][0], (int)f->core[a][1], (int)a, (int)f->n[a]);
     for (PetscInt k = 0; k <= radius; k++) {
       const double h = a < dim ? spacing[a] : 1;
       f->c2[a][k]    = (float)(fwi_d2_weight((int)f->order, (int)k) / (h * h));
       f->c1[a][k]    = (float)(fwi_d1_weight((int)f->order, (int)k) / h);
     }
   }
-  f->core[0] = core0;
-  f->core[1] = core1 < 0 ? f->n[0] : core1;
-  PetscCheck(f->has_layer[0] || (f->core[0] == 0 && f->core[1] == f->n[0]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "test set-up: core without a layer");
+  for (PetscInt a = 0; a < dim; a++)
+    for (PetscInt s = 0; s < 2; s++) SlabSetUp(f, a, s, &f->slab[a][s]);
   PetscCall(KernelOpsCPU.alloc(f));
+  for (PetscInt a = 0; a < dim; a++)
+    for (PetscInt s = 0; s < 2; s++) {
+      const LayerSlab *sl = &f->slab[a][s];
+      for (size_t k = 0; k < sl->ncells; k++)
+        PetscCheck(sl->psi[k] == 0 && sl->zeta[k] == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "alloc left slab (%d, %d) not zeroed", (int)a, (int)s);
+    }
   PetscFunctionReturn(0);
 }
 
-/* Whether cell i of box b takes the CPML term of axis a. */
-static PetscBool InLayer(const Fields *f, const Box *b, PetscInt a, const PetscInt i[3])
+/* Which layer of axis a owned cell i lies in: 0 low, 1 high, -1 none. */
+static PetscInt LayerSide(const Fields *f, PetscInt a, const PetscInt i[3])
 {
-  if (!a) return i[0] < f->core[0] || i[0] >= f->core[1] ? PETSC_TRUE : PETSC_FALSE;
-  return b->layer_axes & (1u << a) ? PETSC_TRUE : PETSC_FALSE;
+  if (i[a] < f->core[a][0]) return 0;
+  if (i[a] >= f->core[a][1]) return 1;
+  return -1;
 }
 
-/* Random state everywhere, ghosts included; CPML profiles in plausible ranges. */
+/* Random state everywhere, ghosts and every cell of every slab included;
+   CPML profiles in plausible ranges. */
 static void FieldsRandomize(Fields *f)
 {
   FillRandom(f->u, f->ncells, -1, 1);
   FillRandom(f->uprev, f->ncells, -1, 1);
   FillRandom(f->vdt2, f->ncells, 0.05, 0.3);
   for (PetscInt a = 0; a < f->dim; a++) {
-    if (f->has_layer[a]) {
-      FillRandom(f->psi[a], f->ncells, -1, 1);
-      FillRandom(f->zeta[a], f->ncells, -1, 1);
-    }
+    for (PetscInt s = 0; s < 2; s++)
+      if (f->slab[a][s].ncells) {
+        FillRandom(f->slab[a][s].psi, f->slab[a][s].ncells, -1, 1);
+        FillRandom(f->slab[a][s].zeta, f->slab[a][s].ncells, -1, 1);
+      }
     FillRandom(f->pml_a[a], (size_t)f->padded[a], -0.5, 0);
     FillRandom(f->pml_b[a], (size_t)f->padded[a], 0.5, 1);
   }
@@ -83,7 +131,7 @@ static void FieldsRandomize(Fields *f)
 /* A copy of the state a step or memory update changes. */
 typedef struct {
   size_t n;
-  float *uprev, *psi[3], *zeta[3];
+  float *uprev, *psi[3][2], *zeta[3][2];
 } Snapshot;
 
 static PetscErrorCode SnapshotTake(const Fields *f, Snapshot *s)
@@ -94,10 +142,12 @@ static PetscErrorCode SnapshotTake(const Fields *f, Snapshot *s)
   PetscCall(PetscMalloc1(s->n, &s->uprev));
   PetscCall(PetscArraycpy(s->uprev, f->uprev, s->n));
   for (PetscInt a = 0; a < f->dim; a++)
-    if (f->has_layer[a]) {
-      PetscCall(PetscMalloc2(s->n, &s->psi[a], s->n, &s->zeta[a]));
-      PetscCall(PetscArraycpy(s->psi[a], f->psi[a], s->n));
-      PetscCall(PetscArraycpy(s->zeta[a], f->zeta[a], s->n));
+    for (PetscInt t = 0; t < 2; t++) {
+      const LayerSlab *sl = &f->slab[a][t];
+      if (!sl->ncells) continue;
+      PetscCall(PetscMalloc2(sl->ncells, &s->psi[a][t], sl->ncells, &s->zeta[a][t]));
+      PetscCall(PetscArraycpy(s->psi[a][t], sl->psi, sl->ncells));
+      PetscCall(PetscArraycpy(s->zeta[a][t], sl->zeta, sl->ncells));
     }
   PetscFunctionReturn(0);
 }
@@ -107,9 +157,11 @@ static PetscErrorCode SnapshotRestore(const Snapshot *s, Fields *f)
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(f->uprev, s->uprev, s->n));
   for (PetscInt a = 0; a < f->dim; a++)
-    if (f->has_layer[a]) {
-      PetscCall(PetscArraycpy(f->psi[a], s->psi[a], s->n));
-      PetscCall(PetscArraycpy(f->zeta[a], s->zeta[a], s->n));
+    for (PetscInt t = 0; t < 2; t++) {
+      const LayerSlab *sl = &f->slab[a][t];
+      if (!sl->ncells) continue;
+      PetscCall(PetscArraycpy(sl->psi, s->psi[a][t], sl->ncells));
+      PetscCall(PetscArraycpy(sl->zeta, s->zeta[a][t], sl->ncells));
     }
   PetscFunctionReturn(0);
 }
@@ -118,7 +170,8 @@ static PetscErrorCode SnapshotFree(Snapshot *s)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(s->uprev));
-  for (PetscInt a = 0; a < 3; a++) PetscCall(PetscFree2(s->psi[a], s->zeta[a]));
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt t = 0; t < 2; t++) PetscCall(PetscFree2(s->psi[a][t], s->zeta[a][t]));
   PetscFunctionReturn(0);
 }
 
@@ -129,12 +182,12 @@ static PetscBool InBox(const Box *b, const PetscInt i[3])
   return PETSC_TRUE;
 }
 
-/* Second and first differences in double with the magnitudes of their terms. */
-static double D2(const Fields *f, const float *x, ptrdiff_t i, PetscInt a, double *mag)
+/* Second and first differences along axis a (stride s in x) in double with
+   the magnitudes of their terms. */
+static double D2(const Fields *f, const float *x, ptrdiff_t i, ptrdiff_t s, PetscInt a, double *mag)
 {
-  const ptrdiff_t s = f->stride[a];
-  const double    h = spacing[a];
-  double          acc, c;
+  const double h = spacing[a];
+  double       acc, c;
 
   c    = fwi_d2_weight((int)f->order, 0) / (h * h);
   acc  = c * x[i];
@@ -147,10 +200,9 @@ static double D2(const Fields *f, const float *x, ptrdiff_t i, PetscInt a, doubl
   return acc;
 }
 
-static double D1(const Fields *f, const float *x, ptrdiff_t i, PetscInt a, double *mag)
+static double D1(const Fields *f, const float *x, ptrdiff_t i, ptrdiff_t s, PetscInt a, double *mag)
 {
-  const ptrdiff_t s = f->stride[a];
-  double          acc = 0;
+  double acc = 0;
 
   *mag = 0;
   for (PetscInt k = 1; k <= f->radius; k++) {
@@ -169,9 +221,66 @@ static PetscErrorCode CheckValue(const char *what, const char *name, const Petsc
   PetscFunctionReturn(0);
 }
 
-/* After ops.step(b) on state `before`: every cell of the box against the
-   reference, every other value unchanged.  Axes in b->layer_axes follow
-   fwi_cpml_term with psi and zeta of `before`. */
+/* Owned and padded index of a cell. */
+static void Padded(const Fields *f, const PetscInt i[3], PetscInt p[3])
+{
+  for (PetscInt a = 0; a < 3; a++) p[a] = i[a] + (a < f->dim ? f->radius : 0);
+}
+
+static void Owned(const Fields *f, const PetscInt p[3], PetscInt i[3])
+{
+  for (PetscInt a = 0; a < 3; a++) i[a] = p[a] - (a < f->dim ? f->radius : 0);
+}
+
+/* Offset of layer cell i in its slab of axis a, whose stencil along a must
+   stay inside that slab. */
+static PetscErrorCode SlabCell(const Fields *f, PetscInt a, const PetscInt i[3], ptrdiff_t *off)
+{
+  const PetscInt   s = LayerSide(f, a, i), r = f->radius;
+  const LayerSlab *sl;
+  PetscInt         p[3];
+
+  PetscFunctionBeginUser;
+  PetscCheck(s >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "test: cell not in a layer");
+  sl = &f->slab[a][s];
+  Padded(f, i, p);
+  PetscCheck(sl->hi > sl->lo && p[a] - r >= sl->lo && p[a] + r < sl->hi, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "slab (%d, %d) over [%d, %d) does not hold the stencil of cell (%d, %d, %d)", (int)a, (int)s, (int)sl->lo, (int)sl->hi, (int)i[0], (int)i[1],
+             (int)i[2]);
+  *off = SlabIndex(sl, a, p);
+  PetscFunctionReturn(0);
+}
+
+/* The reference term of axis a at owned cell i on state `before`: the
+   second difference of u, and in a layer fwi_cpml_term with psi and zeta of
+   the cell's slab (*z: zeta's new value). */
+static PetscErrorCode AxisTerm(const Fields *f, const Snapshot *before, PetscInt a, const PetscInt i[3], double *term, double *mag, double *z, double *zmag)
+{
+  const PetscInt s = LayerSide(f, a, i), k = i[a] + f->radius; /* padded index along a */
+  double         d2mag, dpsimag, t, tmag, pa, pb;
+  ptrdiff_t      off;
+
+  PetscFunctionBeginUser;
+  *term = D2(f, f->u, FieldsIndex(f, i), f->stride[a], a, &d2mag);
+  *mag  = d2mag;
+  *z = *zmag = 0;
+  if (s < 0) PetscFunctionReturn(0);
+  PetscCall(SlabCell(f, a, i, &off));
+  pa    = f->pml_a[a][k];
+  pb    = f->pml_b[a][k];
+  t     = *term + D1(f, before->psi[a][s], off, f->slab[a][s].stride[a], a, &dpsimag);
+  tmag  = d2mag + dpsimag;
+  *z    = pb * before->zeta[a][s][off] + pa * t;
+  *zmag = PetscAbsReal(pb * before->zeta[a][s][off]) + PetscAbsReal(pa) * tmag;
+  *term = t + *z;
+  *mag  = tmag + *zmag;
+  PetscFunctionReturn(0);
+}
+
+/* After stepping region b on state `before`: every cell of the region
+   against the reference, every other value unchanged, zeta of the region's
+   layer cells (in their own slab) against the reference, every other slab
+   value unchanged. */
 static PetscErrorCode CheckStep(const char *what, const Fields *f, const Snapshot *before, const Box *b)
 {
   const PetscInt r = f->radius;
@@ -186,29 +295,11 @@ static PetscErrorCode CheckStep(const char *what, const Fields *f, const Snapsho
         if (!InBox(b, i)) {
           PetscCheck(f->uprev[c] == before->uprev[c], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: step changed uprev at (%d, %d, %d) outside the box",
                      what, (int)i0, (int)i1, (int)i2);
-          for (PetscInt a = 0; a < f->dim; a++)
-            if (f->has_layer[a])
-              PetscCheck(f->zeta[a][c] == before->zeta[a][c], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: step changed zeta[%d] at (%d, %d, %d) outside the box",
-                         what, (int)a, (int)i0, (int)i1, (int)i2);
           continue;
         }
         for (PetscInt a = 0; a < f->dim; a++) {
-          double d2mag, term = D2(f, f->u, c, a, &d2mag), termmag = d2mag;
-          if (InLayer(f, b, a, i)) {
-            const PetscInt k  = i[a] + r; /* padded index along a */
-            const double   pa = f->pml_a[a][k], pb = f->pml_b[a][k];
-            double         dpsimag, t, tmag, z, zmag;
-            t    = term + D1(f, before->psi[a], c, a, &dpsimag);
-            tmag = d2mag + dpsimag;
-            z    = pb * before->zeta[a][c] + pa * t;
-            zmag = PetscAbsReal(pb * before->zeta[a][c]) + PetscAbsReal(pa) * tmag;
-            PetscCall(CheckValue(what, "zeta", i, f->zeta[a][c], z, zmag));
-            term    = t + z;
-            termmag = tmag + zmag;
-          } else if (f->has_layer[a]) {
-            PetscCheck(f->zeta[a][c] == before->zeta[a][c], PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                       "%s: step changed zeta[%d] at (%d, %d, %d), outside the layer of that axis", what, (int)a, (int)i0, (int)i1, (int)i2);
-          }
+          double term, termmag, z, zmag;
+          PetscCall(AxisTerm(f, before, a, i, &term, &termmag, &z, &zmag));
           lap += term;
           lapmag += termmag;
         }
@@ -217,39 +308,63 @@ static PetscErrorCode CheckStep(const char *what, const Fields *f, const Snapsho
         PetscCall(CheckValue(what, "u^{n+1}", i, f->uprev[c], next, mag));
       }
   for (PetscInt a = 0; a < f->dim; a++)
-    if (f->has_layer[a])
-      PetscCheck(!memcmp(f->psi[a], before->psi[a], sizeof(float) * f->ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: step changed psi[%d]", what, (int)a);
+    for (PetscInt s = 0; s < 2; s++) {
+      const LayerSlab *sl = &f->slab[a][s];
+      PetscInt         lo[3], hi[3], p[3], i[3];
+      if (!sl->ncells) continue;
+      SlabRange(f, a, sl, lo, hi);
+      for (p[2] = lo[2]; p[2] < hi[2]; p[2]++)
+        for (p[1] = lo[1]; p[1] < hi[1]; p[1]++)
+          for (p[0] = lo[0]; p[0] < hi[0]; p[0]++) {
+            const ptrdiff_t off = SlabIndex(sl, a, p);
+            Owned(f, p, i);
+            if (InBox(b, i) && LayerSide(f, a, i) == s) {
+              double term, termmag, z, zmag;
+              char   name[32];
+              PetscCall(AxisTerm(f, before, a, i, &term, &termmag, &z, &zmag));
+              PetscCall(PetscSNPrintf(name, sizeof name, "zeta (%d, %d)", (int)a, (int)s));
+              PetscCall(CheckValue(what, name, i, sl->zeta[off], z, zmag));
+            } else
+              PetscCheck(sl->zeta[off] == before->zeta[a][s][off], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                         "%s: step changed zeta of slab (%d, %d) at (%d, %d, %d), not a layer cell of that slab in the box", what, (int)a, (int)s, (int)i[0],
+                         (int)i[1], (int)i[2]);
+          }
+      PetscCheck(!memcmp(sl->psi, before->psi[a][s], sizeof(float) * sl->ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: step changed psi of slab (%d, %d)",
+                 what, (int)a, (int)s);
+    }
   PetscFunctionReturn(0);
 }
 
-/* After ops.advance_memory(b): psi_a <- b psi_a + a du/dx_a on the box's layer axes. */
+/* After advancing the memory over region b: psi <- b psi + a du/dx_a at the
+   region's layer cells of axis a, in their own slab; nothing else changes. */
 static PetscErrorCode CheckMemory(const char *what, const Fields *f, const Snapshot *before, const Box *b)
 {
-  const PetscInt r = f->radius;
-
   PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < f->dim; a++) {
-    if (!f->has_layer[a]) continue;
-    for (size_t c = 0; c < f->ncells; c++) {
-      PetscInt i[3], rest = (PetscInt)c;
-      for (PetscInt e = 0; e < 3; e++) {
-        i[e] = rest % f->padded[e] - (e < f->dim ? r : 0);
-        rest /= f->padded[e];
-      }
-      if (InBox(b, i) && InLayer(f, b, a, i)) {
-        const PetscInt k = i[a] + r;
-        double         dumag, want, mag;
-        const double   du = D1(f, f->u, (ptrdiff_t)c, a, &dumag);
-        want              = (double)f->pml_b[a][k] * before->psi[a][c] + (double)f->pml_a[a][k] * du;
-        mag               = PetscAbsReal((double)f->pml_b[a][k] * before->psi[a][c]) + PetscAbsReal(f->pml_a[a][k]) * dumag;
-        PetscCall(CheckValue(what, "psi", i, f->psi[a][c], want, mag));
-      } else
-        PetscCheck(f->psi[a][c] == before->psi[a][c], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: advance_memory changed psi[%d] at (%d, %d, %d)", what,
-                   (int)a, (int)i[0], (int)i[1], (int)i[2]);
+  for (PetscInt a = 0; a < f->dim; a++)
+    for (PetscInt s = 0; s < 2; s++) {
+      const LayerSlab *sl = &f->slab[a][s];
+      PetscInt         lo[3], hi[3], p[3], i[3];
+      if (!sl->ncells) continue;
+      SlabRange(f, a, sl, lo, hi);
+      for (p[2] = lo[2]; p[2] < hi[2]; p[2]++)
+        for (p[1] = lo[1]; p[1] < hi[1]; p[1]++)
+          for (p[0] = lo[0]; p[0] < hi[0]; p[0]++) {
+            const ptrdiff_t off = SlabIndex(sl, a, p);
+            Owned(f, p, i);
+            if (InBox(b, i) && LayerSide(f, a, i) == s) {
+              const PetscInt k = p[a];
+              double         dumag, want, mag;
+              const double   du = D1(f, f->u, FieldsIndex(f, i), f->stride[a], a, &dumag);
+              want = (double)f->pml_b[a][k] * before->psi[a][s][off] + (double)f->pml_a[a][k] * du;
+              mag  = PetscAbsReal((double)f->pml_b[a][k] * before->psi[a][s][off]) + PetscAbsReal(f->pml_a[a][k]) * dumag;
+              PetscCall(CheckValue(what, "psi", i, sl->psi[off], want, mag));
+            } else
+              PetscCheck(sl->psi[off] == before->psi[a][s][off], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                         "%s: advance_memory changed psi of slab (%d, %d) at (%d, %d, %d)", what, (int)a, (int)s, (int)i[0], (int)i[1], (int)i[2]);
+          }
+      PetscCheck(!memcmp(sl->zeta, before->zeta[a][s], sizeof(float) * sl->ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "%s: advance_memory changed zeta of slab (%d, %d)", what, (int)a, (int)s);
     }
-    for (size_t c = 0; c < f->ncells; c++)
-      PetscCheck(f->zeta[a][c] == before->zeta[a][c], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: advance_memory changed zeta[%d]", what, (int)a);
-  }
   PetscCheck(!memcmp(f->uprev, before->uprev, sizeof(float) * f->ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: advance_memory changed uprev", what);
   PetscFunctionReturn(0);
 }
@@ -257,81 +372,122 @@ static PetscErrorCode CheckMemory(const char *what, const Fields *f, const Snaps
 /* Bit 0 of layer_axes: the box reaches outside the core along axis 0. */
 static void BoxSetAxis0(const Fields *f, Box *b)
 {
-  const PetscBool core_only = b->lo[0] >= f->core[0] && b->hi[0] <= f->core[1];
+  const PetscBool core_only = b->lo[0] >= f->core[0][0] && b->hi[0] <= f->core[0][1];
   b->layer_axes             = (b->layer_axes & ~1u) | (core_only ? 0u : 1u);
 }
 
-/* axes: the layer_axes bits of axes 1 and 2. */
-static Box WholeBox(const Fields *f, unsigned axes)
+/* Every owned cell (layer_axes to be set by RegionApply). */
+static Box WholeBox(const Fields *f)
 {
   Box b;
   for (PetscInt a = 0; a < 3; a++) {
     b.lo[a] = 0;
     b.hi[a] = f->n[a];
   }
-  b.layer_axes = axes;
-  BoxSetAxis0(f, &b);
+  b.layer_axes = 0;
   return b;
 }
 
-/* Stepping the box in two halves along each axis (and an inner sub-box plus
-   the rest) is bit-identical to stepping it whole. */
+/* ops.step (memory: ops.advance_memory) over region b as propagate.c hands
+   regions to the kernels: cut at the layer edges of axes 1 and 2, bit a >= 1
+   of layer_axes on the pieces in the layers of axis a, bit 0 by BoxSetAxis0;
+   advance_memory on the pieces with a layer bit only. */
+static PetscErrorCode RegionApply(Fields *f, const Box *b, PetscBool memory)
+{
+  PetscInt cut[3][4], ncut[3];
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < 3; a++) {
+    cut[a][0] = b->lo[a];
+    ncut[a]   = 1;
+    for (PetscInt e = 0; e < 2; e++)
+      if (a && a < f->dim && f->core[a][e] > cut[a][ncut[a] - 1] && f->core[a][e] < b->hi[a]) cut[a][ncut[a]++] = f->core[a][e];
+    cut[a][ncut[a]] = b->hi[a];
+  }
+  for (PetscInt k = 0; k < ncut[2]; k++)
+    for (PetscInt j = 0; j < ncut[1]; j++) {
+      Box            p = *b;
+      const PetscInt idx[3] = {0, j, k};
+      p.layer_axes          = 0;
+      for (PetscInt a = 1; a < 3; a++) {
+        p.lo[a] = cut[a][idx[a]];
+        p.hi[a] = cut[a][idx[a] + 1];
+        if (a >= f->dim) continue;
+        if (p.hi[a] <= f->core[a][0] || p.lo[a] >= f->core[a][1]) p.layer_axes |= 1u << a;
+        else
+          PetscCheck(p.lo[a] >= f->core[a][0] && p.hi[a] <= f->core[a][1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "test: box piece straddles a layer edge of axis %d",
+                     (int)a);
+      }
+      BoxSetAxis0(f, &p);
+      if (p.hi[0] <= p.lo[0] || p.hi[1] <= p.lo[1] || p.hi[2] <= p.lo[2]) continue;
+      if (!memory) PetscCall(KernelOpsCPU.step(f, &p));
+      else if (p.layer_axes) PetscCall(KernelOpsCPU.advance_memory(f, &p));
+    }
+  PetscFunctionReturn(0);
+}
+
+/* Stepping the region in two halves along each axis (and an inner sub-box
+   plus the rest) is bit-identical to stepping it whole, in u and in every
+   slab's zeta. */
 static PetscErrorCode CheckSplit(const char *what, Fields *f, const Snapshot *before, const Box *whole)
 {
-  float *ref, *zref[3] = {NULL, NULL, NULL};
+  float *ref, *zref[3][2] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
 
   PetscFunctionBeginUser;
   PetscCall(SnapshotRestore(before, f));
-  PetscCall(KernelOpsCPU.step(f, whole));
+  PetscCall(RegionApply(f, whole, PETSC_FALSE));
   PetscCall(PetscMalloc1(f->ncells, &ref));
   PetscCall(PetscArraycpy(ref, f->uprev, f->ncells));
   for (PetscInt a = 0; a < f->dim; a++)
-    if (f->has_layer[a]) {
-      PetscCall(PetscMalloc1(f->ncells, &zref[a]));
-      PetscCall(PetscArraycpy(zref[a], f->zeta[a], f->ncells));
-    }
+    for (PetscInt s = 0; s < 2; s++)
+      if (f->slab[a][s].ncells) {
+        PetscCall(PetscMalloc1(f->slab[a][s].ncells, &zref[a][s]));
+        PetscCall(PetscArraycpy(zref[a][s], f->slab[a][s].zeta, f->slab[a][s].ncells));
+      }
   for (PetscInt a = 0; a < f->dim; a++)
     for (PetscInt cut = whole->lo[a] + 1; cut < whole->hi[a]; cut += PetscMax(1, (whole->hi[a] - whole->lo[a]) / 3)) {
       Box lo = *whole, hi = *whole;
       lo.hi[a] = cut;
       hi.lo[a] = cut;
-      BoxSetAxis0(f, &lo);
-      BoxSetAxis0(f, &hi);
       PetscCall(SnapshotRestore(before, f));
-      PetscCall(KernelOpsCPU.step(f, &hi));
-      PetscCall(KernelOpsCPU.step(f, &lo));
+      PetscCall(RegionApply(f, &hi, PETSC_FALSE));
+      PetscCall(RegionApply(f, &lo, PETSC_FALSE));
       PetscCheck(!memcmp(ref, f->uprev, sizeof(float) * f->ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB,
                  "%s: stepping the box split at %d along axis %d differs from stepping it whole", what, (int)cut, (int)a);
       for (PetscInt e = 0; e < f->dim; e++)
-        if (zref[e])
-          PetscCheck(!memcmp(zref[e], f->zeta[e], sizeof(float) * f->ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                     "%s: zeta[%d] after stepping the box split at %d along axis %d differs from stepping it whole", what, (int)e, (int)cut, (int)a);
+        for (PetscInt s = 0; s < 2; s++)
+          if (zref[e][s])
+            PetscCheck(!memcmp(zref[e][s], f->slab[e][s].zeta, sizeof(float) * f->slab[e][s].ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                       "%s: zeta of slab (%d, %d) after stepping the box split at %d along axis %d differs from stepping it whole", what, (int)e, (int)s,
+                       (int)cut, (int)a);
     }
   PetscCall(PetscFree(ref));
-  for (PetscInt a = 0; a < 3; a++) PetscCall(PetscFree(zref[a]));
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt s = 0; s < 2; s++) PetscCall(PetscFree(zref[a][s]));
   PetscFunctionReturn(0);
 }
 
-/* One step over the whole box and over a sub-box, against the reference,
-   then the split check.  layers: the axes whose layer the block meets (psi,
-   zeta allocated); [core0, core1): the cells outside the layer along axis 0
-   (core1 < 0: to the end); axes: layer_axes bits of axes 1, 2. */
-static PetscErrorCode TestStep(PetscInt dim, PetscInt radius, const PetscInt n[3], unsigned layers, PetscInt core0, PetscInt core1, unsigned axes)
+/* One step over the whole block and over a sub-box, against the reference,
+   the memory update over both where there are layers, then the split
+   check.  core: Fields.core (see FieldsSetUp). */
+static PetscErrorCode TestStep(PetscInt dim, PetscInt radius, const PetscInt n[3], const PetscInt core[3][2])
 {
-  Fields   f;
-  Snapshot before;
-  Box      whole, sub;
-  char     what[160], name[128];
+  Fields    f;
+  Snapshot  before;
+  Box       whole, sub;
+  PetscBool layers = PETSC_FALSE;
+  char      what[192], name[160];
 
   PetscFunctionBeginUser;
-  PetscCall(FieldsSetUp(dim, radius, n, layers, core0, core1, &f));
+  PetscCall(FieldsSetUp(dim, radius, n, core, &f));
   FieldsRandomize(&f);
   PetscCall(SnapshotTake(&f, &before));
-  whole = WholeBox(&f, axes);
-  PetscCall(PetscSNPrintf(name, sizeof name, "%dD radius %d, layers %#x, core [%d, %d), layer_axes %#x", (int)dim, (int)radius, layers, (int)f.core[0],
-                          (int)f.core[1], whole.layer_axes));
+  for (PetscInt a = 0; a < dim; a++) layers = layers || f.slab[a][0].ncells || f.slab[a][1].ncells ? PETSC_TRUE : PETSC_FALSE;
+  whole = WholeBox(&f);
+  PetscCall(PetscSNPrintf(name, sizeof name, "%dD radius %d, n (%d, %d, %d), core [%d, %d) [%d, %d) [%d, %d)", (int)dim, (int)radius, (int)f.n[0], (int)f.n[1],
+                          (int)f.n[2], (int)f.core[0][0], (int)f.core[0][1], (int)f.core[1][0], (int)f.core[1][1], (int)f.core[2][0], (int)f.core[2][1]));
   PetscCall(PetscSNPrintf(what, sizeof what, "%s, whole box", name));
-  PetscCall(KernelOpsCPU.step(&f, &whole));
+  PetscCall(RegionApply(&f, &whole, PETSC_FALSE));
   PetscCall(CheckStep(what, &f, &before, &whole));
 
   sub = whole;
@@ -339,19 +495,18 @@ static PetscErrorCode TestStep(PetscInt dim, PetscInt radius, const PetscInt n[3
     sub.lo[a] = 1 + a;
     sub.hi[a] = f.n[a] - 2;
   }
-  BoxSetAxis0(&f, &sub);
   PetscCall(PetscSNPrintf(what, sizeof what, "%s, sub-box", name));
   PetscCall(SnapshotRestore(&before, &f));
-  PetscCall(KernelOpsCPU.step(&f, &sub));
+  PetscCall(RegionApply(&f, &sub, PETSC_FALSE));
   PetscCall(CheckStep(what, &f, &before, &sub));
 
   if (layers) {
     PetscCall(PetscSNPrintf(what, sizeof what, "%s, advance_memory", name));
     PetscCall(SnapshotRestore(&before, &f));
-    PetscCall(KernelOpsCPU.advance_memory(&f, &sub));
+    PetscCall(RegionApply(&f, &sub, PETSC_TRUE));
     PetscCall(CheckMemory(what, &f, &before, &sub));
     PetscCall(SnapshotRestore(&before, &f));
-    PetscCall(KernelOpsCPU.advance_memory(&f, &whole));
+    PetscCall(RegionApply(&f, &whole, PETSC_TRUE));
     PetscCall(CheckMemory(what, &f, &before, &whole));
   }
 
@@ -371,7 +526,7 @@ static PetscErrorCode TestFreeSurface(PetscInt dim, PetscInt radius, const Petsc
   const PetscInt r = radius;
 
   PetscFunctionBeginUser;
-  PetscCall(FieldsSetUp(dim, radius, n, 0, 0, -1, &f));
+  PetscCall(FieldsSetUp(dim, radius, n, CORE(0, n[0], 0, n[1], 0, n[2]), &f));
   FieldsRandomize(&f);
   f.free_surface[axis][side] = PETSC_TRUE;
   PetscCall(PetscMalloc2(f.ncells, &u0, f.ncells, &up0));
@@ -415,22 +570,32 @@ int main(int argc, char **argv)
   for (PetscInt j = 0; j < 3; j++) {
     const PetscInt r = radii[j];
     /* no layers: the core kernel */
-    PetscCall(TestStep(2, r, n2, 0, 0, -1, 0));
-    PetscCall(TestStep(3, r, n3, 0, 0, -1, 0));
-    /* every cell in the layer of every axis */
-    PetscCall(TestStep(2, r, n2, 0x3, 0, 0, 0x2));
-    PetscCall(TestStep(3, r, n3, 0x7, 0, 0, 0x6));
+    PetscCall(TestStep(2, r, n2, CORE(0, 17, 0, 23, 0, 1)));
+    PetscCall(TestStep(3, r, n3, CORE(0, 9, 0, 10, 0, 11)));
+    /* every cell in a layer of every axis: the high ones (core [0, 0)), the low ones (core [n, n)), mixed */
+    PetscCall(TestStep(2, r, n2, CORE(0, 0, 0, 0, 0, 1)));
+    PetscCall(TestStep(2, r, n2, CORE(17, 17, 23, 23, 0, 1)));
+    PetscCall(TestStep(3, r, n3, CORE(0, 0, 10, 10, 0, 0)));
+    PetscCall(TestStep(3, r, n3, CORE(9, 9, 0, 0, 11, 11)));
     /* rows split into layer, core, layer along axis 0 */
-    PetscCall(TestStep(2, r, n2, 0x3, 3, n2[0] - 5, 0x2));
-    PetscCall(TestStep(3, r, n3, 0x7, 2, n3[0] - 4, 0x6));
-    PetscCall(TestStep(2, r, long2, 0, 0, -1, 0));
-    PetscCall(TestStep(2, r, long2, 0x3, 20, 581, 0x2));
-    PetscCall(TestStep(3, r, long3, 0x7, 10, 290, 0x4));
-    /* in the layers of some axes only: the others take the plain second difference */
-    PetscCall(TestStep(2, r, n2, 0x2, 0, -1, 0x2));
-    PetscCall(TestStep(2, r, n2, 0x1, 5, -1, 0));
-    PetscCall(TestStep(3, r, n3, 0x5, 0, 4, 0x4));
-    PetscCall(TestStep(3, r, n3, 0x7, 2, n3[0] - 4, 0x2));
+    PetscCall(TestStep(2, r, n2, CORE(3, 12, 0, 0, 0, 1)));
+    PetscCall(TestStep(3, r, n3, CORE(2, 5, 10, 10, 0, 0)));
+    PetscCall(TestStep(2, r, long2, CORE(0, 601, 0, 5, 0, 1)));
+    PetscCall(TestStep(2, r, long2, CORE(20, 581, 0, 0, 0, 1)));
+    PetscCall(TestStep(3, r, long3, CORE(10, 290, 0, 4, 5, 5)));
+    /* in the layers of some axes only, or of one side only: the others take the plain second difference */
+    PetscCall(TestStep(2, r, n2, CORE(0, 17, 0, 0, 0, 1)));
+    PetscCall(TestStep(2, r, n2, CORE(5, 17, 0, 23, 0, 1)));
+    PetscCall(TestStep(2, r, n2, CORE(0, 17, 0, 17, 0, 1)));
+    PetscCall(TestStep(3, r, n3, CORE(0, 4, 0, 10, 0, 0)));
+    PetscCall(TestStep(3, r, n3, CORE(2, 5, 10, 10, 0, 11)));
+    PetscCall(TestStep(3, r, n3, CORE(0, 9, 0, 10, 4, 11)));
+    PetscCall(TestStep(3, r, n3, CORE(0, 9, 0, 6, 0, 11)));
+    /* low and high layers of the same axis in one block, on every axis; narrow cores, where the two slabs overlap */
+    PetscCall(TestStep(2, r, n2, CORE(3, 15, 4, 19, 0, 1)));
+    PetscCall(TestStep(3, r, n3, CORE(3, 7, 2, 7, 3, 9)));
+    PetscCall(TestStep(3, r, n3, CORE(1, 8, 4, 5, 5, 6)));
+    PetscCall(TestStep(3, r, long3, CORE(10, 290, 1, 3, 2, 3)));
     for (PetscInt a = 0; a < 3; a++)
       for (PetscInt s = 0; s < 2; s++) {
         if (a < 2) PetscCall(TestFreeSurface(2, r, n2, a, s));
@@ -440,8 +605,9 @@ int main(int argc, char **argv)
   {
     Fields f;
     Box    b;
-    PetscCall(FieldsSetUp(2, 3, n2, 0, 0, -1, &f));
-    b = WholeBox(&f, 0);
+    PetscCall(FieldsSetUp(2, 3, n2, CORE(0, 17, 0, 23, 0, 1), &f));
+    b = WholeBox(&f);
+    BoxSetAxis0(&f, &b);
     EXPECT_ERROR(KernelOpsCPU.step(&f, &b), "radius 3");
     PetscCall(KernelOpsCPU.free(&f));
   }
