@@ -76,6 +76,14 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
                "; use fewer subdomains along %s (-da_processors_%s)",
                g->size[a], axis_name[a], g->radius, order, axis_name[a], axis_name[a]);
   }
+  /* the ghosts beyond a free surface mirror the first `radius` cells past the
+     surface sample, which must therefore be this rank's own */
+  for (PetscInt a = 0; a < dim; a++)
+    for (PetscInt s = 0; s < 2; s++)
+      PetscCheck(!GridFreeSurface(g, a, s) || g->size[a] > g->radius, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+                 "Subdomain on the free surface too thin: %" PetscInt_FMT " cells along %s, at least %" PetscInt_FMT " needed at order %" PetscInt_FMT
+                 "; use fewer subdomains along %s (-da_processors_%s)",
+                 g->size[a], axis_name[a], g->radius + 1, order, axis_name[a], axis_name[a]);
   /* DMDAGetNeighbors: 3^dim ranks, first DMDA axis fastest, -1 off the grid. */
   {
     const PetscInt centre = dim == 2 ? 4 : 13;

@@ -118,9 +118,9 @@ static void SplitAtLayers(const Grid *g, const Box *b, Box *out, PetscInt *nout)
       }
 }
 
-/* Interior: owned cells whose stencil reads no ghost that changes (ghosts
-   from neighbours or mirrored at a free surface).  Shell: the rest, as
-   slabs taking the slow axes in full so rows stay long. */
+/* Interior: owned cells whose stencil reads no ghost filled by a neighbour
+   (ghosts beyond a free surface are mirrored before the interior starts).
+   Shell: the rest, as slabs taking the slow axes in full so rows stay long. */
 static PetscErrorCode BuildBoxes(Propagator *p)
 {
   const Grid *g = p->grid;
@@ -132,8 +132,8 @@ static PetscErrorCode BuildBoxes(Propagator *p)
   inner.layer_axes = 0;
   for (PetscInt a = 0; a < 3; a++) {
     const PetscInt w = a < g->dim ? g->radius : 0;
-    inner.lo[a]      = (g->nbr[a][0] != MPI_PROC_NULL || f->free_surface[a][0]) ? w : 0;
-    inner.hi[a]      = f->n[a] - ((g->nbr[a][1] != MPI_PROC_NULL || f->free_surface[a][1]) ? w : 0);
+    inner.lo[a]      = g->nbr[a][0] != MPI_PROC_NULL ? w : 0;
+    inner.hi[a]      = f->n[a] - (g->nbr[a][1] != MPI_PROC_NULL ? w : 0);
     inner.hi[a]      = PetscMax(inner.hi[a], inner.lo[a]);
   }
   for (PetscInt a = 0; a < g->dim; a++)
@@ -319,6 +319,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
 
     PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
+    PetscCall(ops->mirror_ghosts(f));
     PetscCall(ExchangeBegin(p));
     PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
 
@@ -331,7 +332,6 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
 
     PetscCall(PetscLogEventBegin(FWI_SHELL, 0, 0, 0, 0));
-    PetscCall(ops->mirror_ghosts(f));
     PetscCall(StepBoxes(p, 1, PETSC_TRUE));
     PetscCall(PetscLogEventEnd(FWI_SHELL, 0, 0, 0, 0));
 

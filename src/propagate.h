@@ -1,6 +1,6 @@
 /* The time loop of one shot on one group:
-     record u^n -> Begin halo(u, psi) -> interior -> End halo -> free-surface
-     ghosts -> boundary shell -> advance CPML memory -> inject -> rotate. */
+     record u^n -> free-surface ghosts -> Begin halo(u, psi) -> interior ->
+     End halo -> boundary shell -> advance CPML memory -> inject -> rotate. */
 #pragma once
 #include <halofwi/halo.h>
 #include "grid.h"

@@ -150,6 +150,14 @@ def main():
         case("-da_processors_y in 2D", 2, SMALL + ["-geometry", geo_ok, "-da_processors_y", 2], scr.sub("o_grid_y"),
              [("da_processors_y", lambda low, out: "da_processors_y" in low)])
 
+        # a subdomain on a free surface must own the cells its ghosts mirror: 8 cells
+        # over 2 ranks = 4, not more than the 4 halo cells of order 8
+        case("free-surface subdomain thinner than halo + 1", 2,
+             ["-mode", "forward", "-vp", 2000, "-nx", 30, "-nz", 8, "-dx", DX, "-nt", 20, "-order", 8,
+              "-pml_top", 0, "-pml_bottom", 0, "-da_processors_z", 2, "-da_processors_x", 1,
+              "-geometry", geo_ok], scr.sub("o_thin_fs"),
+             [num(4), num(5), ("free surface", lambda low, out: "free surface" in low)])
+
         # subdomain thinner than the halo: 12 cells over 4 ranks = 3 < 4 (order 8)
         case("subdomain thinner than the halo", 4,
              ["-mode", "forward", "-vp", 2000, "-nx", 30, "-nz", 12, "-dx", DX, "-nt", 20, "-order", 8,

@@ -166,48 +166,39 @@ static PetscErrorCode StepOrMemory(Fields *f, const Box *b, PetscBool memory)
 static PetscErrorCode Step(Fields *f, const Box *b) { return StepOrMemory(f, b, PETSC_FALSE); }
 static PetscErrorCode AdvanceMemory(Fields *f, const Box *b) { return StepOrMemory(f, b, PETSC_TRUE); }
 
-/* Calls fn(f, a, s, base) for every free-surface face, base = the padded
-   index of the face's first surface cell; the face's cells are reached by
-   walking the other two axes over the owned range. */
-typedef void (*FaceFn)(Fields *, PetscInt a, PetscInt s, ptrdiff_t cell);
-
-static void ForEachSurfaceCell(Fields *f, FaceFn fn)
-{
-  for (PetscInt a = 0; a < f->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) {
-      if (!f->free_surface[a][s]) continue;
-      const PetscInt p = (a + 1) % 3, q = (a + 2) % 3;
-      for (PetscInt jq = 0; jq < f->n[q]; jq++)
-        for (PetscInt jp = 0; jp < f->n[p]; jp++) {
-          PetscInt i[3];
-          i[a] = s ? f->n[a] - 1 : 0;
-          i[p] = jp;
-          i[q] = jq;
-          fn(f, a, s, FieldsIndex(f, i));
-        }
+/* Runs BODY for every cell of every free-surface face: `cell` is its padded
+   index, `out` the step across the face away from the model. */
+#define FOR_EACH_SURFACE_CELL(f, BODY) \
+  for (PetscInt a = 0; a < (f)->dim; a++) \
+    for (PetscInt s = 0; s < 2; s++) { \
+      if (!(f)->free_surface[a][s]) continue; \
+      const PetscInt  p = (a + 1) % 3, q = (a + 2) % 3; \
+      const ptrdiff_t out = (s ? 1 : -1) * (f)->stride[a]; \
+      _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt jq = 0; jq < (f)->n[q]; jq++) \
+      { \
+        for (PetscInt jp = 0; jp < (f)->n[p]; jp++) { \
+          PetscInt i[3]; \
+          i[a] = s ? (f)->n[a] - 1 : 0; \
+          i[p] = jp; \
+          i[q] = jq; \
+          const ptrdiff_t cell = FieldsIndex((f), i); \
+          BODY; \
+        } \
+      } \
     }
-}
 
 /* Odd reflection about the surface sample, so u = 0 there to every order. */
-static void MirrorCell(Fields *f, PetscInt a, PetscInt s, ptrdiff_t cell)
-{
-  const ptrdiff_t out = (s ? 1 : -1) * f->stride[a];
-  for (PetscInt k = 1; k <= f->radius; k++) f->u[cell + k * out] = -f->u[cell - k * out];
-}
-
-static void ZeroCell(Fields *f, PetscInt a, PetscInt s, ptrdiff_t cell) { f->uprev[cell] = 0.0f; }
-
 static PetscErrorCode MirrorGhosts(Fields *f)
 {
   PetscFunctionBeginUser;
-  ForEachSurfaceCell(f, MirrorCell);
+  FOR_EACH_SURFACE_CELL(f, for (PetscInt k = 1; k <= f->radius; k++) f->u[cell + k * out] = -f->u[cell - k * out]);
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode ZeroSurface(Fields *f)
 {
   PetscFunctionBeginUser;
-  ForEachSurfaceCell(f, ZeroCell);
+  FOR_EACH_SURFACE_CELL(f, (void)out; f->uprev[cell] = 0.0f);
   PetscFunctionReturn(0);
 }
 
