@@ -49,6 +49,10 @@ typedef struct {
   float *pml_a[3], *pml_b[3];   /* 1D profiles over the padded index of axis a */
 } Fields;
 
+/* Sets every slab's range, strides and size from dim, radius, n, padded and
+   core (no memory). */
+void FieldsDescribeSlabs(Fields *f);
+
 typedef struct {
   const char *name;
   PetscErrorCode (*alloc)(Fields *);  /* every array zeroed */

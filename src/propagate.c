@@ -22,29 +22,6 @@ PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscRe
   PetscFunctionReturn(0);
 }
 
-/* The slab of axis a's low (side 0) or high (side 1) layer: the padded range
-   its layer cells and their stencil reach, and at least `radius` owned cells
-   so that it can be exchanged as a field of its own (the cells beyond the
-   layer are core cells, where psi stays zero). */
-static void SlabDescribe(const Fields *f, PetscInt a, PetscInt side, LayerSlab *s)
-{
-  const PetscInt r = f->radius, n = f->n[a], P = f->padded[a], cl = f->core[a][0], ch = f->core[a][1];
-
-  PetscMemzero(s, sizeof(*s));
-  if (side == 0 && cl > 0) s->hi = PetscMin(P, PetscMax(cl, r) + 2 * r);
-  if (side == 1 && ch < n) {
-    s->lo = PetscMax(0, PetscMin(ch, n - r));
-    s->hi = P;
-  }
-  if (s->hi == s->lo) return;
-  s->ncells = 1;
-  for (PetscInt b = 0; b < 3; b++) {
-    const PetscInt extent = b == a ? s->hi - s->lo : f->padded[b];
-    s->stride[b]          = b ? s->stride[b - 1] * (b - 1 == a ? s->hi - s->lo : f->padded[b - 1]) : 1;
-    s->ncells *= (size_t)extent;
-  }
-}
-
 /* Geometry of the padded fields, FD weights, layers and free surfaces. */
 static void FieldsDescribe(const Grid *g, Fields *f)
 {
@@ -67,8 +44,7 @@ static void FieldsDescribe(const Grid *g, Fields *f)
       f->c1[a][k]    = (float)(fwi_d1_weight((int)g->order, (int)k) / h);
     }
   }
-  for (PetscInt a = 0; a < g->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) SlabDescribe(f, a, s, &f->slab[a][s]);
+  FieldsDescribeSlabs(f);
 }
 
 /* The CPML weights of every padded index along axis a (zero in the core and in ghosts). */

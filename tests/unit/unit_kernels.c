@@ -35,27 +35,6 @@ static void FillRandom(float *x, size_t n, double lo, double hi)
 /* Owned cells [core[a][0], core[a][1]) along axis a lie outside its layers. */
 #define CORE(l0, h0, l1, h1, l2, h2) ((const PetscInt[3][2]){{(l0), (h0)}, {(l1), (h1)}, {(l2), (h2)}})
 
-/* The slab of axis a's low (side 0) or high (side 1) layer as propagate.c's
-   SlabDescribe sets it. */
-static void SlabSetUp(const Fields *f, PetscInt a, PetscInt side, LayerSlab *s)
-{
-  const PetscInt r = f->radius, n = f->n[a], P = f->padded[a], cl = f->core[a][0], ch = f->core[a][1];
-
-  PetscMemzero(s, sizeof(*s));
-  if (side == 0 && cl > 0) s->hi = PetscMin(P, PetscMax(cl, r) + 2 * r);
-  if (side == 1 && ch < n) {
-    s->lo = PetscMax(0, PetscMin(ch, n - r));
-    s->hi = P;
-  }
-  if (s->hi == s->lo) return;
-  s->ncells = 1;
-  for (PetscInt b = 0; b < 3; b++) {
-    const PetscInt extent = b == a ? s->hi - s->lo : f->padded[b];
-    s->stride[b]          = b ? s->stride[b - 1] * (b - 1 == a ? s->hi - s->lo : f->padded[b - 1]) : 1;
-    s->ncells *= (size_t)extent;
-  }
-}
-
 /* The padded cells [lo, hi) a slab of axis a covers. */
 static void SlabRange(const Fields *f, PetscInt a, const LayerSlab *s, PetscInt lo[3], PetscInt hi[3])
 {
@@ -90,8 +69,7 @@ static PetscErrorCode FieldsSetUp(PetscInt dim, PetscInt radius, const PetscInt 
       f->c1[a][k]    = (float)(fwi_d1_weight((int)f->order, (int)k) / h);
     }
   }
-  for (PetscInt a = 0; a < dim; a++)
-    for (PetscInt s = 0; s < 2; s++) SlabSetUp(f, a, s, &f->slab[a][s]);
+  FieldsDescribeSlabs(f);
   PetscCall(KernelOpsCPU.alloc(f));
   for (PetscInt a = 0; a < dim; a++)
     for (PetscInt s = 0; s < 2; s++) {
