@@ -44,6 +44,25 @@ static void SlabRange(const Fields *f, PetscInt a, const LayerSlab *s, PetscInt 
   }
 }
 
+/* Runs the body (the macro's last arguments) for every cell of every slab,
+   with a, s (axis, side), sl (the slab), p (padded index), i (owned index)
+   and off (offset in the slab's arrays) in scope. */
+#define FOR_EACH_SLAB_CELL(f, ...) \
+  for (PetscInt a = 0; a < (f)->dim; a++) \
+    for (PetscInt s = 0; s < 2; s++) { \
+      const LayerSlab *sl = &(f)->slab[a][s]; \
+      PetscInt         lo[3], hi[3], p[3], i[3]; \
+      if (!sl->ncells) continue; \
+      SlabRange((f), a, sl, lo, hi); \
+      for (p[2] = lo[2]; p[2] < hi[2]; p[2]++) \
+        for (p[1] = lo[1]; p[1] < hi[1]; p[1]++) \
+          for (p[0] = lo[0]; p[0] < hi[0]; p[0]++) { \
+            const ptrdiff_t off = SlabIndex(sl, a, p); \
+            Owned((f), p, i); \
+            __VA_ARGS__ \
+          } \
+    }
+
 /* The descriptive members as propagate.c's FieldsDescribe sets them, then
    alloc.  core: as Fields.core on the active axes (ignored beyond dim). */
 static PetscErrorCode FieldsSetUp(PetscInt dim, PetscInt radius, const PetscInt n[3], const PetscInt core[3][2], Fields *f)
@@ -111,6 +130,23 @@ typedef struct {
   size_t n;
   float *uprev, *psi[3][2], *zeta[3][2];
 } Snapshot;
+
+/* Every slab's psi (or zeta) array is as it was before `op`. */
+static PetscErrorCode CheckSlabArraysUnchanged(const char *what, const char *op, const char *array, const Fields *f, const Snapshot *before)
+{
+  PetscBool psi;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(array, "psi", &psi));
+  for (PetscInt a = 0; a < f->dim; a++)
+    for (PetscInt s = 0; s < 2; s++) {
+      const LayerSlab *sl = &f->slab[a][s];
+      if (!sl->ncells) continue;
+      PetscCheck(!memcmp(psi ? sl->psi : sl->zeta, psi ? before->psi[a][s] : before->zeta[a][s], sizeof(float) * sl->ncells), PETSC_COMM_SELF,
+                 PETSC_ERR_PLIB, "%s: %s changed %s of slab (%d, %d)", what, op, array, (int)a, (int)s);
+    }
+  PetscFunctionReturn(0);
+}
 
 static PetscErrorCode SnapshotTake(const Fields *f, Snapshot *s)
 {
@@ -285,31 +321,19 @@ static PetscErrorCode CheckStep(const char *what, const Fields *f, const Snapsho
         mag  = 2.0 * PetscAbsReal(f->u[c]) + PetscAbsReal(before->uprev[c]) + f->vdt2[c] * lapmag;
         PetscCall(CheckValue(what, "u^{n+1}", i, f->uprev[c], next, mag));
       }
-  for (PetscInt a = 0; a < f->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) {
-      const LayerSlab *sl = &f->slab[a][s];
-      PetscInt         lo[3], hi[3], p[3], i[3];
-      if (!sl->ncells) continue;
-      SlabRange(f, a, sl, lo, hi);
-      for (p[2] = lo[2]; p[2] < hi[2]; p[2]++)
-        for (p[1] = lo[1]; p[1] < hi[1]; p[1]++)
-          for (p[0] = lo[0]; p[0] < hi[0]; p[0]++) {
-            const ptrdiff_t off = SlabIndex(sl, a, p);
-            Owned(f, p, i);
-            if (InBox(b, i) && LayerSide(f, a, i) == s) {
-              double term, termmag, z, zmag;
-              char   name[32];
-              PetscCall(AxisTerm(f, before, a, i, &term, &termmag, &z, &zmag));
-              PetscCall(PetscSNPrintf(name, sizeof name, "zeta (%d, %d)", (int)a, (int)s));
-              PetscCall(CheckValue(what, name, i, sl->zeta[off], z, zmag));
-            } else
-              PetscCheck(sl->zeta[off] == before->zeta[a][s][off], PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                         "%s: step changed zeta of slab (%d, %d) at (%d, %d, %d), not a layer cell of that slab in the box", what, (int)a, (int)s, (int)i[0],
-                         (int)i[1], (int)i[2]);
-          }
-      PetscCheck(!memcmp(sl->psi, before->psi[a][s], sizeof(float) * sl->ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: step changed psi of slab (%d, %d)",
-                 what, (int)a, (int)s);
-    }
+  FOR_EACH_SLAB_CELL(f, {
+    if (InBox(b, i) && LayerSide(f, a, i) == s) {
+      double term, termmag, z, zmag;
+      char   name[32];
+      PetscCall(AxisTerm(f, before, a, i, &term, &termmag, &z, &zmag));
+      PetscCall(PetscSNPrintf(name, sizeof name, "zeta (%d, %d)", (int)a, (int)s));
+      PetscCall(CheckValue(what, name, i, sl->zeta[off], z, zmag));
+    } else
+      PetscCheck(sl->zeta[off] == before->zeta[a][s][off], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "%s: step changed zeta of slab (%d, %d) at (%d, %d, %d), not a layer cell of that slab in the box", what, (int)a, (int)s, (int)i[0],
+                 (int)i[1], (int)i[2]);
+  })
+  PetscCall(CheckSlabArraysUnchanged(what, "step", "psi", f, before));
   PetscFunctionReturn(0);
 }
 
@@ -318,31 +342,19 @@ static PetscErrorCode CheckStep(const char *what, const Fields *f, const Snapsho
 static PetscErrorCode CheckMemory(const char *what, const Fields *f, const Snapshot *before, const Box *b)
 {
   PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < f->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) {
-      const LayerSlab *sl = &f->slab[a][s];
-      PetscInt         lo[3], hi[3], p[3], i[3];
-      if (!sl->ncells) continue;
-      SlabRange(f, a, sl, lo, hi);
-      for (p[2] = lo[2]; p[2] < hi[2]; p[2]++)
-        for (p[1] = lo[1]; p[1] < hi[1]; p[1]++)
-          for (p[0] = lo[0]; p[0] < hi[0]; p[0]++) {
-            const ptrdiff_t off = SlabIndex(sl, a, p);
-            Owned(f, p, i);
-            if (InBox(b, i) && LayerSide(f, a, i) == s) {
-              const PetscInt k = p[a];
-              double         dumag, want, mag;
-              const double   du = D1(f, f->u, FieldsIndex(f, i), f->stride[a], a, &dumag);
-              want = (double)f->pml_b[a][k] * before->psi[a][s][off] + (double)f->pml_a[a][k] * du;
-              mag  = PetscAbsReal((double)f->pml_b[a][k] * before->psi[a][s][off]) + PetscAbsReal(f->pml_a[a][k]) * dumag;
-              PetscCall(CheckValue(what, "psi", i, sl->psi[off], want, mag));
-            } else
-              PetscCheck(sl->psi[off] == before->psi[a][s][off], PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                         "%s: advance_memory changed psi of slab (%d, %d) at (%d, %d, %d)", what, (int)a, (int)s, (int)i[0], (int)i[1], (int)i[2]);
-          }
-      PetscCheck(!memcmp(sl->zeta, before->zeta[a][s], sizeof(float) * sl->ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                 "%s: advance_memory changed zeta of slab (%d, %d)", what, (int)a, (int)s);
-    }
+  FOR_EACH_SLAB_CELL(f, {
+    if (InBox(b, i) && LayerSide(f, a, i) == s) {
+      const PetscInt k = p[a];
+      double         dumag, want, mag;
+      const double   du = D1(f, f->u, FieldsIndex(f, i), f->stride[a], a, &dumag);
+      want = (double)f->pml_b[a][k] * before->psi[a][s][off] + (double)f->pml_a[a][k] * du;
+      mag  = PetscAbsReal((double)f->pml_b[a][k] * before->psi[a][s][off]) + PetscAbsReal(f->pml_a[a][k]) * dumag;
+      PetscCall(CheckValue(what, "psi", i, sl->psi[off], want, mag));
+    } else
+      PetscCheck(sl->psi[off] == before->psi[a][s][off], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "%s: advance_memory changed psi of slab (%d, %d) at (%d, %d, %d)", what, (int)a, (int)s, (int)i[0], (int)i[1], (int)i[2]);
+  })
+  PetscCall(CheckSlabArraysUnchanged(what, "advance_memory", "zeta", f, before));
   PetscCheck(!memcmp(f->uprev, before->uprev, sizeof(float) * f->ncells), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: advance_memory changed uprev", what);
   PetscFunctionReturn(0);
 }
