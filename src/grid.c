@@ -103,12 +103,6 @@ PetscErrorCode GridDestroy(Grid *g)
   PetscFunctionReturn(0);
 }
 
-PetscBool GridRangeInLayer(const Grid *g, PetscInt a, PetscInt lo, PetscInt hi)
-{
-  if (a >= g->dim || hi <= lo) return PETSC_FALSE;
-  return (lo < g->pml[a][0] || hi > g->pml[a][0] + g->n[a]) ? PETSC_TRUE : PETSC_FALSE;
-}
-
 PetscInt GridFaceInLayer(const Grid *g, PetscInt a, PetscInt s)
 {
   /* the face lies between extended cells x-1 and x */

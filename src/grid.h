@@ -22,8 +22,6 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
                           const PetscInt pml[3][2], const PetscInt procs[3], Grid *g);
 PetscErrorCode GridDestroy(Grid *g);
 
-/* Does the extended range [lo, hi) along axis a meet that axis' layers? */
-PetscBool GridRangeInLayer(const Grid *g, PetscInt a, PetscInt lo, PetscInt hi);
 /* Does face (a, s) of the owned box, shared with a neighbour, cut through a
    layer of axis a?  0: through the low layer, 1: through the high one, -1:
    no neighbour there, or the face lies in the core or on a layer's edge. */

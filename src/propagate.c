@@ -67,12 +67,12 @@ static PetscErrorCode LayerProfile(const Grid *g, PetscInt a, PetscReal vmax, Pe
 }
 
 /* Splits box b at the layer edges of axes 1 and 2 (see Box); appends the pieces to out[]. */
-static void SplitAtLayers(const Grid *g, const Box *b, Box *out, PetscInt *nout)
+static void SplitAtLayers(const Fields *f, const Box *b, Box *out, PetscInt *nout)
 {
   PetscInt cut[3][4], ncut[3];
 
   for (PetscInt a = 0; a < 3; a++) {
-    const PetscInt core_lo = g->pml[a][0] - g->start[a], core_hi = core_lo + g->n[a];
+    const PetscInt core_lo = f->core[a][0], core_hi = f->core[a][1];
     cut[a][0] = b->lo[a];
     ncut[a]   = 1;
     if (a && core_lo > b->lo[a] && core_lo < b->hi[a]) cut[a][ncut[a]++] = core_lo;
@@ -88,7 +88,7 @@ static void SplitAtLayers(const Grid *g, const Box *b, Box *out, PetscInt *nout)
         for (PetscInt a = 0; a < 3; a++) {
           p.lo[a] = cut[a][idx[a]];
           p.hi[a] = cut[a][idx[a] + 1];
-          if (GridRangeInLayer(g, a, g->start[a] + p.lo[a], g->start[a] + p.hi[a])) p.layer_axes |= 1u << a;
+          if (p.lo[a] < f->core[a][0] || p.hi[a] > f->core[a][1]) p.layer_axes |= 1u << a;
         }
         if (p.hi[0] > p.lo[0] && p.hi[1] > p.lo[1] && p.hi[2] > p.lo[2]) out[(*nout)++] = p;
       }
@@ -127,8 +127,8 @@ static PetscErrorCode BuildBoxes(Propagator *p)
   PetscCall(PetscMalloc1(9, &p->box[0]));
   PetscCall(PetscMalloc1(9 * 6, &p->box[1]));
   p->nbox[0] = p->nbox[1] = 0;
-  SplitAtLayers(g, &inner, p->box[0], &p->nbox[0]);
-  for (PetscInt k = 0; k < nslab; k++) SplitAtLayers(g, &slab[k], p->box[1], &p->nbox[1]);
+  SplitAtLayers(f, &inner, p->box[0], &p->nbox[0]);
+  for (PetscInt k = 0; k < nslab; k++) SplitAtLayers(f, &slab[k], p->box[1], &p->nbox[1]);
   PetscFunctionReturn(0);
 }
 

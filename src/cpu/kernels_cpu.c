@@ -1,17 +1,10 @@
 /* CPU backend: OpenMP across rows, vectorised along z (axis 0, contiguous). */
 #include "kernels.h"
 #include <omp.h>
-#include <string.h>
 #if defined(__SSE__)
   #include <xmmintrin.h>
   #include <pmmintrin.h>
 #endif
-
-static inline ptrdiff_t RowStart(const Fields *f, PetscInt i1, PetscInt i2)
-{
-  const PetscInt i[3] = {0, i1, i2};
-  return FieldsIndex(f, i);
-}
 
 /* Rows are walked in tiles along axis 1 with axis 2 inside, so the 2r+1
    planes the y-stencil reads stay in cache: tiles of at most MAX_TILE rows,
