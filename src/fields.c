@@ -1,18 +1,21 @@
 /* Layout of the CPML memory slabs: see LayerSlab in kernels.h. */
 #include "kernels.h"
 
-/* The slab of axis a's low (side 0) or high (side 1) layer: the padded range
-   its layer cells and their stencil reach, and at least `radius` owned cells
-   so that it can be exchanged as a field of its own (the cells beyond the
-   layer are core cells, where psi stays zero). */
+/* The slab of axis a's low (side 0) or high (side 1) layer.  The adjoint
+   updates cells up to `radius` past the layer, reading `radius` further, so
+   the slab covers those cells and their stencil (ghosts included) and exists
+   on every rank that owns such a cell.  It also keeps at least `radius` owned
+   cells, so that it can be exchanged as a field of its own.  Beyond the layer
+   psi and zeta stay zero. */
 static void SlabDescribe(const Fields *f, PetscInt a, PetscInt side, LayerSlab *s)
 {
-  const PetscInt r = f->radius, n = f->n[a], P = f->padded[a], cl = f->core[a][0], ch = f->core[a][1];
+  const PetscInt r = f->radius, n = f->n[a], P = f->padded[a], lo = f->layer_edge[a][0], hi = f->layer_edge[a][1];
 
   PetscMemzero(s, sizeof(*s));
-  if (side == 0 && cl > 0) s->hi = PetscMin(P, PetscMax(cl, r) + 2 * r);
-  if (side == 1 && ch < n) {
-    s->lo = PetscMax(0, PetscMin(ch, n - r));
+  if (!f->layer[a][side]) return;
+  if (side == 0 && lo + r > 0) s->hi = PetscMin(P, PetscMax(lo, 0) + 3 * r);
+  if (side == 1 && hi - r < n) {
+    s->lo = PetscMin(PetscMax(0, hi - r), n - r);
     s->hi = P;
   }
   if (s->hi == s->lo) return;

@@ -103,15 +103,13 @@ PetscErrorCode GridDestroy(Grid *g)
   PetscFunctionReturn(0);
 }
 
-PetscInt GridFaceInLayer(const Grid *g, PetscInt a, PetscInt s)
+PetscBool GridFaceNearLayer(const Grid *g, PetscInt a, PetscInt t, PetscInt s)
 {
   /* the face lies between extended cells x-1 and x */
-  const PetscInt x = g->start[a] + (s ? g->size[a] : 0);
+  const PetscInt x = g->start[a] + (t ? g->size[a] : 0), core_hi = g->pml[a][0] + g->n[a];
 
-  if (a >= g->dim || g->nbr[a][s] == MPI_PROC_NULL) return -1;
-  if (x < g->pml[a][0]) return 0;
-  if (x > g->pml[a][0] + g->n[a]) return 1;
-  return -1;
+  if (a >= g->dim || g->nbr[a][t] == MPI_PROC_NULL || !g->pml[a][s]) return PETSC_FALSE;
+  return (s ? x > core_hi - g->radius : x < g->pml[a][0] + g->radius) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s)

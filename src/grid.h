@@ -22,9 +22,9 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
                           const PetscInt pml[3][2], const PetscInt procs[3], Grid *g);
 PetscErrorCode GridDestroy(Grid *g);
 
-/* Does face (a, s) of the owned box, shared with a neighbour, cut through a
-   layer of axis a?  0: through the low layer, 1: through the high one, -1:
-   no neighbour there, or the face lies in the core or on a layer's edge. */
-PetscInt GridFaceInLayer(const Grid *g, PetscInt a, PetscInt s);
+/* Must the CPML memory of the side-s layer of axis a be exchanged across
+   face t of the owned box?  Yes where a neighbour lies there and the face is
+   within `radius` cells of that layer or inside it: the adjoint reaches that far. */
+PetscBool GridFaceNearLayer(const Grid *g, PetscInt a, PetscInt t, PetscInt s);
 /* Is face (a, s) of the owned box a free surface (global edge, zero width)? */
 PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);

@@ -41,16 +41,22 @@ typedef struct {
   size_t    ncells;    /* padded cells */
   float     c2[3][FWI_MAX_RADIUS + 1], c1[3][FWI_MAX_RADIUS + 1]; /* weights / d^2 and / d per axis */
   PetscInt  core[3][2];         /* owned cells [core[a][0], core[a][1]) along axis a lie outside its layers */
+  PetscInt  layer_edge[3][2];   /* core[] before clipping to the owned cells (may lie beyond them) */
+  PetscBool layer[3][2];        /* the grid has a layer on side s of axis a */
   PetscBool free_surface[3][2]; /* face (axis, side) of the owned box is a free surface */
   /* backend memory (host or device) */
   float *u, *uprev;             /* u^n, u^{n-1}; a step writes u^{n+1} over uprev */
   float *vdt2;                  /* v^2 dt^2 */
   LayerSlab slab[3][2];         /* CPML memory per axis and side (low, high) */
-  float *pml_a[3], *pml_b[3];   /* 1D profiles over the padded index of axis a */
+  float *pml_a[3], *pml_b[3];   /* 1D profiles over the padded index of axis a; b != 0 exactly in the layers */
+  float *lap;                   /* forward: when set, a step also stores here the term v^2 dt^2 multiplies;
+                                   adjoint: that term of the matching forward step */
+  float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
 } Fields;
 
-/* Sets every slab's range, strides and size from dim, radius, n, padded and
-   core (no memory). */
+/* Sets every slab's range, strides and size from dim, radius, n, padded,
+   layer_edge and layer (no memory).  A slab exists on every rank with cells
+   within `radius` of its layer, since the adjoint reaches that far. */
 void FieldsDescribeSlabs(Fields *f);
 
 typedef struct {
@@ -66,6 +72,18 @@ typedef struct {
   PetscErrorCode (*inject)(Fields *, PetscInt n, const ptrdiff_t cell[], const float amp[]); /* uprev += vdt2 amp */
   PetscErrorCode (*record)(Fields *, PetscInt n, const ptrdiff_t cell[], float out[]);      /* out = u */
   PetscErrorCode (*all_finite)(Fields *, PetscBool *);
+  /* The adjoint step (see docs/numerics.md) on u = the adjoint field:
+       adjoint_step: uprev <- 2u - uprev + v^2 dt^2 lap(u) over the box, no
+                     CPML, and grad += u * lap;
+       adjoint_layers_begin (before the halo exchange): zeta <- u + zeta in the layers;
+       adjoint_layers_end (after every box): uprev += the CPML terms, then psi
+                     and zeta step back. */
+  PetscErrorCode (*adjoint_step)(Fields *, const Box *);
+  PetscErrorCode (*adjoint_layers_begin)(Fields *);
+  PetscErrorCode (*adjoint_layers_end)(Fields *);
+  PetscErrorCode (*alloc_array)(float **, size_t n); /* zeroed */
+  PetscErrorCode (*free_array)(float **);
+  PetscErrorCode (*download)(float *dst, const float *src, size_t n);
 } KernelOps;
 
 extern const KernelOps KernelOpsCPU;

@@ -1,6 +1,8 @@
-/* halofwi: domain-decomposed acoustic modelling (and, next, inversion). */
+/* halofwi: domain-decomposed acoustic modelling, gradients and inversion. */
 #include "events.h"
 #include "forward.h"
+#include "gradient.h"
+#include "invert.h"
 #include "options.h"
 
 static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
@@ -19,6 +21,12 @@ int main(int argc, char **argv)
   if (!ierr && !show_help) switch (o.mode) {
     case MODE_FORWARD:
       ierr = RunForward(PETSC_COMM_WORLD, &o);
+      break;
+    case MODE_GRADIENT:
+      ierr = RunGradient(PETSC_COMM_WORLD, &o);
+      break;
+    case MODE_INVERT:
+      ierr = RunInvert(PETSC_COMM_WORLD, &o);
       break;
     }
   /* PETSc has printed the error; end every rank so none waits in a collective. */

@@ -5,7 +5,7 @@
 
 PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
 {
-  const char *const modes[] = {"forward", "RunMode", "MODE_", NULL};
+  const char *const modes[] = {"forward", "gradient", "invert", "RunMode", "MODE_", NULL};
   /* side names in (axis, side) order */
   const char *const side_opt[3][2] = {
     {"-pml_top",   "-pml_bottom"},
@@ -81,6 +81,20 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, &set));
   PetscCall(PetscOptionsInt("-nan_check_interval", "Check the wavefield for NaN/Inf every this many steps", NULL, o->nan_check_interval, &o->nan_check_interval, NULL));
   PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines within a shot, 0 = none", NULL, o->progress_interval, &o->progress_interval, NULL));
+
+  PetscCall(PetscOptionsString("-observed_dir", "Observed data: shot_NNNN.rsf as -mode forward writes them (gradient, invert)", NULL, o->observed_dir, o->observed_dir,
+                               sizeof(o->observed_dir), NULL));
+  PetscCall(PetscOptionsReal("-vp_min", "Lower velocity bound (m/s); default 0.8 x the starting model's minimum", NULL, o->vp_min, &o->vp_min, NULL));
+  PetscCall(PetscOptionsReal("-vp_max", "Upper velocity bound (m/s), also fixes the time step and the layers; default the model's maximum (gradient) or 1.25 x it (invert)", NULL,
+                             o->vp_max, &o->vp_max, NULL));
+  PetscCall(PetscOptionsReal("-wavefield_memory", "MB per rank for the stored forward wavefield; default 90% of the node's available memory shared by its ranks", NULL,
+                             o->wavefield_memory, &o->wavefield_memory, NULL));
+  PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
+  PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
+  o->nbands = MAX_BANDS;
+  PetscCall(PetscOptionsRealArray("-bands", "Low-pass cut-offs (Hz), comma separated: one inversion per band, the model carried over", NULL, o->bands, &o->nbands, &set));
+  if (!set) o->nbands = 0;
+  PetscCall(PetscOptionsBool("-restart", "Carry on an interrupted inversion in -output_dir", NULL, o->restart, &o->restart, NULL));
   PetscOptionsEnd();
 
   /* checks that need no model */
@@ -96,6 +110,18 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
     for (PetscInt s = 0; s < 2; s++)
       PetscCheck(o->pml[a][s] >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": expected a width of 0 or more cells", side_opt[a][s], o->pml[a][s]);
   PetscCheck(o->shot_groups >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-shot_groups %" PetscInt_FMT ": expected at least 1", o->shot_groups);
+  PetscCheck(o->mode == MODE_FORWARD || o->observed_dir[0], comm, PETSC_ERR_USER_INPUT, "-mode %s needs the observed data: -observed_dir DIR (shot_NNNN.rsf files)",
+             modes[o->mode]);
+  PetscCheck(o->vp_min >= 0 && o->vp_max >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vp_min %.6g -vp_max %.6g: expected positive velocities in m/s", (double)o->vp_min,
+             (double)o->vp_max);
+  PetscCheck(!o->vp_min || !o->vp_max || o->vp_min < o->vp_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vp_min %.6g is not below -vp_max %.6g: expected vp_min < vp_max",
+             (double)o->vp_min, (double)o->vp_max);
+  PetscCheck(o->wavefield_memory >= 0 && o->fix_above >= 0 && o->source_taper >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-wavefield_memory %.6g -fix_above %.6g -source_taper %.6g: expected values of 0 or more", (double)o->wavefield_memory, (double)o->fix_above,
+             (double)o->source_taper);
+  for (PetscInt b = 0; b < o->nbands; b++)
+    PetscCheck(o->bands[b] > 0 && (b == 0 || o->bands[b] > o->bands[b - 1]), comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-bands: band %" PetscInt_FMT " is %.6g Hz; expected positive cut-offs in increasing order", b + 1, (double)o->bands[b]);
   PetscCheck(o->nan_check_interval >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-nan_check_interval %" PetscInt_FMT ": expected at least 1", o->nan_check_interval);
   PetscFunctionReturn(0);
 }

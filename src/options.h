@@ -3,7 +3,9 @@
 #pragma once
 #include <petscsys.h>
 
-typedef enum { MODE_FORWARD } RunMode;
+typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_INVERT } RunMode;
+
+#define MAX_BANDS 16
 
 typedef struct {
   RunMode   mode;
@@ -30,6 +32,15 @@ typedef struct {
   PetscBool overwrite;
   PetscInt  nan_check_interval;
   PetscReal progress_interval;
+  /* gradient and inversion */
+  char      observed_dir[PETSC_MAX_PATH_LEN];
+  PetscReal vp_min, vp_max;      /* bounds (m/s); vp_max also sets the time step and layers; 0 = from the model */
+  PetscReal wavefield_memory;    /* MB per rank for the stored forward wavefield; 0 = from the free memory */
+  PetscReal fix_above;           /* metres: cells shallower keep their velocity */
+  PetscReal source_taper;        /* metres: gradient tapered to zero at the sources over this radius */
+  PetscInt  nbands;
+  PetscReal bands[MAX_BANDS];    /* low-pass cut-offs (Hz), one inversion per band; none = the data as given */
+  PetscBool restart;
 } Options;
 
 PetscErrorCode OptionsRead(MPI_Comm comm, Options *o);

@@ -59,3 +59,17 @@ PetscErrorCode OutputPrepare(MPI_Comm comm, const char *dir, PetscInt nshots, Pe
   PetscCall(RootCheck(comm, msg));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode OutputRefuseExisting(MPI_Comm comm, const char *dir, const char *name, PetscBool overwrite)
+{
+  char        msg[FWI_MSG_LEN] = "", path[PETSC_MAX_PATH_LEN];
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", dir, name));
+  if (!rank && !overwrite && !access(path, F_OK))
+    snprintf(msg, sizeof(msg), "%s exists: refusing to overwrite results (pass -overwrite to replace them, or choose another -output_dir)", path);
+  PetscCall(RootCheck(comm, msg));
+  PetscFunctionReturn(0);
+}

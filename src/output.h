@@ -7,3 +7,5 @@
    none of the nshots gathers exists unless overwrite. */
 PetscErrorCode OutputPrepare(MPI_Comm comm, const char *dir, PetscInt nshots, PetscBool overwrite);
 PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, char path[PETSC_MAX_PATH_LEN]);
+/* Collective: an error, before any work, if dir/name exists and not overwrite. */
+PetscErrorCode OutputRefuseExisting(MPI_Comm comm, const char *dir, const char *name, PetscBool overwrite);

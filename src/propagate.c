@@ -37,7 +37,12 @@ static void FieldsDescribe(const Grid *g, Fields *f)
     f->ncells *= (size_t)f->padded[a];
     f->core[a][0] = PetscMax(0, PetscMin(g->size[a], g->pml[a][0] - g->start[a]));
     f->core[a][1] = PetscMax(f->core[a][0], PetscMin(g->size[a], g->pml[a][0] + g->n[a] - g->start[a]));
-    for (PetscInt s = 0; s < 2; s++) f->free_surface[a][s] = GridFreeSurface(g, a, s);
+    f->layer_edge[a][0] = g->pml[a][0] - g->start[a];
+    f->layer_edge[a][1] = g->pml[a][0] + g->n[a] - g->start[a];
+    for (PetscInt s = 0; s < 2; s++) {
+      f->free_surface[a][s] = GridFreeSurface(g, a, s);
+      f->layer[a][s]        = g->pml[a][s] > 0 ? PETSC_TRUE : PETSC_FALSE;
+    }
     for (PetscInt k = 0; k <= g->radius; k++) {
       const double h = a < g->dim ? g->d[a] : 1;
       f->c2[a][k]    = (float)(fwi_d2_weight((int)g->order, (int)k) / (h * h));
@@ -132,6 +137,26 @@ static PetscErrorCode BuildBoxes(Propagator *p)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *vp)
+{
+  Fields *f = &p->f;
+  float  *host;
+
+  PetscFunctionBeginUser;
+  /* v^2 dt^2 in the padded layout */
+  PetscCall(PetscCalloc1(f->ncells, &host));
+  for (PetscInt k = 0; k < f->n[2]; k++)
+    for (PetscInt j = 0; j < f->n[1]; j++)
+      for (PetscInt i = 0; i < f->n[0]; i++) {
+        const PetscInt idx[3] = {i, j, k};
+        const double   v      = vp[i + f->n[0] * (j + f->n[1] * k)];
+        host[FieldsIndex(f, idx)] = (float)(v * v * t->dt_int * t->dt_int);
+      }
+  PetscCall(p->ops->upload(f, f->vdt2, host, f->ncells));
+  PetscCall(PetscFree(host));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
                                 const PropagatorSettings *settings, Propagator *p)
 {
@@ -148,16 +173,8 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   FieldsDescribe(g, f);
   PetscCall(ops->alloc(f));
 
-  /* v^2 dt^2 in the padded layout */
-  PetscCall(PetscCalloc1(f->ncells, &host));
-  for (PetscInt k = 0; k < f->n[2]; k++)
-    for (PetscInt j = 0; j < f->n[1]; j++)
-      for (PetscInt i = 0; i < f->n[0]; i++) {
-        const PetscInt idx[3] = {i, j, k};
-        const double   v      = vp[i + f->n[0] * (j + f->n[1] * k)];
-        host[FieldsIndex(f, idx)] = (float)(v * v * t->dt_int * t->dt_int);
-      }
-  PetscCall(ops->upload(f, f->vdt2, host, f->ncells));
+  PetscCall(PropagatorSetModel(p, t, vp));
+  PetscCall(PetscMalloc1(f->ncells, &host));
   for (PetscInt a = 0; a < g->dim; a++) {
     PetscCall(LayerProfile(g, a, vmax, settings->f_pml, t->dt_int, host, host + f->padded[a]));
     PetscCall(ops->upload(f, f->pml_a[a], host, (size_t)f->padded[a]));
@@ -176,7 +193,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   }
   PetscCall(HaloCreate(comm, &hl, HALO_HOST, &p->halo));
   /* a slab is a field of its own: its axis cut to the slab, neighbours only
-     across the faces of that axis that cut through the same layer */
+     across the faces of that axis near the same layer */
   for (PetscInt a = 0; a < g->dim; a++)
     for (PetscInt s = 0; s < 2; s++) {
       const LayerSlab *slab = &f->slab[a][s];
@@ -187,7 +204,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
       sl.tag  = (int)(1 + 2 * a + s);
       for (PetscInt b = 0; b < HALO_MAXDIM; b++)
         for (PetscInt t = 0; t < 2; t++) {
-          const PetscBool cut = b == a && GridFaceInLayer(g, a, t) == s ? PETSC_TRUE : PETSC_FALSE;
+          const PetscBool cut = b == a && GridFaceNearLayer(g, a, t, s) ? PETSC_TRUE : PETSC_FALSE;
           sl.neighbor[b][t]   = cut ? g->nbr[a][t] : MPI_PROC_NULL;
           any                 = any || cut;
         }
@@ -202,6 +219,7 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
 {
   PetscFunctionBeginUser;
   if (p->ops) PetscCall(p->ops->free(&p->f));
+  if (p->f.grad) PetscCall(p->ops->free_array(&p->f.grad));
   PetscCall(HaloDestroy(&p->halo));
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt s = 0; s < 2; s++) PetscCall(HaloDestroy(&p->slab_halo[a][s]));
@@ -211,8 +229,9 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
   PetscFunctionReturn(0);
 }
 
-/* Starts the exchange of u and of the CPML memory psi. */
-static PetscErrorCode ExchangeBegin(Propagator *p)
+/* Starts the exchange of u and of the CPML memory: psi, and for the adjoint
+   also zeta (which then holds E, see stencil.h). */
+static PetscErrorCode ExchangeBegin(Propagator *p, PetscBool adjoint)
 {
   const HaloField u = {p->f.u, HALO_ALL_FACES};
 
@@ -221,8 +240,11 @@ static PetscErrorCode ExchangeBegin(Propagator *p)
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt s = 0; s < 2; s++)
       if (p->slab_halo[a][s]) {
-        const HaloField psi = {p->f.slab[a][s].psi, HALO_AXIS(a)};
-        PetscCall(HaloExchangeBegin(p->slab_halo[a][s], 1, &psi));
+        const HaloField mem[2] = {
+          {p->f.slab[a][s].psi,  HALO_AXIS(a)},
+          {p->f.slab[a][s].zeta, HALO_AXIS(a)}
+        };
+        PetscCall(HaloExchangeBegin(p->slab_halo[a][s], adjoint ? 2 : 1, mem));
       }
   PetscFunctionReturn(0);
 }
@@ -239,7 +261,7 @@ static PetscErrorCode ExchangeEnd(Propagator *p)
 
 /* A line from the group's first rank every progress_interval seconds; the
    clock is read every 16 steps only. */
-static PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, PetscInt shot_id, PetscInt done, PetscLogDouble last[2])
+static PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscLogDouble last[2])
 {
   const Grid    *g = p->grid;
   PetscLogDouble now;
@@ -252,7 +274,7 @@ static PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, Pet
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)g->da), &rank));
   if (!rank) {
     const double cells = (double)g->N[0] * g->N[1] * g->N[2];
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "  shot %" PetscInt_FMT ": step %" PetscInt_FMT " of %" PetscInt_FMT " (%.0f%%), %.4f G cell-updates/s\n", shot_id, done,
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "  shot %" PetscInt_FMT " %s: step %" PetscInt_FMT " of %" PetscInt_FMT " (%.0f%%), %.4f G cell-updates/s\n", shot_id, what, done,
                            t->nsteps, 100.0 * done / t->nsteps, cells * (done - last[1]) / (now - last[0]) * 1e-9));
     fflush(stdout);
   }
@@ -272,23 +294,48 @@ static PetscErrorCode StepBoxes(Propagator *p, PetscInt which, PetscBool memory)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode AdjointBoxes(Propagator *p, PetscInt which)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < p->nbox[which]; k++) PetscCall(p->ops->adjoint_step(&p->f, &p->box[which][k]));
+  PetscFunctionReturn(0);
+}
+
+/* Every nan_check_interval steps and after the last: a clear error, on every
+   rank of the group, once the field holds NaN or Inf. */
+static PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done)
+{
+  PetscBool finite, all;
+  MPI_Comm  comm;
+
+  PetscFunctionBeginUser;
+  if (done % p->settings.nan_check_interval && done != t->nsteps) PetscFunctionReturn(0);
+  PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
+  PetscCall(p->ops->all_finite(&p->f, &finite));
+  PetscCallMPI(MPI_Allreduce(&finite, &all, 1, MPIU_BOOL, MPI_LAND, comm));
+  PetscCheck(all, comm, PETSC_ERR_FP,
+             "Shot %" PetscInt_FMT ": the %s field became NaN/Inf by internal step %" PetscInt_FMT " of %" PetscInt_FMT
+             "; internal step %.6g s against a stability limit of %.6g s: check -cfl and the model",
+             shot_id, what, done, t->nsteps, (double)t->dt_int, (double)t->dt_stable);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
-                             float *traces)
+                             float *traces, WavefieldStore store)
 {
   const KernelOps *ops = p->ops;
   Fields          *f   = &p->f;
   float           *sample;
-  MPI_Comm         comm;
   PetscLogDouble   last[2] = {0, 0}; /* time and step of the last progress line */
 
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
   PetscCall(PetscMalloc1(shot->nrec + 1, &sample));
   PetscCall(ops->zero_state(f));
   PetscCall(PetscArrayzero(traces, shot->nrec * t->nt));
   PetscCall(PetscTime(&last[0]));
   for (PetscInt n = 0; n < t->nsteps; n++) {
     PetscCall(PetscLogEventBegin(FWI_STEP, 0, 0, 0, 0));
+    if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &f->lap));
     PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
     PetscCall(ops->record(f, shot->nrec, shot->rec_cell, sample));
     DecimatorAdd(&p->decimator, n, shot->nrec, sample, traces);
@@ -296,7 +343,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
 
     PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
     PetscCall(ops->mirror_ghosts(f));
-    PetscCall(ExchangeBegin(p));
+    PetscCall(ExchangeBegin(p, PETSC_FALSE));
     PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
 
     PetscCall(PetscLogEventBegin(FWI_INTERIOR, 0, 0, 0, 0));
@@ -319,20 +366,86 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(ops->zero_surface(f));
     PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
     FieldsSwap(f);
+    if (store) {
+      PetscCall(WavefieldStoreWriteEnd(store, n));
+      f->lap = NULL;
+    }
     PetscCall(PetscLogEventEnd(FWI_STEP, 0, 0, 0, 0));
 
-    PetscCall(ReportProgress(p, t, shot_id, n + 1, last));
-    if ((n + 1) % p->settings.nan_check_interval == 0 || n + 1 == t->nsteps) {
-      PetscBool finite, all;
-      PetscCall(ops->all_finite(f, &finite));
-      PetscCallMPI(MPI_Allreduce(&finite, &all, 1, MPIU_BOOL, MPI_LAND, comm));
-      if (!all) PetscCall(PetscFree(sample));
-      PetscCheck(all, comm, PETSC_ERR_FP,
-                 "Shot %" PetscInt_FMT ": the wavefield became NaN/Inf by internal step %" PetscInt_FMT " (t = %.6g s) of %" PetscInt_FMT
-                 "; internal step %.6g s against a stability limit of %.6g s: check -cfl and the model",
-                 shot_id, n + 1, (double)((n + 1) * t->dt_int), t->nsteps, (double)t->dt_int, (double)t->dt_stable);
-    }
+    PetscCall(ReportProgress(p, t, "forward", shot_id, n + 1, last));
+    PetscCall(CheckFinite(p, t, "forward", shot_id, n + 1));
   }
   PetscCall(PetscFree(sample));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorGradientReset(Propagator *p)
+{
+  PetscFunctionBeginUser;
+  if (p->f.grad) PetscCall(p->ops->free_array(&p->f.grad));
+  PetscCall(p->ops->alloc_array(&p->f.grad, p->f.ncells));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
+                                 const float *residual, WavefieldStore store, double *src_term)
+{
+  const KernelOps *ops = p->ops;
+  Fields          *f   = &p->f;
+  float           *amp, at_src;
+  PetscLogDouble   last[2] = {0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCheck(f->grad, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
+  PetscCall(PetscMalloc1(shot->nrec + 1, &amp));
+  PetscCall(ops->zero_state(f));
+  PetscCall(PetscTime(&last[0]));
+  *src_term = 0;
+  /* reverse step n takes the adjoint of u^{n+1} (in u) and of u^{n+2} (in
+     uprev) to that of u^n, and adds the gradient term of forward step n */
+  for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
+    PetscCall(PetscLogEventBegin(FWI_STEP, 0, 0, 0, 0));
+    PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
+    PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
+    if (shot->nsrc) {
+      /* the source amplitude is scaled by v^2 dt^2 too */
+      PetscCall(ops->record(f, 1, &shot->src_cell, &at_src));
+      *src_term += (double)at_src * wavelet[n] * shot->src_scale;
+    }
+    PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
+    PetscCall(ops->adjoint_layers_begin(f));
+    PetscCall(ops->mirror_ghosts(f));
+    PetscCall(ExchangeBegin(p, PETSC_TRUE));
+    PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_INTERIOR, 0, 0, 0, 0));
+    PetscCall(AdjointBoxes(p, 0));
+    PetscCall(PetscLogEventEnd(FWI_INTERIOR, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
+    PetscCall(ExchangeEnd(p));
+    PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_SHELL, 0, 0, 0, 0));
+    PetscCall(AdjointBoxes(p, 1));
+    PetscCall(ops->adjoint_layers_end(f));
+    PetscCall(PetscLogEventEnd(FWI_SHELL, 0, 0, 0, 0));
+
+    PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
+    DecimatorGather(&p->decimator, n, shot->nrec, residual, amp);
+    PetscCall(ops->inject(f, shot->nrec, shot->rec_cell, amp));
+    PetscCall(ops->zero_surface(f));
+    PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
+    FieldsSwap(f);
+    PetscCall(WavefieldStoreReadEnd(store, n));
+    f->lap = NULL;
+    PetscCall(PetscLogEventEnd(FWI_STEP, 0, 0, 0, 0));
+
+    PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - n, last));
+    PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - n));
+  }
+  PetscCall(PetscFree(amp));
   PetscFunctionReturn(0);
 }

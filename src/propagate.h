@@ -1,10 +1,12 @@
 /* The time loop of one shot on one group:
      record u^n -> free-surface ghosts -> Begin halo(u, psi) -> interior ->
-     End halo -> boundary shell -> advance CPML memory -> inject -> rotate. */
+     End halo -> boundary shell -> advance CPML memory -> inject -> rotate;
+   and its exact adjoint, run backwards in time, for the gradient. */
 #pragma once
 #include <halofwi/halo.h>
 #include "grid.h"
 #include "kernels.h"
+#include "store.h"
 #include "wavelet.h"
 
 /* Recording axis and the solver's internal steps. */
@@ -52,9 +54,23 @@ typedef struct {
 PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
                                 const PropagatorSettings *settings, Propagator *p);
 PetscErrorCode PropagatorDestroy(Propagator *p);
+/* Replaces the model (the owned box, z fastest); the time axis and the
+   absorbing layers stay as created. */
+PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *vp);
 
 /* Runs one shot: wavelet[] at the internal step (t->nsteps samples); traces[]
    receives the local receivers' traces at the recording interval, trace k at
-   traces[k * nt].  Collective over the group; shot names errors. */
+   traces[k * nt].  With a store, every step also leaves there what the
+   adjoint needs.  Collective over the group; shot names errors. */
 PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id,
-                             const float *wavelet, float *traces);
+                             const float *wavelet, float *traces, WavefieldStore store);
+
+/* Zeroes the gradient sum f.grad (allocated on first use). */
+PetscErrorCode PropagatorGradientReset(Propagator *p);
+/* The adjoint of PropagatorRun for the same shot and store: residual[] as
+   traces[] above.  Adds to f.grad, cell by cell, the sum over steps of the
+   adjoint field times the stored term, which with the source's own term
+   (*src_term, at the source cell, zero where the rank holds no source) and
+   the factor 2 / v is dJ/dv of the cell. */
+PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
+                                 const float *residual, WavefieldStore store, double *src_term);

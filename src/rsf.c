@@ -149,10 +149,12 @@ static PetscErrorCode ParseHeader(const char *path, RsfHeader *h)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode RsfReadHeader(MPI_Comm comm, const char *path, RsfHeader *h)
+/* Rank 0 of comm ran a call under PetscReturnErrorHandler and got err (the
+   other ranks pass 0); every rank raises the same error, so none is left
+   waiting. */
+static PetscErrorCode ShareRootError(MPI_Comm comm, PetscErrorCode err)
 {
   struct {
-    RsfHeader      h;
     PetscErrorCode err;
     char           msg[1024];
   } r;
@@ -161,20 +163,32 @@ PetscErrorCode RsfReadHeader(MPI_Comm comm, const char *path, RsfHeader *h)
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&r, sizeof r));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (!rank) { /* capture the error so that every rank can raise it */
+  if (!rank && err) {
     char *msg;
 
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    r.err = ParseHeader(path, &r.h);
-    PetscCall(PetscPopErrorHandler());
-    if (r.err) {
-      PetscCall(PetscErrorMessage(r.err, NULL, &msg));
-      PetscCall(PetscStrncpy(r.msg, msg, sizeof r.msg));
-    }
+    PetscCall(PetscErrorMessage(err, NULL, &msg));
+    PetscCall(PetscStrncpy(r.msg, msg, sizeof r.msg));
+    r.err = err;
   }
   PetscCallMPI(MPI_Bcast(&r, sizeof r, MPI_BYTE, 0, comm));
   PetscCheck(!r.err, comm, r.err, "%s", r.msg);
-  *h = r.h;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RsfReadHeader(MPI_Comm comm, const char *path, RsfHeader *h)
+{
+  PetscMPIInt    rank;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) {
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = ParseHeader(path, h);
+    PetscCall(PetscPopErrorHandler());
+  }
+  PetscCall(ShareRootError(comm, ierr));
+  PetscCallMPI(MPI_Bcast(h, sizeof *h, MPI_BYTE, 0, comm));
   PetscFunctionReturn(0);
 }
 
@@ -254,37 +268,167 @@ static PetscErrorCode WriteHeader(const char *tmp, const char *path, PetscInt na
   PetscFunctionReturn(0);
 }
 
+/* Checks the array's shape; count = n1*n2*... */
+static PetscErrorCode CheckShape(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], size_t *count)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(naxes >= 1 && naxes <= RSF_MAXAXES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: %d axes, expected 1 to %d", path, (int)naxes,
+             RSF_MAXAXES);
+  *count = 1;
+  for (int i = 0; i < naxes; i++) {
+    PetscCheck(n[i] >= 1 && d[i] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: n%d=%d d%d=%.6g, expected n >= 1 and d > 0", path, i + 1,
+               (int)n[i], i + 1, (double)d[i]);
+    *count *= (size_t)n[i];
+  }
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  char bin[PETSC_MAX_PATH_LEN], tmpbin[PETSC_MAX_PATH_LEN], tmphdr[PETSC_MAX_PATH_LEN];
+} RsfNames;
+
+/* The binary's name and the temporary names (with this process's id) that
+   header and binary are written under; refuses an existing path unless overwrite. */
+static PetscErrorCode TempNames(const char *path, PetscBool overwrite, RsfNames *nm)
+{
+  int pid = (int)getpid(), len;
+
+  PetscFunctionBeginUser;
+  PetscCheck(overwrite || access(path, F_OK), PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "%s exists; pass -overwrite to replace it", path);
+  len = snprintf(nm->tmpbin, sizeof nm->tmpbin, "%s@.tmp.%d", path, pid); /* the longest name */
+  PetscCheck(len < (int)sizeof nm->tmpbin, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "RSF path %s is too long", path);
+  PetscCall(PetscSNPrintf(nm->bin, sizeof nm->bin, "%s@", path));
+  PetscCall(PetscSNPrintf(nm->tmphdr, sizeof nm->tmphdr, "%s.tmp.%d", path, pid));
+  PetscFunctionReturn(0);
+}
+
+/* Binary first, header last: a header never points at a missing or partial binary. */
+static PetscErrorCode Publish(const RsfNames *nm, const char *path)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!rename(nm->tmpbin, nm->bin), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s: %s", nm->tmpbin, nm->bin, strerror(errno));
+  PetscCheck(!rename(nm->tmphdr, path), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s: %s", nm->tmphdr, path, strerror(errno));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[], const char *const label[],
                         const float *data, PetscBool overwrite)
 {
-  char           bin[PETSC_MAX_PATH_LEN], tmpbin[PETSC_MAX_PATH_LEN], tmphdr[PETSC_MAX_PATH_LEN];
-  size_t         count = 1;
-  int            pid   = (int)getpid(), len;
+  RsfNames       nm;
+  size_t         count;
   FILE          *fp;
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
-  PetscCheck(naxes >= 1 && naxes <= RSF_MAXAXES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: %d axes, expected 1 to %d", path, (int)naxes,
-             RSF_MAXAXES);
-  for (int i = 0; i < naxes; i++) {
-    PetscCheck(n[i] >= 1 && d[i] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: n%d=%d d%d=%.6g, expected n >= 1 and d > 0", path, i + 1,
-               (int)n[i], i + 1, (double)d[i]);
-    count *= (size_t)n[i];
-  }
-  PetscCheck(overwrite || access(path, F_OK), PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "%s exists; pass -overwrite to replace it", path);
-  len = snprintf(tmpbin, sizeof tmpbin, "%s@.tmp.%d", path, pid); /* the longest name */
-  PetscCheck(len < (int)sizeof tmpbin, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "RSF path %s is too long", path);
-  PetscCall(PetscSNPrintf(bin, sizeof bin, "%s@", path));
-  PetscCall(PetscSNPrintf(tmphdr, sizeof tmphdr, "%s.tmp.%d", path, pid));
-
-  fp = fopen(tmpbin, "wb");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create %s: %s", tmpbin, strerror(errno));
-  PetscCall(CloseOrRemove(fp, tmpbin, fwrite(data, sizeof(float), count, fp) == count ? PETSC_TRUE : PETSC_FALSE));
-  ierr = WriteHeader(tmphdr, path, naxes, n, d, o, label);
-  if (ierr) remove(tmpbin);
+  PetscCall(CheckShape(path, naxes, n, d, &count));
+  PetscCall(TempNames(path, overwrite, &nm));
+  fp = fopen(nm.tmpbin, "wb");
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create %s: %s", nm.tmpbin, strerror(errno));
+  PetscCall(CloseOrRemove(fp, nm.tmpbin, fwrite(data, sizeof(float), count, fp) == count ? PETSC_TRUE : PETSC_FALSE));
+  ierr = WriteHeader(nm.tmphdr, path, naxes, n, d, o, label);
+  if (ierr) remove(nm.tmpbin);
   PetscCall(ierr);
-  /* Binary first, header last: a header never points at a missing or partial binary. */
-  PetscCheck(!rename(tmpbin, bin), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s: %s", tmpbin, bin, strerror(errno));
-  PetscCheck(!rename(tmphdr, path), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s: %s", tmphdr, path, strerror(errno));
+  PetscCall(Publish(&nm, path));
+  PetscFunctionReturn(0);
+}
+
+/* Collective: every rank writes its block of the binary file.  Every rank
+   makes every collective call even after a local failure, so that none is
+   left waiting; all agree on the outcome afterwards. */
+static PetscErrorCode WriteBinaryBlock(MPI_Comm comm, const char *file, PetscInt naxes, const PetscInt n[], const PetscInt start[],
+                                       const PetscInt count[], const float *buf)
+{
+  PetscMPIInt  nd = (PetscMPIInt)naxes, sizes[RSF_MAXAXES], sub[RSF_MAXAXES], st[RSF_MAXAXES], zero[RSF_MAXAXES] = {0}, nwrite = 0, got = 0;
+  PetscMPIInt  err[4], first = MPI_SUCCESS, failed, anyfailed, len;
+  PetscBool    empty = PETSC_FALSE;
+  MPI_Offset   bytes = sizeof(float);
+  MPI_Datatype ftype = MPI_FLOAT, mtype = MPI_FLOAT;
+  MPI_File     fh;
+  MPI_Status   status;
+  char         msg[MPI_MAX_ERROR_STRING] = "";
+
+  PetscFunctionBeginUser;
+  for (int i = 0; i < nd; i++) {
+    if (!count[i]) empty = PETSC_TRUE;
+    sizes[i] = (PetscMPIInt)n[i];
+    sub[i]   = (PetscMPIInt)count[i];
+    st[i]    = (PetscMPIInt)start[i];
+    bytes *= n[i];
+  }
+  if (!empty) {
+    PetscCallMPI(MPI_Type_create_subarray(nd, sizes, sub, st, MPI_ORDER_FORTRAN, MPI_FLOAT, &ftype));
+    PetscCallMPI(MPI_Type_create_subarray(nd, sub, sub, zero, MPI_ORDER_FORTRAN, MPI_FLOAT, &mtype));
+    PetscCallMPI(MPI_Type_commit(&ftype));
+    PetscCallMPI(MPI_Type_commit(&mtype));
+    nwrite = 1;
+  }
+  PetscCallMPI(MPI_File_open(comm, file, MPI_MODE_WRONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh));
+  err[0] = MPI_File_set_size(fh, bytes); /* a stale temporary of the same name may be longer */
+  err[1] = MPI_File_set_view(fh, 0, MPI_FLOAT, ftype, "native", MPI_INFO_NULL);
+  err[2] = MPI_File_write_all(fh, buf, nwrite, mtype, &status);
+  err[3] = MPI_File_close(&fh);
+  for (int i = 0; i < 4 && first == MPI_SUCCESS; i++) first = err[i];
+  if (first == MPI_SUCCESS) PetscCallMPI(MPI_Get_count(&status, mtype, &got));
+  else PetscCallMPI(MPI_Error_string(first, msg, &len));
+  if (!empty) {
+    PetscCallMPI(MPI_Type_free(&ftype));
+    PetscCallMPI(MPI_Type_free(&mtype));
+  }
+  failed = first != MPI_SUCCESS || got != nwrite;
+  PetscCallMPI(MPI_Allreduce(&failed, &anyfailed, 1, MPI_INT, MPI_MAX, comm));
+  PetscCheck(first == MPI_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "writing %s failed: %s", file, msg);
+  PetscCheck(got == nwrite, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "writing %s: short write", file);
+  PetscCheck(!anyfailed, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "writing %s failed on another rank", file);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[],
+                             const char *const label[], const PetscInt start[RSF_MAXAXES], const PetscInt count[RSF_MAXAXES], const float *buf,
+                             PetscBool overwrite)
+{
+  RsfNames       nm;
+  size_t         total;
+  long long      mine = 1, all;
+  PetscMPIInt    rank, bad = -1, anybad;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(CheckShape(path, naxes, n, d, &total)); /* the same arguments, so the same outcome, on every rank */
+  for (int i = 0; i < naxes; i++) {
+    if (start[i] < 0 || count[i] < 0 || start[i] + count[i] > n[i]) bad = i;
+    mine *= count[i];
+  }
+  /* Agree before any file is made so that a bad block cannot hang the others. */
+  PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, comm));
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: block start %d count %d on axis %d lies outside [0, %d)", path, (int)start[bad],
+             (int)count[bad], bad + 1, (int)n[bad]);
+  PetscCheck(anybad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: another rank gave a block outside the array", path);
+  /* Catches blocks that leave part of the array out (unless others overlap). */
+  PetscCheck(all == (long long)total, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "RSF %s: the blocks of all ranks hold %lld samples, expected the %lld of the array", path, all, (long long)total);
+
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) {
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = TempNames(path, overwrite, &nm);
+    if (!ierr) ierr = WriteHeader(nm.tmphdr, path, naxes, n, d, o, label);
+    PetscCall(PetscPopErrorHandler());
+  }
+  PetscCall(ShareRootError(comm, ierr));
+  PetscCallMPI(MPI_Bcast(&nm, sizeof nm, MPI_BYTE, 0, comm)); /* rank 0's process id names the temporaries */
+  ierr = WriteBinaryBlock(comm, nm.tmpbin, naxes, n, start, count, buf);
+  if (ierr && !rank) {
+    remove(nm.tmpbin);
+    remove(nm.tmphdr);
+  }
+  PetscCall(ierr);
+  PetscCallMPI(MPI_Barrier(comm)); /* every rank has closed the binary */
+  if (!rank) {
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = Publish(&nm, path);
+    PetscCall(PetscPopErrorHandler());
+  }
+  PetscCall(ShareRootError(comm, ierr));
   PetscFunctionReturn(0);
 }

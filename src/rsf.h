@@ -28,3 +28,12 @@ PetscErrorCode RsfReadBlock(MPI_Comm comm, const RsfHeader *h, const PetscInt st
    existing path unless overwrite.  label (one per axis) may be NULL. */
 PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[],
                         const PetscReal o[], const char *const label[], const float *data, PetscBool overwrite);
+
+/* Collective over comm: writes the (up to 3D) array of size n[] with every rank
+   giving the box [start, start+count) of it (boxes disjoint and covering the
+   array; count may be zero) through MPI-IO, under temporary names renamed when
+   complete, like RsfWrite.  Refuses to replace an existing path unless overwrite
+   (the same decision on every rank).  Errors reach every rank. */
+PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[],
+                             const PetscReal o[], const char *const label[], const PetscInt start[RSF_MAXAXES],
+                             const PetscInt count[RSF_MAXAXES], const float *buf, PetscBool overwrite);

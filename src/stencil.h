@@ -98,3 +98,37 @@ static inline void fwi_cpml_profile(double x, double L, double vmax, double f, d
   *b                 = (float)bb;
   *a                 = (d + alpha) > 0 ? (float)(d * (bb - 1.0) / (d + alpha)) : 0.0f;
 }
+
+/* Adjoint of the CPML terms of one axis (docs/numerics.md, "Adjoint").  At
+   the start of an adjoint step a layer cell holds E = lambda + zeta (the
+   adjoint field plus the adjoint zeta) in place of zeta, and psi holds the
+   adjoint psi.  Pointers sit at the cell: E and psi in its slab (stride ss
+   along the axis), u in the field (stride us), pa/pb in the axis profiles.
+   Outside the layers pa = pb = 0 and E = psi = 0. */
+
+/* What the axis's layer cells within r of this cell add to the adjoint
+   Laplacian: d2(pa E) - d1(pa psi). */
+FWI_HD static inline float fwi_adj_cpml_reach(const float *E, const float *psi, ptrdiff_t ss, const float *pa, const float *c2,
+                                               const float *c1, int r)
+{
+  float d2 = c2[0] * (pa[0] * E[0]), d1 = 0.0f;
+  for (int k = 1; k <= r; k++) {
+    d2 += c2[k] * (pa[k] * E[k * ss] + pa[-k] * E[-k * ss]);
+    d1 += c1[k] * (pa[k] * psi[k * ss] - pa[-k] * psi[-k * ss]);
+  }
+  return d2 - d1;
+}
+
+/* The adjoint psi one step back at a layer cell: pb psi - d1(chi (u + pa E)),
+   chi = 1 in the layer (where pb != 0: b = exp(-(d + alpha) dt) > 0 there). */
+FWI_HD static inline float fwi_adj_cpml_psi(float psi, const float *u, ptrdiff_t us, const float *E, ptrdiff_t ss, const float *pa,
+                                             const float *pb, const float *c1, int r)
+{
+  float d1 = 0.0f;
+  for (int k = 1; k <= r; k++) {
+    const float hi = pb[k] != 0.0f ? u[k * us] + pa[k] * E[k * ss] : 0.0f;
+    const float lo = pb[-k] != 0.0f ? u[-k * us] + pa[-k] * E[-k * ss] : 0.0f;
+    d1 += c1[k] * (hi - lo);
+  }
+  return pb[0] * psi - d1;
+}

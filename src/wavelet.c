@@ -143,6 +143,26 @@ void DecimatorAdd(const Decimator *d, PetscInt j, PetscInt ntr, const float x[],
   }
 }
 
+void DecimatorGather(const Decimator *d, PetscInt j, PetscInt ntr, const float in[], float x[])
+{
+  const PetscInt q = j / d->m, r = j % d->m, n = d->nout;
+
+  if (!r) {
+    const float w = 1.0f / (float)d->m;
+    for (PetscInt k = 0; k < ntr; k++) x[k] = q < n ? w * in[k * n + q] : 0.0f;
+    return;
+  }
+  {
+    const float   *h  = d->taps + (r - 1) * 2 * W;
+    const PetscInt i0 = PetscMax(0, W - 1 - q), i1 = PetscMin(2 * W, n - q + W - 1);
+    for (PetscInt k = 0; k < ntr; k++) {
+      float acc = 0.0f;
+      for (PetscInt i = i0; i < i1; i++) acc += h[i] * in[k * n + q - W + 1 + i];
+      x[k] = acc;
+    }
+  }
+}
+
 PetscErrorCode ResampleDown(PetscInt nin, const float *in, PetscInt m, PetscInt nout, float *out)
 {
   Decimator d;

@@ -34,6 +34,11 @@ PetscErrorCode DecimatorDestroy(Decimator *d);
    before the first sample). */
 void DecimatorAdd(const Decimator *d, PetscInt j, PetscInt ntr, const float x[], float out[]);
 
+/* The transpose of DecimatorAdd: x[k] = the sum over the recorded samples
+   of trace k of in[] of the weight DecimatorAdd gives fine sample j there.
+   It turns residual traces into the adjoint source of fine step j. */
+void DecimatorGather(const Decimator *d, PetscInt j, PetscInt ntr, const float in[], float x[]);
+
 /* Internal steps needed so that ResampleDown sees every sample it weights:
    nt for m == 1, else (nt - 1 + RESAMPLE_HALF_WIDTH) * m + 1. */
 PetscInt ResampleInternalSteps(PetscInt nt, PetscInt m);

@@ -1,5 +1,6 @@
 /* CPU backend: OpenMP across rows, vectorised along z (axis 0, contiguous). */
 #include "kernels.h"
+#include "kernels_cpu.h"
 #include <omp.h>
 #if defined(__SSE__)
   #include <xmmintrin.h>
@@ -25,9 +26,16 @@ static inline PetscInt TileCount(PetscInt rows)
    for axes 1 and 2. */
 typedef struct {
   const float *u, *v, *pa0, *pb0;
-  float       *up, *psi[3], *zeta[3];
+  float       *up, *psi[3], *zeta[3], *lap, *grad;
   float        pa[3], pb[3];
 } Row;
+
+/* What a pass over a box computes. */
+typedef enum {
+  PASS_STEP,    /* forward leapfrog, storing lap when Fields.lap is set */
+  PASS_MEMORY,  /* CPML psi */
+  PASS_ADJOINT  /* adjoint leapfrog without CPML, and the gradient */
+} Pass;
 
 /* zside: which z layer (0 low, 1 high) the segment lies in, when L has bit 0. */
 static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt lo, unsigned L, PetscInt zside, Row *w)
@@ -38,6 +46,8 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
   w->u   = f->u + cell;
   w->up  = f->uprev + cell;
   w->v   = f->vdt2 + cell;
+  w->lap  = f->lap ? f->lap + cell : NULL;
+  w->grad = f->grad ? f->grad + cell : NULL;
   w->pa0 = f->pml_a[0] + p[0];
   w->pb0 = f->pml_b[0] + p[0];
   for (PetscInt a = 0; a < 3; a++) {
@@ -74,19 +84,38 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
 #define DEFINE_ROW_KERNELS(R, DIM) \
   /* leapfrog over [lo, hi) with the CPML terms of the axes in L; the sum is
      (term_z + term_x) + term_y in every variant */ \
-  static inline __attribute__((always_inline)) void SegmentStepL_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, PetscInt len) \
+  static inline __attribute__((always_inline)) void SegmentStepL_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, const int store, \
+                                                                              PetscInt len) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
     _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) \
     { \
       float lap = AXIS_TERM(0, R, 1) + AXIS_TERM(1, R, s1); \
       if (DIM == 3) lap += AXIS_TERM(2, R, s2); \
+      if (store) w->lap[j] = lap; \
       w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
     } \
   } \
   static void SegmentStep_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
   { \
-    WITH_LITERAL_L(L, SegmentStepL_##DIM##d_r##R(f, w, L_, len)) \
+    if (w->lap) { \
+      WITH_LITERAL_L(L, SegmentStepL_##DIM##d_r##R(f, w, L_, 1, len)) \
+    } else { \
+      WITH_LITERAL_L(L, SegmentStepL_##DIM##d_r##R(f, w, L_, 0, len)) \
+    } \
+  } \
+  /* adjoint leapfrog without CPML (the layers are corrected afterwards) and \
+     the gradient term of this step */ \
+  static void SegmentAdjoint_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
+  { \
+    const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
+    _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) \
+    { \
+      float lap = fwi_d2(w->u + j, 1, f->c2[0], R) + fwi_d2(w->u + j, s1, f->c2[1], R); \
+      if (DIM == 3) lap += fwi_d2(w->u + j, s2, f->c2[2], R); \
+      w->grad[j] += w->u[j] * w->lap[j]; \
+      w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
+    } \
   } \
   /* psi <- b psi + a du/dx on the axes in L, after every read of the old psi */ \
   static void SegmentMemory_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
@@ -104,20 +133,27 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
       } \
     } \
   } \
-  /* A box, row by row; each row in up to three segments: z layer, z core, z layer. */ \
-  static void Step_##DIM##d_r##R(Fields *f, const Box *b, PetscBool memory) \
+  /* A box, row by row; each row in up to three segments: z layer, z core, z \
+     layer (one segment for the adjoint, which has no CPML terms). */ \
+  static void Step_##DIM##d_r##R(Fields *f, const Box *b, Pass pass) \
   { \
     const unsigned L  = b->layer_axes & ~1u; /* axis 0 is split along each row */ \
     const PetscInt c0 = PetscMax(b->lo[0], PetscMin(b->hi[0], f->core[0][0])); \
     const PetscInt c1 = PetscMax(c0, PetscMin(b->hi[0], f->core[0][1])); \
     const PetscInt ntile = TileCount(b->hi[1] - b->lo[1]), tile = (b->hi[1] - b->lo[1] + ntile - 1) / ntile; \
-    void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = memory ? SegmentMemory_##DIM##d_r##R : SegmentStep_##DIM##d_r##R; \
+    void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R \
+                                                                     : pass == PASS_STEP ? SegmentStep_##DIM##d_r##R : SegmentAdjoint_##DIM##d_r##R; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
       const PetscInt t0 = b->lo[1] + t * tile, t1 = PetscMin(t0 + tile, b->hi[1]); \
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
+          if (pass == PASS_ADJOINT) { \
+            RowSetUp(f, i1, i2, b->lo[0], 0, 0, &w); \
+            segment(f, &w, 0, b->hi[0] - b->lo[0]); \
+            continue; \
+          } \
           if (c0 > b->lo[0]) { \
             RowSetUp(f, i1, i2, b->lo[0], L | 1u, 0, &w); \
             segment(f, &w, L | 1u, c0 - b->lo[0]); \
@@ -141,23 +177,24 @@ DEFINE_ROW_KERNELS(1, 3)
 DEFINE_ROW_KERNELS(2, 3)
 DEFINE_ROW_KERNELS(4, 3)
 
-static PetscErrorCode StepOrMemory(Fields *f, const Box *b, PetscBool memory)
+static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
 {
   PetscFunctionBeginUser;
   switch (f->radius * 10 + f->dim) {
-  case 12: Step_2d_r1(f, b, memory); break;
-  case 22: Step_2d_r2(f, b, memory); break;
-  case 42: Step_2d_r4(f, b, memory); break;
-  case 13: Step_3d_r1(f, b, memory); break;
-  case 23: Step_3d_r2(f, b, memory); break;
-  case 43: Step_3d_r4(f, b, memory); break;
+  case 12: Step_2d_r1(f, b, pass); break;
+  case 22: Step_2d_r2(f, b, pass); break;
+  case 42: Step_2d_r4(f, b, pass); break;
+  case 13: Step_3d_r1(f, b, pass); break;
+  case 23: Step_3d_r2(f, b, pass); break;
+  case 43: Step_3d_r4(f, b, pass); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CPU kernel for radius %" PetscInt_FMT " in %" PetscInt_FMT "D", f->radius, f->dim);
   }
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Step(Fields *f, const Box *b) { return StepOrMemory(f, b, PETSC_FALSE); }
-static PetscErrorCode AdvanceMemory(Fields *f, const Box *b) { return StepOrMemory(f, b, PETSC_TRUE); }
+static PetscErrorCode Step(Fields *f, const Box *b) { return BoxPass(f, b, PASS_STEP); }
+static PetscErrorCode AdvanceMemory(Fields *f, const Box *b) { return BoxPass(f, b, PASS_MEMORY); }
+static PetscErrorCode AdjointStep(Fields *f, const Box *b) { return BoxPass(f, b, PASS_ADJOINT); }
 
 /* Runs BODY for every cell of every free-surface face: `cell` is its padded
    index, `out` the step across the face away from the model. */
@@ -291,6 +328,27 @@ static PetscErrorCode Upload(Fields *f, float *dst, const float *src, size_t n)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode Download(float *dst, const float *src, size_t n)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(dst, src, n));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode AllocArray(float **p, size_t n)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(n, p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FreeArray(float **p)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(*p));
+  PetscFunctionReturn(0);
+}
+
 const KernelOps KernelOpsCPU = {
   .name           = "cpu",
   .alloc          = Alloc,
@@ -304,4 +362,10 @@ const KernelOps KernelOpsCPU = {
   .inject         = Inject,
   .record         = Record,
   .all_finite     = AllFinite,
+  .adjoint_step         = AdjointStep,
+  .adjoint_layers_begin = CPUAdjointLayersBegin,
+  .adjoint_layers_end   = CPUAdjointLayersEnd,
+  .alloc_array          = AllocArray,
+  .free_array           = FreeArray,
+  .download             = Download,
 };

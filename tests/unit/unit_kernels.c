@@ -80,6 +80,10 @@ static PetscErrorCode FieldsSetUp(PetscInt dim, PetscInt radius, const PetscInt 
     f->ncells    *= (size_t)f->padded[a];
     f->core[a][0] = a < dim ? core[a][0] : 0;
     f->core[a][1] = a < dim ? core[a][1] : 1;
+    f->layer_edge[a][0] = f->core[a][0];
+    f->layer_edge[a][1] = f->core[a][1];
+    f->layer[a][0]      = f->core[a][0] > 0 ? PETSC_TRUE : PETSC_FALSE;
+    f->layer[a][1]      = f->core[a][1] < f->n[a] ? PETSC_TRUE : PETSC_FALSE;
     PetscCheck(0 <= f->core[a][0] && f->core[a][0] <= f->core[a][1] && f->core[a][1] <= f->n[a], PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "test set-up: core [%d, %d) of axis %d outside [0, %d]", (int)f->core[a][0], (int)f->core[a][1], (int)a, (int)f->n[a]);
     for (PetscInt k = 0; k <= radius; k++) {

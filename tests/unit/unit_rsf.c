@@ -1,4 +1,5 @@
-/* RSF: write/read round trips, MPI-IO blocks (also at 2 ranks), header errors. */
+/* RSF: write/read round trips, MPI-IO block reads and writes (also at 2
+   ranks), header errors. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, getcwd, dirent */
 #include "rsf.h"
 #include "unit_check.h"
@@ -38,7 +39,7 @@ static PetscErrorCode WriteText(const char *name, const char *text)
   PetscFunctionReturn(0);
 }
 
-/* Reads the block [s, s+c) of the 5x4x3 test cube and compares it with Value(). */
+/* Reads the block [s, s+c) of a test cube and compares it with Value(). */
 static PetscErrorCode CheckBlock(const RsfHeader *h, const PetscInt s[3], const PetscInt c[3])
 {
   float *buf;
@@ -96,6 +97,70 @@ static PetscErrorCode TestCube(void)
   c[1] = 2;
   s[1] = rank == size - 1 ? 3 : 1; /* 3 + 2 > n2 on the last rank */
   EXPECT_ERROR(RsfReadBlock(PETSC_COMM_WORLD, &h, s, c, data), rank == size - 1 ? "outside [0, 4)" : "another rank");
+  PetscFunctionReturn(0);
+}
+
+/* A 7x5x4 cube written by blocks: the ranks split axis 2, so that blocks
+   interleave in the file.  Then rewritten from rank 0 alone (empty blocks
+   elsewhere), and bad block sets. */
+static PetscErrorCode TestWriteBlock(void)
+{
+  const PetscInt    n[3] = {7, 5, 4}, zero[3] = {0, 0, 0};
+  const PetscReal   d[3] = {0.5, 10, 12.5}, o[3] = {-1, 0, 2.5}, o2[3] = {3, 0, 2.5};
+  const char *const label[3] = {"Time (s)", "Offset (m)", NULL};
+  PetscInt          s[3] = {0, rank * n[1] / size, 0}, c[3] = {n[0], (rank + 1) * n[1] / size - s[1], n[2]};
+  char              path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
+  float            *buf;
+  RsfHeader         h;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(n[0] * n[1] * n[2], &buf));
+  for (PetscInt k = 0; k < c[2]; k++)
+    for (PetscInt j = 0; j < c[1]; j++)
+      for (PetscInt i = 0; i < c[0]; i++) buf[i + c[0] * (j + c[1] * k)] = Value(s[0] + i, s[1] + j, s[2] + k);
+  PetscCall(Path("blocks.rsf", path));
+  PetscCall(PetscSNPrintf(tmp, sizeof tmp, "%s@.tmp.%d", path, (int)getpid())); /* rank 0's process id names the temporaries */
+  if (!rank) { /* a stale temporary binary, longer than the new one, must not leave its tail */
+    FILE *fp = fopen(tmp, "wb");
+
+    PetscCheck(fp && !fseek(fp, 4096, SEEK_SET) && fputc(1, fp) != EOF && !fclose(fp), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s", tmp);
+  }
+  PetscCall(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o, label, s, c, buf, PETSC_FALSE));
+  if (!rank) {
+    PetscCheck(access(tmp, F_OK), PETSC_COMM_SELF, PETSC_ERR_PLIB, "temporary %s left behind", tmp);
+    PetscCall(PetscSNPrintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()));
+    PetscCheck(access(tmp, F_OK), PETSC_COMM_SELF, PETSC_ERR_PLIB, "temporary %s left behind", tmp);
+  }
+  EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o2, label, s, c, buf, PETSC_FALSE), "-overwrite");
+
+  PetscCall(RsfReadHeader(PETSC_COMM_WORLD, path, &h));
+  for (int a = 0; a < 3; a++)
+    PetscCheck(h.n[a] == n[a] && h.d[a] == d[a] && h.o[a] == o[a], PETSC_COMM_SELF, PETSC_ERR_PLIB, "axis %d: n=%d d=%g o=%g, expected %d %g %g", a + 1,
+               (int)h.n[a], (double)h.d[a], (double)h.o[a], (int)n[a], (double)d[a], (double)o[a]);
+  PetscCall(CheckBlock(&h, zero, n));
+  PetscCall(CheckBlock(&h, s, c));
+
+  /* Rank 0 gives the whole cube, the others nothing; o1 changes, so the header shows the replacement. */
+  for (int a = 0; a < 3; a++) {
+    s[a] = 0;
+    c[a] = rank ? 0 : n[a];
+  }
+  for (PetscInt k = 0; k < c[2]; k++)
+    for (PetscInt j = 0; j < c[1]; j++)
+      for (PetscInt i = 0; i < c[0]; i++) buf[i + c[0] * (j + c[1] * k)] = Value(i, j, k);
+  PetscCall(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o2, NULL, s, c, buf, PETSC_TRUE));
+  PetscCall(RsfReadHeader(PETSC_COMM_WORLD, path, &h));
+  PetscCheck(h.o[0] == o2[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "o1=%g after overwriting, expected %g", (double)h.o[0], (double)o2[0]);
+  PetscCall(CheckBlock(&h, zero, n));
+
+  c[1] = rank ? 0 : n[1] - 1; /* row n2-1 is missing */
+  EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o, NULL, s, c, buf, PETSC_TRUE), "hold 112 samples, expected the 140");
+  c[1] = n[1];
+  s[2] = rank == size - 1 ? 1 : 0; /* 1 + 4 > n3 on the last rank */
+  c[2] = n[2];
+  EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o, NULL, s, c, buf, PETSC_TRUE), rank == size - 1 ? "outside [0, 4)" : "another rank");
+  PetscCall(CheckBlock(&h, zero, n)); /* the failed writes left the file alone */
+  PetscCall(PetscFree(buf));
   PetscFunctionReturn(0);
 }
 
@@ -194,6 +259,7 @@ int main(int argc, char **argv)
   }
   PetscCallMPI(MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, PETSC_COMM_WORLD));
   PetscCall(TestCube());
+  PetscCall(TestWriteBlock());
   PetscCall(TestTrace());
   PetscCall(TestHeaderErrors());
   PetscCall(RemoveDir());

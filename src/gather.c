@@ -1,0 +1,66 @@
+#include "gather.h"
+
+/* Receiver ids and trace counts of every group rank, on group rank 0. */
+typedef struct {
+  PetscMPIInt *counts, *displs, *idcounts, *iddispls;
+  PetscInt    *ids;
+  float       *buf; /* traces in rank order */
+} Plan;
+
+static PetscErrorCode PlanCreate(const Layout *l, PetscInt nt, const ShotLocal *sl, PetscInt shot, PetscInt nrec, Plan *p)
+{
+  PetscMPIInt nlocal = (PetscMPIInt)sl->nrec, ntotal = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(p, sizeof(*p)));
+  if (!l->group_rank) PetscCall(PetscMalloc4(l->group_size, &p->counts, l->group_size, &p->displs, l->group_size, &p->idcounts, l->group_size, &p->iddispls));
+  PetscCallMPI(MPI_Gather(&nlocal, 1, MPI_INT, p->idcounts, 1, MPI_INT, 0, l->group));
+  if (!l->group_rank) {
+    for (PetscMPIInt r = 0; r < l->group_size; r++) {
+      p->iddispls[r] = ntotal;
+      p->counts[r]   = p->idcounts[r] * (PetscMPIInt)nt;
+      p->displs[r]   = ntotal * (PetscMPIInt)nt;
+      ntotal += p->idcounts[r];
+    }
+    PetscCheck(ntotal == nrec, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Shot %" PetscInt_FMT ": %d of %" PetscInt_FMT " receivers located", shot, ntotal, nrec);
+    PetscCall(PetscMalloc2(nrec, &p->ids, nrec * nt, &p->buf));
+  }
+  PetscCallMPI(MPI_Gatherv(sl->rec_id, nlocal, MPIU_INT, p->ids, p->idcounts, p->iddispls, MPIU_INT, 0, l->group));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanDestroy(const Layout *l, Plan *p)
+{
+  PetscFunctionBeginUser;
+  if (!l->group_rank) {
+    PetscCall(PetscFree2(p->ids, p->buf));
+    PetscCall(PetscFree4(p->counts, p->displs, p->idcounts, p->iddispls));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ShotGather(const Layout *l, PetscInt nt, const ShotLocal *sl, PetscInt shot, PetscInt nrec, const float *traces, float *all)
+{
+  Plan p;
+
+  PetscFunctionBeginUser;
+  PetscCall(PlanCreate(l, nt, sl, shot, nrec, &p));
+  PetscCallMPI(MPI_Gatherv(traces, (PetscMPIInt)(sl->nrec * nt), MPI_FLOAT, p.buf, p.counts, p.displs, MPI_FLOAT, 0, l->group));
+  if (!l->group_rank)
+    for (PetscInt k = 0; k < nrec; k++) PetscCall(PetscArraycpy(all + p.ids[k] * nt, p.buf + k * nt, nt));
+  PetscCall(PlanDestroy(l, &p));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ShotScatter(const Layout *l, PetscInt nt, const ShotLocal *sl, PetscInt nrec, const float *all, float *traces)
+{
+  Plan p;
+
+  PetscFunctionBeginUser;
+  PetscCall(PlanCreate(l, nt, sl, -1, nrec, &p));
+  if (!l->group_rank)
+    for (PetscInt k = 0; k < nrec; k++) PetscCall(PetscArraycpy(p.buf + k * nt, all + p.ids[k] * nt, nt));
+  PetscCallMPI(MPI_Scatterv(p.buf, p.counts, p.displs, MPI_FLOAT, traces, (PetscMPIInt)(sl->nrec * nt), MPI_FLOAT, 0, l->group));
+  PetscCall(PlanDestroy(l, &p));
+  PetscFunctionReturn(0);
+}

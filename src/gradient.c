@@ -1,0 +1,30 @@
+#include "gradient.h"
+#include "objective.h"
+#include "output.h"
+
+/* Writes gradient.rsf (dJ/dv in s/m per unit misfit, the user's grid) and
+   prints the misfit. */
+PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
+{
+  Objective      obj;
+  double         J, *grad;
+  float         *out;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(OutputPrepare(world, o->output_dir, 0, o->overwrite));
+  PetscCall(OutputRefuseExisting(world, o->output_dir, "gradient.rsf", o->overwrite));
+  PetscCall(ObjectiveCreate(world, o, &obj));
+  PetscCall(PetscMalloc2(obj.ms.nlocal + 1, &grad, obj.ms.nlocal + 1, &out));
+  PetscCall(PetscTime(&t0));
+  PetscCall(ObjectiveEvaluate(&obj, obj.vp_start, &J, grad));
+  PetscCall(PetscTime(&t1));
+  for (PetscInt c = 0; c < obj.ms.nlocal; c++) out[c] = (float)grad[c];
+  PetscCall(ObjectiveWriteModel(&obj, "gradient.rsf", out, o->overwrite));
+  PetscCall(PetscPrintf(world, "misfit %.17g\n", J));
+  PetscCall(PetscPrintf(world, "gradient: %.3f s, %.4f G cell-updates/s (forward + adjoint) -> %s/gradient.rsf\n", t1 - t0,
+                        obj.cells * obj.t.nsteps * 2 * obj.geo.nshots / (t1 - t0) * 1e-9, o->output_dir));
+  PetscCall(PetscFree2(grad, out));
+  PetscCall(ObjectiveDestroy(&obj));
+  PetscFunctionReturn(0);
+}

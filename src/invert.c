@@ -1,0 +1,239 @@
+/* -mode invert: one Tao on the world (DESIGN.md, "Parallel layout"): group
+   0 owns the model Vec, every evaluation broadcasts it over the cross comm,
+   every group models its shots and the gradient comes back to group 0. */
+#include "invert.h"
+#include "objective.h"
+#include "output.h"
+#include "replay.h"
+#include "util.h"
+#include <petsctao.h>
+#include <signal.h>
+
+static volatile sig_atomic_t interrupt_requested = 0;
+static void OnSignal(int sig) { interrupt_requested = sig; }
+
+typedef struct {
+  Objective      obj;
+  const Options *o;
+  Vec            X, XL, XU;
+  double        *weight;    /* gradient mask and source taper, this rank's user cells on group 0 */
+  float         *vp;        /* the model being evaluated, every group */
+  double        *grad;
+  Replay         replay;
+  PetscInt       band, iteration, evals; /* band (0-based), iterations over all bands, evaluations in this band */
+  PetscReal      fcut, J0;
+  double         seconds;   /* evaluation time since the last iteration */
+  PetscInt       evals_since; /* evaluations since the last iteration */
+  PetscBool      interrupted;
+} Inversion;
+
+/* The model of X (group 0) on every group, as floats. */
+static PetscErrorCode ModelFromVec(Inversion *inv, Vec X)
+{
+  const PetscScalar *x;
+  const PetscInt     n = inv->obj.ms.nlocal;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &x));
+  if (!inv->obj.l.group_id)
+    for (PetscInt c = 0; c < n; c++) inv->vp[c] = (float)x[c];
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCallMPI(MPI_Bcast(inv->vp, (PetscMPIInt)n, MPI_FLOAT, 0, inv->obj.l.cross));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
+{
+  Inversion     *inv = (Inversion *)ctx;
+  PetscScalar   *g;
+  PetscBool      cached;
+  PetscLogDouble t0, t1;
+  double         J, seconds;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&t0));
+  PetscCall(ModelFromVec(inv, X));
+  PetscCall(ReplayLookup(&inv->replay, inv->band, inv->evals, inv->vp, &cached, &J, inv->grad, &seconds));
+  if (!cached) {
+    PetscCall(ObjectiveEvaluate(&inv->obj, inv->vp, &J, inv->grad));
+    /* float, as computed: a replayed evaluation then gives TAO the same numbers */
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) inv->grad[c] = (float)(inv->grad[c] * inv->weight[c]);
+    PetscCall(PetscTime(&t1));
+    seconds = t1 - t0;
+    PetscCall(ReplaySave(&inv->replay, inv->band, inv->evals, inv->vp, J, inv->grad, seconds));
+  }
+  inv->evals++;
+  inv->evals_since++;
+  inv->seconds += seconds;
+  PetscCall(VecGetArray(G, &g));
+  if (!inv->obj.l.group_id)
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) g[c] = inv->grad[c];
+  PetscCall(VecRestoreArray(G, &g));
+  *f = J;
+  PetscFunctionReturn(0);
+}
+
+/* Per iteration: the model, a misfit.csv row, a progress line; and the
+   interrupt check, on every rank at once. */
+static PetscErrorCode Monitor(Tao tao, void *ctx)
+{
+  Inversion         *inv = (Inversion *)ctx;
+  PetscInt           its;
+  PetscReal          f, gnorm, step;
+  TaoConvergedReason reason;
+  int                flag = interrupt_requested, any;
+
+  PetscFunctionBeginUser;
+  PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm, NULL, &step, &reason));
+  if (its == 0) inv->J0 = f;
+  else inv->iteration++;
+  if (its > 0) {
+    char name[64];
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "vp_%04" PetscInt_FMT ".rsf", inv->iteration));
+    PetscCall(ObjectiveWriteModel(&inv->obj, name, inv->vp, PETSC_TRUE));
+  }
+  PetscCall(ReplayLogIteration(&inv->replay, inv->o->output_dir, inv->band + 1, inv->iteration, f, gnorm, its ? step : 0, inv->seconds));
+  PetscCall(PetscPrintf(inv->obj.l.world,
+                        "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s, %.4f G cell-updates/s\n",
+                        inv->band + 1, inv->fcut > 0 ? "up to " : "all, f0 ", inv->fcut > 0 ? (double)inv->fcut : (double)inv->o->f0, its, inv->iteration, (double)f,
+                        inv->J0 > 0 ? (double)(f / inv->J0) : 1.0, (double)gnorm, (double)step, inv->seconds,
+                        inv->seconds > 0 ? inv->evals_since * inv->obj.cells * inv->obj.t.nsteps * 2 * inv->obj.geo.nshots / inv->seconds * 1e-9 : 0.0));
+  inv->seconds     = 0;
+  inv->evals_since = 0;
+  PetscCallMPI(MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, inv->obj.l.world));
+  if (any) {
+    inv->interrupted = PETSC_TRUE;
+    PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Mask (-fix_above) and source taper (-source_taper) on group 0's user
+   cells; fixed cells also get equal bounds, so no method moves them. */
+static PetscErrorCode Weights(Inversion *inv)
+{
+  const Objective *obj = &inv->obj;
+  const ModelInfo *m   = &obj->m;
+  const PetscReal  R   = inv->o->source_taper;
+  PetscScalar     *xl, *xu;
+  const PetscScalar *x;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(inv->XL, &xl));
+  PetscCall(VecGetArray(inv->XU, &xu));
+  PetscCall(VecGetArrayRead(inv->X, &x));
+  for (PetscInt k = 0; k < obj->ms.n[2]; k++)
+    for (PetscInt j = 0; j < obj->ms.n[1]; j++)
+      for (PetscInt i = 0; i < obj->ms.n[0]; i++) {
+        const PetscInt  c      = i + obj->ms.n[0] * (j + obj->ms.n[1] * k);
+        const PetscReal pos[3] = {(obj->ms.lo[0] + i) * m->d[0], (obj->ms.lo[1] + j) * m->d[1], (obj->ms.lo[2] + k) * m->d[2]};
+        double          w      = pos[0] < inv->o->fix_above ? 0 : 1;
+        for (PetscInt s = 0; s < obj->geo.nshots && R > 0 && w > 0; s++) {
+          PetscReal r2 = 0;
+          for (PetscInt a = 0; a < m->dim; a++) r2 += PetscSqr(pos[a] - obj->geo.src[s].c[a]);
+          if (r2 < R * R) w *= 0.5 * (1 - PetscCosReal(PETSC_PI * PetscSqrtReal(r2) / R));
+        }
+        inv->weight[c] = w;
+        if (!obj->l.group_id && pos[0] < inv->o->fix_above) xl[c] = xu[c] = x[c];
+      }
+  PetscCall(VecRestoreArrayRead(inv->X, &x));
+  PetscCall(VecRestoreArray(inv->XL, &xl));
+  PetscCall(VecRestoreArray(inv->XU, &xu));
+  PetscFunctionReturn(0);
+}
+
+/* One band: a fresh Tao from the options, the model carried in X. */
+static PetscErrorCode SolveBand(Inversion *inv)
+{
+  Tao       tao;
+  PetscBool bounded;
+  MPI_Comm  world = inv->obj.l.world;
+
+  PetscFunctionBeginUser;
+  PetscCall(ObjectiveSetBand(&inv->obj, inv->fcut));
+  PetscCall(TaoCreate(world, &tao));
+  PetscCall(TaoSetType(tao, TAOBLMVM));
+  PetscCall(TaoSetMaximumIterations(tao, 20));
+  PetscCall(TaoSetSolution(tao, inv->X));
+  PetscCall(TaoSetVariableBounds(tao, inv->XL, inv->XU));
+  PetscCall(TaoSetObjectiveAndGradient(tao, NULL, FormFunctionGradient, inv));
+  PetscCall(TaoSetMonitor(tao, Monitor, inv, NULL));
+  PetscCall(TaoSetFromOptions(tao));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)tao, &bounded, TAOBLMVM, TAOBQNLS, TAOBNCG, TAOBQNKLS, TAOBQNKTR, TAOBQNKTL, TAOBNLS, TAOBNTR, TAOBNTL, TAOTRON,
+                                      TAOGPCG, ""));
+  if (!bounded && !inv->band) {
+    TaoType type;
+    PetscCall(TaoGetType(tao, &type));
+    PetscCall(PetscPrintf(world, "WARNING: -tao_type %s ignores the bounds -vp_min/-vp_max; the run stops with an error if the model exceeds %.6g m/s, "
+                                 "for which the time step was chosen (blmvm, bqnls and bncg honour bounds)\n",
+                          type, (double)inv->obj.vp_hi));
+  }
+  inv->evals = 0;
+  PetscCall(TaoSolve(tao));
+  {
+    TaoConvergedReason reason;
+    PetscCall(TaoGetConvergedReason(tao, &reason));
+    PetscCall(PetscPrintf(world, "band %" PetscInt_FMT ": %s\n", inv->band + 1, inv->interrupted ? "interrupted" : TaoConvergedReasons[reason]));
+  }
+  PetscCall(TaoDestroy(&tao));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
+{
+  Inversion      inv;
+  const PetscInt nbands = o->nbands ? o->nbands : 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&inv, sizeof(inv)));
+  inv.o = o;
+  PetscCall(OutputPrepare(world, o->output_dir, 0, o->overwrite));
+  if (!o->restart) {
+    PetscCall(OutputRefuseExisting(world, o->output_dir, "misfit.csv", o->overwrite));
+    PetscCall(OutputRefuseExisting(world, o->output_dir, "vp.rsf", o->overwrite));
+  }
+  PetscCall(ObjectiveCreate(world, o, &inv.obj));
+  for (PetscInt b = 0; b < o->nbands; b++)
+    PetscCheck(o->bands[b] < 0.5 / o->dt, world, PETSC_ERR_ARG_OUTOFRANGE, "-bands: band %" PetscInt_FMT " at %.6g Hz is not below the Nyquist frequency %.6g Hz of -dt %.6g s",
+               b + 1, (double)o->bands[b], 0.5 / o->dt, (double)o->dt);
+  PetscCall(ReplayCreate(world, &inv.obj, o->output_dir, o->restart, &inv.replay));
+  {
+    const PetscInt n = inv.obj.l.group_id ? 0 : inv.obj.ms.nlocal;
+    PetscScalar   *x;
+    PetscCall(VecCreateMPI(world, n, PETSC_DETERMINE, &inv.X));
+    PetscCall(VecDuplicate(inv.X, &inv.XL));
+    PetscCall(VecDuplicate(inv.X, &inv.XU));
+    PetscCall(VecSet(inv.XL, inv.obj.vp_lo));
+    PetscCall(VecSet(inv.XU, inv.obj.vp_hi));
+    PetscCall(VecGetArray(inv.X, &x));
+    for (PetscInt c = 0; c < n; c++) x[c] = inv.obj.vp_start[c];
+    PetscCall(VecRestoreArray(inv.X, &x));
+    PetscCall(PetscMalloc3(inv.obj.ms.nlocal + 1, &inv.weight, inv.obj.ms.nlocal + 1, &inv.vp, inv.obj.ms.nlocal + 1, &inv.grad));
+  }
+  PetscCall(Weights(&inv));
+  signal(SIGTERM, OnSignal);
+  signal(SIGINT, OnSignal);
+  for (inv.band = 0; inv.band < nbands && !inv.interrupted; inv.band++) {
+    inv.fcut = o->nbands ? o->bands[inv.band] : 0;
+    PetscCall(SolveBand(&inv));
+  }
+  if (inv.interrupted) {
+    PetscCall(PetscPrintf(world, "Interrupted after iteration %" PetscInt_FMT ": its model and the state are saved in %s; rerun with -restart to carry on\n",
+                          inv.iteration, o->output_dir));
+  } else {
+    PetscCall(ModelFromVec(&inv, inv.X));
+    PetscCall(ObjectiveWriteModel(&inv.obj, "vp.rsf", inv.vp, PETSC_TRUE));
+    PetscCall(PetscPrintf(world, "inverted model -> %s/vp.rsf, misfit history -> %s/misfit.csv\n", o->output_dir, o->output_dir));
+  }
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  PetscCall(ReplayDestroy(&inv.replay));
+  PetscCall(PetscFree3(inv.weight, inv.vp, inv.grad));
+  PetscCall(VecDestroy(&inv.X));
+  PetscCall(VecDestroy(&inv.XL));
+  PetscCall(VecDestroy(&inv.XU));
+  PetscCall(ObjectiveDestroy(&inv.obj));
+  PetscCheck(!inv.interrupted, world, PETSC_ERR_SIG, "Interrupted by a signal: rerun with -restart to carry on");
+  PetscFunctionReturn(0);
+}

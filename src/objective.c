@@ -1,0 +1,299 @@
+#include "objective.h"
+#include "events.h"
+#include "filter.h"
+#include "gather.h"
+#include "output.h"
+#include "rsf.h"
+#include "setup.h"
+#include "survey.h"
+#include "util.h"
+#include "wavelet.h"
+
+/* Bytes each rank may give the stored wavefield: -wavefield_memory, else 90%
+   of the node's available memory shared by its ranks. */
+static PetscErrorCode MemoryLimit(MPI_Comm world, const Options *o, double *limit)
+{
+  MPI_Comm    node;
+  PetscMPIInt nranks;
+  double      avail = 0;
+  FILE       *fp;
+  char        line[256];
+
+  PetscFunctionBeginUser;
+  if (o->wavefield_memory > 0) {
+    *limit = o->wavefield_memory * 1048576.0;
+    PetscFunctionReturn(0);
+  }
+  PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nranks));
+  PetscCallMPI(MPI_Comm_free(&node));
+  fp = fopen("/proc/meminfo", "r");
+  while (fp && fgets(line, sizeof(line), fp))
+    if (sscanf(line, "MemAvailable: %lf kB", &avail) == 1) break;
+  if (fp) fclose(fp);
+  *limit = avail > 0 ? 0.9 * avail * 1024.0 / nranks : 1e300;
+  PetscFunctionReturn(0);
+}
+
+/* Every shot's observed gather must exist with nt samples at dt and one trace
+   per receiver of the shot; errors name the shot and the file. */
+static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geometry *geo, const TimeAxis *t)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt s = 0; s < geo->nshots; s++) {
+    char           path[PETSC_MAX_PATH_LEN], msg[FWI_MSG_LEN] = "";
+    PetscMPIInt    rank;
+    RsfHeader      h;
+    const PetscInt nrec = geo->rec_start[s + 1] - geo->rec_start[s];
+    PetscCall(OutputShotPath(o->observed_dir, s, path));
+    PetscCallMPI(MPI_Comm_rank(world, &rank));
+    if (!rank) {
+      PetscBool exists;
+      PetscCall(PetscTestFile(path, 'r', &exists));
+      if (!exists) snprintf(msg, sizeof(msg), "Observed data for shot %d: %s is missing (expected one shot_NNNN.rsf per shot in -observed_dir)", (int)s, path);
+    }
+    PetscCall(RootCheck(world, msg));
+    PetscCall(RsfReadHeader(world, path, &h));
+    PetscCheck(h.n[0] == t->nt && h.n[1] == nrec && h.n[2] == 1, world, PETSC_ERR_USER_INPUT,
+               "Observed data for shot %" PetscInt_FMT ": %s holds %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " samples, expected %" PetscInt_FMT
+               " samples (-nt) x %" PetscInt_FMT " receivers",
+               s, path, h.n[0], h.n[1], h.n[2], t->nt, nrec);
+    PetscCheck(PetscAbsReal(h.d[0] - t->dt) <= 1e-6 * t->dt, world, PETSC_ERR_USER_INPUT, "Observed data for shot %" PetscInt_FMT ": %s is sampled at d1=%.6g s, expected -dt %.6g s", s,
+               path, (double)h.d[0], (double)t->dt);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Bounds from the options and the starting model, which must lie within them. */
+static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective *obj)
+{
+  PetscFunctionBeginUser;
+  obj->vp_lo = o->vp_min > 0 ? o->vp_min : 0.8 * obj->vmin;
+  obj->vp_hi = o->vp_max > 0 ? o->vp_max : (o->mode == MODE_INVERT ? 1.25 : 1.0) * obj->vmax;
+  PetscCheck(obj->vp_lo < obj->vp_hi, world, PETSC_ERR_ARG_OUTOFRANGE, "Velocity bounds %.6g to %.6g m/s (-vp_min, -vp_max or their defaults): expected vp_min < vp_max",
+             (double)obj->vp_lo, (double)obj->vp_hi);
+  PetscCheck(obj->vmin >= obj->vp_lo && obj->vmax <= obj->vp_hi, world, PETSC_ERR_USER_INPUT,
+             "The starting model %s spans %.6g to %.6g m/s, outside the bounds %.6g to %.6g m/s (-vp_min, -vp_max): widen the bounds or fix the model", obj->m.name,
+             (double)obj->vmin, (double)obj->vmax, (double)obj->vp_lo, (double)obj->vp_hi);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
+{
+  double limit = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(obj, sizeof(*obj)));
+  obj->o = o;
+  PetscCall(LayoutCreate(world, o->shot_groups, &obj->l));
+  PetscCall(ModelDescribe(world, o, &obj->m));
+  PetscCall(SurveyRead(world, o, &obj->m, &obj->geo));
+  PetscCall(GridCreate(obj->l.group, obj->m.dim, obj->m.n, obj->m.d, o->order, o->pml, o->procs, &obj->g));
+  PetscCall(PetscMalloc1(obj->g.size[0] * obj->g.size[1] * obj->g.size[2], &obj->vp_ext));
+  PetscCall(ModelLoadBlock(&obj->m, &obj->g, obj->l.cross, obj->vp_ext, &obj->vmin, &obj->vmax));
+  PetscCall(ResolveBounds(world, o, obj));
+  PetscCall(TimeAxisSetUp(&obj->g, obj->vp_hi, o->nt, o->dt, o->cfl, &obj->t));
+  PetscCall(PrintSetUp(world, &obj->l, &obj->m, &obj->g, &obj->geo, &obj->t, obj->vmin, obj->vmax));
+  PetscCall(PetscPrintf(world, "velocity bounds %.6g to %.6g m/s; the time step and absorbing layers are set for %.6g m/s\n", (double)obj->vp_lo, (double)obj->vp_hi,
+                        (double)obj->vp_hi));
+  PetscCall(WarnOnDispersion(world, o, &obj->m, obj->vp_lo));
+  PetscCall(ObservedCheck(world, o, &obj->geo, &obj->t));
+
+  PetscCall(ModelSpaceCreate(&obj->g, &obj->ms));
+  PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
+  ModelSpaceRestrict(&obj->ms, &obj->g, obj->vp_ext, obj->vp_start);
+  {
+    const PropagatorSettings settings = {.f_pml = o->f0, .nan_check_interval = o->nan_check_interval, .progress_interval = o->progress_interval};
+    PetscCall(PropagatorCreate(&obj->g, &KernelOpsCPU, obj->vp_ext, obj->vp_hi, &obj->t, &settings, &obj->p));
+  }
+  obj->cells = (double)obj->g.N[0] * obj->g.N[1] * obj->g.N[2];
+
+  PetscCall(MemoryLimit(world, o, &limit));
+  PetscCall(PetscPrintf(world, "forward wavefield kept for the adjoint: %.1f MB per rank (%" PetscInt_FMT " steps x %zu cells), limit %.1f MB per rank\n",
+                        WavefieldStoreBytes(obj->p.f.ncells, obj->t.nsteps) / 1048576.0, obj->t.nsteps, obj->p.f.ncells, limit / 1048576.0));
+  PetscCall(WavefieldStoreCreate(world, obj->p.f.ncells, obj->t.nsteps, limit, obj->p.ops->alloc_array, obj->p.ops->free_array, &obj->store));
+
+  /* this group's shots, round robin, with their observed gathers on the group's first rank */
+  PetscCall(PetscMalloc4(obj->geo.nshots, &obj->shot, obj->geo.nshots, &obj->sl, obj->geo.nshots, &obj->obs_raw, obj->geo.nshots, &obj->obs));
+  for (PetscInt s = obj->l.group_id; s < obj->geo.nshots; s += obj->l.ngroups) {
+    const PetscInt k = obj->nshots++, nrec = obj->geo.rec_start[s + 1] - obj->geo.rec_start[s];
+    obj->shot[k]     = s;
+    PetscCall(ShotLocalize(&obj->g, &obj->p.f, &obj->geo, s, &obj->sl[k]));
+    obj->obs_raw[k] = obj->obs[k] = NULL;
+    if (!obj->l.group_rank) {
+      char            path[PETSC_MAX_PATH_LEN];
+      RsfHeader       h;
+      const PetscInt  start[3] = {0, 0, 0}, count[3] = {obj->t.nt, nrec, 1};
+      PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+      PetscCall(OutputShotPath(o->observed_dir, s, path));
+      PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
+      PetscCall(PetscMalloc2(nrec * obj->t.nt, &obj->obs_raw[k], nrec * obj->t.nt, &obj->obs[k]));
+      PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, obj->obs_raw[k]));
+      PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+    }
+  }
+  PetscCall(PetscMalloc2(obj->t.nt, &obj->w_raw, obj->t.nsteps, &obj->wint));
+  PetscCall(SourceWavelet(world, o, &obj->t, obj->w_raw));
+  PetscCall(ObjectiveSetBand(obj, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveDestroy(Objective *obj)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < obj->nshots; k++) {
+    PetscCall(ShotLocalDestroy(&obj->sl[k]));
+    if (obj->obs_raw[k]) PetscCall(PetscFree2(obj->obs_raw[k], obj->obs[k]));
+  }
+  PetscCall(PetscFree4(obj->shot, obj->sl, obj->obs_raw, obj->obs));
+  PetscCall(PetscFree2(obj->w_raw, obj->wint));
+  PetscCall(PetscFree(obj->vp_ext));
+  PetscCall(PetscFree(obj->vp_start));
+  PetscCall(WavefieldStoreDestroy(&obj->store));
+  PetscCall(PropagatorDestroy(&obj->p));
+  PetscCall(ModelSpaceDestroy(&obj->ms));
+  PetscCall(GridDestroy(&obj->g));
+  PetscCall(GeometryDestroy(&obj->geo));
+  PetscCall(LayoutDestroy(&obj->l));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut)
+{
+  const TimeAxis *t = &obj->t;
+  float          *w;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(t->nt, &w));
+  PetscCall(PetscArraycpy(w, obj->w_raw, t->nt));
+  if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, 1, w));
+  PetscCall(ResampleUp(t->nt, w, t->m, t->nsteps, obj->wint));
+  PetscCall(PetscFree(w));
+  for (PetscInt k = 0; k < obj->nshots; k++) {
+    const PetscInt nrec = obj->geo.rec_start[obj->shot[k] + 1] - obj->geo.rec_start[obj->shot[k]];
+    if (!obj->obs[k]) continue;
+    PetscCall(PetscArraycpy(obj->obs[k], obj->obs_raw[k], nrec * t->nt));
+    if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, nrec, obj->obs[k]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* One shot: modelled traces, residual and misfit on the group's first rank,
+   and with a gradient the adjoint run.  *J gets this shot's misfit on the
+   group's first rank. */
+static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J, double *src_term)
+{
+  const TimeAxis  *t    = &obj->t;
+  const ShotLocal *sl   = &obj->sl[k];
+  const PetscInt   s    = obj->shot[k], nrec = obj->geo.rec_start[s + 1] - obj->geo.rec_start[s];
+  float           *mine, *all = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(sl->nrec * t->nt + 1, &mine));
+  PetscCall(PropagatorRun(&obj->p, t, sl, s, obj->wint, mine, grad ? obj->store : NULL));
+  if (!obj->l.group_rank) PetscCall(PetscMalloc1(nrec * t->nt, &all));
+  PetscCall(ShotGather(&obj->l, t->nt, sl, s, nrec, mine, all));
+  *J = 0;
+  if (!obj->l.group_rank)
+    for (PetscInt i = 0; i < nrec * t->nt; i++) {
+      all[i] -= obj->obs[k][i];
+      *J += 0.5 * (double)all[i] * all[i];
+    }
+  *src_term = 0;
+  if (grad) {
+    PetscCall(ShotScatter(&obj->l, t->nt, sl, nrec, all, mine));
+    PetscCall(PropagatorAdjoint(&obj->p, t, sl, s, obj->wint, mine, obj->store, src_term));
+  }
+  PetscCall(PetscFree(all));
+  PetscCall(PetscFree(mine));
+  PetscFunctionReturn(0);
+}
+
+/* The owned extended cells' dJ/dv, folded onto the user cells, summed over the groups into group 0. */
+static PetscErrorCode GradientReduce(Objective *obj, const double *src_term, double *grad)
+{
+  const Fields *f = &obj->p.f;
+  const Grid   *g = &obj->g;
+  float        *padded;
+  double       *ext, *user;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(f->ncells, &padded, g->size[0] * g->size[1] * g->size[2], &ext, obj->ms.nlocal + 1, &user));
+  PetscCall(obj->p.ops->download(padded, f->grad, f->ncells));
+  for (PetscInt k = 0; k < f->n[2]; k++)
+    for (PetscInt j = 0; j < f->n[1]; j++)
+      for (PetscInt i = 0; i < f->n[0]; i++) {
+        const PetscInt idx[3] = {i, j, k}, c = i + f->n[0] * (j + f->n[1] * k);
+        ext[c]                = padded[FieldsIndex(f, idx)];
+      }
+  for (PetscInt k = 0; k < obj->nshots; k++)
+    if (obj->sl[k].nsrc) {
+      /* the source cell's owned index from its padded one */
+      const ptrdiff_t cell = obj->sl[k].src_cell;
+      PetscInt        i[3];
+      for (PetscInt a = 2; a >= 0; a--) i[a] = (PetscInt)((cell / f->stride[a]) % f->padded[a]) - (a < f->dim ? f->radius : 0);
+      ext[i[0] + f->n[0] * (i[1] + f->n[1] * i[2])] += src_term[k];
+    }
+  for (PetscInt c = 0; c < g->size[0] * g->size[1] * g->size[2]; c++) ext[c] *= 2.0 / obj->vp_ext[c];
+  PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext, user));
+  PetscCallMPI(MPI_Reduce(user, grad, (PetscMPIInt)obj->ms.nlocal, MPI_DOUBLE, MPI_SUM, 0, obj->l.cross));
+  PetscCall(PetscFree3(padded, ext, user));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad)
+{
+  double    mine = 0, *src_term;
+  PetscReal range[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, all[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, vp, obj->vp_ext));
+  for (PetscInt c = 0; c < obj->g.size[0] * obj->g.size[1] * obj->g.size[2]; c++) {
+    range[0] = PetscMin(range[0], obj->vp_ext[c]);
+    range[1] = PetscMin(range[1], -obj->vp_ext[c]);
+  }
+  PetscCallMPI(MPIU_Allreduce(range, all, 2, MPIU_REAL, MPIU_MIN, obj->l.world));
+  PetscCheck(all[0] > 0 && -all[1] <= obj->vp_hi * (1 + 1e-6), obj->l.world, PETSC_ERR_ARG_OUTOFRANGE,
+             "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",
+             (double)all[0], (double)-all[1], (double)obj->vp_hi);
+  PetscCall(PropagatorSetModel(&obj->p, &obj->t, obj->vp_ext));
+  if (grad) PetscCall(PropagatorGradientReset(&obj->p));
+  PetscCall(PetscMalloc1(obj->nshots + 1, &src_term));
+  for (PetscInt k = 0; k < obj->nshots; k++) {
+    double         Js = 0;
+    PetscLogDouble t0, t1;
+    PetscCall(PetscTime(&t0));
+    PetscCall(Shot(obj, k, grad ? PETSC_TRUE : PETSC_FALSE, &Js, &src_term[k]));
+    mine += Js;
+    PetscCall(PetscTime(&t1));
+    if (!obj->l.group_rank && obj->o->progress_interval > 0) {
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "  shot %" PetscInt_FMT " (group %d): misfit %.6e, %s %.3f s, %.4f G cell-updates/s\n", obj->shot[k], obj->l.group_id, Js,
+                             grad ? "forward + adjoint" : "forward", t1 - t0, obj->cells * obj->t.nsteps * (grad ? 2 : 1) / (t1 - t0) * 1e-9));
+      fflush(stdout);
+    }
+  }
+  PetscCallMPI(MPI_Allreduce(&mine, J, 1, MPI_DOUBLE, MPI_SUM, obj->l.world));
+  if (grad) PetscCall(GradientReduce(obj, src_term, grad));
+  PetscCall(PetscFree(src_term));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const float *user, PetscBool overwrite)
+{
+  const ModelInfo  *m        = &obj->m;
+  const PetscReal   origin[3] = {0, 0, 0};
+  const char *const label[3]  = {"Depth", "X", "Y"};
+  PetscInt          start[3], count[3];
+  char              path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+  for (PetscInt a = 0; a < 3; a++) {
+    start[a] = obj->ms.lo[a];
+    count[a] = obj->l.group_id ? 0 : obj->ms.n[a];
+  }
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", obj->o->output_dir, name));
+  PetscCall(RsfWriteBlock(obj->l.world, path, m->dim, m->n, m->d, origin, label, start, count, user, overwrite));
+  PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}

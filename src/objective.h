@@ -1,0 +1,47 @@
+/* The misfit J = 1/2 sum over shots, receivers and recorded samples of
+   (modelled - observed)^2 and its exact gradient with respect to the user's
+   velocity model.  Every group models its shots; J is summed over the world
+   and the gradient reduced over the cross comm into group 0 (DESIGN.md,
+   "Parallel layout"). */
+#pragma once
+#include "geometry.h"
+#include "grid.h"
+#include "layout.h"
+#include "model.h"
+#include "modelspace.h"
+#include "options.h"
+#include "propagate.h"
+#include "store.h"
+
+typedef struct {
+  const Options *o;
+  Layout         l;
+  ModelInfo      m;
+  Geometry       geo;
+  Grid           g;
+  ModelSpace     ms;
+  TimeAxis       t;
+  Propagator     p;
+  WavefieldStore store;
+  PetscReal      vmin, vmax;   /* the starting model's range */
+  PetscReal      vp_lo, vp_hi; /* bounds; vp_hi also set the time step and the layers */
+  PetscInt       nshots;       /* this group's shots: shot[k], k < nshots */
+  PetscInt      *shot;
+  ShotLocal     *sl;
+  float        **obs_raw, **obs; /* group rank 0: whole gathers as read, and low-passed for the band */
+  float         *w_raw, *wint;   /* wavelet at the recording rate; the band's at the internal step */
+  float         *vp_ext;         /* owned extended block */
+  float         *vp_start;       /* the starting model's user cells on this rank */
+  double         cells;          /* extended grid cells */
+} Objective;
+
+/* Reads the model, survey and observed data; checks bounds and memory. */
+PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj);
+PetscErrorCode ObjectiveDestroy(Objective *obj);
+/* Low-passes the wavelet and the observed data at fcut Hz (0: as given). */
+PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut);
+/* vp: this rank's user cells, the same model on every group.  J on every
+   rank; grad (this rank's user cells, may be NULL) complete on group 0. */
+PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad);
+/* Writes a model-sized array held by group 0 (its ranks' user cells) as RSF. */
+PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const float *user, PetscBool overwrite);

@@ -1,0 +1,39 @@
+/* Restart of an interrupted inversion by replay.  Every evaluation's model,
+   misfit and gradient are saved in -output_dir/restart; with -restart, TAO
+   starts again from the beginning and each evaluation it asks for that was
+   saved (the same model, bit for bit) is answered from disk, so the run
+   carries on exactly where it stopped and ends at the model an
+   uninterrupted run gives.  Also keeps misfit.csv. */
+#pragma once
+#include "objective.h"
+
+typedef struct {
+  PetscInt band, eval;
+  double   J, seconds;
+} ReplayEntry;
+
+typedef struct {
+  double    values[4]; /* misfit, gradient norm, step, seconds */
+  PetscInt  band, iteration;
+} MisfitRow;
+
+typedef struct {
+  MPI_Comm     world;
+  Objective   *obj;
+  char         dir[PETSC_MAX_PATH_LEN]; /* -output_dir */
+  PetscInt     nentries;
+  ReplayEntry *entries;
+  PetscInt     nrows, maxrows;
+  MisfitRow   *rows;
+} Replay;
+
+/* restart: read the saved evaluations (an error when there are none);
+   otherwise start a fresh record. */
+PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, Replay *r);
+PetscErrorCode ReplayDestroy(Replay *r);
+/* Evaluation `eval` of band `band` at model vp (every group): *cached, and
+   then J, grad (group 0) and the seconds it took first time. */
+PetscErrorCode ReplayLookup(Replay *r, PetscInt band, PetscInt eval, const float *vp, PetscBool *cached, double *J, double *grad, double *seconds);
+PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *vp, double J, const double *grad, double seconds);
+/* Adds a row to misfit.csv (band, iteration, misfit, gradient norm, step, seconds), rewritten whole. */
+PetscErrorCode ReplayLogIteration(Replay *r, const char *dir, PetscInt band, PetscInt iteration, double J, double gnorm, double step, double seconds);

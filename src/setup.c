@@ -1,0 +1,93 @@
+/* Set-up shared by every mode: survey, warnings, source wavelet, the summary. */
+#include "setup.h"
+#include "geometry.h"
+#include "wavelet.h"
+
+/* Sources on a free surface emit nothing and receivers there record zeros
+   (u = 0 on it): legal, but rarely what was meant. */
+static PetscErrorCode WarnOnFreeSurface(MPI_Comm comm, const Options *o, const ModelInfo *m, const Geometry *geo)
+{
+  const PetscInt nrec = geo->rec_start[geo->nshots];
+  PetscInt       nsrc_on = 0, nrec_on = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < geo->nshots + nrec; k++) {
+    const Position *pos = k < geo->nshots ? &geo->src[k] : &geo->rec[k - geo->nshots];
+    PetscInt        cell[3] = {0, 0, 0};
+    PetscBool       on      = PETSC_FALSE;
+    GeometryCell(pos, m->dim, m->d, cell);
+    for (PetscInt a = 0; a < m->dim; a++) on = on || (!o->pml[a][0] && cell[a] == 0) || (!o->pml[a][1] && cell[a] == m->n[a] - 1);
+    if (on && k < geo->nshots) nsrc_on++;
+    else if (on) nrec_on++;
+  }
+  if (nsrc_on || nrec_on)
+    PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " sources and %" PetscInt_FMT " receivers lie on a free surface (a side with zero CPML width), where u = 0: "
+                                "those sources emit nothing and those receivers record zeros; place them at least one cell inside\n",
+                          nsrc_on, nrec_on));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo)
+{
+  PetscFunctionBeginUser;
+  if (o->geometry[0]) PetscCall(GeometryRead(comm, o->geometry, m->dim, geo));
+  else {
+    const PetscReal zs = o->source_depth < 0 ? 2 * m->d[0] : o->source_depth;
+    const PetscReal zr = o->receiver_depth < 0 ? 2 * m->d[0] : o->receiver_depth;
+    const PetscInt  nr = o->nrec == PETSC_DECIDE ? m->n[1] : o->nrec;
+    PetscCheck(o->nshots >= 1 && nr >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-nshots %" PetscInt_FMT " -nrec %" PetscInt_FMT ": expected at least one of each", o->nshots, nr);
+    PetscCall(GeometryRegular(m->dim, m->n, m->d, o->nshots, nr, zs, zr, geo));
+  }
+  PetscCall(GeometryValidate(geo, m->dim, m->n, m->d));
+  PetscCall(WarnOnFreeSurface(comm, o, m, geo));
+  PetscFunctionReturn(0);
+}
+
+/* Too few cells per wavelength makes the grid dispersive: the waves arrive
+   late and ring.  The floor per order is where the phase error over ten
+   wavelengths of travel reaches about a tenth of a period. */
+PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const ModelInfo *m, PetscReal vmin)
+{
+  PetscReal dmax = 0, cells;
+  PetscReal floor_ = o->order == 2 ? 20 : o->order == 4 ? 10 : 6;
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < m->dim; a++) dmax = PetscMax(dmax, m->d[a]);
+  cells = vmin / o->f0 / dmax;
+  if (cells < floor_)
+    PetscCall(PetscPrintf(comm, "WARNING: %.3g cells per wavelength at the peak frequency -f0 %.6g Hz in the slowest medium (%.6g m/s, %.6g m cells); order %" PetscInt_FMT
+                                " needs about %.6g: expect numerical dispersion (refine the grid, lower -f0 or raise -order)\n",
+                          (double)cells, (double)o->f0, (double)vmin, (double)dmax, o->order, (double)floor_));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SourceWavelet(MPI_Comm comm, const Options *o, const TimeAxis *t, float *w)
+{
+  PetscFunctionBeginUser;
+  if (o->wavelet[0]) PetscCall(WaveletReadFile(comm, o->wavelet, t->nt, t->dt, w));
+  else PetscCall(WaveletRicker(t->nt, t->dt, o->f0, o->t0, w));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, const Grid *g, const Geometry *geo, const TimeAxis *t, PetscReal vmin,
+                          PetscReal vmax)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(world, "model %s: %" PetscInt_FMT "D, nz=%" PetscInt_FMT " nx=%" PetscInt_FMT " ny=%" PetscInt_FMT
+                               ", spacing %.6g x %.6g x %.6g m, velocities %.6g to %.6g m/s\n",
+                        m->name, m->dim, m->n[0], m->n[1], m->n[2], (double)m->d[0], (double)m->d[1], (double)m->d[2], (double)vmin, (double)vmax));
+  PetscCall(PetscPrintf(world, "grid with absorbing layers: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
+                               " (z, x, y), order %" PetscInt_FMT "; layers z %" PetscInt_FMT "/%" PetscInt_FMT
+                               " x %" PetscInt_FMT "/%" PetscInt_FMT " y %" PetscInt_FMT "/%" PetscInt_FMT "\n",
+                        g->N[0], g->N[1], g->N[2], g->order, g->pml[0][0], g->pml[0][1], g->pml[1][0], g->pml[1][1], g->pml[2][0],
+                        g->pml[2][1]));
+  PetscCall(PetscPrintf(world, "layout: %d ranks = %d shot groups x %d subdomains (z %" PetscInt_FMT " x %" PetscInt_FMT " y %" PetscInt_FMT "), %" PetscInt_FMT " threads per rank\n",
+                        l->world_size, l->ngroups, l->group_size, g->nproc[0], g->nproc[1], g->nproc[2], l->threads));
+  PetscCall(PetscPrintf(world, "survey %s: %" PetscInt_FMT " shots, %" PetscInt_FMT " receivers in all\n", geo->source, geo->nshots,
+                        geo->rec_start[geo->nshots]));
+  PetscCall(PetscPrintf(world, "time: %" PetscInt_FMT " samples at %.6g s; internal step %.9g s (%" PetscInt_FMT " per sample, stability limit %.9g s), %" PetscInt_FMT " steps\n",
+                        t->nt, (double)t->dt, (double)t->dt_int, t->m, (double)t->dt_stable, t->nsteps));
+  PetscFunctionReturn(0);
+}
+

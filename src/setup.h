@@ -1,0 +1,18 @@
+/* Set-up shared by every mode. */
+#pragma once
+#include "geometry.h"
+#include "grid.h"
+#include "layout.h"
+#include "model.h"
+#include "options.h"
+#include "propagate.h"
+
+/* -geometry or the regular survey, validated against the model, with a
+   warning for sources and receivers on a free surface. */
+PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo);
+/* Warns when the grid has too few cells per wavelength at -f0 for -order. */
+PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const ModelInfo *m, PetscReal vmin);
+/* The recording-rate wavelet (Ricker or -wavelet file) into w[nt]. */
+PetscErrorCode SourceWavelet(MPI_Comm comm, const Options *o, const TimeAxis *t, float *w);
+PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, const Grid *g, const Geometry *geo, const TimeAxis *t, PetscReal vmin,
+                          PetscReal vmax);
