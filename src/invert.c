@@ -9,6 +9,11 @@
 #include <petsctao.h>
 #include <signal.h>
 
+/* TAO's first step in a band is minus the gradient; the objective it sees is
+   scaled so that this step changes no velocity by more than this share of
+   the bound range (the later steps learn their own length). */
+#define FIRST_STEP_SHARE 0.05
+
 static volatile sig_atomic_t interrupt_requested = 0;
 static void OnSignal(int sig) { interrupt_requested = sig; }
 
@@ -22,6 +27,7 @@ typedef struct {
   Replay         replay;
   PetscInt       band, iteration, evals; /* band (0-based), iterations over all bands, evaluations in this band */
   PetscReal      fcut, J0;
+  double         scale;     /* TAO's objective = scale x misfit, fixed at the band's first evaluation */
   double         seconds;   /* evaluation time since the last iteration */
   PetscInt       evals_since; /* evaluations since the last iteration */
   PetscBool      interrupted;
@@ -62,14 +68,20 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
     seconds = t1 - t0;
     PetscCall(ReplaySave(&inv->replay, inv->band, inv->evals, inv->vp, J, inv->grad, seconds));
   }
+  if (!inv->evals) {
+    double mine = 0, most;
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->grad[c]));
+    PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, inv->obj.l.world));
+    inv->scale = most > 0 ? FIRST_STEP_SHARE * (inv->obj.vp_hi - inv->obj.vp_lo) / most : 1;
+  }
   inv->evals++;
   inv->evals_since++;
   inv->seconds += seconds;
   PetscCall(VecGetArray(G, &g));
   if (!inv->obj.l.group_id)
-    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) g[c] = inv->grad[c];
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) g[c] = inv->scale * inv->grad[c];
   PetscCall(VecRestoreArray(G, &g));
-  *f = J;
+  *f = inv->scale * J;
   PetscFunctionReturn(0);
 }
 
@@ -85,6 +97,8 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
 
   PetscFunctionBeginUser;
   PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm, NULL, &step, &reason));
+  f /= inv->scale;
+  gnorm /= inv->scale;
   if (its == 0) inv->J0 = f;
   else inv->iteration++;
   if (its > 0) {
@@ -97,7 +111,7 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   PetscCall(PetscPrintf(inv->obj.l.world,
                         "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s, %.4f G cell-updates/s\n",
                         inv->band + 1, inv->fcut > 0 ? "up to " : "all, f0 ", inv->fcut > 0 ? (double)inv->fcut : (double)inv->o->f0, its, inv->iteration, (double)f,
-                        inv->J0 > 0 ? (double)(f / inv->J0) : 1.0, (double)gnorm, (double)step, inv->seconds,
+                        inv->J0 > 0 ? (double)(f / inv->J0) : 1.0, (double)gnorm, its ? (double)step : 0.0, inv->seconds,
                         inv->seconds > 0 ? inv->evals_since * inv->obj.cells * inv->obj.t.nsteps * 2 * inv->obj.geo.nshots / inv->seconds * 1e-9 : 0.0));
   inv->seconds     = 0;
   inv->evals_since = 0;
