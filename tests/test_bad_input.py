@@ -3,7 +3,10 @@
 offending value (checked case-insensitively on a characteristic substring or
 number), and leave no shot gather (shot_*) in the output directory.  Also:
 no hang (every run has a timeout) and existing results are left untouched
-without -overwrite."""
+without -overwrite.  -mode gradient/invert: a missing or mis-sized observed
+gather (named by its shot), -vp_min above -vp_max, a starting model outside
+the bounds, -wavefield_memory too small, no -observed_dir; no gradient.rsf,
+vp*.rsf or misfit.csv left behind."""
 import os
 import re
 
@@ -211,6 +214,61 @@ def main():
         w = c.write_rsf(scr.sub("wavelet_dt.rsf"), c.ricker(np.arange(20) * 0.002, 10.0), d=[0.002])
         case("-wavelet sampled at another interval", 1, SMALL + ["-dt", 0.001, "-wavelet", w, "-geometry", geo_ok],
              scr.sub("o_wavelet"), [has("wavelet_dt.rsf"), num(0.002)])
+
+        # -mode gradient / invert: observed data, bounds, memory
+        grad_args = ["-mode", "gradient", "-vp", 2000, "-nx", 30, "-nz", 20, "-dx", DX, "-nt", 40, "-dt", 0.002,
+                     "-f0", 10, "-nshots", 2, "-nrec", 10, "-vp_max", 2500]
+        invert_args = ["-mode", "invert"] + grad_args[2:] + ["-tao_max_it", 1]
+        fwd_args = ["-mode", "forward"] + grad_args[2:-2]
+
+        def with_opt(args, opt, value):
+            args = list(args)
+            args[args.index(opt) + 1] = value
+            return args
+
+        obs = scr.sub("obs")
+        c.run(1, fwd_args, obs)
+
+        obs_missing = scr.sub("obs_missing")
+        os.makedirs(obs_missing)
+        for f in os.listdir(obs):
+            if not f.startswith("shot_0001.rsf"):
+                with open(os.path.join(obs, f), "rb") as src, open(os.path.join(obs_missing, f), "wb") as dst:
+                    dst.write(src.read())
+        shot1 = ("shot 1", lambda low, out: re.search(r"shot\s*#?\s*1\b", low) is not None or "shot_0001.rsf" in low)
+        case("observed shot missing", 1, grad_args + ["-observed_dir", obs_missing], scr.sub("o_obs_missing"),
+             [shot1])
+        # shot 1 belongs to group 1: the error is found away from world rank 0 and must not hang
+        case("observed shot missing, 2 shot groups", 2, grad_args + ["-observed_dir", obs_missing, "-shot_groups", 2],
+             scr.sub("o_obs_missing2"), [shot1])
+
+        shot0 = ("shot 0", lambda low, out: re.search(r"shot\s*#?\s*0\b", low) is not None or "shot_0000.rsf" in low)
+        obs_nrec = scr.sub("obs_nrec")
+        c.run(1, with_opt(fwd_args, "-nrec", 9), obs_nrec)
+        case("observed gathers with another -nrec", 1, grad_args + ["-observed_dir", obs_nrec], scr.sub("o_obs_nrec"),
+             [shot0, num(9), num(10)])
+        obs_nt = scr.sub("obs_nt")
+        c.run(1, with_opt(fwd_args, "-nt", 30), obs_nt)
+        case("observed gathers with another -nt", 1, invert_args + ["-observed_dir", obs_nt], scr.sub("o_obs_nt"),
+             [shot0, num(30), num(40)])
+
+        case("-vp_min above -vp_max", 1, invert_args + ["-observed_dir", obs, "-vp_min", 2600], scr.sub("o_bounds"),
+             [has("vp_min"), num(2600), num(2500)])
+        case("starting model above -vp_max", 1, with_opt(invert_args, "-vp_max", 1900) + ["-observed_dir", obs],
+             scr.sub("o_start_out"), [num(1900), num(2000)])
+        case("starting model below -vp_min", 1, invert_args + ["-observed_dir", obs, "-vp_min", 2100],
+             scr.sub("o_start_low"), [num(2100), num(2000)])
+        case("-wavefield_memory too small", 1, grad_args + ["-observed_dir", obs, "-wavefield_memory", 0.001],
+             scr.sub("o_memory"), [has("wavefield_memory")])
+        case("-mode gradient without -observed_dir", 1, grad_args, scr.sub("o_no_obs"), [has("observed_dir")])
+        case("-mode invert without -observed_dir", 1, invert_args, scr.sub("o_no_obs_inv"), [has("observed_dir")])
+        for d in ("o_obs_missing", "o_obs_missing2", "o_obs_nrec", "o_obs_nt", "o_bounds", "o_start_out",
+                  "o_start_low", "o_memory", "o_no_obs", "o_no_obs_inv"):
+            d = scr.sub(d)
+            left = [f for f in (os.listdir(d) if os.path.isdir(d) else [])
+                    if f.startswith(("gradient", "vp", "misfit"))]
+            if left:
+                failures.append(f"{os.path.basename(d)}: results left in {d}: {left}")
 
         if failures:
             c.fail(f"{len(failures)} bad-input case(s) failed:\n  " + "\n  ".join(failures))
