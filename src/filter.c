@@ -1,21 +1,11 @@
 /* Trace filtering: see filter.h. */
 #include "filter.h"
+#include "wavelet.h"
 #include <math.h>
 
 /* Kaiser's design formulas for a stop-band attenuation of ATTEN_DB (the
    pass-band ripple is about the same, 1e-3). */
 #define ATTEN_DB 60.0
-
-static double BesselI0(double x)
-{
-  double sum = 1, term = 1, q = x * x / 4;
-
-  for (int k = 1; term > 1e-17 * sum; k++) {
-    term *= q / ((double)k * k);
-    sum += term;
-  }
-  return sum;
-}
 
 PetscErrorCode LowPassZeroPhase(PetscReal fcut, PetscReal dt, PetscInt nt, PetscInt ntr, float *data)
 {

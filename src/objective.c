@@ -39,14 +39,15 @@ static PetscErrorCode MemoryLimit(MPI_Comm world, const Options *o, double *limi
    per receiver of the shot; errors name the shot and the file. */
 static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geometry *geo, const TimeAxis *t)
 {
+  PetscMPIInt rank;
+
   PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(world, &rank));
   for (PetscInt s = 0; s < geo->nshots; s++) {
     char           path[PETSC_MAX_PATH_LEN], msg[FWI_MSG_LEN] = "";
-    PetscMPIInt    rank;
     RsfHeader      h;
     const PetscInt nrec = geo->rec_start[s + 1] - geo->rec_start[s];
     PetscCall(OutputShotPath(o->observed_dir, s, path));
-    PetscCallMPI(MPI_Comm_rank(world, &rank));
     if (!rank) {
       PetscBool exists;
       PetscCall(PetscTestFile(path, 'r', &exists));
@@ -181,7 +182,7 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut)
 /* One shot: modelled traces, residual and misfit on the group's first rank,
    and with a gradient the adjoint run.  *J gets this shot's misfit on the
    group's first rank. */
-static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J, double *src_term)
+static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J)
 {
   const TimeAxis  *t    = &obj->t;
   const ShotLocal *sl   = &obj->sl[k];
@@ -199,10 +200,9 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
       all[i] -= obj->obs[k][i];
       *J += 0.5 * (double)all[i] * all[i];
     }
-  *src_term = 0;
   if (grad) {
     PetscCall(ShotScatter(&obj->l, t->nt, sl, nrec, all, mine));
-    PetscCall(PropagatorAdjoint(&obj->p, t, sl, s, obj->wint, mine, obj->store, src_term));
+    PetscCall(PropagatorAdjoint(&obj->p, t, sl, s, obj->wint, mine, obj->store));
   }
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(mine));
@@ -210,40 +210,23 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
 }
 
 /* The owned extended cells' dJ/dv, folded onto the user cells, summed over the groups into group 0. */
-static PetscErrorCode GradientReduce(Objective *obj, const double *src_term, double *grad)
+static PetscErrorCode GradientReduce(Objective *obj, double *grad)
 {
-  const Fields *f = &obj->p.f;
-  const Grid   *g = &obj->g;
-  float        *padded;
-  double       *ext, *user;
+  const Grid *g = &obj->g;
+  double     *ext, *user;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc3(f->ncells, &padded, g->size[0] * g->size[1] * g->size[2], &ext, obj->ms.nlocal + 1, &user));
-  PetscCall(obj->p.ops->download(padded, f->grad, f->ncells));
-  for (PetscInt k = 0; k < f->n[2]; k++)
-    for (PetscInt j = 0; j < f->n[1]; j++)
-      for (PetscInt i = 0; i < f->n[0]; i++) {
-        const PetscInt idx[3] = {i, j, k}, c = i + f->n[0] * (j + f->n[1] * k);
-        ext[c]                = padded[FieldsIndex(f, idx)];
-      }
-  for (PetscInt k = 0; k < obj->nshots; k++)
-    if (obj->sl[k].nsrc) {
-      /* the source cell's owned index from its padded one */
-      const ptrdiff_t cell = obj->sl[k].src_cell;
-      PetscInt        i[3];
-      for (PetscInt a = 2; a >= 0; a--) i[a] = (PetscInt)((cell / f->stride[a]) % f->padded[a]) - (a < f->dim ? f->radius : 0);
-      ext[i[0] + f->n[0] * (i[1] + f->n[1] * i[2])] += src_term[k];
-    }
-  for (PetscInt c = 0; c < g->size[0] * g->size[1] * g->size[2]; c++) ext[c] *= 2.0 / obj->vp_ext[c];
+  PetscCall(PetscMalloc2(g->size[0] * g->size[1] * g->size[2], &ext, obj->ms.nlocal + 1, &user));
+  PetscCall(PropagatorGradient(&obj->p, obj->vp_ext, ext));
   PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext, user));
   PetscCallMPI(MPI_Reduce(user, grad, (PetscMPIInt)obj->ms.nlocal, MPI_DOUBLE, MPI_SUM, 0, obj->l.cross));
-  PetscCall(PetscFree3(padded, ext, user));
+  PetscCall(PetscFree2(ext, user));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad)
 {
-  double    mine = 0, *src_term;
+  double    mine = 0;
   PetscReal range[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, all[2];
 
   PetscFunctionBeginUser;
@@ -258,12 +241,11 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
              (double)all[0], (double)-all[1], (double)obj->vp_hi);
   PetscCall(PropagatorSetModel(&obj->p, &obj->t, obj->vp_ext));
   if (grad) PetscCall(PropagatorGradientReset(&obj->p));
-  PetscCall(PetscMalloc1(obj->nshots + 1, &src_term));
   for (PetscInt k = 0; k < obj->nshots; k++) {
     double         Js = 0;
     PetscLogDouble t0, t1;
     PetscCall(PetscTime(&t0));
-    PetscCall(Shot(obj, k, grad ? PETSC_TRUE : PETSC_FALSE, &Js, &src_term[k]));
+    PetscCall(Shot(obj, k, grad ? PETSC_TRUE : PETSC_FALSE, &Js));
     mine += Js;
     PetscCall(PetscTime(&t1));
     if (!obj->l.group_rank && obj->o->progress_interval > 0) {
@@ -273,8 +255,7 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
     }
   }
   PetscCallMPI(MPI_Allreduce(&mine, J, 1, MPI_DOUBLE, MPI_SUM, obj->l.world));
-  if (grad) PetscCall(GradientReduce(obj, src_term, grad));
-  PetscCall(PetscFree(src_term));
+  if (grad) PetscCall(GradientReduce(obj, grad));
   PetscFunctionReturn(0);
 }
 

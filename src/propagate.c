@@ -226,6 +226,7 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
   PetscCall(PetscFree(p->box[0]));
   PetscCall(PetscFree(p->box[1]));
   PetscCall(DecimatorDestroy(&p->decimator));
+  PetscCall(PetscFree2(p->src_owned, p->src_sums));
   PetscFunctionReturn(0);
 }
 
@@ -384,15 +385,62 @@ PetscErrorCode PropagatorGradientReset(Propagator *p)
   PetscFunctionBeginUser;
   if (p->f.grad) PetscCall(p->ops->free_array(&p->f.grad));
   PetscCall(p->ops->alloc_array(&p->f.grad, p->f.ncells));
+  p->nsrc_terms = 0;
+  PetscFunctionReturn(0);
+}
+
+/* Keeps a source's gradient term: its cell from the padded index, and the sum. */
+static PetscErrorCode KeepSourceTerm(Propagator *p, ptrdiff_t cell, double sum)
+{
+  const Fields *f = &p->f;
+  PetscInt      i[3];
+
+  PetscFunctionBeginUser;
+  if (p->nsrc_terms == p->max_src_terms) {
+    PetscInt  *owned;
+    double    *sums;
+    PetscInt   n = 2 * p->max_src_terms + 8;
+    PetscCall(PetscMalloc2(n, &owned, n, &sums));
+    PetscCall(PetscArraycpy(owned, p->src_owned, p->nsrc_terms));
+    PetscCall(PetscArraycpy(sums, p->src_sums, p->nsrc_terms));
+    PetscCall(PetscFree2(p->src_owned, p->src_sums));
+    p->src_owned     = owned;
+    p->src_sums      = sums;
+    p->max_src_terms = n;
+  }
+  for (PetscInt a = 2; a >= 0; a--) i[a] = (PetscInt)((cell / f->stride[a]) % f->padded[a]) - (a < f->dim ? f->radius : 0);
+  p->src_owned[p->nsrc_terms] = i[0] + f->n[0] * (i[1] + f->n[1] * i[2]);
+  p->src_sums[p->nsrc_terms++] = sum;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
+{
+  const Fields *f = &p->f;
+  float        *padded;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(f->ncells, &padded));
+  PetscCall(p->ops->download(padded, f->grad, f->ncells));
+  for (PetscInt k = 0; k < f->n[2]; k++)
+    for (PetscInt j = 0; j < f->n[1]; j++)
+      for (PetscInt i = 0; i < f->n[0]; i++) {
+        const PetscInt idx[3] = {i, j, k};
+        grad[i + f->n[0] * (j + f->n[1] * k)] = padded[FieldsIndex(f, idx)];
+      }
+  PetscCall(PetscFree(padded));
+  for (PetscInt k = 0; k < p->nsrc_terms; k++) grad[p->src_owned[k]] += p->src_sums[k];
+  for (PetscInt c = 0; c < f->n[0] * f->n[1] * f->n[2]; c++) grad[c] *= 2.0 / vp[c];
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
-                                 const float *residual, WavefieldStore store, double *src_term)
+                                 const float *residual, WavefieldStore store)
 {
   const KernelOps *ops = p->ops;
   Fields          *f   = &p->f;
   float           *amp, at_src;
+  double           src_sum = 0;
   PetscLogDouble   last[2] = {0, 0};
 
   PetscFunctionBeginUser;
@@ -400,7 +448,6 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   PetscCall(PetscMalloc1(shot->nrec + 1, &amp));
   PetscCall(ops->zero_state(f));
   PetscCall(PetscTime(&last[0]));
-  *src_term = 0;
   /* reverse step n takes the adjoint of u^{n+1} (in u) and of u^{n+2} (in
      uprev) to that of u^n, and adds the gradient term of forward step n */
   for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
@@ -410,7 +457,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     if (shot->nsrc) {
       /* the source amplitude is scaled by v^2 dt^2 too */
       PetscCall(ops->record(f, 1, &shot->src_cell, &at_src));
-      *src_term += (double)at_src * wavelet[n] * shot->src_scale;
+      src_sum += (double)at_src * wavelet[n] * shot->src_scale;
     }
     PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
 
@@ -447,5 +494,6 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - n));
   }
   PetscCall(PetscFree(amp));
+  if (shot->nsrc) PetscCall(KeepSourceTerm(p, shot->src_cell, src_sum));
   PetscFunctionReturn(0);
 }

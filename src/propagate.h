@@ -48,6 +48,9 @@ typedef struct {
   Box             *box[2];
   PropagatorSettings settings;
   Decimator        decimator; /* receiver traces: internal step -> recording interval */
+  PetscInt         nsrc_terms, max_src_terms; /* the sources' own gradient terms since the last reset */
+  PetscInt        *src_owned;                 /* their cells, owned index (z fastest) */
+  double          *src_sums;
 } Propagator;
 
 /* vp: the owned box, z fastest. */
@@ -69,8 +72,10 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
 PetscErrorCode PropagatorGradientReset(Propagator *p);
 /* The adjoint of PropagatorRun for the same shot and store: residual[] as
    traces[] above.  Adds to f.grad, cell by cell, the sum over steps of the
-   adjoint field times the stored term, which with the source's own term
-   (*src_term, at the source cell, zero where the rank holds no source) and
-   the factor 2 / v is dJ/dv of the cell. */
+   adjoint field times the stored term, and keeps the source's own term (its
+   injection is scaled by v^2 dt^2 too). */
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
-                                 const float *residual, WavefieldStore store, double *src_term);
+                                 const float *residual, WavefieldStore store);
+/* dJ/dv of the owned cells (z fastest) since the last reset: 2 / v times the
+   sum of f.grad and the sources' terms; vp as given to PropagatorSetModel. */
+PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad);

@@ -40,7 +40,7 @@ PetscErrorCode WaveletReadFile(MPI_Comm comm, const char *path, PetscInt nt, Pet
   PetscFunctionReturn(0);
 }
 
-static double BesselI0(double x)
+double BesselI0(double x)
 {
   double sum = 1, term = 1, q = x * x / 4;
 

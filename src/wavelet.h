@@ -10,6 +10,9 @@ PetscErrorCode WaveletRicker(PetscInt nt, PetscReal dt, PetscReal f0, PetscReal 
    files are zero padded to nt.  Errors name the file and the values. */
 PetscErrorCode WaveletReadFile(MPI_Comm comm, const char *path, PetscInt nt, PetscReal dt, float *w);
 
+/* Modified Bessel function I0, for Kaiser windows I0(beta sqrt(1 - x^2)) / I0(beta). */
+double BesselI0(double x);
+
 /* Interpolation kernel: h(t) = sinc(t) * Kaiser window over |t| < RESAMPLE_HALF_WIDTH
    (t in coarse samples); exactly 1 at t=0 and 0 at other integers. */
 #define RESAMPLE_HALF_WIDTH 12

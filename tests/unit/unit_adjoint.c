@@ -32,7 +32,7 @@ static void FillModel(const Grid *g, double (*fn)(const PetscInt[3]), double sca
 
 /* Misfit 1/2 |d - obs|^2 of one shot over the world; with grad, also dJ/dv per owned cell. */
 static PetscErrorCode Misfit(Propagator *p, const TimeAxis *t, const ShotLocal *sl, const float *w, const float *v, const float *obs, WavefieldStore store,
-                             double *J, float *grad)
+                             double *J, double *grad)
 {
   const PetscInt nd = sl->nrec * t->nt;
   float         *d;
@@ -48,21 +48,9 @@ static PetscErrorCode Misfit(Propagator *p, const TimeAxis *t, const ShotLocal *
   }
   PetscCallMPI(MPI_Allreduce(&local, J, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
   if (grad) {
-    const Fields *f = &p->f;
-    double        src_term;
-    float        *padded;
     PetscCall(PropagatorGradientReset(p));
-    PetscCall(PropagatorAdjoint(p, t, sl, 0, w, d, store, &src_term));
-    PetscCall(PetscMalloc1(f->ncells, &padded));
-    PetscCall(p->ops->download(padded, f->grad, f->ncells));
-    if (sl->nsrc) padded[sl->src_cell] += (float)src_term;
-    for (PetscInt k = 0; k < f->n[2]; k++)
-      for (PetscInt j = 0; j < f->n[1]; j++)
-        for (PetscInt i = 0; i < f->n[0]; i++) {
-          const PetscInt idx[3] = {i, j, k}, c = i + f->n[0] * (j + f->n[1] * k);
-          grad[c]               = 2.0f / v[c] * padded[FieldsIndex(f, idx)];
-        }
-    PetscCall(PetscFree(padded));
+    PetscCall(PropagatorAdjoint(p, t, sl, 0, w, d, store));
+    PetscCall(PropagatorGradient(p, v, grad));
   }
   PetscCall(PetscFree(d));
   PetscFunctionReturn(0);
@@ -79,7 +67,8 @@ static PetscErrorCode CheckCase(const Case *c)
   Propagator      p;
   ShotLocal       sl;
   WavefieldStore  store;
-  float          *v, *vtrue, *vpert, *grad, *obs, *w, *wint;
+  float          *v, *vtrue, *vpert, *obs, *w, *wint;
+  double         *grad;
   double          J, Jp, Jm, dot = 0, dot_all, cells;
   const double    h = 1.0;       /* m/s along Direction(), |Direction| <= 1.5: small enough for the
                                     second-order truncation, large enough for float rounding */
