@@ -1,6 +1,21 @@
 #include "events.h"
+#ifdef HALOFWI_HAVE_CUDA
+  #include <nvtx3/nvToolsExt.h>
+#endif
 
 PetscLogEvent FWI_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_IO;
+
+static const struct {
+  PetscLogEvent *event;
+  const char    *name;
+} Events[] = {
+  {&FWI_STEP,     "fwiStep"    }, /* one whole time step */
+  {&FWI_INTERIOR, "fwiInterior"}, /* cells that need no ghosts */
+  {&FWI_SHELL,    "fwiShell"   }, /* boundary shell + CPML memory */
+  {&FWI_HALO,     "fwiHaloExch"}, /* Begin and End (waiting) */
+  {&FWI_INJREC,   "fwiInjRec"  }, /* source injection, recording */
+  {&FWI_IO,       "fwiIO"      }, /* models, gathers */
+};
 
 PetscErrorCode EventsRegister(void)
 {
@@ -8,11 +23,35 @@ PetscErrorCode EventsRegister(void)
 
   PetscFunctionBeginUser;
   PetscCall(PetscClassIdRegister("halofwi", &id));
-  PetscCall(PetscLogEventRegister("fwiStep", id, &FWI_STEP));         /* one whole time step */
-  PetscCall(PetscLogEventRegister("fwiInterior", id, &FWI_INTERIOR)); /* cells that need no ghosts */
-  PetscCall(PetscLogEventRegister("fwiShell", id, &FWI_SHELL));       /* boundary shell + CPML memory */
-  PetscCall(PetscLogEventRegister("fwiHaloExch", id, &FWI_HALO));     /* Begin and End (waiting) */
-  PetscCall(PetscLogEventRegister("fwiInjRec", id, &FWI_INJREC));     /* source injection, recording */
-  PetscCall(PetscLogEventRegister("fwiIO", id, &FWI_IO));             /* models, gathers */
+  for (size_t k = 0; k < sizeof(Events) / sizeof(Events[0]); k++) PetscCall(PetscLogEventRegister(Events[k].name, id, Events[k].event));
+  PetscFunctionReturn(0);
+}
+
+#ifdef HALOFWI_HAVE_CUDA
+static const char *EventName(PetscLogEvent e)
+{
+  for (size_t k = 0; k < sizeof(Events) / sizeof(Events[0]); k++)
+    if (*Events[k].event == e) return Events[k].name;
+  return "halofwi";
+}
+#endif
+
+PetscErrorCode PhaseBegin(PetscLogEvent e)
+{
+  PetscFunctionBeginUser;
+#ifdef HALOFWI_HAVE_CUDA
+  nvtxRangePushA(EventName(e));
+#endif
+  PetscCall(PetscLogEventBegin(e, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PhaseEnd(PetscLogEvent e)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventEnd(e, 0, 0, 0, 0));
+#ifdef HALOFWI_HAVE_CUDA
+  nvtxRangePop();
+#endif
   PetscFunctionReturn(0);
 }

@@ -32,3 +32,4 @@ void FieldsDescribeSlabs(Fields *f)
   for (PetscInt a = 0; a < f->dim; a++)
     for (PetscInt s = 0; s < 2; s++) SlabDescribe(f, a, s, &f->slab[a][s]);
 }
+

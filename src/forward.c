@@ -1,4 +1,5 @@
 #include "forward.h"
+#include "backend.h"
 #include "setup.h"
 #include "events.h"
 #include "gather.h"
@@ -43,12 +44,14 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   Grid       g;
   TimeAxis   t;
   Propagator p;
+  Backend    b;
   PetscReal  vmin, vmax;
   float     *vp, *w, *wint, *traces;
   double     cells = 1;
 
   PetscFunctionBeginUser;
   PetscCall(LayoutCreate(world, o->shot_groups, &l));
+  PetscCall(BackendSetUp(&l, o, &b));
   PetscCall(ModelDescribe(world, o, &m));
   PetscCall(SurveyRead(world, o, &m, &geo));
   PetscCall(OutputPrepare(world, o->output_dir, geo.nshots, o->overwrite));
@@ -66,8 +69,12 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   PetscCall(SourceWavelet(world, o, &t, w));
   PetscCall(ResampleUp(t.nt, w, t.m, t.nsteps, wint));
   {
-    const PropagatorSettings settings = {.f_pml = o->f0, .nan_check_interval = o->nan_check_interval, .progress_interval = o->progress_interval};
-    PetscCall(PropagatorCreate(&g, &KernelOpsCPU, vp, vmax, &t, &settings, &p));
+    const PropagatorSettings settings = {.f_pml              = o->f0,
+                                         .nan_check_interval = o->nan_check_interval,
+                                         .progress_interval  = o->progress_interval,
+                                         .halo_type          = b.halo_type,
+                                         .overlap            = b.overlap};
+    PetscCall(PropagatorCreate(&g, b.ops, vp, vmax, &t, &settings, &p));
   }
   PetscCall(PetscFree(vp));
   for (PetscInt a = 0; a < 3; a++) cells *= (double)g.N[a];

@@ -87,6 +87,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(PetscMemzero(obj, sizeof(*obj)));
   obj->o = o;
   PetscCall(LayoutCreate(world, o->shot_groups, &obj->l));
+  PetscCall(BackendSetUp(&obj->l, o, &obj->backend));
   PetscCall(ModelDescribe(world, o, &obj->m));
   PetscCall(SurveyRead(world, o, &obj->m, &obj->geo));
   PetscCall(GridCreate(obj->l.group, obj->m.dim, obj->m.n, obj->m.d, o->order, o->pml, o->procs, &obj->g));
@@ -104,15 +105,17 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
   ModelSpaceRestrict(&obj->ms, &obj->g, obj->vp_ext, obj->vp_start);
   {
-    const PropagatorSettings settings = {.f_pml = o->f0, .nan_check_interval = o->nan_check_interval, .progress_interval = o->progress_interval};
-    PetscCall(PropagatorCreate(&obj->g, &KernelOpsCPU, obj->vp_ext, obj->vp_hi, &obj->t, &settings, &obj->p));
+    const PropagatorSettings settings = {.f_pml              = o->f0,
+                                         .nan_check_interval = o->nan_check_interval,
+                                         .progress_interval  = o->progress_interval,
+                                         .halo_type          = obj->backend.halo_type,
+                                         .overlap            = obj->backend.overlap};
+    PetscCall(PropagatorCreate(&obj->g, obj->backend.ops, obj->vp_ext, obj->vp_hi, &obj->t, &settings, &obj->p));
   }
   obj->cells = (double)obj->g.N[0] * obj->g.N[1] * obj->g.N[2];
 
   PetscCall(MemoryLimit(world, o, &limit));
-  PetscCall(PetscPrintf(world, "forward wavefield kept for the adjoint: %.1f MB per rank (%" PetscInt_FMT " steps x %zu cells), limit %.1f MB per rank\n",
-                        WavefieldStoreBytes(obj->p.f.ncells, obj->t.nsteps) / 1048576.0, obj->t.nsteps, obj->p.f.ncells, limit / 1048576.0));
-  PetscCall(WavefieldStoreCreate(world, obj->p.f.ncells, obj->t.nsteps, limit, obj->p.ops->alloc_array, obj->p.ops->free_array, &obj->store));
+  PetscCall(WavefieldStoreCreate(world, obj->p.ops, &obj->p.f, obj->t.nsteps, (WavefieldStorage)o->wavefield_storage, limit, &obj->store));
 
   /* this group's shots, round robin, with their observed gathers on the group's first rank */
   PetscCall(PetscMalloc4(obj->geo.nshots, &obj->shot, obj->geo.nshots, &obj->sl, obj->geo.nshots, &obj->obs_raw, obj->geo.nshots, &obj->obs));

@@ -4,6 +4,7 @@
    and the gradient reduced over the cross comm into group 0 (DESIGN.md,
    "Parallel layout"). */
 #pragma once
+#include "backend.h"
 #include "geometry.h"
 #include "grid.h"
 #include "layout.h"
@@ -16,6 +17,7 @@
 typedef struct {
   const Options *o;
   Layout         l;
+  Backend        backend;
   ModelInfo      m;
   Geometry       geo;
   Grid           g;

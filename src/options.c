@@ -36,6 +36,7 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   o->shot_groups                      = 1;
   o->nan_check_interval               = 100;
   o->progress_interval                = 60;
+  o->halo_overlap                     = PETSC_TRUE;
   PetscCall(PetscStrcpy(o->output_dir, "out"));
 
   PetscOptionsBegin(comm, NULL, "halofwi: domain-decomposed acoustic modelling and inversion", NULL);
@@ -75,6 +76,24 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   for (PetscInt a = 0; a < 3; a++) {
     o->procs[a] = PETSC_DECIDE;
     PetscCall(PetscOptionsInt(procs_opt[a], "Subdomains along this physical axis in each group", NULL, o->procs[a], &o->procs[a], NULL));
+  }
+
+  {
+    const char *const backends[] = {"auto", "cpu", "cuda"};
+    const char *const halos[]    = {"auto", "host", "staged", "mpi-device", "nccl"};
+    const char *const storage[]  = {"auto", "device", "host"};
+    PetscInt          k          = o->backend;
+    PetscCall(PetscOptionsEList("-backend", "Kernels: cpu, or cuda (one GPU per rank); auto = cuda when a GPU is visible", NULL, backends, 3, backends[k], &k, NULL));
+    o->backend = (BackendChoice)k;
+    k          = 0;
+    PetscCall(PetscOptionsEList("-halo_type", "Halo exchange: host (cpu); staged, mpi-device or nccl (cuda); auto = the best available", NULL, halos, 5, halos[0], &k, NULL));
+    o->halo_type = k - 1;
+    PetscCall(PetscOptionsBool("-halo_overlap", "Compute the interior while the halos travel", NULL, o->halo_overlap, &o->halo_overlap, NULL));
+    PetscCall(PetscOptionsBool("-gpu_shared", "Let several ranks of a node share a GPU (for testing; NCCL refuses it)", NULL, o->gpu_shared, &o->gpu_shared, NULL));
+    k = o->wavefield_storage;
+    PetscCall(PetscOptionsEList("-wavefield_storage", "Where the gradient keeps the forward wavefield: device, host (page-locked) or auto (device when it fits)", NULL, storage, 3,
+                                storage[k], &k, NULL));
+    o->wavefield_storage = k;
   }
 
   PetscCall(PetscOptionsString("-output_dir", "Folder for the results", NULL, o->output_dir, o->output_dir, sizeof(o->output_dir), NULL));

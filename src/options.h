@@ -4,6 +4,7 @@
 #include <petscsys.h>
 
 typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_INVERT } RunMode;
+typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
 
 #define MAX_BANDS 16
 
@@ -27,6 +28,12 @@ typedef struct {
   /* parallel layout */
   PetscInt  shot_groups;
   PetscInt  procs[3]; /* subdomains per axis (z, x, y), PETSC_DECIDE */
+  /* backend */
+  BackendChoice backend;
+  PetscInt  halo_type;     /* a HaloType, or -1: the best available */
+  PetscBool halo_overlap;
+  PetscBool gpu_shared;    /* several ranks of a node may share a GPU */
+  PetscInt  wavefield_storage; /* a WavefieldStorage */
   /* output */
   char      output_dir[PETSC_MAX_PATH_LEN];
   PetscBool overwrite;

@@ -71,8 +71,9 @@ static PetscErrorCode LayerProfile(const Grid *g, PetscInt a, PetscReal vmax, Pe
   PetscFunctionReturn(0);
 }
 
-/* Splits box b at the layer edges of axes 1 and 2 (see Box); appends the pieces to out[]. */
-static void SplitAtLayers(const Fields *f, const Box *b, Box *out, PetscInt *nout)
+/* Splits box b at the layer edges of axes 1 and 2 (see Box) when `split`,
+   else keeps it whole; appends the pieces to out[]. */
+static void SplitAtLayers(const Fields *f, const Box *b, PetscBool split, Box *out, PetscInt *nout)
 {
   PetscInt cut[3][4], ncut[3];
 
@@ -80,8 +81,8 @@ static void SplitAtLayers(const Fields *f, const Box *b, Box *out, PetscInt *nou
     const PetscInt core_lo = f->core[a][0], core_hi = f->core[a][1];
     cut[a][0] = b->lo[a];
     ncut[a]   = 1;
-    if (a && core_lo > b->lo[a] && core_lo < b->hi[a]) cut[a][ncut[a]++] = core_lo;
-    if (a && core_hi > b->lo[a] && core_hi < b->hi[a]) cut[a][ncut[a]++] = core_hi;
+    if (split && a && core_lo > b->lo[a] && core_lo < b->hi[a]) cut[a][ncut[a]++] = core_lo;
+    if (split && a && core_hi > b->lo[a] && core_hi < b->hi[a]) cut[a][ncut[a]++] = core_hi;
     cut[a][ncut[a]] = b->hi[a];
   }
   for (PetscInt k = 0; k < ncut[2]; k++)
@@ -132,8 +133,8 @@ static PetscErrorCode BuildBoxes(Propagator *p)
   PetscCall(PetscMalloc1(9, &p->box[0]));
   PetscCall(PetscMalloc1(9 * 6, &p->box[1]));
   p->nbox[0] = p->nbox[1] = 0;
-  SplitAtLayers(f, &inner, p->box[0], &p->nbox[0]);
-  for (PetscInt k = 0; k < nslab; k++) SplitAtLayers(f, &slab[k], p->box[1], &p->nbox[1]);
+  SplitAtLayers(f, &inner, p->ops->split_boxes, p->box[0], &p->nbox[0]);
+  for (PetscInt k = 0; k < nslab; k++) SplitAtLayers(f, &slab[k], p->ops->split_boxes, p->box[1], &p->nbox[1]);
   PetscFunctionReturn(0);
 }
 
@@ -152,7 +153,7 @@ PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float 
         const double   v      = vp[i + f->n[0] * (j + f->n[1] * k)];
         host[FieldsIndex(f, idx)] = (float)(v * v * t->dt_int * t->dt_int);
       }
-  PetscCall(p->ops->upload(f, f->vdt2, host, f->ncells));
+  PetscCall(p->ops->mem_upload(f->vdt2, host, f->ncells * sizeof(float)));
   PetscCall(PetscFree(host));
   PetscFunctionReturn(0);
 }
@@ -164,6 +165,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   HaloLayout hl;
   MPI_Comm   comm;
   float     *host;
+  void      *stream = NULL;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(p, sizeof(*p)));
@@ -177,8 +179,8 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   PetscCall(PetscMalloc1(f->ncells, &host));
   for (PetscInt a = 0; a < g->dim; a++) {
     PetscCall(LayerProfile(g, a, vmax, settings->f_pml, t->dt_int, host, host + f->padded[a]));
-    PetscCall(ops->upload(f, f->pml_a[a], host, (size_t)f->padded[a]));
-    PetscCall(ops->upload(f, f->pml_b[a], host + f->padded[a], (size_t)f->padded[a]));
+    PetscCall(ops->mem_upload(f->pml_a[a], host, f->padded[a] * sizeof(float)));
+    PetscCall(ops->mem_upload(f->pml_b[a], host + f->padded[a], f->padded[a] * sizeof(float)));
   }
   PetscCall(PetscFree(host));
 
@@ -191,7 +193,9 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
     hl.neighbor[a][0] = g->nbr[a][0];
     hl.neighbor[a][1] = g->nbr[a][1];
   }
-  PetscCall(HaloCreate(comm, &hl, HALO_HOST, &p->halo));
+  PetscCall(ops->main_stream ? ops->main_stream(f, &stream) : 0);
+  PetscCall(HaloCreate(comm, &hl, settings->halo_type, &p->halo));
+  PetscCall(HaloSetStream(p->halo, stream));
   /* a slab is a field of its own: its axis cut to the slab, neighbours only
      across the faces of that axis near the same layer */
   for (PetscInt a = 0; a < g->dim; a++)
@@ -208,7 +212,9 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
           sl.neighbor[b][t]   = cut ? g->nbr[a][t] : MPI_PROC_NULL;
           any                 = any || cut;
         }
-      if (any) PetscCall(HaloCreate(comm, &sl, HALO_HOST, &p->slab_halo[a][s]));
+      if (!any) continue;
+      PetscCall(HaloCreate(comm, &sl, settings->halo_type, &p->slab_halo[a][s]));
+      PetscCall(HaloSetStream(p->slab_halo[a][s], stream));
     }
   PetscCall(BuildBoxes(p));
   PetscCall(DecimatorCreate(t->m, t->nt, &p->decimator));
@@ -219,7 +225,7 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
 {
   PetscFunctionBeginUser;
   if (p->ops) PetscCall(p->ops->free(&p->f));
-  if (p->f.grad) PetscCall(p->ops->free_array(&p->f.grad));
+  if (p->f.grad) PetscCall(p->ops->mem_free((void **)&p->f.grad));
   PetscCall(HaloDestroy(&p->halo));
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt s = 0; s < 2; s++) PetscCall(HaloDestroy(&p->slab_halo[a][s]));
@@ -284,14 +290,20 @@ static PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, con
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode StepBoxes(Propagator *p, PetscInt which, PetscBool memory)
+static PetscErrorCode StepBoxes(Propagator *p, PetscInt which)
 {
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < p->nbox[which]; k++) PetscCall(p->ops->step(&p->f, &p->box[which][k]));
-  if (memory)
-    for (PetscInt w = 0; w < 2; w++)
-      for (PetscInt k = 0; k < p->nbox[w]; k++)
-        if (p->box[w][k].layer_axes) PetscCall(p->ops->advance_memory(&p->f, &p->box[w][k]));
+  PetscFunctionReturn(0);
+}
+
+/* psi steps once every box has read the old one. */
+static PetscErrorCode AdvanceMemory(Propagator *p)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt w = 0; w < 2; w++)
+    for (PetscInt k = 0; k < p->nbox[w]; k++)
+      if (p->box[w][k].layer_axes) PetscCall(p->ops->advance_memory(&p->f, &p->box[w][k]));
   PetscFunctionReturn(0);
 }
 
@@ -321,70 +333,129 @@ static PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *
   PetscFunctionReturn(0);
 }
 
+/* A shot's points and per-step amplitudes in backend memory, so a step
+   needs no transfer: the source cell and the receiver cells; per internal
+   step the source amplitude (forward: injected; adjoint: the field read at
+   the source) and the receivers' samples (forward: recorded; adjoint: the
+   residual injected). */
+typedef struct {
+  ptrdiff_t *src_cell, *rec_cell;
+  float     *src, *rec;
+} ShotPoints;
+
+static PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, ShotPoints *d)
+{
+  const KernelOps *ops = p->ops;
+
+  PetscFunctionBeginUser;
+  PetscCall(ops->mem_alloc((void **)&d->src_cell, sizeof(ptrdiff_t)));
+  PetscCall(ops->mem_alloc((void **)&d->rec_cell, (shot->nrec + 1) * sizeof(ptrdiff_t)));
+  PetscCall(ops->mem_alloc((void **)&d->src, t->nsteps * sizeof(float)));
+  PetscCall(ops->mem_alloc((void **)&d->rec, ((size_t)t->nsteps * shot->nrec + 1) * sizeof(float)));
+  if (shot->nsrc) PetscCall(ops->mem_upload(d->src_cell, &shot->src_cell, sizeof(ptrdiff_t)));
+  if (shot->nrec) PetscCall(ops->mem_upload(d->rec_cell, shot->rec_cell, shot->nrec * sizeof(ptrdiff_t)));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
+{
+  PetscFunctionBeginUser;
+  PetscCall(p->ops->mem_free((void **)&d->src_cell));
+  PetscCall(p->ops->mem_free((void **)&d->rec_cell));
+  PetscCall(p->ops->mem_free((void **)&d->src));
+  PetscCall(p->ops->mem_free((void **)&d->rec));
+  PetscFunctionReturn(0);
+}
+
+/* The part of a step between the free-surface ghosts and the shell: the
+   interior (forward or adjoint) on the side lane while the halos travel,
+   or after them without overlap; then the shell, and the lanes joined. */
+static PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
+{
+  const KernelOps *ops = p->ops;
+
+  PetscFunctionBeginUser;
+  /* the side lane starts from here, so it never waits for the halo traffic */
+  if (p->settings.overlap) PetscCall(ops->side_begin(&p->f));
+  PetscCall(PhaseBegin(FWI_HALO));
+  PetscCall(ExchangeBegin(p, adjoint));
+  if (!p->settings.overlap) PetscCall(ExchangeEnd(p));
+  PetscCall(PhaseEnd(FWI_HALO));
+
+  PetscCall(PhaseBegin(FWI_INTERIOR));
+  PetscCall(adjoint ? AdjointBoxes(p, 0) : StepBoxes(p, 0));
+  if (p->settings.overlap) PetscCall(ops->side_end(&p->f));
+  PetscCall(PhaseEnd(FWI_INTERIOR));
+
+  if (p->settings.overlap) {
+    PetscCall(PhaseBegin(FWI_HALO));
+    PetscCall(ExchangeEnd(p));
+    PetscCall(PhaseEnd(FWI_HALO));
+  }
+
+  PetscCall(PhaseBegin(FWI_SHELL));
+  PetscCall(adjoint ? AdjointBoxes(p, 1) : StepBoxes(p, 1));
+  PetscCall(ops->join(&p->f));
+  PetscCall(PhaseEnd(FWI_SHELL));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
                              float *traces, WavefieldStore store)
 {
   const KernelOps *ops = p->ops;
   Fields          *f   = &p->f;
-  float           *sample;
+  ShotPoints       d;
+  float           *host;
   PetscLogDouble   last[2] = {0, 0}; /* time and step of the last progress line */
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(shot->nrec + 1, &sample));
+  PetscCall(PetscMalloc1((size_t)t->nsteps * PetscMax(shot->nrec, 1), &host));
+  PetscCall(ShotPointsCreate(p, t, shot, &d));
+  for (PetscInt n = 0; n < t->nsteps; n++) host[n] = wavelet[n] * shot->src_scale;
+  PetscCall(ops->mem_upload(d.src, host, t->nsteps * sizeof(float)));
   PetscCall(ops->zero_state(f));
-  PetscCall(PetscArrayzero(traces, shot->nrec * t->nt));
   PetscCall(PetscTime(&last[0]));
   for (PetscInt n = 0; n < t->nsteps; n++) {
-    PetscCall(PetscLogEventBegin(FWI_STEP, 0, 0, 0, 0));
+    PetscCall(PhaseBegin(FWI_STEP));
     if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &f->lap));
-    PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
-    PetscCall(ops->record(f, shot->nrec, shot->rec_cell, sample));
-    DecimatorAdd(&p->decimator, n, shot->nrec, sample, traces);
-    PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
-
-    PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
+    PetscCall(PhaseBegin(FWI_INJREC));
+    PetscCall(ops->record(f, shot->nrec, d.rec_cell, d.rec + (size_t)n * shot->nrec));
+    PetscCall(PhaseEnd(FWI_INJREC));
     PetscCall(ops->mirror_ghosts(f));
-    PetscCall(ExchangeBegin(p, PETSC_FALSE));
-    PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
+    PetscCall(StepRegions(p, PETSC_FALSE));
+    PetscCall(PhaseBegin(FWI_SHELL));
+    PetscCall(AdvanceMemory(p));
+    PetscCall(PhaseEnd(FWI_SHELL));
 
-    PetscCall(PetscLogEventBegin(FWI_INTERIOR, 0, 0, 0, 0));
-    PetscCall(StepBoxes(p, 0, PETSC_FALSE));
-    PetscCall(PetscLogEventEnd(FWI_INTERIOR, 0, 0, 0, 0));
-
-    PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
-    PetscCall(ExchangeEnd(p));
-    PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
-
-    PetscCall(PetscLogEventBegin(FWI_SHELL, 0, 0, 0, 0));
-    PetscCall(StepBoxes(p, 1, PETSC_TRUE));
-    PetscCall(PetscLogEventEnd(FWI_SHELL, 0, 0, 0, 0));
-
-    PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
-    if (shot->nsrc) {
-      const float amp = wavelet[n] * shot->src_scale;
-      PetscCall(ops->inject(f, 1, &shot->src_cell, &amp));
-    }
+    PetscCall(PhaseBegin(FWI_INJREC));
+    if (shot->nsrc) PetscCall(ops->inject(f, 1, d.src_cell, d.src + n));
     PetscCall(ops->zero_surface(f));
-    PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
+    PetscCall(PhaseEnd(FWI_INJREC));
     FieldsSwap(f);
     if (store) {
       PetscCall(WavefieldStoreWriteEnd(store, n));
       f->lap = NULL;
     }
-    PetscCall(PetscLogEventEnd(FWI_STEP, 0, 0, 0, 0));
+    PetscCall(PhaseEnd(FWI_STEP));
 
     PetscCall(ReportProgress(p, t, "forward", shot_id, n + 1, last));
     PetscCall(CheckFinite(p, t, "forward", shot_id, n + 1));
   }
-  PetscCall(PetscFree(sample));
+  /* the traces at the recording interval, from every internal step's samples */
+  PetscCall(ops->mem_download(host, d.rec, (size_t)t->nsteps * shot->nrec * sizeof(float)));
+  PetscCall(PetscArrayzero(traces, shot->nrec * t->nt));
+  for (PetscInt n = 0; n < t->nsteps; n++) DecimatorAdd(&p->decimator, n, shot->nrec, host + (size_t)n * shot->nrec, traces);
+  PetscCall(ShotPointsDestroy(p, &d));
+  PetscCall(PetscFree(host));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode PropagatorGradientReset(Propagator *p)
 {
   PetscFunctionBeginUser;
-  if (p->f.grad) PetscCall(p->ops->free_array(&p->f.grad));
-  PetscCall(p->ops->alloc_array(&p->f.grad, p->f.ncells));
+  if (p->f.grad) PetscCall(p->ops->mem_free((void **)&p->f.grad));
+  PetscCall(p->ops->mem_alloc((void **)&p->f.grad, p->f.ncells * sizeof(float)));
   p->nsrc_terms = 0;
   PetscFunctionReturn(0);
 }
@@ -421,7 +492,7 @@ PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(f->ncells, &padded));
-  PetscCall(p->ops->download(padded, f->grad, f->ncells));
+  PetscCall(p->ops->mem_download(padded, f->grad, f->ncells * sizeof(float)));
   for (PetscInt k = 0; k < f->n[2]; k++)
     for (PetscInt j = 0; j < f->n[1]; j++)
       for (PetscInt i = 0; i < f->n[0]; i++) {
@@ -439,61 +510,53 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
 {
   const KernelOps *ops = p->ops;
   Fields          *f   = &p->f;
-  float           *amp, at_src;
+  ShotPoints       d;
+  float           *host, *at_src;
   double           src_sum = 0;
   PetscLogDouble   last[2] = {0, 0};
 
   PetscFunctionBeginUser;
   PetscCheck(f->grad, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
-  PetscCall(PetscMalloc1(shot->nrec + 1, &amp));
+  PetscCall(PetscMalloc2((size_t)t->nsteps * PetscMax(shot->nrec, 1), &host, t->nsteps, &at_src));
+  PetscCall(ShotPointsCreate(p, t, shot, &d));
+  for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nrec, residual, host + (size_t)n * shot->nrec);
+  PetscCall(ops->mem_upload(d.rec, host, (size_t)t->nsteps * shot->nrec * sizeof(float)));
   PetscCall(ops->zero_state(f));
   PetscCall(PetscTime(&last[0]));
   /* reverse step n takes the adjoint of u^{n+1} (in u) and of u^{n+2} (in
      uprev) to that of u^n, and adds the gradient term of forward step n */
   for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
-    PetscCall(PetscLogEventBegin(FWI_STEP, 0, 0, 0, 0));
+    PetscCall(PhaseBegin(FWI_STEP));
     PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
-    PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
-    if (shot->nsrc) {
-      /* the source amplitude is scaled by v^2 dt^2 too */
-      PetscCall(ops->record(f, 1, &shot->src_cell, &at_src));
-      src_sum += (double)at_src * wavelet[n] * shot->src_scale;
-    }
-    PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
-
-    PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
+    PetscCall(PhaseBegin(FWI_INJREC));
+    if (shot->nsrc) PetscCall(ops->record(f, 1, d.src_cell, d.src + n));
+    PetscCall(PhaseEnd(FWI_INJREC));
     PetscCall(ops->adjoint_layers_begin(f));
     PetscCall(ops->mirror_ghosts(f));
-    PetscCall(ExchangeBegin(p, PETSC_TRUE));
-    PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
-
-    PetscCall(PetscLogEventBegin(FWI_INTERIOR, 0, 0, 0, 0));
-    PetscCall(AdjointBoxes(p, 0));
-    PetscCall(PetscLogEventEnd(FWI_INTERIOR, 0, 0, 0, 0));
-
-    PetscCall(PetscLogEventBegin(FWI_HALO, 0, 0, 0, 0));
-    PetscCall(ExchangeEnd(p));
-    PetscCall(PetscLogEventEnd(FWI_HALO, 0, 0, 0, 0));
-
-    PetscCall(PetscLogEventBegin(FWI_SHELL, 0, 0, 0, 0));
-    PetscCall(AdjointBoxes(p, 1));
+    PetscCall(StepRegions(p, PETSC_TRUE));
+    PetscCall(PhaseBegin(FWI_SHELL));
     PetscCall(ops->adjoint_layers_end(f));
-    PetscCall(PetscLogEventEnd(FWI_SHELL, 0, 0, 0, 0));
+    PetscCall(PhaseEnd(FWI_SHELL));
 
-    PetscCall(PetscLogEventBegin(FWI_INJREC, 0, 0, 0, 0));
-    DecimatorGather(&p->decimator, n, shot->nrec, residual, amp);
-    PetscCall(ops->inject(f, shot->nrec, shot->rec_cell, amp));
+    PetscCall(PhaseBegin(FWI_INJREC));
+    PetscCall(ops->inject(f, shot->nrec, d.rec_cell, d.rec + (size_t)n * shot->nrec));
     PetscCall(ops->zero_surface(f));
-    PetscCall(PetscLogEventEnd(FWI_INJREC, 0, 0, 0, 0));
+    PetscCall(PhaseEnd(FWI_INJREC));
     FieldsSwap(f);
     PetscCall(WavefieldStoreReadEnd(store, n));
     f->lap = NULL;
-    PetscCall(PetscLogEventEnd(FWI_STEP, 0, 0, 0, 0));
+    PetscCall(PhaseEnd(FWI_STEP));
 
     PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - n, last));
     PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - n));
   }
-  PetscCall(PetscFree(amp));
-  if (shot->nsrc) PetscCall(KeepSourceTerm(p, shot->src_cell, src_sum));
+  if (shot->nsrc) {
+    /* the source amplitude is scaled by v^2 dt^2 too; summed from the last step back */
+    PetscCall(ops->mem_download(at_src, d.src, t->nsteps * sizeof(float)));
+    for (PetscInt n = t->nsteps - 1; n >= 0; n--) src_sum += (double)at_src[n] * wavelet[n] * shot->src_scale;
+    PetscCall(KeepSourceTerm(p, shot->src_cell, src_sum));
+  }
+  PetscCall(ShotPointsDestroy(p, &d));
+  PetscCall(PetscFree2(host, at_src));
   PetscFunctionReturn(0);
 }

@@ -1,6 +1,7 @@
 /* The time loop of one shot on one group:
-     record u^n -> free-surface ghosts -> Begin halo(u, psi) -> interior ->
-     End halo -> boundary shell -> advance CPML memory -> inject -> rotate;
+     record u^n -> free-surface ghosts -> Begin halo(u, psi) -> interior (on
+     the side lane) -> End halo -> boundary shell -> join -> advance CPML
+     memory -> inject -> rotate;
    and its exact adjoint, run backwards in time, for the gradient. */
 #pragma once
 #include <halofwi/halo.h>
@@ -31,11 +32,13 @@ typedef struct {
   PetscInt  *rec_id;    /* index in the shot's receiver list */
 } ShotLocal;
 
-/* How a run reports and guards itself. */
+/* How a run exchanges halos, reports and guards itself. */
 typedef struct {
   PetscReal f_pml;              /* frequency the CPML is tuned to (Hz) */
   PetscInt  nan_check_interval; /* steps between NaN/Inf checks */
   PetscReal progress_interval;  /* seconds between progress lines within a shot, 0 = none */
+  HaloType  halo_type;          /* host for the CPU backend; a device type for CUDA */
+  PetscBool overlap;            /* interior computed while the halos travel */
 } PropagatorSettings;
 
 typedef struct {

@@ -1,32 +1,83 @@
-/* The in-memory wavefield store: one array, a slot per step. */
+/* The in-memory wavefield store: one array, a slot per step.  Directly in
+   the backend's memory, or, for a device backend short of device memory,
+   in page-locked host memory behind two device buffers that take turns: a
+   step is written into one while the previous step's copy to the host runs,
+   and read back from one while the next (earlier) step is fetched. */
 #include "store.h"
 
+const char *const WavefieldStorages[] = {"auto", "device", "host", "WavefieldStorage", "STORAGE_", NULL};
+
+/* Device memory left free for the fields' own work (halo buffers, traces). */
+#define DEVICE_MARGIN 0.9
+
 struct _p_WavefieldStore {
-  size_t   n;
-  PetscInt nsteps;
-  float   *data;
-  PetscErrorCode (*release)(float **);
+  const KernelOps *ops;
+  Fields          *f;
+  size_t           n;
+  PetscInt         nsteps;
+  PetscBool        staged; /* data in page-locked host memory, through buf[] */
+  float           *data;
+  float           *buf[2]; /* staged: device buffers, step k in buf[k % 2] */
 };
 
 double WavefieldStoreBytes(size_t n, PetscInt nsteps) { return (double)n * (double)nsteps * sizeof(float); }
 
-PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, size_t n, PetscInt nsteps, double limit_bytes, PetscErrorCode (*alloc)(float **, size_t),
-                                    PetscErrorCode (*release)(float **), WavefieldStore *s)
+/* Staged unless device memory is asked for, or auto and every rank's share fits there. */
+static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double bytes, WavefieldStorage where, PetscBool *staged, double *device_free)
 {
-  double mine = WavefieldStoreBytes(n, nsteps), most;
+  size_t    avail;
+  double    mine, least;
+  PetscBool fits;
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
-  PetscCheck(most <= limit_bytes, comm, PETSC_ERR_MEM,
+  *staged = PETSC_FALSE;
+  if (!ops->device_free_memory) {
+    PetscCheck(where != STORAGE_DEVICE, comm, PETSC_ERR_ARG_WRONG, "-wavefield_storage device: the %s backend has no device memory; use auto or host", ops->name);
+    PetscFunctionReturn(0);
+  }
+  PetscCall(ops->device_free_memory(&avail));
+  mine = DEVICE_MARGIN * (double)avail - bytes;
+  PetscCallMPI(MPI_Allreduce(&mine, &least, 1, MPI_DOUBLE, MPI_MIN, comm));
+  fits         = least >= 0 ? PETSC_TRUE : PETSC_FALSE;
+  *device_free = DEVICE_MARGIN * (double)avail;
+  if (where == STORAGE_HOST || (where == STORAGE_AUTO && !fits)) *staged = PETSC_TRUE;
+  PetscCheck(where != STORAGE_DEVICE || fits, comm, PETSC_ERR_MEM,
+             "-wavefield_storage device: the forward wavefield needs %.1f MB per rank but a rank has only %.1f MB of free device memory; use -wavefield_storage auto or host, "
+             "or more ranks per shot group",
+             bytes / 1048576.0, (bytes + least) / 1048576.0);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, PetscInt nsteps, WavefieldStorage where, double host_limit,
+                                    WavefieldStore *s)
+{
+  const size_t n     = f->ncells;
+  const double bytes = WavefieldStoreBytes(n, nsteps);
+  double       most, device_free = 0;
+  PetscBool    staged;
+  const char  *place;
+
+  PetscFunctionBeginUser;
+  PetscCall(ChooseStaged(comm, ops, bytes, where, &staged, &device_free));
+  place = !ops->device_free_memory ? "host memory" : staged ? "page-locked host memory, copied asynchronously" : "device memory";
+  PetscCallMPI(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCall(PetscPrintf(comm, "forward wavefield kept for the adjoint: %.1f MB per rank (%" PetscInt_FMT " steps x %zu cells) in %s, limit %.1f MB per rank\n",
+                        most / 1048576.0, nsteps, n, place, (ops->device_free_memory && !staged ? device_free : host_limit) / 1048576.0));
+  PetscCheck(!(staged || !ops->device_free_memory) || most <= host_limit, comm, PETSC_ERR_MEM,
              "The forward wavefield needs %.1f MB on the busiest rank (%" PetscInt_FMT " internal steps of its cells), over the limit of %.1f MB per rank "
              "(-wavefield_memory): use more ranks per shot group (fewer -shot_groups or more processes), fewer samples (-nt), a larger -dt, "
              "or raise -wavefield_memory if the memory is there",
-             most / 1048576.0, nsteps, limit_bytes / 1048576.0);
+             most / 1048576.0, nsteps, host_limit / 1048576.0);
   PetscCall(PetscNew(s));
-  (*s)->n       = n;
-  (*s)->nsteps  = nsteps;
-  (*s)->release = release;
-  PetscCall(alloc(&(*s)->data, n * (size_t)nsteps));
+  (*s)->ops    = ops;
+  (*s)->f      = f;
+  (*s)->n      = n;
+  (*s)->nsteps = nsteps;
+  (*s)->staged = staged;
+  if (staged) {
+    PetscCall(ops->host_alloc((void **)&(*s)->data, bytes));
+    for (PetscInt k = 0; k < 2; k++) PetscCall(ops->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)));
+  } else PetscCall(ops->mem_alloc((void **)&(*s)->data, bytes));
   PetscFunctionReturn(0);
 }
 
@@ -34,21 +85,78 @@ PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s)
 {
   PetscFunctionBeginUser;
   if (!*s) PetscFunctionReturn(0);
-  PetscCall((*s)->release(&(*s)->data));
+  if ((*s)->staged) {
+    PetscCall((*s)->ops->host_free((void **)&(*s)->data));
+    for (PetscInt k = 0; k < 2; k++) PetscCall((*s)->ops->mem_free((void **)&(*s)->buf[k]));
+  } else PetscCall((*s)->ops->mem_free((void **)&(*s)->data));
   PetscCall(PetscFree(*s));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Slot(WavefieldStore s, PetscInt step, float **buf)
+static PetscErrorCode CheckStep(WavefieldStore s, PetscInt step)
 {
   PetscFunctionBeginUser;
   PetscCheck(step >= 0 && step < s->nsteps, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "store step %" PetscInt_FMT " outside [0, %" PetscInt_FMT ")", step,
              s->nsteps);
-  *buf = s->data + s->n * (size_t)step;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float **buf) { return Slot(s, step, buf); }
-PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step) { return 0; }
-PetscErrorCode WavefieldStoreReadBegin(WavefieldStore s, PetscInt step, float **buf) { return Slot(s, step, buf); }
-PetscErrorCode WavefieldStoreReadEnd(WavefieldStore s, PetscInt step) { return 0; }
+static float *Slot(WavefieldStore s, PetscInt step) { return s->data + s->n * (size_t)step; }
+
+/* Staged: host slot <-> device buffer on the copy lane, after the main lane's work so far. */
+static PetscErrorCode Copy(WavefieldStore s, PetscInt step, PetscBool to_host)
+{
+  const size_t bytes = s->n * sizeof(float);
+  float       *buf   = s->buf[step % 2];
+
+  PetscFunctionBeginUser;
+  if (to_host) PetscCall(s->ops->copy_async(s->f, step % 2, Slot(s, step), buf, bytes));
+  else PetscCall(s->ops->copy_async(s->f, step % 2, buf, Slot(s, step), bytes));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float **buf)
+{
+  PetscFunctionBeginUser;
+  PetscCall(CheckStep(s, step));
+  if (!s->staged) {
+    *buf = Slot(s, step);
+    PetscFunctionReturn(0);
+  }
+  /* the buffer's previous step must have reached the host */
+  PetscCall(s->ops->copy_wait(s->f, step % 2));
+  *buf = s->buf[step % 2];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step)
+{
+  PetscFunctionBeginUser;
+  if (s->staged) PetscCall(Copy(s, step, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode WavefieldStoreReadBegin(WavefieldStore s, PetscInt step, float **buf)
+{
+  PetscFunctionBeginUser;
+  PetscCall(CheckStep(s, step));
+  if (!s->staged) {
+    *buf = Slot(s, step);
+    PetscFunctionReturn(0);
+  }
+  /* the last step starts the fetching; each ReadEnd fetches two steps ahead */
+  if (step == s->nsteps - 1) {
+    PetscCall(Copy(s, step, PETSC_FALSE));
+    if (step > 0) PetscCall(Copy(s, step - 1, PETSC_FALSE));
+  }
+  PetscCall(s->ops->copy_wait(s->f, step % 2));
+  *buf = s->buf[step % 2];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode WavefieldStoreReadEnd(WavefieldStore s, PetscInt step)
+{
+  PetscFunctionBeginUser;
+  if (s->staged && step >= 2) PetscCall(Copy(s, step - 2, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}

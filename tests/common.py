@@ -87,11 +87,13 @@ def command(nranks, args, outdir=None):
     return argv
 
 
-def run(nranks, args, outdir=None, expect_fail=False, timeout=DEFAULT_TIMEOUT, cwd=None):
-    """Run halofwi on nranks ranks with the given arguments (list) and
-    -output_dir outdir (when not None).  Returns stdout and stderr combined.
-    Raises TestFailure, with the command and its output, when the exit status
-    is not what was expected (zero, or non-zero when expect_fail)."""
+def _cmdline(argv):
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def run_status(nranks, args, outdir=None, timeout=DEFAULT_TIMEOUT, cwd=None):
+    """Run halofwi as run() does, whatever its exit status: returns (exit
+    status, stdout and stderr combined).  For runs that may be refused."""
     argv = command(nranks, args, outdir)
     env = dict(os.environ)
     env["OMP_NUM_THREADS"] = "1"
@@ -101,7 +103,6 @@ def run(nranks, args, outdir=None, expect_fail=False, timeout=DEFAULT_TIMEOUT, c
         cwd = os.path.dirname(os.path.abspath(str(outdir)))
         while cwd and not os.path.isdir(cwd):
             cwd = os.path.dirname(cwd)
-    cmdline = " ".join(shlex.quote(a) for a in argv)
     t = time.time()
     # own process group, so that a timeout also ends the ranks under mpiexec
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
@@ -115,16 +116,26 @@ def run(nranks, args, outdir=None, expect_fail=False, timeout=DEFAULT_TIMEOUT, c
             pass
         raw, _ = p.communicate()
         print(raw.decode(errors="replace"))
-        fail(f"timed out after {timeout} s (hang?): {cmdline}")
+        fail(f"timed out after {timeout} s (hang?): {_cmdline(argv)}")
     out = raw.decode(errors="replace")
     elapsed = time.time() - t
-    print(f"$ {cmdline}\n  -> exit {p.returncode} in {elapsed:.1f} s", flush=True)
-    if expect_fail and p.returncode == 0:
+    print(f"$ {_cmdline(argv)}\n  -> exit {p.returncode} in {elapsed:.1f} s", flush=True)
+    return p.returncode, out
+
+
+def run(nranks, args, outdir=None, expect_fail=False, timeout=DEFAULT_TIMEOUT, cwd=None):
+    """Run halofwi on nranks ranks with the given arguments (list) and
+    -output_dir outdir (when not None).  Returns stdout and stderr combined.
+    Raises TestFailure, with the command and its output, when the exit status
+    is not what was expected (zero, or non-zero when expect_fail)."""
+    status, out = run_status(nranks, args, outdir, timeout, cwd)
+    cmdline = _cmdline(command(nranks, args, outdir))
+    if expect_fail and status == 0:
         print(out)
         fail(f"expected a non-zero exit status, got 0: {cmdline}")
-    if not expect_fail and p.returncode != 0:
+    if not expect_fail and status != 0:
         print(out)
-        fail(f"exit status {p.returncode}: {cmdline}")
+        fail(f"exit status {status}: {cmdline}")
     return out
 
 

@@ -3,7 +3,8 @@
 offending value (checked case-insensitively on a characteristic substring or
 number), and leave no shot gather (shot_*) in the output directory.  Also:
 no hang (every run has a timeout) and existing results are left untouched
-without -overwrite.  -mode gradient/invert: a missing or mis-sized observed
+without -overwrite.  -backend cuda with no GPU visible, a halo type that
+does not go with the backend, an unknown one.  -mode gradient/invert: a missing or mis-sized observed
 gather (named by its shot), -vp_min above -vp_max, a starting model outside
 the bounds, -wavefield_memory too small, no -observed_dir; no gradient.rsf,
 vp*.rsf or misfit.csv left behind."""
@@ -170,6 +171,15 @@ def main():
 
         # unsupported order
         case("-order 6", 1, SMALL + ["-order", 6], scr.sub("o_order"), [has("order"), num(6)])
+        # every GPU hidden, so that the case holds on GPU machines too
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""
+        case("-backend cuda without a GPU", 1, SMALL + ["-geometry", geo_ok, "-backend", "cuda"], scr.sub("o_nogpu"),
+             [has("-backend cuda"), has("no CUDA device"), has("-backend cpu")])
+        del os.environ["CUDA_VISIBLE_DEVICES"]
+        case("-halo_type nccl on the CPU", 1, SMALL + ["-geometry", geo_ok, "-backend", "cpu", "-halo_type", "nccl"],
+             scr.sub("o_halo_cpu"), [has("-halo_type nccl"), has("-backend cpu")])
+        case("unknown -halo_type", 1, SMALL + ["-geometry", geo_ok, "-halo_type", "pigeon"], scr.sub("o_halo_bad"),
+             [has("pigeon"), has("halo_type")])
 
         # missing -vp file
         missing = scr.sub("no_such_model.rsf")

@@ -5,7 +5,8 @@ internal step below -dt so the resampling is exercised too).
 
 2D (61 z x 85 x cells, absorbing layers 20 => 101 x 125 extended cells, so
 PETSc's splits are uneven: z 51/50, x 63/62 and 42/42/41):
-  order 8: 1 rank vs 2x1, 1x2, 2x2 and 3x1 (-da_processors_x x -da_processors_z);
+  order 8: 1 rank vs 2x1, 1x2, 2x2 and 3x1 (-da_processors_x x -da_processors_z),
+    and 2x2 with -halo_overlap 0;
   orders 2 and 4: 1 rank vs 3x1 and 2x2;
   free surface on top: 1 rank vs 2x2.
 3D (25 z x 27 x x 23 y, layers 8, free surface on top => 33 x 43 x 39):
@@ -58,6 +59,10 @@ def main():
             o = c.run(px * pz, base + ["-da_processors_x", px, "-da_processors_z", pz], d)
             c.check_layout(o, px, pz)
             c.compare_bitwise(ref, d, 2, f"2D {px}x{pz} (x by z) vs 1 rank")
+        # the halos exchanged before the interior instead of during it
+        d = scr.sub("2d_2x2_no_overlap")
+        c.run(4, base + ["-da_processors_x", 2, "-da_processors_z", 2, "-halo_overlap", 0], d)
+        c.compare_bitwise(ref, d, 2, "2D 2x2 without overlap vs 1 rank")
 
         # lower orders: narrower halos (1 and 2 cells)
         for order in (2, 4):

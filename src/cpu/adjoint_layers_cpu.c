@@ -3,18 +3,6 @@
    a small share of the cells, so these loops favour plainness. */
 #include "kernels_cpu.h"
 
-/* The owned cells of slab (a, s) within `reach` cells of its layer (0: the
-   layer cells themselves), as a box. */
-static void SlabBox(const Fields *f, PetscInt a, PetscInt s, PetscInt reach, PetscInt lo[3], PetscInt hi[3])
-{
-  for (PetscInt b = 0; b < 3; b++) {
-    lo[b] = 0;
-    hi[b] = f->n[b];
-  }
-  if (s) lo[a] = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][1] - reach));
-  else hi[a] = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][0] + reach));
-}
-
 /* Runs BODY for every owned cell of slab (a, s) within `reach` of its layer,
    with sl (the slab), p (padded index), c (offset in the field) and q (offset
    in the slab) in scope. */
@@ -22,7 +10,7 @@ static void SlabBox(const Fields *f, PetscInt a, PetscInt s, PetscInt reach, Pet
   do { \
     const LayerSlab *sl = &(f)->slab[a][s]; \
     PetscInt         lo_[3], hi_[3]; \
-    SlabBox((f), a, s, reach, lo_, hi_); \
+    FieldsSlabBox((f), a, s, reach, lo_, hi_); \
     _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = lo_[2]; i2 < hi_[2]; i2++) \
     { \
       for (PetscInt i1 = lo_[1]; i1 < hi_[1]; i1++) \

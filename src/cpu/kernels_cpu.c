@@ -256,27 +256,6 @@ static PetscErrorCode AllFinite(Fields *f, PetscBool *finite)
   PetscFunctionReturn(0);
 }
 
-/* The arrays a Fields owns, for alloc/free/zero. */
-#define FIELDS_STATE(f, X) \
-  do { \
-    X((f)->u, (f)->ncells); \
-    X((f)->uprev, (f)->ncells); \
-    for (PetscInt a_ = 0; a_ < (f)->dim; a_++) \
-      for (PetscInt s_ = 0; s_ < 2; s_++) \
-        if ((f)->slab[a_][s_].ncells) { \
-          X((f)->slab[a_][s_].psi, (f)->slab[a_][s_].ncells); \
-          X((f)->slab[a_][s_].zeta, (f)->slab[a_][s_].ncells); \
-        } \
-  } while (0)
-#define FIELDS_MODEL(f, X) \
-  do { \
-    X((f)->vdt2, (f)->ncells); \
-    for (PetscInt a_ = 0; a_ < (f)->dim; a_++) { \
-      X((f)->pml_a[a_], (size_t)(f)->padded[a_]); \
-      X((f)->pml_b[a_], (size_t)(f)->padded[a_]); \
-    } \
-  } while (0)
-
 /* Far ahead of a wavefront the stencil leaves values that decay into the
    subnormal range, where x86 arithmetic is ~100x slower: flush them to zero,
    in every thread (the control register is per thread). */
@@ -296,8 +275,8 @@ static PetscErrorCode Alloc(Fields *f)
   PetscFunctionBeginUser;
   FlushSubnormals();
 #define ALLOC(p, n) PetscCall(PetscCalloc1((n), &(p)))
-  FIELDS_STATE(f, ALLOC);
-  FIELDS_MODEL(f, ALLOC);
+  FIELDS_STATE_ARRAYS(f, ALLOC);
+  FIELDS_MODEL_ARRAYS(f, ALLOC);
 #undef ALLOC
   PetscFunctionReturn(0);
 }
@@ -306,8 +285,8 @@ static PetscErrorCode Free(Fields *f)
 {
   PetscFunctionBeginUser;
 #define FREE(p, n) PetscCall(PetscFree(p))
-  FIELDS_STATE(f, FREE);
-  FIELDS_MODEL(f, FREE);
+  FIELDS_STATE_ARRAYS(f, FREE);
+  FIELDS_MODEL_ARRAYS(f, FREE);
 #undef FREE
   PetscFunctionReturn(0);
 }
@@ -316,47 +295,43 @@ static PetscErrorCode ZeroState(Fields *f)
 {
   PetscFunctionBeginUser;
 #define ZERO(p, n) PetscCall(PetscArrayzero((p), (n)))
-  FIELDS_STATE(f, ZERO);
+  FIELDS_STATE_ARRAYS(f, ZERO);
 #undef ZERO
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode Upload(Fields *f, float *dst, const float *src, size_t n)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscArraycpy(dst, src, n));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode Download(float *dst, const float *src, size_t n)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscArraycpy(dst, src, n));
   PetscFunctionReturn(0);
 }
 
 /* Zeroed by writing, so every page is mapped now: a large store fails here,
    not part way through a run, and its first use pays no page faults. */
-static PetscErrorCode AllocArray(float **p, size_t n)
+static PetscErrorCode MemAlloc(void **p, size_t bytes)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(n, p));
-  _Pragma("omp parallel for schedule(static)") for (size_t i = 0; i < n; i++) (*p)[i] = 0.0f;
+  PetscCall(PetscMalloc(bytes, p));
+  _Pragma("omp parallel for schedule(static)") for (size_t i = 0; i < bytes; i += 4096) memset((char *)*p + i, 0, PetscMin(4096, bytes - i));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode FreeArray(float **p)
+static PetscErrorCode MemFree(void **p)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(*p));
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MemCopy(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemcpy(dst, src, bytes));
+  PetscFunctionReturn(0);
+}
+
+/* Work runs as it is called: lanes need no ordering. */
+static PetscErrorCode InOrder(Fields *f) { return 0; }
+
 const KernelOps KernelOpsCPU = {
   .name           = "cpu",
+  .split_boxes    = PETSC_TRUE,
   .alloc          = Alloc,
   .free           = Free,
-  .upload         = Upload,
   .zero_state     = ZeroState,
   .step           = Step,
   .advance_memory = AdvanceMemory,
@@ -368,7 +343,11 @@ const KernelOps KernelOpsCPU = {
   .adjoint_step         = AdjointStep,
   .adjoint_layers_begin = CPUAdjointLayersBegin,
   .adjoint_layers_end   = CPUAdjointLayersEnd,
-  .alloc_array          = AllocArray,
-  .free_array           = FreeArray,
-  .download             = Download,
+  .side_begin           = InOrder,
+  .side_end             = InOrder,
+  .join                 = InOrder,
+  .mem_alloc            = MemAlloc,
+  .mem_free             = MemFree,
+  .mem_upload           = MemCopy,
+  .mem_download         = MemCopy,
 };

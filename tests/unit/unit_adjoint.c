@@ -89,7 +89,7 @@ static PetscErrorCode CheckCase(const Case *c)
     /* deep enough that the free surface's ghost does not cancel the signal */
   PetscCall(GeometryRegular(c->dim, c->n, d, 1, 5, 50, 90, &geo));
   {
-    const PropagatorSettings settings = {.f_pml = 15, .nan_check_interval = 50, .progress_interval = 0};
+    const PropagatorSettings settings = {.f_pml = 15, .nan_check_interval = 50, .progress_interval = 0, .halo_type = HALO_HOST, .overlap = PETSC_TRUE};
     PetscCall(PropagatorCreate(&g, &KernelOpsCPU, v, vmax, &t, &settings, &p));
   }
   PetscCall(ShotLocalize(&g, &p.f, &geo, 0, &sl));
@@ -100,7 +100,7 @@ static PetscErrorCode CheckCase(const Case *c)
   PetscCall(PropagatorSetModel(&p, &t, vtrue));
   PetscCall(PropagatorRun(&p, &t, &sl, 0, wint, obs, NULL));
 
-  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, p.f.ncells, t.nsteps, 1e12, KernelOpsCPU.alloc_array, KernelOpsCPU.free_array, &store));
+  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p.f, t.nsteps, STORAGE_AUTO, 1e12, &store));
   PetscCall(Misfit(&p, &t, &sl, wint, v, obs, store, &J, grad));
   FillModel(&g, Direction, h, v, vpert);
   PetscCall(Misfit(&p, &t, &sl, wint, vpert, obs, NULL, &Jp, NULL));

@@ -11,29 +11,8 @@
    and zeta for axis a live in slab[a][0] below core[a], slab[a][1] above;
    the reference reads and checks them there, and nothing else may change in
    any slab. */
-#include "kernels.h"
+#include "fields_setup.h"
 #include "unit_check.h"
-
-/* Grid spacings per axis, all different so that mixed-up axes show. */
-static const double spacing[3] = {1.0, 1.25, 1.5};
-
-/* Deterministic uniform numbers in [lo, hi). */
-static unsigned long long rng_state = 88172645463325252ULL;
-static double Uniform(double lo, double hi)
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return lo + (hi - lo) * (double)(rng_state >> 11) / 9007199254740992.0;
-}
-
-static void FillRandom(float *x, size_t n, double lo, double hi)
-{
-  for (size_t i = 0; i < n; i++) x[i] = (float)Uniform(lo, hi);
-}
-
-/* Owned cells [core[a][0], core[a][1]) along axis a lie outside its layers. */
-#define CORE(l0, h0, l1, h1, l2, h2) ((const PetscInt[3][2]){{(l0), (h0)}, {(l1), (h1)}, {(l2), (h2)}})
 
 /* The padded cells [lo, hi) a slab of axis a covers. */
 static void SlabRange(const Fields *f, PetscInt a, const LayerSlab *s, PetscInt lo[3], PetscInt hi[3])
@@ -62,46 +41,6 @@ static void SlabRange(const Fields *f, PetscInt a, const LayerSlab *s, PetscInt 
             __VA_ARGS__ \
           } \
     }
-
-/* The descriptive members as propagate.c's FieldsDescribe sets them, then
-   alloc.  core: as Fields.core on the active axes (ignored beyond dim). */
-static PetscErrorCode FieldsSetUp(PetscInt dim, PetscInt radius, const PetscInt n[3], const PetscInt core[3][2], Fields *f)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(f, sizeof(*f)));
-  f->dim    = dim;
-  f->order  = 2 * radius;
-  f->radius = radius;
-  f->ncells = 1;
-  for (PetscInt a = 0; a < 3; a++) {
-    f->n[a]       = a < dim ? n[a] : 1;
-    f->padded[a]  = a < dim ? f->n[a] + 2 * radius : 1;
-    f->stride[a]  = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
-    f->ncells    *= (size_t)f->padded[a];
-    f->core[a][0] = a < dim ? core[a][0] : 0;
-    f->core[a][1] = a < dim ? core[a][1] : 1;
-    f->layer_edge[a][0] = f->core[a][0];
-    f->layer_edge[a][1] = f->core[a][1];
-    f->layer[a][0]      = f->core[a][0] > 0 ? PETSC_TRUE : PETSC_FALSE;
-    f->layer[a][1]      = f->core[a][1] < f->n[a] ? PETSC_TRUE : PETSC_FALSE;
-    PetscCheck(0 <= f->core[a][0] && f->core[a][0] <= f->core[a][1] && f->core[a][1] <= f->n[a], PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "test set-up: core [%d, %d) of axis %d outside [0, %d]", (int)f->core[a][0], (int)f->core[a][1], (int)a, (int)f->n[a]);
-    for (PetscInt k = 0; k <= radius; k++) {
-      const double h = a < dim ? spacing[a] : 1;
-      f->c2[a][k]    = (float)(fwi_d2_weight((int)f->order, (int)k) / (h * h));
-      f->c1[a][k]    = (float)(fwi_d1_weight((int)f->order, (int)k) / h);
-    }
-  }
-  FieldsDescribeSlabs(f);
-  PetscCall(KernelOpsCPU.alloc(f));
-  for (PetscInt a = 0; a < dim; a++)
-    for (PetscInt s = 0; s < 2; s++) {
-      const LayerSlab *sl = &f->slab[a][s];
-      for (size_t k = 0; k < sl->ncells; k++)
-        PetscCheck(sl->psi[k] == 0 && sl->zeta[k] == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "alloc left slab (%d, %d) not zeroed", (int)a, (int)s);
-    }
-  PetscFunctionReturn(0);
-}
 
 /* Which layer of axis a owned cell i lies in: 0 low, 1 high, -1 none. */
 static PetscInt LayerSide(const Fields *f, PetscInt a, const PetscInt i[3])

@@ -1,0 +1,66 @@
+#include "backend.h"
+#include "device.h"
+
+#ifdef HALOFWI_HAVE_CUDA
+/* The best device halo every rank can use: NCCL where every rank has its
+   own GPU (NCCL cannot serve two ranks on one), else CUDA-aware MPI, else
+   staged through the host. */
+static PetscErrorCode BestDeviceHalo(MPI_Comm world, HaloType *type)
+{
+  PetscBool nccl, aware;
+  char      why[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(HaloTypeAvailableOnComm(world, HALO_NCCL, &nccl, why, sizeof(why)));
+  PetscCall(HaloTypeAvailableOnComm(world, HALO_MPI_DEVICE, &aware, why, sizeof(why)));
+  *type = nccl ? HALO_NCCL : aware ? HALO_MPI_DEVICE : HALO_STAGED;
+  PetscFunctionReturn(0);
+}
+#endif
+
+static PetscErrorCode CheckHalo(MPI_Comm world, const Backend *b)
+{
+  PetscBool ok;
+  char      why[256];
+
+  PetscFunctionBeginUser;
+  PetscCheck((b->halo_type == HALO_HOST) == (b->device < 0), world, PETSC_ERR_ARG_INCOMP, "-halo_type %s does not go with -backend %s: use %s", HaloTypes[b->halo_type],
+             b->ops->name, b->device < 0 ? "host" : "staged, mpi-device or nccl");
+  PetscCall(HaloTypeAvailableOnComm(world, b->halo_type, &ok, why, sizeof(why)));
+  PetscCheck(ok, world, PETSC_ERR_SUP, "-halo_type %s is not available: %s", HaloTypes[b->halo_type], why);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BackendSetUp(const Layout *l, const Options *o, Backend *b)
+{
+  int       count, least;
+  char      why[256], gpu[256] = "";
+  PetscBool shares = PETSC_FALSE, cuda;
+
+  PetscFunctionBeginUser;
+  PetscCall(DeviceCount(&count, why, sizeof(why)));
+  PetscCallMPI(MPI_Allreduce(&count, &least, 1, MPI_INT, MPI_MIN, l->world));
+  cuda = o->backend == BACKEND_CUDA || (o->backend == BACKEND_AUTO && least > 0) ? PETSC_TRUE : PETSC_FALSE;
+  if (count) PetscCall(PetscSNPrintf(why, sizeof(why), "on another rank"));
+  PetscCheck(!cuda || least > 0, l->world, PETSC_ERR_SUP, "-backend cuda: no CUDA device is visible (%s); use -backend cpu", why);
+  b->ops       = &KernelOpsCPU;
+  b->device    = -1;
+  b->overlap   = o->halo_overlap;
+  b->halo_type = HALO_HOST;
+#ifdef HALOFWI_HAVE_CUDA
+  if (cuda) {
+    b->ops = &KernelOpsCUDA;
+    PetscCall(DeviceSelect(l->world, o->gpu_shared, &b->device, &shares, gpu, sizeof(gpu)));
+    PetscCall(BestDeviceHalo(l->world, &b->halo_type));
+  }
+#endif
+  if (o->halo_type >= 0) b->halo_type = (HaloType)o->halo_type;
+  PetscCall(CheckHalo(l->world, b));
+  if (b->device < 0)
+    PetscCall(PetscPrintf(l->world, "backend cpu: %" PetscInt_FMT " OpenMP thread%s per rank; halo exchange host (MPI), overlap %s\n", l->threads, l->threads == 1 ? "" : "s",
+                          b->overlap ? "on" : "off"));
+  else
+    PetscCall(PetscPrintf(l->world, "backend cuda: rank 0 on GPU %d (%s)%s; halo exchange %s%s, overlap %s\n", b->device, gpu, shares ? ", GPUs shared by several ranks" : "",
+                          HaloTypes[b->halo_type], o->halo_type >= 0 ? "" : " (best available)", b->overlap ? "on" : "off"));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,171 @@
+/* CUDA backend: the passes over particular cells: the adjoint's CPML slabs,
+   the free-surface faces, sources and receivers, and the NaN check.  Same
+   formulas and order as the CPU backend (src/cpu/). */
+#include "kernels_cuda.h"
+
+/* The adjoint's slab passes (see adjoint_layers_cpu.c), per cell of slab
+   (a, s): c offset in the field, q in the slab, p the padded index. */
+struct LayersBeginOp {
+  __device__ void operator()(const Fields &f, const LayerSlab &sl, int a, ptrdiff_t c, ptrdiff_t q, const PetscInt p[3]) const { sl.zeta[q] += f.u[c]; }
+};
+template <int R>
+struct ReachOp {
+  __device__ void operator()(const Fields &f, const LayerSlab &sl, int a, ptrdiff_t c, ptrdiff_t q, const PetscInt p[3]) const
+  {
+    f.uprev[c] += f.vdt2[c] * fwi_adj_cpml_reach(sl.zeta + q, sl.psi + q, sl.stride[a], f.pml_a[a] + p[a], f.c2[a], f.c1[a], R);
+  }
+};
+template <int R>
+struct PsiOp {
+  __device__ void operator()(const Fields &f, const LayerSlab &sl, int a, ptrdiff_t c, ptrdiff_t q, const PetscInt p[3]) const
+  {
+    sl.psi[q] = fwi_adj_cpml_psi(sl.psi[q], f.u + c, f.stride[a], sl.zeta + q, sl.stride[a], f.pml_a[a] + p[a], f.pml_b[a] + p[a], f.c1[a], R);
+  }
+};
+struct ZetaOp {
+  __device__ void operator()(const Fields &f, const LayerSlab &sl, int a, ptrdiff_t c, ptrdiff_t q, const PetscInt p[3]) const { sl.zeta[q] *= f.pml_b[a][p[a]]; }
+};
+
+/* One thread per owned cell of box [lo, hi) in slab (a, s); grid z walks axis 2. */
+template <class Op>
+__global__ void SlabKernel(const Fields f, int a, int s, const Box b, Op op)
+{
+  PetscInt i[3], p[3];
+  i[0] = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x);
+  i[1] = b.lo[1] + (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y);
+  i[2] = b.lo[2] + (PetscInt)blockIdx.z;
+  if (i[0] >= b.hi[0] || i[1] >= b.hi[1]) return;
+  for (int d = 0; d < 3; d++) p[d] = i[d] + (d < f.dim ? f.radius : 0);
+  const LayerSlab &sl = f.slab[a][s];
+  op(f, sl, a, FieldsIndex(&f, i), SlabIndex(&sl, a, p), p);
+}
+
+/* Every slab in the CPU's order (axis by axis, low side first), over its owned cells within `reach` of the layer. */
+template <class Op>
+static PetscErrorCode EachSlab(Fields *f, PetscInt reach, Op op)
+{
+  PetscFunctionBeginUser;
+  for (int a = 0; a < f->dim; a++)
+    for (int s = 0; s < 2; s++) {
+      Box      b;
+      PetscInt e[3];
+      if (!f->slab[a][s].ncells) continue;
+      FieldsSlabBox(f, a, s, reach, b.lo, b.hi);
+      for (int d = 0; d < 3; d++) e[d] = b.hi[d] - b.lo[d];
+      if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) continue;
+      SlabKernel<<<CudaGrid(e, 1), dim3(CUDA_BX, CUDA_BY), 0, CudaLane(f)>>>(*f, a, s, b, op);
+      CUDA_LAUNCHED();
+    }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CudaAdjointLayersBegin(Fields *f) { return EachSlab(f, 0, LayersBeginOp()); }
+
+template <int R>
+static PetscErrorCode LayersEnd(Fields *f)
+{
+  PetscFunctionBeginUser;
+  /* every read of the adjoint psi before it steps back; psi reads E at
+     neighbours, so E becomes zeta only once psi is done */
+  PetscCall(EachSlab(f, f->radius, ReachOp<R>()));
+  PetscCall(EachSlab(f, 0, PsiOp<R>()));
+  PetscCall(EachSlab(f, 0, ZetaOp()));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CudaAdjointLayersEnd(Fields *f)
+{
+  switch (f->radius) {
+  case 1: return LayersEnd<1>(f);
+  case 2: return LayersEnd<2>(f);
+  case 4: return LayersEnd<4>(f);
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for radius %" PetscInt_FMT, f->radius);
+  }
+}
+
+/* Free-surface face (a, s): one thread per owned cell of the face. */
+template <bool MIRROR>
+__global__ void SurfaceKernel(const Fields f, int a, int s)
+{
+  const int pa = (a + 1) % 3, qa = (a + 2) % 3;
+  PetscInt  i[3];
+  i[a]  = s ? f.n[a] - 1 : 0;
+  i[pa] = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  i[qa] = (PetscInt)blockIdx.y;
+  if (i[pa] >= f.n[pa]) return;
+  const ptrdiff_t cell = FieldsIndex(&f, i), out = (s ? 1 : -1) * f.stride[a];
+  /* odd reflection about the surface sample, so u = 0 there to every order */
+  if (MIRROR)
+    for (PetscInt k = 1; k <= f.radius; k++) f.u[cell + k * out] = -f.u[cell - k * out];
+  else f.uprev[cell] = 0.0f;
+}
+
+template <bool MIRROR>
+static PetscErrorCode EachSurface(Fields *f)
+{
+  PetscFunctionBeginUser;
+  for (int a = 0; a < f->dim; a++)
+    for (int s = 0; s < 2; s++) {
+      if (!f->free_surface[a][s]) continue;
+      const PetscInt np = f->n[(a + 1) % 3], nq = f->n[(a + 2) % 3];
+      SurfaceKernel<MIRROR><<<dim3((unsigned)((np + 127) / 128), (unsigned)nq), 128, 0, CudaLane(f)>>>(*f, a, s);
+      CUDA_LAUNCHED();
+    }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CudaMirrorGhosts(Fields *f) { return EachSurface<true>(f); }
+PetscErrorCode CudaZeroSurface(Fields *f) { return EachSurface<false>(f); }
+
+/* Points on distinct cells (as the geometry gives them) add without races;
+   shared cells are summed by the atomics in an unspecified order. */
+__global__ void InjectKernel(const Fields f, PetscInt n, const ptrdiff_t *cell, const float *amp)
+{
+  const PetscInt k = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k < n) atomicAdd(&f.uprev[cell[k]], f.vdt2[cell[k]] * amp[k]);
+}
+
+__global__ void RecordKernel(const Fields f, PetscInt n, const ptrdiff_t *cell, float *out)
+{
+  const PetscInt k = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k < n) out[k] = f.u[cell[k]];
+}
+
+PetscErrorCode CudaInject(Fields *f, PetscInt n, const ptrdiff_t cell[], const float amp[])
+{
+  PetscFunctionBeginUser;
+  if (!n) PetscFunctionReturn(0);
+  InjectKernel<<<(unsigned)((n + 127) / 128), 128, 0, CudaLane(f)>>>(*f, n, cell, amp);
+  CUDA_LAUNCHED();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CudaRecord(Fields *f, PetscInt n, const ptrdiff_t cell[], float out[])
+{
+  PetscFunctionBeginUser;
+  if (!n) PetscFunctionReturn(0);
+  RecordKernel<<<(unsigned)((n + 127) / 128), 128, 0, CudaLane(f)>>>(*f, n, cell, out);
+  CUDA_LAUNCHED();
+  PetscFunctionReturn(0);
+}
+
+__global__ void FiniteKernel(const float *u, size_t n, int *flag)
+{
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += (size_t)gridDim.x * blockDim.x)
+    if (!isfinite(u[k])) *flag = 1;
+}
+
+PetscErrorCode CudaAllFinite(Fields *f, PetscBool *finite)
+{
+  CudaLanes *l   = (CudaLanes *)f->backend;
+  int        bad = 0;
+
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaMemsetAsync(l->flag, 0, sizeof(int), l->main));
+  FiniteKernel<<<1024, 256, 0, l->main>>>(f->u, f->ncells, l->flag);
+  CUDA_LAUNCHED();
+  CUDA_CALL(cudaMemcpyAsync(&bad, l->flag, sizeof(int), cudaMemcpyDeviceToHost, l->main));
+  CUDA_CALL(cudaStreamSynchronize(l->main));
+  *finite = bad ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,159 @@
+/* CUDA backend: the stencil updates over a box (forward step, CPML memory,
+   adjoint step).  A thread owns a cell column along axis 2 (a run of
+   CUDA_RUN cells in 3D).  A box needs no cutting at the layer edges: the
+   forward step runs a lean kernel over the box's core cells and a second
+   one, with the CPML terms, that skips them (its blocks inside the core
+   return at once), so the core kernel keeps few registers.  The arithmetic
+   is stencil.h's, in the CPU backend's order: without fused multiply-adds
+   (--fmad=false) both round alike. */
+#include "kernels_cuda.h"
+
+/* Which layer of axis A cell i lies in: 0 low, 1 high, -1 none. */
+__device__ static inline int LayerSide(const Fields &f, int A, const PetscInt i[3])
+{
+  return i[A] < f.core[A][0] ? 0 : i[A] >= f.core[A][1] ? 1 : -1;
+}
+
+__device__ static inline bool InCore(const Fields &f, int dim, const PetscInt i[3])
+{
+  for (int a = 0; a < dim; a++)
+    if (i[a] < f.core[a][0] || i[a] >= f.core[a][1]) return false;
+  return true;
+}
+
+/* Whether every cell this block covers in box b lies in the core. */
+__device__ static inline bool BlockInCore(const Fields &f, int dim, const Box &b)
+{
+  const PetscInt lo[3] = {b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX), b.lo[1] + (PetscInt)(blockIdx.y * CUDA_BY), b.lo[2] + (PetscInt)blockIdx.z * CUDA_RUN};
+  const PetscInt hi[3] = {min(lo[0] + CUDA_BX, b.hi[0]), min(lo[1] + CUDA_BY, b.hi[1]), min(lo[2] + (dim == 3 ? CUDA_RUN : 1), b.hi[2])};
+  for (int a = 0; a < dim; a++)
+    if (lo[a] < f.core[a][0] || hi[a] > f.core[a][1]) return false;
+  return true;
+}
+
+/* The Laplacian term of axis A at cell c (padded index p), with its CPML memory in a layer when LAYERS. */
+template <int R, int A, bool LAYERS>
+__device__ static inline float AxisTerm(const Fields &f, ptrdiff_t c, const PetscInt i[3], const PetscInt p[3])
+{
+  const float d2   = fwi_d2(f.u + c, f.stride[A], f.c2[A], R);
+  const int   side = LAYERS ? LayerSide(f, A, i) : -1;
+  if (side < 0) return d2;
+  const LayerSlab &s = f.slab[A][side];
+  const ptrdiff_t  q = SlabIndex(&s, A, p);
+  return fwi_cpml_term(d2, fwi_d1(s.psi + q, s.stride[A], f.c1[A], R), f.pml_a[A][p[A]], f.pml_b[A][p[A]], &s.zeta[q]);
+}
+
+/* Runs BODY(i, p, c) over the thread's cells of box b: i owned index, p padded, c offset. */
+#define FOR_THREAD_CELLS(f, b, DIM, ...) \
+  do { \
+    PetscInt i[3], p[3]; \
+    i[0] = (b).lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x); \
+    i[1] = (b).lo[1] + (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y); \
+    if (i[0] >= (b).hi[0] || i[1] >= (b).hi[1]) return; \
+    const PetscInt k0 = (b).lo[2] + (PetscInt)blockIdx.z * CUDA_RUN, k1 = min(k0 + CUDA_RUN, (b).hi[2]); \
+    p[0] = i[0] + R; \
+    p[1] = i[1] + R; \
+    for (i[2] = k0; i[2] < k1; i[2]++) { \
+      p[2]              = DIM == 3 ? i[2] + R : 0; \
+      const ptrdiff_t c = p[0] + p[1] * (f).stride[1] + p[2] * (f).stride[2]; \
+      __VA_ARGS__; \
+    } \
+  } while (0)
+
+/* Forward leapfrog; the sum is (term_z + term_x) + term_y as on the CPU.
+   LAYERS: the box's layer cells only, else its cells (all in the core). */
+template <int R, int DIM, bool STORE, bool LAYERS>
+__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) StepKernel(const Fields f, const Box b)
+{
+  if (LAYERS && BlockInCore(f, DIM, b)) return;
+  FOR_THREAD_CELLS(f, b, DIM, {
+    if (LAYERS && InCore(f, DIM, i)) continue;
+    float lap = AxisTerm<R, 0, LAYERS>(f, c, i, p) + AxisTerm<R, 1, LAYERS>(f, c, i, p);
+    if (DIM == 3) lap += AxisTerm<R, DIM == 3 ? 2 : 1, LAYERS>(f, c, i, p);
+    if (STORE) f.lap[c] = lap;
+    f.uprev[c] = fwi_leapfrog(f.u[c], f.uprev[c], f.vdt2[c], lap);
+  });
+}
+
+/* psi <- b psi + a du/dx on every axis whose layer holds the cell. */
+template <int R, int DIM>
+__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) MemoryKernel(const Fields f, const Box b)
+{
+  if (BlockInCore(f, DIM, b)) return;
+  FOR_THREAD_CELLS(f, b, DIM, {
+    for (int a = 0; a < DIM; a++) {
+      const int side = LayerSide(f, a, i);
+      if (side < 0) continue;
+      const LayerSlab &s = f.slab[a][side];
+      const ptrdiff_t  q = SlabIndex(&s, a, p);
+      s.psi[q]           = fwi_cpml_psi(s.psi[q], fwi_d1(f.u + c, f.stride[a], f.c1[a], R), f.pml_a[a][p[a]], f.pml_b[a][p[a]]);
+    }
+  });
+}
+
+/* Adjoint leapfrog without CPML (the layers are corrected afterwards) and the gradient term. */
+template <int R, int DIM>
+__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) AdjointKernel(const Fields f, const Box b)
+{
+  FOR_THREAD_CELLS(f, b, DIM, {
+    float lap = fwi_d2(f.u + c, 1, f.c2[0], R) + fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
+    if (DIM == 3) lap += fwi_d2(f.u + c, f.stride[2], f.c2[2], R);
+    f.grad[c] += f.u[c] * f.lap[c];
+    f.uprev[c] = fwi_leapfrog(f.u[c], f.uprev[c], f.vdt2[c], lap);
+  });
+}
+
+typedef enum { PASS_CORE, PASS_CORE_STORE, PASS_LAYERS, PASS_LAYERS_STORE, PASS_MEMORY, PASS_ADJOINT } Pass;
+
+template <int R, int DIM>
+static void Launch(const Fields *f, const Box *b, Pass pass, dim3 grid, cudaStream_t stream)
+{
+  const dim3 block(CUDA_BX, CUDA_BY);
+  switch (pass) {
+  case PASS_CORE: StepKernel<R, DIM, false, false><<<grid, block, 0, stream>>>(*f, *b); break;
+  case PASS_CORE_STORE: StepKernel<R, DIM, true, false><<<grid, block, 0, stream>>>(*f, *b); break;
+  case PASS_LAYERS: StepKernel<R, DIM, false, true><<<grid, block, 0, stream>>>(*f, *b); break;
+  case PASS_LAYERS_STORE: StepKernel<R, DIM, true, true><<<grid, block, 0, stream>>>(*f, *b); break;
+  case PASS_MEMORY: MemoryKernel<R, DIM><<<grid, block, 0, stream>>>(*f, *b); break;
+  case PASS_ADJOINT: AdjointKernel<R, DIM><<<grid, block, 0, stream>>>(*f, *b); break;
+  }
+}
+
+static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
+{
+  PetscInt e[3];
+
+  PetscFunctionBeginUser;
+  for (int a = 0; a < 3; a++) e[a] = b->hi[a] - b->lo[a];
+  if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) PetscFunctionReturn(0);
+  const dim3 grid = CudaGrid(e, f->dim == 3 ? CUDA_RUN : 1);
+  switch (f->radius * 10 + f->dim) {
+  case 12: Launch<1, 2>(f, b, pass, grid, CudaLane(f)); break;
+  case 22: Launch<2, 2>(f, b, pass, grid, CudaLane(f)); break;
+  case 42: Launch<4, 2>(f, b, pass, grid, CudaLane(f)); break;
+  case 13: Launch<1, 3>(f, b, pass, grid, CudaLane(f)); break;
+  case 23: Launch<2, 3>(f, b, pass, grid, CudaLane(f)); break;
+  case 43: Launch<4, 3>(f, b, pass, grid, CudaLane(f)); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for radius %" PetscInt_FMT " in %" PetscInt_FMT "D", f->radius, f->dim);
+  }
+  CUDA_LAUNCHED();
+  PetscFunctionReturn(0);
+}
+
+/* The core part of the box with the lean kernel, then its layer cells. */
+PetscErrorCode CudaStep(Fields *f, const Box *b)
+{
+  Box core = *b;
+
+  PetscFunctionBeginUser;
+  for (int a = 0; a < f->dim; a++) {
+    core.lo[a] = PetscMax(b->lo[a], f->core[a][0]);
+    core.hi[a] = PetscMax(core.lo[a], PetscMin(b->hi[a], f->core[a][1]));
+  }
+  PetscCall(BoxPass(f, &core, f->lap ? PASS_CORE_STORE : PASS_CORE));
+  if (b->layer_axes) PetscCall(BoxPass(f, b, f->lap ? PASS_LAYERS_STORE : PASS_LAYERS));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CudaAdvanceMemory(Fields *f, const Box *b) { return BoxPass(f, b, PASS_MEMORY); }
+PetscErrorCode CudaAdjointStep(Fields *f, const Box *b) { return BoxPass(f, b, PASS_ADJOINT); }

@@ -1,0 +1,813 @@
+/* The CUDA backend against the CPU backend, bit for bit.
+
+   Both backends get Fields of identical geometry (2D and 3D, radius 1, 2
+   and 4, uneven sizes, CPML layers of different widths on some sides, free
+   surfaces on some faces, blocks that are a whole grid and blocks that are
+   one rank's share of a larger grid, whose layers begin outside the block)
+   and the same pseudo-random state in every array: u, uprev, vdt2, lap,
+   grad and every slab's psi and zeta everywhere, ghosts included; the CPML
+   profiles exactly zero outside the layers (and in ghosts beyond the grid)
+   and nonzero inside, as the real profiles are.  Each operation of
+   KernelOps then runs on both from that state, and every array comes back
+   (mem_download) and must be equal bit for bit: the CUDA backend is built
+   with --fmad=false and shares the arithmetic of stencil.h.
+
+   The operations: step over the whole block as one box, over a sub-box
+   and over the interior plus the shell slabs, with and without storing lap;
+   advance_memory; adjoint_step (lap and grad set); adjoint_layers_begin and
+   _end; mirror_ghosts; zero_surface; inject and record (distinct cells,
+   cells and amplitudes in backend memory; record also against u itself);
+   zero_state; a forward and an adjoint step as propagate.c runs them with
+   the interior on the side lane and the shell on the main lane, joined;
+   all_finite on a finite field and with one NaN or Inf planted; every array
+   zeroed by alloc and mem_alloc; and the device-only calls (free memory,
+   main_stream, pinned host memory, copy_async/copy_wait ordered against the
+   main lane).  A mismatch prints the operation, the array, how many values
+   differ, the largest difference and the first mismatching cell; the test
+   goes on and fails at the end.
+
+   Regions: the CPU backend takes boxes cut at the layer edges of axes 1
+   and 2 (split_boxes, see Box in kernels.h and SplitAtLayers in
+   propagate.c); the CUDA backend takes them uncut.  A box's layer_axes has
+   bit a set where some of its cells lie in a layer of axis a (for a piece
+   cut at the layer edges that is every cell along axes 1 and 2); that is the
+   bit propagate.c computes for any box.  advance_memory runs only on boxes
+   with a layer bit, as propagate.c runs it.
+
+   Returns 77 (skipped) where there is no CUDA device. */
+#include <cuda_runtime_api.h>
+#include "fields_setup.h"
+
+#define SKIPPED   77
+#define MAXARRAYS 32 /* u, uprev, vdt2, lap, grad, 2 x 3 profiles, 2 x 6 slab arrays */
+#define NCELLS    40 /* inject/record cells */
+
+/* A block of cells as one rank of a grid sees it. */
+typedef struct {
+  const char *name;
+  PetscInt    dim, n[3];
+  PetscInt    edge[3][2];         /* Fields.layer_edge */
+  PetscBool   layer[3][2];        /* the grid has a layer on that side */
+  PetscBool   neighbour[3][2];    /* another rank across the face: the ghosts lie inside the grid */
+  PetscBool   free_surface[3][2]; /* the face is the grid's free surface */
+} Config;
+
+/* One backend's Fields and the backend memory the operations take besides. */
+typedef struct {
+  const KernelOps *ops;
+  Fields           f;
+  float           *lap, *grad; /* f.lap and f.grad point here while an operation uses them */
+  ptrdiff_t       *cell;       /* NCELLS distinct cells for inject and record */
+  float           *amp, *out;
+} Block;
+
+typedef enum {
+  ARRAY_FIELD,   /* padded layout of the Fields */
+  ARRAY_PROFILE, /* over the padded index of one axis */
+  ARRAY_SLAB,    /* the layout of slab (axis, side) */
+  ARRAY_LIST     /* one value per inject/record cell */
+} ArrayKind;
+
+/* Every array of a block, in an order both blocks share. */
+typedef struct {
+  PetscInt n;
+  struct {
+    char      name[24];
+    ArrayKind kind;
+    PetscInt  axis, side;
+    size_t    len;
+  } a[MAXARRAYS];
+} ArrayList;
+
+/* Host copies of every array of a block, as ArrayList orders them. */
+typedef struct {
+  float *x[MAXARRAYS];
+} HostState;
+
+/* The regions an operation is applied to, each a list of uncut boxes. */
+typedef struct {
+  Box      whole, sub, interior, shell[6];
+  PetscInt nshell;
+} Regions;
+
+static PetscInt ncompared, nfailed;
+
+/* ------------------------------------------------------------------------ */
+/* arrays */
+
+static void ArrayAdd(ArrayList *l, const char *name, ArrayKind kind, PetscInt axis, PetscInt side, size_t len)
+{
+  PetscSNPrintf(l->a[l->n].name, sizeof l->a[l->n].name, "%s", name);
+  l->a[l->n].kind = kind;
+  l->a[l->n].axis = axis;
+  l->a[l->n].side = side;
+  l->a[l->n].len  = len;
+  l->n++;
+}
+
+static void ListArrays(const Fields *f, ArrayList *l)
+{
+  char name[24];
+
+  l->n = 0;
+  ArrayAdd(l, "u", ARRAY_FIELD, 0, 0, f->ncells);
+  ArrayAdd(l, "uprev", ARRAY_FIELD, 0, 0, f->ncells);
+  ArrayAdd(l, "vdt2", ARRAY_FIELD, 0, 0, f->ncells);
+  ArrayAdd(l, "lap", ARRAY_FIELD, 0, 0, f->ncells);
+  ArrayAdd(l, "grad", ARRAY_FIELD, 0, 0, f->ncells);
+  for (PetscInt a = 0; a < f->dim; a++) {
+    PetscSNPrintf(name, sizeof name, "pml_a[%d]", (int)a);
+    ArrayAdd(l, name, ARRAY_PROFILE, a, 0, (size_t)f->padded[a]);
+    PetscSNPrintf(name, sizeof name, "pml_b[%d]", (int)a);
+    ArrayAdd(l, name, ARRAY_PROFILE, a, 0, (size_t)f->padded[a]);
+  }
+  for (PetscInt a = 0; a < f->dim; a++)
+    for (PetscInt s = 0; s < 2; s++)
+      if (f->slab[a][s].ncells) {
+        PetscSNPrintf(name, sizeof name, "psi(%d, %d)", (int)a, (int)s);
+        ArrayAdd(l, name, ARRAY_SLAB, a, s, f->slab[a][s].ncells);
+        PetscSNPrintf(name, sizeof name, "zeta(%d, %d)", (int)a, (int)s);
+        ArrayAdd(l, name, ARRAY_SLAB, a, s, f->slab[a][s].ncells);
+      }
+}
+
+/* Where array k of a block lives. */
+static float **ArrayMember(Block *b, const ArrayList *l, PetscInt k)
+{
+  const char *name = l->a[k].name;
+  Fields     *f    = &b->f;
+
+  switch (l->a[k].kind) {
+  case ARRAY_PROFILE: return name[4] == 'a' ? &f->pml_a[l->a[k].axis] : &f->pml_b[l->a[k].axis];
+  case ARRAY_SLAB: return name[0] == 'p' ? &f->slab[l->a[k].axis][l->a[k].side].psi : &f->slab[l->a[k].axis][l->a[k].side].zeta;
+  case ARRAY_LIST: return &b->out;
+  default: break;
+  }
+  if (!strcmp(name, "u")) return &f->u;
+  if (!strcmp(name, "uprev")) return &f->uprev;
+  if (!strcmp(name, "vdt2")) return &f->vdt2;
+  return !strcmp(name, "lap") ? &b->lap : &b->grad;
+}
+
+static PetscErrorCode HostStateCreate(const ArrayList *l, HostState *h)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(h, sizeof(*h)));
+  for (PetscInt k = 0; k < l->n; k++) PetscCall(PetscCalloc1(l->a[k].len, &h->x[k]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HostStateDestroy(HostState *h)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < MAXARRAYS; k++) PetscCall(PetscFree(h->x[k]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Upload(Block *b, const ArrayList *l, const HostState *h)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < l->n; k++) PetscCall(b->ops->mem_upload(*ArrayMember(b, l, k), h->x[k], sizeof(float) * l->a[k].len));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Download(Block *b, const ArrayList *l, HostState *h)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < l->n; k++) PetscCall(b->ops->mem_download(h->x[k], *ArrayMember(b, l, k), sizeof(float) * l->a[k].len));
+  PetscFunctionReturn(0);
+}
+
+/* Value k of array `which` of l as a cell: padded and owned index. */
+static void WhereIs(const Fields *f, const ArrayList *l, PetscInt which, size_t k, char *buf, size_t len)
+{
+  const PetscInt a = l->a[which].axis, r = f->radius;
+  size_t         ext[3];
+  PetscInt       p[3];
+
+  switch (l->a[which].kind) {
+  case ARRAY_LIST: PetscSNPrintf(buf, len, "cell %d of the list", (int)k); return;
+  case ARRAY_PROFILE: PetscSNPrintf(buf, len, "padded index %d along axis %d (owned %d)", (int)k, (int)a, (int)k - (int)r); return;
+  case ARRAY_SLAB:
+    for (PetscInt b = 0; b < 3; b++) ext[b] = b == a ? (size_t)(f->slab[a][l->a[which].side].hi - f->slab[a][l->a[which].side].lo) : (size_t)f->padded[b];
+    break;
+  default:
+    for (PetscInt b = 0; b < 3; b++) ext[b] = (size_t)f->padded[b];
+  }
+  p[0] = (PetscInt)(k % ext[0]);
+  p[1] = (PetscInt)(k / ext[0] % ext[1]);
+  p[2] = (PetscInt)(k / (ext[0] * ext[1]));
+  if (l->a[which].kind == ARRAY_SLAB) p[a] += f->slab[a][l->a[which].side].lo;
+  PetscSNPrintf(buf, len, "padded (%d, %d, %d), owned (%d, %d, %d)", (int)p[0], (int)p[1], (int)p[2], (int)(p[0] - r), (int)(p[1] - r),
+                (int)(p[2] - (f->dim > 2 ? r : 0)));
+}
+
+static unsigned Bits(float x)
+{
+  unsigned u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/* Array `which`: the CUDA values against the CPU values, bit for bit; a
+   mismatch is printed (count, max |diff|, first and largest mismatch) and
+   counted, and the test goes on. */
+static PetscErrorCode CompareArray(const char *what, const Fields *f, const ArrayList *l, PetscInt which, const float *cpu, const float *gpu)
+{
+  size_t first = 0, worst = 0, ndiff = 0;
+  double maxdiff = 0, maxref = 0;
+  char   where[128], wworst[128];
+
+  PetscFunctionBeginUser;
+  ncompared++;
+  for (size_t k = 0; k < l->a[which].len; k++) {
+    const double d = PetscAbsReal((double)cpu[k] - (double)gpu[k]);
+    maxref         = PetscMax(maxref, PetscAbsReal((double)cpu[k]));
+    if (Bits(cpu[k]) == Bits(gpu[k])) continue;
+    if (!ndiff++) first = worst = k;
+    if (!(d <= maxdiff)) { /* NaN counts as the largest */
+      maxdiff = d;
+      worst   = k;
+    }
+  }
+  if (!ndiff) PetscFunctionReturn(0);
+  nfailed++;
+  WhereIs(f, l, which, first, where, sizeof where);
+  WhereIs(f, l, which, worst, wworst, sizeof wworst);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                        "FAIL %s: %s differs from the CPU backend in %zu of %zu values; max |diff| %.3e (max |cpu| %.3e) at %s;\n"
+                        "     first mismatch at index %zu, %s: cuda %.9g (0x%08x), cpu %.9g (0x%08x)\n",
+                        what, l->a[which].name, ndiff, l->a[which].len, maxdiff, maxref, wworst, first, where, (double)gpu[first], Bits(gpu[first]),
+                        (double)cpu[first], Bits(cpu[first])));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* set-up */
+
+/* The bit propagate.c gives a box for each axis with some of its cells in
+   that axis' layers. */
+static unsigned LayerAxes(const Fields *f, const Box *b)
+{
+  unsigned bits = 0;
+  for (PetscInt a = 0; a < f->dim; a++)
+    if (b->lo[a] < f->core[a][0] || b->hi[a] > f->core[a][1]) bits |= 1u << a;
+  return bits;
+}
+
+static Box MakeBox(const Fields *f, const PetscInt lo[3], const PetscInt hi[3])
+{
+  Box b;
+  for (PetscInt a = 0; a < 3; a++) {
+    b.lo[a] = lo[a];
+    b.hi[a] = hi[a];
+  }
+  b.layer_axes = LayerAxes(f, &b);
+  return b;
+}
+
+/* Whole block; a sub-box off every face; the interior (r from every face,
+   as on a rank with neighbours all round) and the shell around it as slabs
+   taking the lower axes in full, as propagate.c's BuildBoxes makes them. */
+static void RegionsSetUp(const Fields *f, Regions *g)
+{
+  const PetscInt zero[3] = {0, 0, 0};
+  PetscInt       lo[3], hi[3];
+
+  g->whole = MakeBox(f, zero, f->n);
+  for (PetscInt a = 0; a < 3; a++) {
+    lo[a] = a < f->dim ? 1 + a : 0;
+    hi[a] = a < f->dim ? f->n[a] - 2 : 1;
+  }
+  g->sub = MakeBox(f, lo, hi);
+  for (PetscInt a = 0; a < 3; a++) {
+    lo[a] = a < f->dim ? f->radius : 0;
+    hi[a] = f->n[a] - (a < f->dim ? f->radius : 0);
+  }
+  g->interior = MakeBox(f, lo, hi);
+  g->nshell   = 0;
+  for (PetscInt a = 0; a < f->dim; a++)
+    for (PetscInt s = 0; s < 2; s++) {
+      PetscInt slo[3], shi[3];
+      for (PetscInt c = 0; c < 3; c++) {
+        slo[c] = c < a ? 0 : lo[c];
+        shi[c] = c < a ? f->n[c] : hi[c];
+      }
+      slo[a]                  = s ? hi[a] : 0;
+      shi[a]                  = s ? f->n[a] : lo[a];
+      g->shell[g->nshell++] = MakeBox(f, slo, shi);
+    }
+}
+
+/* Profile value at padded index k of axis a: zero outside the layers and
+   beyond the grid, nonzero in the layers. */
+static PetscBool InLayer(const Config *c, const Fields *f, PetscInt a, PetscInt k)
+{
+  const PetscInt i = k - f->radius; /* owned index */
+  if ((i < 0 && !c->neighbour[a][0]) || (i >= f->n[a] && !c->neighbour[a][1])) return PETSC_FALSE;
+  return (c->layer[a][0] && i < f->layer_edge[a][0]) || (c->layer[a][1] && i >= f->layer_edge[a][1]) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static void Randomize(const Config *c, const Fields *f, const ArrayList *l, HostState *h)
+{
+  for (PetscInt k = 0; k < l->n; k++) {
+    const char *name = l->a[k].name;
+    float      *x    = h->x[k];
+    if (l->a[k].kind == ARRAY_PROFILE) {
+      const PetscBool a_prof = name[4] == 'a' ? PETSC_TRUE : PETSC_FALSE;
+      for (PetscInt j = 0; j < f->padded[l->a[k].axis]; j++)
+        x[j] = InLayer(c, f, l->a[k].axis, j) ? (float)(a_prof ? Uniform(-0.5, -0.01) : Uniform(0.5, 0.99)) : 0.0f;
+    } else if (!strcmp(name, "vdt2")) FillRandom(x, l->a[k].len, 0.05, 0.3);
+    else FillRandom(x, l->a[k].len, -1, 1);
+  }
+}
+
+static PetscErrorCode CheckZeroed(const char *what, Block *b, const ArrayList *l, HostState *h)
+{
+  PetscFunctionBeginUser;
+  PetscCall(Download(b, l, h));
+  for (PetscInt k = 0; k < l->n; k++) {
+    ncompared++;
+    for (size_t j = 0; j < l->a[k].len; j++)
+      if (Bits(h->x[k][j])) {
+        char where[128];
+        WhereIs(&b->f, l, k, j, where, sizeof where);
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: %s %s is %.9g at %s after allocation, expected zero\n", what, b->ops->name, l->a[k].name,
+                              (double)h->x[k][j], where));
+        nfailed++;
+        break;
+      }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* NCELLS distinct owned cells: the block's corners, then random ones. */
+static void ChooseCells(const Fields *f, ptrdiff_t cell[])
+{
+  PetscInt n = 0;
+  while (n < NCELLS) {
+    PetscInt  i[3];
+    PetscBool dup = PETSC_FALSE;
+    for (PetscInt a = 0; a < 3; a++)
+      i[a] = n < (1 << f->dim) ? ((n >> a) & 1) * (f->n[a] - 1) : PetscMin(f->n[a] - 1, (PetscInt)Uniform(0, (double)f->n[a]));
+    for (PetscInt k = 0; k < n; k++) dup = dup || cell[k] == FieldsIndex(f, i);
+    if (!dup) cell[n++] = FieldsIndex(f, i);
+  }
+}
+
+static PetscErrorCode BlockCreate(const KernelOps *ops, const Fields *geometry, const ptrdiff_t cell[], const float amp[], Block *b)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(b, sizeof(*b)));
+  b->ops = ops;
+  b->f   = *geometry;
+  PetscCall(ops->alloc(&b->f));
+  PetscCall(ops->mem_alloc((void **)&b->lap, sizeof(float) * b->f.ncells));
+  PetscCall(ops->mem_alloc((void **)&b->grad, sizeof(float) * b->f.ncells));
+  PetscCall(ops->mem_alloc((void **)&b->cell, sizeof(ptrdiff_t) * NCELLS));
+  PetscCall(ops->mem_alloc((void **)&b->amp, sizeof(float) * NCELLS));
+  PetscCall(ops->mem_alloc((void **)&b->out, sizeof(float) * NCELLS));
+  PetscCall(ops->mem_upload(b->cell, cell, sizeof(ptrdiff_t) * NCELLS));
+  PetscCall(ops->mem_upload(b->amp, amp, sizeof(float) * NCELLS));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BlockDestroy(Block *b)
+{
+  PetscFunctionBeginUser;
+  if (!b->ops) PetscFunctionReturn(0);
+  b->f.lap = b->f.grad = NULL;
+  PetscCall(b->ops->free(&b->f));
+  PetscCall(b->ops->mem_free((void **)&b->lap));
+  PetscCall(b->ops->mem_free((void **)&b->grad));
+  PetscCall(b->ops->mem_free((void **)&b->cell));
+  PetscCall(b->ops->mem_free((void **)&b->amp));
+  PetscCall(b->ops->mem_free((void **)&b->out));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* operations, each on one block through its own backend */
+
+typedef enum { BOX_STEP, BOX_MEMORY, BOX_ADJOINT } BoxOp;
+
+/* A box as the block's backend takes it: cut at the layer edges of axes 1
+   and 2 where it wants split boxes (propagate.c's SplitAtLayers), else
+   whole; advance_memory only where a piece has a layer bit. */
+static PetscErrorCode ApplyBox(Block *b, const Box *box, BoxOp op)
+{
+  const Fields *f = &b->f;
+  PetscInt      cut[3][4] = {{0}}, ncut[3] = {1, 1, 1};
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 1; a < 3 && b->ops->split_boxes; a++)
+    for (PetscInt e = 0; e < 2; e++)
+      if (f->core[a][e] > box->lo[a] && f->core[a][e] < box->hi[a]) cut[a][ncut[a]++] = f->core[a][e] - box->lo[a];
+  for (PetscInt k = 0; k < ncut[2]; k++)
+    for (PetscInt j = 0; j < ncut[1]; j++) {
+      PetscInt lo[3] = {box->lo[0], box->lo[1] + cut[1][j], box->lo[2] + cut[2][k]};
+      PetscInt hi[3] = {box->hi[0], j + 1 < ncut[1] ? box->lo[1] + cut[1][j + 1] : box->hi[1], k + 1 < ncut[2] ? box->lo[2] + cut[2][k + 1] : box->hi[2]};
+      Box      p     = MakeBox(f, lo, hi);
+      if (p.hi[0] <= p.lo[0] || p.hi[1] <= p.lo[1] || p.hi[2] <= p.lo[2]) continue;
+      switch (op) {
+      case BOX_STEP: PetscCall(b->ops->step(&b->f, &p)); break;
+      case BOX_MEMORY:
+        if (p.layer_axes) PetscCall(b->ops->advance_memory(&b->f, &p));
+        break;
+      case BOX_ADJOINT: PetscCall(b->ops->adjoint_step(&b->f, &p)); break;
+      }
+    }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ApplyShell(Block *b, const Regions *g, BoxOp op)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < g->nshell; k++) PetscCall(ApplyBox(b, &g->shell[k], op));
+  PetscFunctionReturn(0);
+}
+
+/* Interior and shell on the main lane. */
+static PetscErrorCode ApplySplit(Block *b, const Regions *g, BoxOp op)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ApplyBox(b, &g->interior, op));
+  PetscCall(ApplyShell(b, g, op));
+  PetscFunctionReturn(0);
+}
+
+/* The interior on the side lane while the shell runs on the main lane, then join. */
+static PetscErrorCode ApplyLanes(Block *b, const Regions *g, BoxOp op)
+{
+  PetscFunctionBeginUser;
+  PetscCall(b->ops->side_begin(&b->f));
+  PetscCall(ApplyBox(b, &g->interior, op));
+  PetscCall(b->ops->side_end(&b->f));
+  PetscCall(ApplyShell(b, g, op));
+  PetscCall(b->ops->join(&b->f));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode StepWhole(Block *b, const Regions *g) { return ApplyBox(b, &g->whole, BOX_STEP); }
+static PetscErrorCode StepWholeStore(Block *b, const Regions *g)
+{
+  b->f.lap = b->lap;
+  return ApplyBox(b, &g->whole, BOX_STEP);
+}
+static PetscErrorCode StepSubStore(Block *b, const Regions *g)
+{
+  b->f.lap = b->lap;
+  return ApplyBox(b, &g->sub, BOX_STEP);
+}
+static PetscErrorCode StepSplit(Block *b, const Regions *g) { return ApplySplit(b, g, BOX_STEP); }
+static PetscErrorCode MemoryWhole(Block *b, const Regions *g) { return ApplyBox(b, &g->whole, BOX_MEMORY); }
+static PetscErrorCode MemorySplit(Block *b, const Regions *g) { return ApplySplit(b, g, BOX_MEMORY); }
+
+/* A forward step as propagate.c runs it with the lanes, storing lap: the
+   memory update waits for every read of psi. */
+static PetscErrorCode StepLanes(Block *b, const Regions *g)
+{
+  PetscFunctionBeginUser;
+  b->f.lap = b->lap;
+  PetscCall(b->ops->mirror_ghosts(&b->f));
+  PetscCall(ApplyLanes(b, g, BOX_STEP));
+  PetscCall(ApplySplit(b, g, BOX_MEMORY));
+  PetscCall(b->ops->inject(&b->f, NCELLS, b->cell, b->amp));
+  PetscCall(b->ops->zero_surface(&b->f));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode AdjointWhole(Block *b, const Regions *g)
+{
+  b->f.lap  = b->lap;
+  b->f.grad = b->grad;
+  return ApplyBox(b, &g->whole, BOX_ADJOINT);
+}
+static PetscErrorCode AdjointSplit(Block *b, const Regions *g)
+{
+  b->f.lap  = b->lap;
+  b->f.grad = b->grad;
+  return ApplySplit(b, g, BOX_ADJOINT);
+}
+static PetscErrorCode LayersBegin(Block *b, const Regions *g) { return b->ops->adjoint_layers_begin(&b->f); }
+static PetscErrorCode LayersEnd(Block *b, const Regions *g) { return b->ops->adjoint_layers_end(&b->f); }
+
+/* An adjoint step as propagate.c runs it with the lanes. */
+static PetscErrorCode AdjointLanes(Block *b, const Regions *g)
+{
+  PetscFunctionBeginUser;
+  b->f.lap  = b->lap;
+  b->f.grad = b->grad;
+  PetscCall(b->ops->adjoint_layers_begin(&b->f));
+  PetscCall(b->ops->mirror_ghosts(&b->f));
+  PetscCall(ApplyLanes(b, g, BOX_ADJOINT));
+  PetscCall(b->ops->adjoint_layers_end(&b->f));
+  PetscCall(b->ops->inject(&b->f, NCELLS, b->cell, b->amp));
+  PetscCall(b->ops->zero_surface(&b->f));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Mirror(Block *b, const Regions *g) { return b->ops->mirror_ghosts(&b->f); }
+static PetscErrorCode ZeroSurface(Block *b, const Regions *g) { return b->ops->zero_surface(&b->f); }
+static PetscErrorCode Inject(Block *b, const Regions *g) { return b->ops->inject(&b->f, NCELLS, b->cell, b->amp); }
+static PetscErrorCode Record(Block *b, const Regions *g) { return b->ops->record(&b->f, NCELLS, b->cell, b->out); }
+static PetscErrorCode ZeroState(Block *b, const Regions *g) { return b->ops->zero_state(&b->f); }
+
+static const struct {
+  const char *name;
+  PetscErrorCode (*run)(Block *, const Regions *);
+} operations[] = {
+  {"step, whole block as one box",                        StepWhole     },
+  {"step, whole block, storing lap",                      StepWholeStore},
+  {"step, sub-box, storing lap",                          StepSubStore  },
+  {"step, interior + shell",                              StepSplit     },
+  {"advance_memory, whole block",                         MemoryWhole   },
+  {"advance_memory, interior + shell",                    MemorySplit   },
+  {"forward step with the lanes (interior on the side)",  StepLanes     },
+  {"adjoint_step, whole block",                           AdjointWhole  },
+  {"adjoint_step, interior + shell",                      AdjointSplit  },
+  {"adjoint_layers_begin",                                LayersBegin   },
+  {"adjoint_layers_end",                                  LayersEnd     },
+  {"adjoint step with the lanes (interior on the side)",  AdjointLanes  },
+  {"mirror_ghosts",                                       Mirror        },
+  {"zero_surface",                                        ZeroSurface   },
+  {"inject",                                              Inject        },
+  {"record",                                              Record        },
+  {"zero_state",                                          ZeroState     },
+};
+
+/* ------------------------------------------------------------------------ */
+/* the comparisons */
+
+typedef struct {
+  char       name[160];
+  Block      cpu, gpu;
+  ArrayList  l;
+  HostState  init, out[2];
+  Regions    g;
+  ptrdiff_t  cell[NCELLS];
+} Pair;
+
+/* Both blocks from the initial state, the operation on each, every array compared. */
+static PetscErrorCode RunOperation(Pair *p, PetscInt k)
+{
+  Block *b[2] = {&p->cpu, &p->gpu};
+  char   what[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(what, sizeof what, "%s: %s", p->name, operations[k].name));
+  for (PetscInt s = 0; s < 2; s++) {
+    PetscCall(Upload(b[s], &p->l, &p->init));
+    PetscCall(operations[k].run(b[s], &p->g));
+    b[s]->f.lap = b[s]->f.grad = NULL;
+    PetscCall(Download(b[s], &p->l, &p->out[s]));
+  }
+  for (PetscInt j = 0; j < p->l.n; j++) PetscCall(CompareArray(what, &p->gpu.f, &p->l, j, p->out[0].x[j], p->out[1].x[j]));
+  PetscFunctionReturn(0);
+}
+
+/* record must return u at the cells exactly. */
+static PetscErrorCode CheckRecorded(Pair *p)
+{
+  const float *u = p->out[1].x[0], *out = p->out[1].x[p->l.n - 1];
+
+  PetscFunctionBeginUser;
+  ncompared++;
+  for (PetscInt k = 0; k < NCELLS; k++)
+    if (Bits(out[k]) != Bits(u[p->cell[k]])) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: record: cell %d (padded index %d) gives %.9g, u there is %.9g\n", p->name, (int)k, (int)p->cell[k],
+                            (double)out[k], (double)u[p->cell[k]]));
+      nfailed++;
+      break;
+    }
+  PetscFunctionReturn(0);
+}
+
+/* all_finite: true on the random state; false with one NaN or one Inf
+   planted in u (an owned cell), on both backends. */
+static PetscErrorCode CheckAllFinite(Pair *p)
+{
+  Block         *b[2]   = {&p->cpu, &p->gpu};
+  const PetscInt last[3] = {p->gpu.f.n[0] - 1, p->gpu.f.n[1] - 1, p->gpu.f.n[2] - 1}, mid[3] = {p->gpu.f.n[0] / 2, p->gpu.f.n[1] / 3, p->gpu.f.n[2] / 2};
+  const struct {
+    const char *what;
+    ptrdiff_t   cell;
+    float       value;
+  } plant[] = {
+    {"no NaN",                            -1,                       0           },
+    {"a NaN in u",                        FieldsIndex(&p->gpu.f, mid),  NAN     },
+    {"an Inf in u at the last owned cell", FieldsIndex(&p->gpu.f, last), -INFINITY},
+  };
+  float *u = p->init.x[0];
+
+  PetscFunctionBeginUser;
+  for (size_t k = 0; k < sizeof plant / sizeof plant[0]; k++) {
+    PetscBool finite[2];
+    float     keep = plant[k].cell >= 0 ? u[plant[k].cell] : 0;
+    if (plant[k].cell >= 0) u[plant[k].cell] = plant[k].value;
+    for (PetscInt s = 0; s < 2; s++) {
+      PetscCall(Upload(b[s], &p->l, &p->init));
+      PetscCall(b[s]->ops->all_finite(&b[s]->f, &finite[s]));
+    }
+    if (plant[k].cell >= 0) u[plant[k].cell] = keep;
+    ncompared++;
+    if (finite[0] != finite[1] || finite[1] != (plant[k].cell < 0 ? PETSC_TRUE : PETSC_FALSE)) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: all_finite with %s: cuda says %s, cpu says %s\n", p->name, plant[k].what, finite[1] ? "finite" : "not finite",
+                            finite[0] ? "finite" : "not finite"));
+      nfailed++;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The device-only calls: free memory, pinned host memory and the copy
+   lane.  A copy of uprev out after a step (copy_async waits for the main
+   lane's work so far) and of lap in; copy_wait orders the adjoint step,
+   which overwrites uprev and reads lap, after both.  The CPU block does the
+   same with plain copies. */
+static PetscErrorCode CheckCopyLane(Pair *p)
+{
+  const KernelOps *ops   = p->gpu.ops;
+  const size_t     bytes = sizeof(float) * p->gpu.f.ncells;
+  float           *pinned_out = NULL, *pinned_in = NULL, *cpu_out;
+  size_t           free_bytes = 0;
+  void            *stream     = NULL;
+  char             what[256];
+  Block           *b[2] = {&p->cpu, &p->gpu};
+
+  PetscFunctionBeginUser;
+  PetscCheck(ops->device_free_memory && ops->main_stream && ops->host_alloc && ops->host_free && ops->copy_async && ops->copy_wait, PETSC_COMM_SELF,
+             PETSC_ERR_PLIB, "the %s backend lacks one of the device-only operations", ops->name);
+  PetscCall(PetscSNPrintf(what, sizeof what, "%s: step, copy uprev out and lap in on the copy lane, adjoint_step", p->name));
+  PetscCall(ops->device_free_memory(&free_bytes));
+  PetscCall(ops->main_stream(&p->gpu.f, &stream));
+  ncompared += 2;
+  if (!free_bytes) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: device_free_memory says 0 bytes\n", p->name));
+    nfailed++;
+  }
+  if (!stream) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: main_stream gives NULL\n", p->name));
+    nfailed++;
+  }
+  PetscCall(ops->host_alloc((void **)&pinned_out, bytes));
+  PetscCall(ops->host_alloc((void **)&pinned_in, bytes));
+  PetscCall(PetscMalloc1(p->gpu.f.ncells, &cpu_out));
+  PetscCall(PetscArraycpy(pinned_in, p->init.x[1], p->gpu.f.ncells)); /* new lap: the initial uprev */
+  for (PetscInt s = 0; s < 2; s++) {
+    PetscCall(Upload(b[s], &p->l, &p->init));
+    PetscCall(ApplyBox(b[s], &p->g.whole, BOX_STEP));
+    if (s) {
+      PetscCall(ops->copy_async(&p->gpu.f, 0, pinned_out, p->gpu.f.uprev, bytes));
+      PetscCall(ops->copy_async(&p->gpu.f, 1, p->gpu.lap, pinned_in, bytes));
+      PetscCall(ops->copy_wait(&p->gpu.f, 0));
+      PetscCall(ops->copy_wait(&p->gpu.f, 1));
+    } else {
+      PetscCall(PetscArraycpy(cpu_out, p->cpu.f.uprev, p->cpu.f.ncells));
+      PetscCall(PetscArraycpy(p->cpu.lap, pinned_in, p->cpu.f.ncells));
+    }
+    b[s]->f.lap  = b[s]->lap;
+    b[s]->f.grad = b[s]->grad;
+    PetscCall(ApplyBox(b[s], &p->g.whole, BOX_ADJOINT));
+    b[s]->f.lap = b[s]->f.grad = NULL;
+    PetscCall(Download(b[s], &p->l, &p->out[s]));
+  }
+  for (PetscInt j = 0; j < p->l.n; j++) PetscCall(CompareArray(what, &p->gpu.f, &p->l, j, p->out[0].x[j], p->out[1].x[j]));
+  PetscCall(PetscSNPrintf(what, sizeof what, "%s: uprev after the step as copy_async copied it out", p->name));
+  PetscCall(CompareArray(what, &p->gpu.f, &p->l, 1, cpu_out, pinned_out));
+  PetscCall(PetscFree(cpu_out));
+  PetscCall(ops->host_free((void **)&pinned_out));
+  PetscCall(ops->host_free((void **)&pinned_in));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TestConfig(const Config *c, PetscInt radius)
+{
+  Pair          *p;
+  Fields         geometry;
+  float          amp[NCELLS];
+  const PetscInt before = nfailed;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&p));
+  PetscCall(FieldsDescribeBlock(c->dim, radius, c->n, c->edge, c->layer, &geometry));
+  for (PetscInt a = 0; a < c->dim; a++)
+    for (PetscInt s = 0; s < 2; s++) geometry.free_surface[a][s] = c->free_surface[a][s];
+  PetscCall(PetscSNPrintf(p->name, sizeof p->name, "%s, radius %d, n (%d, %d, %d), core [%d, %d) [%d, %d) [%d, %d)", c->name, (int)radius, (int)geometry.n[0],
+                          (int)geometry.n[1], (int)geometry.n[2], (int)geometry.core[0][0], (int)geometry.core[0][1], (int)geometry.core[1][0],
+                          (int)geometry.core[1][1], (int)geometry.core[2][0], (int)geometry.core[2][1]));
+  ChooseCells(&geometry, p->cell);
+  FillRandom(amp, NCELLS, -1, 1);
+  PetscCall(BlockCreate(&KernelOpsCPU, &geometry, p->cell, amp, &p->cpu));
+  PetscCall(BlockCreate(&KernelOpsCUDA, &geometry, p->cell, amp, &p->gpu));
+  ListArrays(&geometry, &p->l);
+  ArrayAdd(&p->l, "record out", ARRAY_LIST, 0, 0, NCELLS);
+  PetscCall(HostStateCreate(&p->l, &p->init));
+  PetscCall(HostStateCreate(&p->l, &p->out[0]));
+  PetscCall(HostStateCreate(&p->l, &p->out[1]));
+  PetscCall(CheckZeroed(p->name, &p->cpu, &p->l, &p->out[0]));
+  PetscCall(CheckZeroed(p->name, &p->gpu, &p->l, &p->out[1]));
+  Randomize(c, &geometry, &p->l, &p->init);
+  RegionsSetUp(&geometry, &p->g);
+
+  for (size_t k = 0; k < sizeof operations / sizeof operations[0]; k++) {
+    PetscCall(RunOperation(p, (PetscInt)k));
+    if (operations[k].run == Record) PetscCall(CheckRecorded(p));
+  }
+  PetscCall(CheckAllFinite(p));
+  PetscCall(CheckCopyLane(p));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s %s\n", nfailed == before ? "ok  " : "FAIL", p->name));
+
+  PetscCall(BlockDestroy(&p->cpu));
+  PetscCall(BlockDestroy(&p->gpu));
+  PetscCall(HostStateDestroy(&p->init));
+  PetscCall(HostStateDestroy(&p->out[0]));
+  PetscCall(HostStateDestroy(&p->out[1]));
+  PetscCall(PetscFree(p));
+  PetscFunctionReturn(0);
+}
+
+/* The first call into the backend: an allocation.  *none: it says there is no device. */
+static PetscErrorCode ProbeDevice(PetscBool *none)
+{
+  const PetscInt n[3] = {8, 8, 1};
+  Fields         f;
+  PetscErrorCode ierr;
+  char          *msg = NULL;
+
+  PetscFunctionBeginUser;
+  *none = PETSC_FALSE;
+  PetscCall(FieldsDescribeBlock(2, 1, n, CORE(0, 8, 0, 8, 0, 1), NULL, &f));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = KernelOpsCUDA.alloc(&f);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    PetscCall(PetscErrorMessage(ierr, NULL, &msg));
+    *none = msg && strstr(msg, "no CUDA device") ? PETSC_TRUE : PETSC_FALSE;
+    PetscCheck(*none, PETSC_COMM_SELF, PETSC_ERR_LIB, "the CUDA backend's alloc failed: %s", msg ? msg : "(no message)");
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "unit_kernels_cuda: skipped: %s\n", msg));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(KernelOpsCUDA.free(&f));
+  PetscFunctionReturn(0);
+}
+
+/* Layers on some sides (different widths), free surfaces on some faces;
+   blocks that are a whole grid, and blocks of a decomposed grid (neighbours
+   across some faces) whose layers begin outside the block, including a
+   block inside the layers of every axis. */
+#define T PETSC_TRUE
+#define F PETSC_FALSE
+static const Config configs[] = {
+  /* top and right free surfaces, bottom layer 9, left layer 5 */
+  {"2D grid", 2, {77, 45, 1}, {{0, 68}, {5, 45}, {0, 1}}, {{F, T}, {T, F}, {F, F}}, {{F, F}, {F, F}, {F, F}}, {{T, F}, {F, T}, {F, F}}},
+  /* all four layers, cores 4 and 3 cells wide: the two slabs of an axis overlap */
+  {"2D grid, narrow cores", 2, {33, 35, 1}, {{14, 18}, {16, 19}, {0, 1}}, {{T, T}, {T, T}, {F, F}}, {{F, F}, {F, F}, {F, F}}, {{F, F}, {F, F}, {F, F}}},
+  /* a rank between others in z, the bottom layer starting inside it; the
+     grid's left edge with a layer of 12; the right layer beginning 2 cells
+     past the block, in the neighbour */
+  {"2D subdomain", 2, {51, 40, 1}, {{-30, 44}, {12, 42}, {0, 1}}, {{T, T}, {T, T}, {F, F}}, {{T, T}, {F, T}, {F, F}}, {{F, F}, {F, F}, {F, F}}},
+  /* free surfaces on top and in front; layers bottom 4, left 3, right 6, back 2 */
+  {"3D grid", 3, {21, 19, 13}, {{0, 17}, {3, 13}, {0, 11}}, {{F, T}, {T, T}, {F, T}}, {{F, F}, {F, F}, {F, F}}, {{T, F}, {F, F}, {T, F}}},
+  /* the grid's free top; neighbours below (layer from 34), left (the left
+     layer ending 2 cells in), front and back (layers 1 cell beyond both
+     faces); the grid's right edge with a layer of 5 */
+  {"3D subdomain", 3, {37, 17, 15}, {{0, 34}, {2, 12}, {-1, 16}}, {{F, T}, {T, T}, {T, T}}, {{F, T}, {T, F}, {T, T}}, {{T, F}, {F, F}, {F, F}}},
+  /* a corner block inside the top, left and front layers */
+  {"3D subdomain in the layers", 3, {33, 18, 14}, {{40, 100}, {25, 60}, {30, 50}}, {{T, T}, {T, T}, {T, T}}, {{F, T}, {T, T}, {F, T}}, {{F, F}, {F, F}, {F, F}}},
+};
+#undef T
+#undef F
+
+int main(int argc, char **argv)
+{
+  const PetscInt radii[3] = {1, 2, 4};
+  int            ndev     = 0;
+  cudaError_t    err      = cudaGetDeviceCount(&ndev);
+  PetscBool      none;
+  PetscErrorCode ierr;
+
+  if (err != cudaSuccess || ndev < 1) {
+    printf("unit_kernels_cuda: skipped: no CUDA device (%s)\n", err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount found none");
+    return SKIPPED;
+  }
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(ProbeDevice(&none));
+  if (none) {
+    PetscCall(PetscFinalize());
+    return SKIPPED;
+  }
+  for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
+    for (PetscInt j = 0; j < 3; j++) {
+      /* an error (PETSc has printed it) counts as a failure; the other blocks still run */
+      ierr = TestConfig(&configs[c], radii[j]);
+      if (ierr) {
+        nfailed++;
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s, radius %d: error %d (see above)\n", configs[c].name, (int)radii[j], (int)ierr));
+      }
+    }
+  if (nfailed) PetscCall(PetscPrintf(PETSC_COMM_SELF, "unit_kernels_cuda: %d of %d comparisons failed\n", (int)nfailed, (int)ncompared));
+  else PetscCall(PetscPrintf(PETSC_COMM_SELF, "unit_kernels_cuda: all %d comparisons bit-for-bit equal\n", (int)ncompared));
+  PetscCall(PetscFinalize());
+  return nfailed ? 1 : 0;
+}
