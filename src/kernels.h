@@ -5,6 +5,10 @@
 #include <petscsys.h>
 #include "stencil.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A box of owned cells, local indices [lo, hi) (0 = first owned cell).
    layer_axes, bit a >= 1: every cell of the box lies in the CPML layer of
    axis a.  Bit 0: some cells lie in a layer of axis 0; boxes are not cut
@@ -28,7 +32,7 @@ typedef struct {
 } LayerSlab;
 
 /* Address of padded cell p[] in a slab of axis a. */
-static inline ptrdiff_t SlabIndex(const LayerSlab *s, PetscInt a, const PetscInt p[3])
+FWI_HD static inline ptrdiff_t SlabIndex(const LayerSlab *s, PetscInt a, const PetscInt p[3])
 {
   return (p[0] - (a == 0 ? s->lo : 0)) * s->stride[0] + (p[1] - (a == 1 ? s->lo : 0)) * s->stride[1] + (p[2] - (a == 2 ? s->lo : 0)) * s->stride[2];
 }
@@ -52,6 +56,7 @@ typedef struct {
   float *lap;                   /* forward: when set, a step also stores here the term v^2 dt^2 multiplies;
                                    adjoint: that term of the matching forward step */
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
+  void  *backend;               /* the backend's own state (streams, events) */
 } Fields;
 
 /* Sets every slab's range, strides and size from dim, radius, n, padded,
@@ -59,19 +64,30 @@ typedef struct {
    within `radius` of its layer, since the adjoint reaches that far. */
 void FieldsDescribeSlabs(Fields *f);
 
+/* The owned cells of slab (a, s) within `reach` cells of its layer (0: the
+   layer cells themselves), as a box [lo, hi) of owned indices. */
+void FieldsSlabBox(const Fields *f, PetscInt a, PetscInt s, PetscInt reach, PetscInt lo[3], PetscInt hi[3]);
+
+/* What a backend does.  Work is queued in order on the main lane; between
+   side_begin and side_end it goes to a second lane that runs alongside (on
+   a GPU: the interior on the compute stream while the shell and the halo
+   traffic use a high-priority stream).  A host backend runs everything at
+   once and its lane calls do nothing.  Arrays named "backend memory" are
+   host memory for the CPU and device memory for CUDA. */
 typedef struct {
   const char *name;
+  PetscBool   split_boxes; /* boxes cut at the layer edges of axes 1, 2 (see Box); else per-cell layer tests */
   PetscErrorCode (*alloc)(Fields *);  /* every array zeroed */
   PetscErrorCode (*free)(Fields *);
-  PetscErrorCode (*upload)(Fields *, float *dst, const float *src, size_t n);
   PetscErrorCode (*zero_state)(Fields *); /* u, uprev, psi, zeta */
   PetscErrorCode (*step)(Fields *, const Box *);          /* uprev <- u^{n+1} over the box */
-  PetscErrorCode (*advance_memory)(Fields *, const Box *); /* psi over a layer box */
+  PetscErrorCode (*advance_memory)(Fields *, const Box *); /* psi over the box's layer cells */
   PetscErrorCode (*mirror_ghosts)(Fields *);               /* u's ghosts across free surfaces */
   PetscErrorCode (*zero_surface)(Fields *);                /* uprev = 0 on free-surface samples */
+  /* cell[] and amp[]/out[]: backend memory */
   PetscErrorCode (*inject)(Fields *, PetscInt n, const ptrdiff_t cell[], const float amp[]); /* uprev += vdt2 amp */
   PetscErrorCode (*record)(Fields *, PetscInt n, const ptrdiff_t cell[], float out[]);      /* out = u */
-  PetscErrorCode (*all_finite)(Fields *, PetscBool *);
+  PetscErrorCode (*all_finite)(Fields *, PetscBool *);     /* waits for the queued work */
   /* The adjoint step (see docs/numerics.md) on u = the adjoint field:
        adjoint_step: uprev <- 2u - uprev + v^2 dt^2 lap(u) over the box, no
                      CPML, and grad += u * lap;
@@ -81,15 +97,34 @@ typedef struct {
   PetscErrorCode (*adjoint_step)(Fields *, const Box *);
   PetscErrorCode (*adjoint_layers_begin)(Fields *);
   PetscErrorCode (*adjoint_layers_end)(Fields *);
-  PetscErrorCode (*alloc_array)(float **, size_t n); /* zeroed */
-  PetscErrorCode (*free_array)(float **);
-  PetscErrorCode (*download)(float *dst, const float *src, size_t n);
+  /* lanes */
+  PetscErrorCode (*side_begin)(Fields *); /* following work on the side lane, after the main lane's work so far */
+  PetscErrorCode (*side_end)(Fields *);   /* following work on the main lane again */
+  PetscErrorCode (*join)(Fields *);       /* the main lane waits for the side lane's work so far */
+  PetscErrorCode (*main_stream)(Fields *, void **stream); /* the main lane's CUDA stream, for device halos; NULL on host */
+  /* backend memory; uploads and downloads wait for all queued work */
+  PetscErrorCode (*mem_alloc)(void **, size_t bytes); /* zeroed, every page mapped */
+  PetscErrorCode (*mem_free)(void **);
+  PetscErrorCode (*mem_upload)(void *dst, const void *src, size_t bytes);
+  PetscErrorCode (*mem_download)(void *dst, const void *src, size_t bytes);
+  /* Device backends only (NULL on host): free device memory, and host
+     memory the device copies to and from asynchronously on a copy lane.
+     copy_async starts once the main lane's work so far is done; copy_wait
+     makes the main lane wait for the last copy of that slot (0 or 1). */
+  PetscErrorCode (*device_free_memory)(size_t *bytes);
+  PetscErrorCode (*host_alloc)(void **, size_t bytes);
+  PetscErrorCode (*host_free)(void **);
+  PetscErrorCode (*copy_async)(Fields *, PetscInt slot, void *dst, const void *src, size_t bytes);
+  PetscErrorCode (*copy_wait)(Fields *, PetscInt slot);
 } KernelOps;
 
 extern const KernelOps KernelOpsCPU;
+#ifdef HALOFWI_HAVE_CUDA
+extern const KernelOps KernelOpsCUDA;
+#endif
 
 /* Padded index of an owned cell. */
-static inline ptrdiff_t FieldsIndex(const Fields *f, const PetscInt i[3])
+FWI_HD static inline ptrdiff_t FieldsIndex(const Fields *f, const PetscInt i[3])
 {
   ptrdiff_t idx = 0;
   for (PetscInt a = 0; a < 3; a++) idx += (i[a] + (a < f->dim ? f->radius : 0)) * f->stride[a];
@@ -102,3 +137,7 @@ static inline void FieldsSwap(Fields *f)
   f->u     = f->uprev;
   f->uprev = t;
 }
+
+#ifdef __cplusplus
+}
+#endif
