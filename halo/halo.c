@@ -1,5 +1,84 @@
-/* Backend-independent part of the halo exchange: face geometry, packing. */
+/* Backend-independent part of the halo exchange: face geometry, packing,
+   which backends this build and this process can use. */
 #include "halo_impl.h"
+
+const char *const HaloTypes[] = {"host", "staged", "mpi-device", "nccl", "HaloType", "HALO_", NULL};
+
+#if defined(HALOFWI_HAVE_CUDA)
+  #if defined(__has_include)
+    #if __has_include(<mpi-ext.h>)
+      #include <mpi-ext.h> /* Open MPI: MPIX_Query_cuda_support */
+    #endif
+  #endif
+
+/* The header tells what the MPI headers were built with; the query asks the
+   library actually loaded (Debian's Open MPI 4.1 has it and answers no). */
+static PetscErrorCode MPICudaAware(PetscBool *aware, char why[], size_t len)
+{
+  PetscFunctionBeginUser;
+  #if defined(MPIX_CUDA_AWARE_SUPPORT)
+  *aware = MPIX_Query_cuda_support() ? PETSC_TRUE : PETSC_FALSE;
+  if (!*aware) PetscCall(PetscSNPrintf(why, len, "the MPI library is not CUDA-aware (MPIX_Query_cuda_support() returns 0)"));
+  #else
+  *aware = PETSC_FALSE;
+  PetscCall(PetscSNPrintf(why, len, "the MPI library cannot tell whether it is CUDA-aware (no MPIX_Query_cuda_support() in <mpi-ext.h>)"));
+  #endif
+  PetscFunctionReturn(0);
+}
+#endif
+
+PetscErrorCode HaloTypeAvailable(HaloType type, PetscBool *available, char why[], size_t len)
+{
+  char reason[256] = "";
+
+  PetscFunctionBeginUser;
+  PetscCheck(type >= HALO_HOST && type <= HALO_NCCL, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Halo type %d, expected 0..%d (host, staged, mpi-device, nccl)",
+             (int)type, (int)HALO_NCCL);
+  *available = PETSC_TRUE;
+  /* what the build and the MPI library lack first, then what this process lacks */
+#if !defined(HALOFWI_HAVE_CUDA)
+  if (type != HALO_HOST) {
+    *available = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(reason, sizeof reason, "halofwi was built without CUDA"));
+  }
+#else
+  #if !defined(HALOFWI_HAVE_NCCL)
+  if (type == HALO_NCCL) {
+    *available = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(reason, sizeof reason, "halofwi was built without NCCL"));
+  }
+  #endif
+  if (type == HALO_MPI_DEVICE) PetscCall(MPICudaAware(available, reason, sizeof reason));
+  if (*available && type != HALO_HOST) PetscCall(HaloDeviceVisible(available, reason, sizeof reason));
+#endif
+  if (why && len) PetscCall(PetscSNPrintf(why, len, "%s", reason));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HaloTypeAvailableOnComm(MPI_Comm comm, HaloType type, PetscBool *available, char why[], size_t len)
+{
+  char        reason[256];
+  PetscMPIInt rank, size, mine, first;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(HaloTypeAvailable(type, available, reason, sizeof reason));
+  /* the lowest rank that cannot use it tells why */
+  mine = *available ? size : rank;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  *available = first == size ? PETSC_TRUE : PETSC_FALSE;
+  if (!*available) {
+    PetscCallMPI(MPI_Bcast(reason, sizeof reason, MPI_CHAR, first, comm));
+    if (why && len) PetscCall(PetscSNPrintf(why, len, "rank %d: %s", first, reason));
+    PetscFunctionReturn(0);
+  }
+#if defined(HALOFWI_HAVE_NCCL)
+  if (type == HALO_NCCL) PetscCall(HaloDevicesDistinct(comm, available, reason, sizeof reason));
+#endif
+  if (why && len) PetscCall(PetscSNPrintf(why, len, "%s", *available ? "" : reason));
+  PetscFunctionReturn(0);
+}
 
 static void SlabSetup(const HaloLayout *L, PetscInt axis, PetscInt side, PetscBool ghost, HaloSlab *slab)
 {
@@ -22,9 +101,14 @@ static void SlabSetup(const HaloLayout *L, PetscInt axis, PetscInt side, PetscBo
 
 PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type, Halo *halo)
 {
-  Halo h;
+  Halo           h;
+  PetscBool      available;
+  char           why[256];
+  PetscErrorCode ierr = 0;
 
   PetscFunctionBeginUser;
+  PetscCall(HaloTypeAvailable(type, &available, why, sizeof why));
+  PetscCheck(available, PETSC_COMM_SELF, PETSC_ERR_SUP, "Halo type %s is not available: %s", HaloTypes[type], why);
   PetscCheck(layout->tag >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Halo: tag %d, expected 0 or more", layout->tag);
   PetscCheck(layout->dim >= 1 && layout->dim <= HALO_MAXDIM, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "Halo dimension %" PetscInt_FMT " not in 1..%d", layout->dim, HALO_MAXDIM);
@@ -51,9 +135,24 @@ PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type
     }
   switch (type) {
   case HALO_HOST:
-    PetscCall(HaloCreate_Host(h));
+    ierr = HaloCreate_Host(h);
+    break;
+#if defined(HALOFWI_HAVE_CUDA)
+  case HALO_STAGED:
+  case HALO_MPI_DEVICE:
+    ierr = HaloCreate_MPIDevice(h, type == HALO_STAGED ? PETSC_TRUE : PETSC_FALSE);
+    break;
+#endif
+#if defined(HALOFWI_HAVE_NCCL)
+  case HALO_NCCL:
+    ierr = HaloCreate_NCCL(h);
+    break;
+#endif
+  default: /* HaloTypeAvailable said no above */
     break;
   }
+  if (ierr) PetscCall(PetscFree(h)); /* a backend that fails frees its own state */
+  PetscCall(ierr);
   *halo = h;
   PetscFunctionReturn(0);
 }
@@ -72,14 +171,26 @@ PetscErrorCode HaloExchangeBegin(Halo halo, PetscInt nfields, const HaloField fi
   PetscFunctionBeginUser;
   PetscCheck(nfields >= 0 && nfields <= HALO_MAXFIELDS, halo->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "Halo: %" PetscInt_FMT " fields, at most %d", nfields, HALO_MAXFIELDS);
+  PetscCheck(!halo->in_flight, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Halo: HaloExchangeBegin called twice without HaloExchangeEnd");
   PetscCall(halo->ops.begin(halo, nfields, fields));
+  halo->in_flight = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode HaloExchangeEnd(Halo halo)
 {
   PetscFunctionBeginUser;
+  PetscCheck(halo->in_flight, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Halo: HaloExchangeEnd called without HaloExchangeBegin");
   PetscCall(halo->ops.end(halo));
+  halo->in_flight = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HaloSetStream(Halo halo, void *stream)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!halo->in_flight, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Halo: HaloSetStream between HaloExchangeBegin and HaloExchangeEnd");
+  halo->stream = stream;
   PetscFunctionReturn(0);
 }
 

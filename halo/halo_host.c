@@ -23,9 +23,6 @@ static PetscErrorCode EnsureCapacity(HaloHost *hh, PetscInt a, PetscInt s, size_
   PetscFunctionReturn(0);
 }
 
-/* Tag of a message travelling through face (a, s) of the sender. */
-static int FaceTag(const Halo h, PetscInt a, PetscInt s) { return h->layout.tag * 2 * HALO_MAXDIM + (int)(2 * a + s); }
-
 static PetscErrorCode HaloBegin_Host(Halo h, PetscInt nfields, const HaloField fields[])
 {
   HaloHost *hh = (HaloHost *)h->data;
@@ -44,14 +41,14 @@ static PetscErrorCode HaloBegin_Host(Halo h, PetscInt nfields, const HaloField f
         if (fields[f].faces & HALO_FACE(a, s)) count += cells;
       if (!count) continue;
       PetscCall(EnsureCapacity(hh, a, s, count));
-      PetscCallMPI(MPI_Irecv(hh->recvbuf[a][s], (int)count, MPI_FLOAT, nbr, FaceTag(h, a, 1 - s), h->comm, &hh->req[hh->nreq++]));
+      PetscCallMPI(MPI_Irecv(hh->recvbuf[a][s], (int)count, MPI_FLOAT, nbr, HaloFaceTag(h, a, 1 - s), h->comm, &hh->req[hh->nreq++]));
       count = 0;
       for (PetscInt f = 0; f < nfields; f++)
         if (fields[f].faces & HALO_FACE(a, s)) {
           HaloPack(h, &h->send[a][s], fields[f].data, hh->sendbuf[a][s] + count);
           count += cells;
         }
-      PetscCallMPI(MPI_Isend(hh->sendbuf[a][s], (int)count, MPI_FLOAT, nbr, FaceTag(h, a, s), h->comm, &hh->req[hh->nreq++]));
+      PetscCallMPI(MPI_Isend(hh->sendbuf[a][s], (int)count, MPI_FLOAT, nbr, HaloFaceTag(h, a, s), h->comm, &hh->req[hh->nreq++]));
     }
   PetscFunctionReturn(0);
 }

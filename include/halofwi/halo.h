@@ -6,8 +6,13 @@
    edges or corners).  The exchange is split into Begin/End so that work that
    does not touch ghost cells can run while messages fly.
 
-   Backends: `host` (non-blocking MPI on host memory).  Device backends
-   (staged, mpi-device, nccl) plug in through the same operations table. */
+   Backends: `host` (non-blocking MPI on host memory); with CUDA `staged`
+   (device -> pinned host -> MPI -> device), `mpi-device` (CUDA-aware MPI on
+   device buffers) and `nccl` (NCCL send/recv).  For the device backends
+   HaloField.data is device memory with the same padded layout, and all
+   device work is queued on the halo's stream (HaloSetStream): the caller
+   orders the writes of the fields before HaloExchangeBegin on that stream,
+   and reads ghosts after HaloExchangeEnd in that stream's order. */
 #pragma once
 #include <petscsys.h>
 
@@ -37,12 +42,32 @@ typedef struct {
 
 typedef struct _p_Halo *Halo;
 
-typedef enum { HALO_HOST } HaloType;
+typedef enum { HALO_HOST, HALO_STAGED, HALO_MPI_DEVICE, HALO_NCCL } HaloType;
+/* Names for PetscOptionsEnum: "host", "staged", "mpi-device", "nccl". */
+extern const char *const HaloTypes[];
 
+/* Whether this build and this process can use the backend; why (when not
+   NULL) gets a short reason when it cannot.  Not collective. */
+PetscErrorCode HaloTypeAvailable(HaloType type, PetscBool *available, char why[], size_t len);
+/* Collective: the same answer on every rank of comm, available only where
+   every rank can use it; for nccl also that no two ranks share a GPU.  Use it
+   to pick a default that every rank agrees on. */
+PetscErrorCode HaloTypeAvailableOnComm(MPI_Comm comm, HaloType type, PetscBool *available, char why[], size_t len);
+
+/* Device backends use the current CUDA device.  The first nccl halo on a
+   communicator is collective over it (it creates the NCCL communicator that
+   later halos on the same communicator share). */
 PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type, Halo *halo);
+/* Device backends: the cudaStream_t (as void *) on which packing, copies,
+   NCCL calls and unpacking are queued; default NULL, the legacy default
+   stream.  Not between Begin and End.  Ignored by the host backend. */
+PetscErrorCode HaloSetStream(Halo halo, void *stream);
 PetscErrorCode HaloDestroy(Halo *halo);
 /* Starts exchanging up to HALO_MAXFIELDS fields; they must stay untouched in
-   their ghost and face-adjacent cells until HaloExchangeEnd. */
+   their ghost and face-adjacent cells until HaloExchangeEnd (device: until the
+   unpacking queued by End has run on the halo's stream).  Device backends:
+   Begin only queues work, End waits for the messages and queues the
+   unpacking without waiting for it. */
 PetscErrorCode HaloExchangeBegin(Halo halo, PetscInt nfields, const HaloField fields[]);
 PetscErrorCode HaloExchangeEnd(Halo halo);
 /* Padded sizes and strides of the fields this halo serves. */
