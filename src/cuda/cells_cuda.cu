@@ -53,7 +53,7 @@ static PetscErrorCode EachSlab(Fields *f, PetscInt reach, Op op)
       FieldsSlabBox(f, a, s, reach, b.lo, b.hi);
       for (int d = 0; d < 3; d++) e[d] = b.hi[d] - b.lo[d];
       if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) continue;
-      SlabKernel<<<CudaGrid(e, 1), dim3(CUDA_BX, CUDA_BY), 0, CudaLane(f)>>>(*f, a, s, b, op);
+      CudaLaunch(SlabKernel<Op>, CudaGrid(e, 1), dim3(CUDA_BX, CUDA_BY), CudaLane(f), *f, a, s, b, op);
       CUDA_LAUNCHED();
     }
   PetscFunctionReturn(0);
@@ -108,7 +108,7 @@ static PetscErrorCode EachSurface(Fields *f)
     for (int s = 0; s < 2; s++) {
       if (!f->free_surface[a][s]) continue;
       const PetscInt np = f->n[(a + 1) % 3], nq = f->n[(a + 2) % 3];
-      SurfaceKernel<MIRROR><<<dim3((unsigned)((np + 127) / 128), (unsigned)nq), 128, 0, CudaLane(f)>>>(*f, a, s);
+      CudaLaunch(SurfaceKernel<MIRROR>, dim3((unsigned)((np + 127) / 128), (unsigned)nq), dim3(128), CudaLane(f), *f, a, s);
       CUDA_LAUNCHED();
     }
   PetscFunctionReturn(0);
@@ -135,7 +135,7 @@ PetscErrorCode CudaInject(Fields *f, PetscInt n, const ptrdiff_t cell[], const f
 {
   PetscFunctionBeginUser;
   if (!n) PetscFunctionReturn(0);
-  InjectKernel<<<(unsigned)((n + 127) / 128), 128, 0, CudaLane(f)>>>(*f, n, cell, amp);
+  CudaLaunch(InjectKernel, dim3((unsigned)((n + 127) / 128)), dim3(128), CudaLane(f), *f, n, cell, amp);
   CUDA_LAUNCHED();
   PetscFunctionReturn(0);
 }
@@ -144,7 +144,7 @@ PetscErrorCode CudaRecord(Fields *f, PetscInt n, const ptrdiff_t cell[], float o
 {
   PetscFunctionBeginUser;
   if (!n) PetscFunctionReturn(0);
-  RecordKernel<<<(unsigned)((n + 127) / 128), 128, 0, CudaLane(f)>>>(*f, n, cell, out);
+  CudaLaunch(RecordKernel, dim3((unsigned)((n + 127) / 128)), dim3(128), CudaLane(f), *f, n, cell, out);
   CUDA_LAUNCHED();
   PetscFunctionReturn(0);
 }
@@ -162,7 +162,7 @@ PetscErrorCode CudaAllFinite(Fields *f, PetscBool *finite)
 
   PetscFunctionBeginUser;
   CUDA_CALL(cudaMemsetAsync(l->flag, 0, sizeof(int), l->main));
-  FiniteKernel<<<1024, 256, 0, l->main>>>(f->u, f->ncells, l->flag);
+  CudaLaunch(FiniteKernel, dim3(1024), dim3(256), l->main, (const float *)f->u, f->ncells, l->flag);
   CUDA_LAUNCHED();
   CUDA_CALL(cudaMemcpyAsync(&bad, l->flag, sizeof(int), cudaMemcpyDeviceToHost, l->main));
   CUDA_CALL(cudaStreamSynchronize(l->main));

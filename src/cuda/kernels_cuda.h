@@ -39,6 +39,14 @@ static inline dim3 CudaGrid(const PetscInt e[3], PetscInt run)
   return dim3((unsigned)((e[0] + CUDA_BX - 1) / CUDA_BX), (unsigned)((e[1] + CUDA_BY - 1) / CUDA_BY), (unsigned)((e[2] + run - 1) / run));
 }
 
+/* kernel<<<grid, block, 0, stream>>>(args): every launch goes through here,
+   so that the kernels can also be driven by a host emulation of CUDA. */
+template <typename... Params, typename... Args>
+static inline void CudaLaunch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args... args)
+{
+  kernel<<<grid, block, 0, stream>>>(args...);
+}
+
 /* step_cuda.cu */
 PetscErrorCode CudaStep(Fields *f, const Box *b);
 PetscErrorCode CudaAdvanceMemory(Fields *f, const Box *b);

@@ -110,12 +110,12 @@ static void Launch(const Fields *f, const Box *b, Pass pass, dim3 grid, cudaStre
 {
   const dim3 block(CUDA_BX, CUDA_BY);
   switch (pass) {
-  case PASS_CORE: StepKernel<R, DIM, false, false><<<grid, block, 0, stream>>>(*f, *b); break;
-  case PASS_CORE_STORE: StepKernel<R, DIM, true, false><<<grid, block, 0, stream>>>(*f, *b); break;
-  case PASS_LAYERS: StepKernel<R, DIM, false, true><<<grid, block, 0, stream>>>(*f, *b); break;
-  case PASS_LAYERS_STORE: StepKernel<R, DIM, true, true><<<grid, block, 0, stream>>>(*f, *b); break;
-  case PASS_MEMORY: MemoryKernel<R, DIM><<<grid, block, 0, stream>>>(*f, *b); break;
-  case PASS_ADJOINT: AdjointKernel<R, DIM><<<grid, block, 0, stream>>>(*f, *b); break;
+  case PASS_CORE: CudaLaunch(StepKernel<R, DIM, false, false>, grid, block, stream, *f, *b); break;
+  case PASS_CORE_STORE: CudaLaunch(StepKernel<R, DIM, true, false>, grid, block, stream, *f, *b); break;
+  case PASS_LAYERS: CudaLaunch(StepKernel<R, DIM, false, true>, grid, block, stream, *f, *b); break;
+  case PASS_LAYERS_STORE: CudaLaunch(StepKernel<R, DIM, true, true>, grid, block, stream, *f, *b); break;
+  case PASS_MEMORY: CudaLaunch(MemoryKernel<R, DIM>, grid, block, stream, *f, *b); break;
+  case PASS_ADJOINT: CudaLaunch(AdjointKernel<R, DIM>, grid, block, stream, *f, *b); break;
   }
 }
 
