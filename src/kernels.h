@@ -162,6 +162,27 @@ static inline void FieldsSlabBox(const Fields *f, PetscInt a, PetscInt s, PetscI
   else hi[a] = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][0] + reach));
 }
 
+/* Allocates, or frees, every array a Fields owns with a backend's mem_alloc or mem_free. */
+static inline PetscErrorCode FieldsAllocArrays(Fields *f, PetscErrorCode (*alloc)(void **, size_t))
+{
+  PetscFunctionBeginUser;
+#define FIELDS_ALLOC(p, n) PetscCall(alloc((void **)&(p), (n) * sizeof(float)))
+  FIELDS_STATE_ARRAYS(f, FIELDS_ALLOC);
+  FIELDS_MODEL_ARRAYS(f, FIELDS_ALLOC);
+#undef FIELDS_ALLOC
+  PetscFunctionReturn(0);
+}
+
+static inline PetscErrorCode FieldsFreeArrays(Fields *f, PetscErrorCode (*release)(void **))
+{
+  PetscFunctionBeginUser;
+#define FIELDS_FREE(p, n) PetscCall(release((void **)&(p)))
+  FIELDS_STATE_ARRAYS(f, FIELDS_FREE);
+  FIELDS_MODEL_ARRAYS(f, FIELDS_FREE);
+#undef FIELDS_FREE
+  PetscFunctionReturn(0);
+}
+
 static inline void FieldsSwap(Fields *f)
 {
   float *t = f->u;

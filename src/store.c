@@ -93,14 +93,6 @@ PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CheckStep(WavefieldStore s, PetscInt step)
-{
-  PetscFunctionBeginUser;
-  PetscCheck(step >= 0 && step < s->nsteps, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "store step %" PetscInt_FMT " outside [0, %" PetscInt_FMT ")", step,
-             s->nsteps);
-  PetscFunctionReturn(0);
-}
-
 static float *Slot(WavefieldStore s, PetscInt step) { return s->data + s->n * (size_t)step; }
 
 /* Staged: host slot <-> device buffer on the copy lane, after the main lane's work so far. */
@@ -115,19 +107,23 @@ static PetscErrorCode Copy(WavefieldStore s, PetscInt step, PetscBool to_host)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float **buf)
+/* Step's buffer: its slot, or (staged) its device buffer once that buffer's
+   last copy is done. */
+static PetscErrorCode Buffer(WavefieldStore s, PetscInt step, float **buf)
 {
   PetscFunctionBeginUser;
-  PetscCall(CheckStep(s, step));
+  PetscCheck(step >= 0 && step < s->nsteps, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "store step %" PetscInt_FMT " outside [0, %" PetscInt_FMT ")", step,
+             s->nsteps);
   if (!s->staged) {
     *buf = Slot(s, step);
     PetscFunctionReturn(0);
   }
-  /* the buffer's previous step must have reached the host */
   PetscCall(s->ops->copy_wait(s->f, step % 2));
   *buf = s->buf[step % 2];
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float **buf) { return Buffer(s, step, buf); }
 
 PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step)
 {
@@ -139,18 +135,12 @@ PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step)
 PetscErrorCode WavefieldStoreReadBegin(WavefieldStore s, PetscInt step, float **buf)
 {
   PetscFunctionBeginUser;
-  PetscCall(CheckStep(s, step));
-  if (!s->staged) {
-    *buf = Slot(s, step);
-    PetscFunctionReturn(0);
-  }
   /* the last step starts the fetching; each ReadEnd fetches two steps ahead */
-  if (step == s->nsteps - 1) {
+  if (s->staged && step == s->nsteps - 1) {
     PetscCall(Copy(s, step, PETSC_FALSE));
     if (step > 0) PetscCall(Copy(s, step - 1, PETSC_FALSE));
   }
-  PetscCall(s->ops->copy_wait(s->f, step % 2));
-  *buf = s->buf[step % 2];
+  PetscCall(Buffer(s, step, buf));
   PetscFunctionReturn(0);
 }
 

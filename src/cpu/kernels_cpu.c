@@ -270,36 +270,6 @@ static void FlushSubnormals(void)
 #endif
 }
 
-static PetscErrorCode Alloc(Fields *f)
-{
-  PetscFunctionBeginUser;
-  FlushSubnormals();
-#define ALLOC(p, n) PetscCall(PetscCalloc1((n), &(p)))
-  FIELDS_STATE_ARRAYS(f, ALLOC);
-  FIELDS_MODEL_ARRAYS(f, ALLOC);
-#undef ALLOC
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode Free(Fields *f)
-{
-  PetscFunctionBeginUser;
-#define FREE(p, n) PetscCall(PetscFree(p))
-  FIELDS_STATE_ARRAYS(f, FREE);
-  FIELDS_MODEL_ARRAYS(f, FREE);
-#undef FREE
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode ZeroState(Fields *f)
-{
-  PetscFunctionBeginUser;
-#define ZERO(p, n) PetscCall(PetscArrayzero((p), (n)))
-  FIELDS_STATE_ARRAYS(f, ZERO);
-#undef ZERO
-  PetscFunctionReturn(0);
-}
-
 /* Zeroed by writing, so every page is mapped now: a large store fails here,
    not part way through a run, and its first use pays no page faults. */
 static PetscErrorCode MemAlloc(void **p, size_t bytes)
@@ -314,6 +284,30 @@ static PetscErrorCode MemFree(void **p)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(*p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Alloc(Fields *f)
+{
+  PetscFunctionBeginUser;
+  FlushSubnormals();
+  PetscCall(FieldsAllocArrays(f, MemAlloc));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Free(Fields *f)
+{
+  PetscFunctionBeginUser;
+  PetscCall(FieldsFreeArrays(f, MemFree));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ZeroState(Fields *f)
+{
+  PetscFunctionBeginUser;
+#define ZERO(p, n) PetscCall(PetscArrayzero((p), (n)))
+  FIELDS_STATE_ARRAYS(f, ZERO);
+#undef ZERO
   PetscFunctionReturn(0);
 }
 

@@ -76,10 +76,7 @@ static PetscErrorCode Alloc(Fields *f)
 {
   PetscFunctionBeginUser;
   PetscCall(LanesCreate((CudaLanes **)&f->backend));
-#define ALLOC(p, n) PetscCall(MemAlloc((void **)&(p), (n) * sizeof(float)))
-  FIELDS_STATE_ARRAYS(f, ALLOC);
-  FIELDS_MODEL_ARRAYS(f, ALLOC);
-#undef ALLOC
+  PetscCall(FieldsAllocArrays(f, MemAlloc));
   PetscFunctionReturn(0);
 }
 
@@ -87,10 +84,7 @@ static PetscErrorCode Free(Fields *f)
 {
   PetscFunctionBeginUser;
   PetscCall(LanesDestroy((CudaLanes **)&f->backend));
-#define FREE(p, n) PetscCall(MemFree((void **)&(p)))
-  FIELDS_STATE_ARRAYS(f, FREE);
-  FIELDS_MODEL_ARRAYS(f, FREE);
-#undef FREE
+  PetscCall(FieldsFreeArrays(f, MemFree));
   PetscFunctionReturn(0);
 }
 
