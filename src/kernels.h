@@ -4,6 +4,10 @@
 #pragma once
 #include <petscsys.h>
 #include "stencil.h"
+#if defined(__SSE__) && !defined(__CUDA_ARCH__)
+  #include <xmmintrin.h>
+  #include <pmmintrin.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -181,6 +185,21 @@ static inline PetscErrorCode FieldsFreeArrays(Fields *f, PetscErrorCode (*releas
   FIELDS_MODEL_ARRAYS(f, FIELDS_FREE);
 #undef FIELDS_FREE
   PetscFunctionReturn(0);
+}
+
+/* Far ahead of a wavefront the stencil leaves values that decay into the
+   subnormal range, where x86 arithmetic is ~100x slower: flush them to zero
+   in the calling thread (the control register is per thread).  Every
+   backend sets it in the thread that works on its results on the host
+   (trace decimation, gradient and source sums), so those round alike
+   whichever backend computed the fields; the CUDA kernels flush by
+   themselves (--ftz=true). */
+static inline void FlushSubnormalsHere(void)
+{
+#if defined(__SSE__) && !defined(__CUDA_ARCH__)
+  _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
+  _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
+#endif
 }
 
 static inline void FieldsSwap(Fields *f)

@@ -22,11 +22,12 @@ struct _p_WavefieldStore {
 
 double WavefieldStoreBytes(size_t n, PetscInt nsteps) { return (double)n * (double)nsteps * sizeof(float); }
 
-/* Staged unless device memory is asked for, or auto and every rank's share fits there. */
-static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double bytes, WavefieldStorage where, PetscBool *staged, double *device_free)
+/* Staged unless device memory is asked for, or auto and the busiest rank's
+   share fits in the least usable device memory of any rank. */
+static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double bytes, WavefieldStorage where, PetscBool *staged, double *device_usable)
 {
   size_t    avail;
-  double    mine, least;
+  double    mine[2], most[2]; /* bytes needed, minus the usable device memory */
   PetscBool fits;
 
   PetscFunctionBeginUser;
@@ -36,15 +37,16 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double b
     PetscFunctionReturn(0);
   }
   PetscCall(ops->device_free_memory(&avail));
-  mine = DEVICE_MARGIN * (double)avail - bytes;
-  PetscCallMPI(MPI_Allreduce(&mine, &least, 1, MPI_DOUBLE, MPI_MIN, comm));
-  fits         = least >= 0 ? PETSC_TRUE : PETSC_FALSE;
-  *device_free = DEVICE_MARGIN * (double)avail;
+  mine[0] = bytes;
+  mine[1] = -DEVICE_MARGIN * (double)avail;
+  PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, comm));
+  *device_usable = -most[1];
+  fits           = most[0] <= *device_usable ? PETSC_TRUE : PETSC_FALSE;
   if (where == STORAGE_HOST || (where == STORAGE_AUTO && !fits)) *staged = PETSC_TRUE;
-  PetscCheck(where != STORAGE_DEVICE || fits, comm, PETSC_ERR_MEM,
-             "-wavefield_storage device: the forward wavefield needs %.1f MB per rank but a rank has only %.1f MB of free device memory; use -wavefield_storage auto or host, "
-             "or more ranks per shot group",
-             bytes / 1048576.0, (bytes + least) / 1048576.0);
+  PetscCheck(where != STORAGE_DEVICE || fits, comm, PETSC_ERR_ARG_INCOMP,
+             "-wavefield_storage device: the forward wavefield needs %.1f MB on the busiest rank but a rank can use only %.1f MB of device memory (%.0f%% of what is free); "
+             "use -wavefield_storage auto or host, or more ranks per shot group",
+             most[0] / 1048576.0, *device_usable / 1048576.0, 100 * DEVICE_MARGIN);
   PetscFunctionReturn(0);
 }
 
@@ -53,16 +55,16 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields 
 {
   const size_t n     = f->ncells;
   const double bytes = WavefieldStoreBytes(n, nsteps);
-  double       most, device_free = 0;
+  double       most, device_usable = 0;
   PetscBool    staged;
   const char  *place;
 
   PetscFunctionBeginUser;
-  PetscCall(ChooseStaged(comm, ops, bytes, where, &staged, &device_free));
+  PetscCall(ChooseStaged(comm, ops, bytes, where, &staged, &device_usable));
   place = !ops->device_free_memory ? "host memory" : staged ? "page-locked host memory, copied asynchronously" : "device memory";
   PetscCallMPI(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(PetscPrintf(comm, "forward wavefield kept for the adjoint: %.1f MB per rank (%" PetscInt_FMT " steps x %zu cells) in %s, limit %.1f MB per rank\n",
-                        most / 1048576.0, nsteps, n, place, (ops->device_free_memory && !staged ? device_free : host_limit) / 1048576.0));
+                        most / 1048576.0, nsteps, n, place, (ops->device_free_memory && !staged ? device_usable : host_limit) / 1048576.0));
   PetscCheck(!(staged || !ops->device_free_memory) || most <= host_limit, comm, PETSC_ERR_MEM,
              "The forward wavefield needs %.1f MB on the busiest rank (%" PetscInt_FMT " internal steps of its cells), over the limit of %.1f MB per rank "
              "(-wavefield_memory): use more ranks per shot group (fewer -shot_groups or more processes), fewer samples (-nt), a larger -dt, "

@@ -2,10 +2,6 @@
 #include "kernels.h"
 #include "kernels_cpu.h"
 #include <omp.h>
-#if defined(__SSE__)
-  #include <xmmintrin.h>
-  #include <pmmintrin.h>
-#endif
 
 /* Rows are walked in tiles along axis 1 with axis 2 inside, so the 2r+1
    planes the y-stencil reads stay in cache: tiles of at most MAX_TILE rows,
@@ -256,18 +252,10 @@ static PetscErrorCode AllFinite(Fields *f, PetscBool *finite)
   PetscFunctionReturn(0);
 }
 
-/* Far ahead of a wavefront the stencil leaves values that decay into the
-   subnormal range, where x86 arithmetic is ~100x slower: flush them to zero,
-   in every thread (the control register is per thread). */
+/* In every OpenMP thread, the calling one included (see FlushSubnormalsHere). */
 static void FlushSubnormals(void)
 {
-#if defined(__SSE__)
-  _Pragma("omp parallel")
-  {
-    _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
-    _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
-  }
-#endif
+  _Pragma("omp parallel") FlushSubnormalsHere();
 }
 
 /* Zeroed by writing, so every page is mapped now: a large store fails here,

@@ -75,6 +75,7 @@ static PetscErrorCode MemCopy(void *dst, const void *src, size_t bytes)
 static PetscErrorCode Alloc(Fields *f)
 {
   PetscFunctionBeginUser;
+  FlushSubnormalsHere();
   PetscCall(LanesCreate((CudaLanes **)&f->backend));
   PetscCall(FieldsAllocArrays(f, MemAlloc));
   PetscFunctionReturn(0);

@@ -463,17 +463,22 @@ static PetscErrorCode StepSplit(Block *b, const Regions *g) { return ApplySplit(
 static PetscErrorCode MemoryWhole(Block *b, const Regions *g) { return ApplyBox(b, &g->whole, BOX_MEMORY); }
 static PetscErrorCode MemorySplit(Block *b, const Regions *g) { return ApplySplit(b, g, BOX_MEMORY); }
 
-/* A forward step as propagate.c runs it with the lanes, storing lap: the
-   memory update waits for every read of psi. */
+/* Two forward steps as propagate.c runs them with the lanes, storing lap:
+   the memory update waits for every read of psi, and the second step's
+   interior (side lane) reads what the first step's main lane wrote.  The
+   two swaps leave u and uprev where they were. */
 static PetscErrorCode StepLanes(Block *b, const Regions *g)
 {
   PetscFunctionBeginUser;
   b->f.lap = b->lap;
-  PetscCall(b->ops->mirror_ghosts(&b->f));
-  PetscCall(ApplyLanes(b, g, BOX_STEP));
-  PetscCall(ApplySplit(b, g, BOX_MEMORY));
-  PetscCall(b->ops->inject(&b->f, NCELLS, b->cell, b->amp));
-  PetscCall(b->ops->zero_surface(&b->f));
+  for (int step = 0; step < 2; step++) {
+    PetscCall(b->ops->mirror_ghosts(&b->f));
+    PetscCall(ApplyLanes(b, g, BOX_STEP));
+    PetscCall(ApplySplit(b, g, BOX_MEMORY));
+    PetscCall(b->ops->inject(&b->f, NCELLS, b->cell, b->amp));
+    PetscCall(b->ops->zero_surface(&b->f));
+    FieldsSwap(&b->f);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -492,18 +497,21 @@ static PetscErrorCode AdjointSplit(Block *b, const Regions *g)
 static PetscErrorCode LayersBegin(Block *b, const Regions *g) { return b->ops->adjoint_layers_begin(&b->f); }
 static PetscErrorCode LayersEnd(Block *b, const Regions *g) { return b->ops->adjoint_layers_end(&b->f); }
 
-/* An adjoint step as propagate.c runs it with the lanes. */
+/* Two adjoint steps as propagate.c runs them with the lanes (see StepLanes). */
 static PetscErrorCode AdjointLanes(Block *b, const Regions *g)
 {
   PetscFunctionBeginUser;
   b->f.lap  = b->lap;
   b->f.grad = b->grad;
-  PetscCall(b->ops->adjoint_layers_begin(&b->f));
-  PetscCall(b->ops->mirror_ghosts(&b->f));
-  PetscCall(ApplyLanes(b, g, BOX_ADJOINT));
-  PetscCall(b->ops->adjoint_layers_end(&b->f));
-  PetscCall(b->ops->inject(&b->f, NCELLS, b->cell, b->amp));
-  PetscCall(b->ops->zero_surface(&b->f));
+  for (int step = 0; step < 2; step++) {
+    PetscCall(b->ops->adjoint_layers_begin(&b->f));
+    PetscCall(b->ops->mirror_ghosts(&b->f));
+    PetscCall(ApplyLanes(b, g, BOX_ADJOINT));
+    PetscCall(b->ops->adjoint_layers_end(&b->f));
+    PetscCall(b->ops->inject(&b->f, NCELLS, b->cell, b->amp));
+    PetscCall(b->ops->zero_surface(&b->f));
+    FieldsSwap(&b->f);
+  }
   PetscFunctionReturn(0);
 }
 
