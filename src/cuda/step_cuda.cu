@@ -3,7 +3,8 @@
    CUDA_RUN cells in 3D).  A box needs no cutting at the layer edges: the
    forward step runs a lean kernel over the box's core cells and a second
    one, with the CPML terms, that skips them (its blocks inside the core
-   return at once), so the core kernel keeps few registers.  The arithmetic
+   return at once), so the core kernel keeps few registers; in 3D the core
+   and the adjoint stream along axis 2 (ColumnKernel).  The arithmetic
    is stencil.h's, in the CPU backend's order: without fused multiply-adds
    (--fmad=false) both round alike. */
 #include "kernels_cuda.h"
@@ -91,7 +92,8 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) MemoryKernel(const Fields f,
   });
 }
 
-/* Adjoint leapfrog without CPML (the layers are corrected afterwards) and the gradient term. */
+/* Adjoint leapfrog without CPML (the layers are corrected afterwards) and
+   the gradient term; 2D (3D: ColumnKernel). */
 template <int R, int DIM>
 __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) AdjointKernel(const Fields f, const Box b)
 {
@@ -103,6 +105,33 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) AdjointKernel(const Fields f
   });
 }
 
+/* 3D core cells, forward or adjoint (no CPML terms either way): the thread's
+   run along axis 2 streams u through a register queue q, q[R] the cell, so
+   the axis-2 neighbours are read once per run instead of once per cell. */
+template <int R, bool STORE, bool ADJOINT>
+__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) ColumnKernel(const Fields f, const Box b)
+{
+  const PetscInt i0 = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x), i1 = b.lo[1] + (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y);
+  if (i0 >= b.hi[0] || i1 >= b.hi[1]) return;
+  const PetscInt  k0 = b.lo[2] + (PetscInt)blockIdx.z * CUDA_RUN, k1 = min(k0 + CUDA_RUN, b.hi[2]);
+  const ptrdiff_t s2 = f.stride[2];
+  ptrdiff_t       c  = (i0 + R) + (i1 + R) * f.stride[1] + (k0 + R) * s2;
+  float           q[2 * R + 1];
+
+#pragma unroll
+  for (int k = 0; k < 2 * R; k++) q[k + 1] = f.u[c + (k - R) * s2];
+  for (PetscInt i2 = k0; i2 < k1; i2++, c += s2) {
+#pragma unroll
+    for (int k = 0; k < 2 * R; k++) q[k] = q[k + 1];
+    q[2 * R]  = f.u[c + R * s2];
+    float lap = fwi_d2(f.u + c, 1, f.c2[0], R) + fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
+    lap += fwi_d2(q + R, 1, f.c2[2], R);
+    if (STORE) f.lap[c] = lap;
+    if (ADJOINT) f.grad[c] += q[R] * f.lap[c];
+    f.uprev[c] = fwi_leapfrog(q[R], f.uprev[c], f.vdt2[c], lap);
+  }
+}
+
 typedef enum { PASS_CORE, PASS_CORE_STORE, PASS_LAYERS, PASS_LAYERS_STORE, PASS_MEMORY, PASS_ADJOINT } Pass;
 
 template <int R, int DIM>
@@ -110,12 +139,21 @@ static void Launch(const Fields *f, const Box *b, Pass pass, dim3 grid, cudaStre
 {
   const dim3 block(CUDA_BX, CUDA_BY);
   switch (pass) {
-  case PASS_CORE: CudaLaunch(StepKernel<R, DIM, false, false>, grid, block, stream, *f, *b); break;
-  case PASS_CORE_STORE: CudaLaunch(StepKernel<R, DIM, true, false>, grid, block, stream, *f, *b); break;
+  case PASS_CORE:
+    if constexpr (DIM == 3) CudaLaunch(ColumnKernel<R, false, false>, grid, block, stream, *f, *b);
+    else CudaLaunch(StepKernel<R, DIM, false, false>, grid, block, stream, *f, *b);
+    break;
+  case PASS_CORE_STORE:
+    if constexpr (DIM == 3) CudaLaunch(ColumnKernel<R, true, false>, grid, block, stream, *f, *b);
+    else CudaLaunch(StepKernel<R, DIM, true, false>, grid, block, stream, *f, *b);
+    break;
+  case PASS_ADJOINT:
+    if constexpr (DIM == 3) CudaLaunch(ColumnKernel<R, false, true>, grid, block, stream, *f, *b);
+    else CudaLaunch(AdjointKernel<R, DIM>, grid, block, stream, *f, *b);
+    break;
   case PASS_LAYERS: CudaLaunch(StepKernel<R, DIM, false, true>, grid, block, stream, *f, *b); break;
   case PASS_LAYERS_STORE: CudaLaunch(StepKernel<R, DIM, true, true>, grid, block, stream, *f, *b); break;
   case PASS_MEMORY: CudaLaunch(MemoryKernel<R, DIM>, grid, block, stream, *f, *b); break;
-  case PASS_ADJOINT: CudaLaunch(AdjointKernel<R, DIM>, grid, block, stream, *f, *b); break;
   }
 }
 
