@@ -290,10 +290,13 @@ static PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, con
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode StepBoxes(Propagator *p, PetscInt which)
+/* A box operation (forward or adjoint step) over the interior (which = 0) or shell (1) boxes. */
+typedef PetscErrorCode (*BoxOp)(Fields *, const Box *);
+
+static PetscErrorCode EachBox(Propagator *p, PetscInt which, BoxOp op)
 {
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < p->nbox[which]; k++) PetscCall(p->ops->step(&p->f, &p->box[which][k]));
+  for (PetscInt k = 0; k < p->nbox[which]; k++) PetscCall(op(&p->f, &p->box[which][k]));
   PetscFunctionReturn(0);
 }
 
@@ -304,13 +307,6 @@ static PetscErrorCode AdvanceMemory(Propagator *p)
   for (PetscInt w = 0; w < 2; w++)
     for (PetscInt k = 0; k < p->nbox[w]; k++)
       if (p->box[w][k].layer_axes) PetscCall(p->ops->advance_memory(&p->f, &p->box[w][k]));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode AdjointBoxes(Propagator *p, PetscInt which)
-{
-  PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < p->nbox[which]; k++) PetscCall(p->ops->adjoint_step(&p->f, &p->box[which][k]));
   PetscFunctionReturn(0);
 }
 
@@ -372,7 +368,8 @@ static PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
    or after them without overlap; then the shell, and the lanes joined. */
 static PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
 {
-  const KernelOps *ops = p->ops;
+  const KernelOps *ops  = p->ops;
+  const BoxOp      step = adjoint ? ops->adjoint_step : ops->step;
 
   PetscFunctionBeginUser;
   /* the side lane starts from here, so it never waits for the halo traffic */
@@ -383,7 +380,7 @@ static PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
   PetscCall(PhaseEnd(FWI_HALO));
 
   PetscCall(PhaseBegin(FWI_INTERIOR));
-  PetscCall(adjoint ? AdjointBoxes(p, 0) : StepBoxes(p, 0));
+  PetscCall(EachBox(p, 0, step));
   if (p->settings.overlap) PetscCall(ops->side_end(&p->f));
   PetscCall(PhaseEnd(FWI_INTERIOR));
 
@@ -394,7 +391,7 @@ static PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
   }
 
   PetscCall(PhaseBegin(FWI_SHELL));
-  PetscCall(adjoint ? AdjointBoxes(p, 1) : StepBoxes(p, 1));
+  PetscCall(EachBox(p, 1, step));
   PetscCall(ops->join(&p->f));
   PetscCall(PhaseEnd(FWI_SHELL));
   PetscFunctionReturn(0);
