@@ -6,6 +6,7 @@
 #include "geometry.h"
 #include "grid.h"
 #include "layout.h"
+#include "memory.h"
 #include "model.h"
 #include "output.h"
 #include "propagate.h"
@@ -21,7 +22,7 @@ static PetscErrorCode WriteShot(const Layout *l, const Options *o, const TimeAxi
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
-  if (!l->group_rank) PetscCall(PetscMalloc1(nrec * t->nt, &all));
+  if (!l->group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, &all), "the shot's gather", 4.0 * nrec * t->nt);
   PetscCall(ShotGather(l, t->nt, sl, shot, nrec, traces, all));
   if (!l->group_rank) {
     char              path[PETSC_MAX_PATH_LEN];
@@ -54,16 +55,18 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   PetscCall(BackendSetUp(&l, o, &b));
   PetscCall(ModelDescribe(world, o, &m));
   PetscCall(SurveyRead(world, o, &m, &geo));
+  PetscCall(MemoryCheck(o, &l, b.ops, &m, &geo, NULL, NULL));
   PetscCall(OutputPrepare(world, o->output_dir, geo.nshots, o->overwrite));
 
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
   PetscCall(GridCreate(l.group, m.dim, m.n, m.d, o->order, o->pml, o->procs, &g));
-  PetscCall(PetscMalloc1(g.size[0] * g.size[1] * g.size[2], &vp));
+  PetscCall(PetscMalloc1((size_t)g.size[0] * g.size[1] * g.size[2], &vp));
   PetscCall(ModelLoadBlock(&m, &g, l.cross, vp, &vmin, &vmax));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
 
   PetscCall(TimeAxisSetUp(&g, vmax, o->nt, o->dt, o->cfl, &t));
   PetscCall(PrintSetUp(world, &l, &m, &g, &geo, &t, vmin, vmax));
+  PetscCall(MemoryCheck(o, &l, b.ops, &m, &geo, &g, &t));
   PetscCall(WarnOnDispersion(world, o, &m, vmin));
   PetscCall(PetscMalloc2(t.nt, &w, t.nsteps, &wint));
   PetscCall(SourceWavelet(world, o, &t, w));
@@ -86,7 +89,7 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
 
     PetscCall(PetscTime(&t0));
     PetscCall(ShotLocalize(&g, &p.f, &geo, s, &sl));
-    PetscCall(PetscMalloc1(sl.nrec * t.nt + 1, &traces));
+    MemoryCall(PetscMalloc1((size_t)sl.nrec * t.nt + 1, &traces), "the shot's traces", 4.0 * sl.nrec * t.nt);
     PetscCall(PropagatorRun(&p, &t, &sl, s, wint, traces, NULL));
     PetscCall(WriteShot(&l, o, &t, &sl, s, nrec, traces));
     PetscCall(PetscFree(traces));

@@ -1,5 +1,16 @@
 #include "gather.h"
 
+/* ntr traces of nt samples as one MPI count. */
+static PetscErrorCode TraceCount(PetscInt ntr, PetscInt nt, PetscMPIInt *count)
+{
+  PetscFunctionBeginUser;
+  PetscCheck((PetscInt64)ntr * nt <= PETSC_MPI_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "%" PetscInt_FMT " traces of %" PetscInt_FMT " samples make %" PetscInt64_FMT " samples, more than one MPI message carries (%d): use fewer samples (-nt) or fewer receivers per shot",
+             ntr, nt, (PetscInt64)ntr * nt, PETSC_MPI_INT_MAX);
+  *count = (PetscMPIInt)(ntr * nt);
+  PetscFunctionReturn(0);
+}
+
 /* Receiver ids and trace counts of every group rank, on group rank 0. */
 typedef struct {
   PetscMPIInt *counts, *displs, *idcounts, *iddispls;
@@ -18,12 +29,12 @@ static PetscErrorCode PlanCreate(const Layout *l, PetscInt nt, const ShotLocal *
   if (!l->group_rank) {
     for (PetscMPIInt r = 0; r < l->group_size; r++) {
       p->iddispls[r] = ntotal;
-      p->counts[r]   = p->idcounts[r] * (PetscMPIInt)nt;
-      p->displs[r]   = ntotal * (PetscMPIInt)nt;
+      PetscCall(TraceCount(p->idcounts[r], nt, &p->counts[r]));
+      PetscCall(TraceCount(ntotal, nt, &p->displs[r]));
       ntotal += p->idcounts[r];
     }
     PetscCheck(ntotal == nrec, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Shot %" PetscInt_FMT ": %d of %" PetscInt_FMT " receivers located", shot, ntotal, nrec);
-    PetscCall(PetscMalloc2(nrec, &p->ids, nrec * nt, &p->buf));
+    PetscCall(PetscMalloc2(nrec, &p->ids, (size_t)nrec * nt, &p->buf));
   }
   PetscCallMPI(MPI_Gatherv(sl->rec_id, nlocal, MPIU_INT, p->ids, p->idcounts, p->iddispls, MPIU_INT, 0, l->group));
   PetscFunctionReturn(0);
@@ -41,26 +52,30 @@ static PetscErrorCode PlanDestroy(const Layout *l, Plan *p)
 
 PetscErrorCode ShotGather(const Layout *l, PetscInt nt, const ShotLocal *sl, PetscInt shot, PetscInt nrec, const float *traces, float *all)
 {
-  Plan p;
+  Plan        p;
+  PetscMPIInt mine;
 
   PetscFunctionBeginUser;
+  PetscCall(TraceCount(sl->nrec, nt, &mine));
   PetscCall(PlanCreate(l, nt, sl, shot, nrec, &p));
-  PetscCallMPI(MPI_Gatherv(traces, (PetscMPIInt)(sl->nrec * nt), MPI_FLOAT, p.buf, p.counts, p.displs, MPI_FLOAT, 0, l->group));
+  PetscCallMPI(MPI_Gatherv(traces, mine, MPI_FLOAT, p.buf, p.counts, p.displs, MPI_FLOAT, 0, l->group));
   if (!l->group_rank)
-    for (PetscInt k = 0; k < nrec; k++) PetscCall(PetscArraycpy(all + p.ids[k] * nt, p.buf + k * nt, nt));
+    for (PetscInt k = 0; k < nrec; k++) PetscCall(PetscArraycpy(all + (size_t)p.ids[k] * nt, p.buf + (size_t)k * nt, nt));
   PetscCall(PlanDestroy(l, &p));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ShotScatter(const Layout *l, PetscInt nt, const ShotLocal *sl, PetscInt nrec, const float *all, float *traces)
 {
-  Plan p;
+  Plan        p;
+  PetscMPIInt mine;
 
   PetscFunctionBeginUser;
+  PetscCall(TraceCount(sl->nrec, nt, &mine));
   PetscCall(PlanCreate(l, nt, sl, -1, nrec, &p));
   if (!l->group_rank)
-    for (PetscInt k = 0; k < nrec; k++) PetscCall(PetscArraycpy(p.buf + k * nt, all + p.ids[k] * nt, nt));
-  PetscCallMPI(MPI_Scatterv(p.buf, p.counts, p.displs, MPI_FLOAT, traces, (PetscMPIInt)(sl->nrec * nt), MPI_FLOAT, 0, l->group));
+    for (PetscInt k = 0; k < nrec; k++) PetscCall(PetscArraycpy(p.buf + (size_t)k * nt, all + (size_t)p.ids[k] * nt, nt));
+  PetscCallMPI(MPI_Scatterv(p.buf, p.counts, p.displs, MPI_FLOAT, traces, mine, MPI_FLOAT, 0, l->group));
   PetscCall(PlanDestroy(l, &p));
   PetscFunctionReturn(0);
 }

@@ -2,6 +2,7 @@
 #include "events.h"
 #include "filter.h"
 #include "gather.h"
+#include "memory.h"
 #include "output.h"
 #include "rsf.h"
 #include "setup.h"
@@ -9,29 +10,15 @@
 #include "util.h"
 #include "wavelet.h"
 
-/* Bytes each rank may give the stored wavefield: -wavefield_memory, else 90%
-   of the node's available memory shared by its ranks. */
-static PetscErrorCode MemoryLimit(MPI_Comm world, const Options *o, double *limit)
+/* Bytes each rank may give the stored wavefield: -wavefield_memory, else
+   what the rank may use at all. */
+static PetscErrorCode StoreLimit(MPI_Comm world, const Options *o, double *limit)
 {
-  MPI_Comm    node;
-  PetscMPIInt nranks;
-  double      avail = 0;
-  FILE       *fp;
-  char        line[256];
+  char why[256];
 
   PetscFunctionBeginUser;
-  if (o->wavefield_memory > 0) {
-    *limit = o->wavefield_memory * 1048576.0;
-    PetscFunctionReturn(0);
-  }
-  PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  PetscCallMPI(MPI_Comm_size(node, &nranks));
-  PetscCallMPI(MPI_Comm_free(&node));
-  fp = fopen("/proc/meminfo", "r");
-  while (fp && fgets(line, sizeof(line), fp))
-    if (sscanf(line, "MemAvailable: %lf kB", &avail) == 1) break;
-  if (fp) fclose(fp);
-  *limit = avail > 0 ? 0.9 * avail * 1024.0 / nranks : 1e300;
+  if (o->wavefield_memory > 0) *limit = o->wavefield_memory * 1048576.0;
+  else PetscCall(MemoryHostLimit(world, o->memory_limit, limit, why, sizeof(why)));
   PetscFunctionReturn(0);
 }
 
@@ -90,8 +77,9 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(BackendSetUp(&obj->l, o, &obj->backend));
   PetscCall(ModelDescribe(world, o, &obj->m));
   PetscCall(SurveyRead(world, o, &obj->m, &obj->geo));
+  PetscCall(MemoryCheck(o, &obj->l, obj->backend.ops, &obj->m, &obj->geo, NULL, NULL));
   PetscCall(GridCreate(obj->l.group, obj->m.dim, obj->m.n, obj->m.d, o->order, o->pml, o->procs, &obj->g));
-  PetscCall(PetscMalloc1(obj->g.size[0] * obj->g.size[1] * obj->g.size[2], &obj->vp_ext));
+  PetscCall(PetscMalloc1((size_t)obj->g.size[0] * obj->g.size[1] * obj->g.size[2], &obj->vp_ext));
   PetscCall(ModelLoadBlock(&obj->m, &obj->g, obj->l.cross, obj->vp_ext, &obj->vmin, &obj->vmax));
   PetscCall(ResolveBounds(world, o, obj));
   PetscCall(TimeAxisSetUp(&obj->g, obj->vp_hi, o->nt, o->dt, o->cfl, &obj->t));
@@ -99,6 +87,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(PetscPrintf(world, "velocity bounds %.6g to %.6g m/s; the time step and absorbing layers are set for %.6g m/s\n", (double)obj->vp_lo, (double)obj->vp_hi,
                         (double)obj->vp_hi));
   PetscCall(WarnOnDispersion(world, o, &obj->m, obj->vp_lo));
+  PetscCall(MemoryCheck(o, &obj->l, obj->backend.ops, &obj->m, &obj->geo, &obj->g, &obj->t));
   PetscCall(ObservedCheck(world, o, &obj->geo, &obj->t));
 
   PetscCall(ModelSpaceCreate(&obj->g, &obj->ms));
@@ -114,7 +103,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   }
   obj->cells = (double)obj->g.N[0] * obj->g.N[1] * obj->g.N[2];
 
-  PetscCall(MemoryLimit(world, o, &limit));
+  PetscCall(StoreLimit(world, o, &limit));
   PetscCall(WavefieldStoreCreate(world, obj->p.ops, &obj->p.f, obj->t.nsteps, (WavefieldStorage)o->wavefield_storage, limit, &obj->store));
 
   /* this group's shots, round robin, with their observed gathers on the group's first rank */
@@ -131,7 +120,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
       PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
       PetscCall(OutputShotPath(o->observed_dir, s, path));
       PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
-      PetscCall(PetscMalloc2(nrec * obj->t.nt, &obj->obs_raw[k], nrec * obj->t.nt, &obj->obs[k]));
+      MemoryCall(PetscMalloc2((size_t)nrec * obj->t.nt, &obj->obs_raw[k], (size_t)nrec * obj->t.nt, &obj->obs[k]), "the observed data", 8.0 * nrec * obj->t.nt);
       PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, obj->obs_raw[k]));
       PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
     }
@@ -176,7 +165,7 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut)
   for (PetscInt k = 0; k < obj->nshots; k++) {
     const PetscInt nrec = obj->geo.rec_start[obj->shot[k] + 1] - obj->geo.rec_start[obj->shot[k]];
     if (!obj->obs[k]) continue;
-    PetscCall(PetscArraycpy(obj->obs[k], obj->obs_raw[k], nrec * t->nt));
+    PetscCall(PetscArraycpy(obj->obs[k], obj->obs_raw[k], (size_t)nrec * t->nt));
     if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, nrec, obj->obs[k]));
   }
   PetscFunctionReturn(0);
@@ -193,13 +182,13 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
   float           *mine, *all = NULL;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(sl->nrec * t->nt + 1, &mine));
+  MemoryCall(PetscMalloc1((size_t)sl->nrec * t->nt + 1, &mine), "the shot's traces", 4.0 * sl->nrec * t->nt);
   PetscCall(PropagatorRun(&obj->p, t, sl, s, obj->wint, mine, grad ? obj->store : NULL));
-  if (!obj->l.group_rank) PetscCall(PetscMalloc1(nrec * t->nt, &all));
+  if (!obj->l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, &all), "the shot's gather", 4.0 * nrec * t->nt);
   PetscCall(ShotGather(&obj->l, t->nt, sl, s, nrec, mine, all));
   *J = 0;
   if (!obj->l.group_rank)
-    for (PetscInt i = 0; i < nrec * t->nt; i++) {
+    for (size_t i = 0; i < (size_t)nrec * t->nt; i++) {
       all[i] -= obj->obs[k][i];
       *J += 0.5 * (double)all[i] * all[i];
     }
@@ -219,7 +208,7 @@ static PetscErrorCode GradientReduce(Objective *obj, double *grad)
   double     *ext, *user;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc2(g->size[0] * g->size[1] * g->size[2], &ext, obj->ms.nlocal + 1, &user));
+  PetscCall(PetscMalloc2((size_t)g->size[0] * g->size[1] * g->size[2], &ext, obj->ms.nlocal + 1, &user));
   PetscCall(PropagatorGradient(&obj->p, obj->vp_ext, ext));
   PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext, user));
   PetscCallMPI(MPI_Reduce(user, grad, (PetscMPIInt)obj->ms.nlocal, MPI_DOUBLE, MPI_SUM, 0, obj->l.cross));

@@ -108,6 +108,8 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
                              o->vp_max, &o->vp_max, NULL));
   PetscCall(PetscOptionsReal("-wavefield_memory", "MB per rank for the stored forward wavefield; default 90% of the node's available memory shared by its ranks", NULL,
                              o->wavefield_memory, &o->wavefield_memory, NULL));
+  PetscCall(PetscOptionsReal("-memory_limit", "MB of host memory per rank a run may use, checked before any work; default 90% of the node's available memory shared by its ranks",
+                             NULL, o->memory_limit, &o->memory_limit, NULL));
   PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
   PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
   o->nbands = MAX_BANDS;
@@ -135,6 +137,7 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
              (double)o->vp_max);
   PetscCheck(!o->vp_min || !o->vp_max || o->vp_min < o->vp_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vp_min %.6g is not below -vp_max %.6g: expected vp_min < vp_max",
              (double)o->vp_min, (double)o->vp_max);
+  PetscCheck(o->memory_limit >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-memory_limit %.6g: expected MB of memory per rank, or 0 for the default", (double)o->memory_limit);
   PetscCheck(o->wavefield_memory >= 0 && o->fix_above >= 0 && o->source_taper >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-wavefield_memory %.6g -fix_above %.6g -source_taper %.6g: expected values of 0 or more", (double)o->wavefield_memory, (double)o->fix_above,
              (double)o->source_taper);

@@ -1,5 +1,7 @@
 #include "propagate.h"
 #include "events.h"
+#include "fields.h"
+#include "memory.h"
 #include "stencil.h"
 #include "wavelet.h"
 
@@ -20,36 +22,6 @@ PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscRe
   t->dt_int = dt / t->m;
   t->nsteps = ResampleInternalSteps(nt, t->m);
   PetscFunctionReturn(0);
-}
-
-/* Geometry of the padded fields, FD weights, layers and free surfaces. */
-static void FieldsDescribe(const Grid *g, Fields *f)
-{
-  PetscMemzero(f, sizeof(*f));
-  f->dim    = g->dim;
-  f->order  = g->order;
-  f->radius = g->radius;
-  f->ncells = 1;
-  for (PetscInt a = 0; a < 3; a++) {
-    f->n[a]      = g->size[a];
-    f->padded[a] = a < g->dim ? g->size[a] + 2 * g->radius : 1;
-    f->stride[a] = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
-    f->ncells *= (size_t)f->padded[a];
-    f->core[a][0] = PetscMax(0, PetscMin(g->size[a], g->pml[a][0] - g->start[a]));
-    f->core[a][1] = PetscMax(f->core[a][0], PetscMin(g->size[a], g->pml[a][0] + g->n[a] - g->start[a]));
-    f->layer_edge[a][0] = g->pml[a][0] - g->start[a];
-    f->layer_edge[a][1] = g->pml[a][0] + g->n[a] - g->start[a];
-    for (PetscInt s = 0; s < 2; s++) {
-      f->free_surface[a][s] = GridFreeSurface(g, a, s);
-      f->layer[a][s]        = g->pml[a][s] > 0 ? PETSC_TRUE : PETSC_FALSE;
-    }
-    for (PetscInt k = 0; k <= g->radius; k++) {
-      const double h = a < g->dim ? g->d[a] : 1;
-      f->c2[a][k]    = (float)(fwi_d2_weight((int)g->order, (int)k) / (h * h));
-      f->c1[a][k]    = (float)(fwi_d1_weight((int)g->order, (int)k) / h);
-    }
-  }
-  FieldsDescribeSlabs(f);
 }
 
 /* The CPML weights of every padded index along axis a (zero in the core and in ghosts). */
@@ -172,8 +144,8 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   p->ops                = ops;
   p->grid               = g;
   p->settings           = *settings;
-  FieldsDescribe(g, f);
-  PetscCall(ops->alloc(f));
+  FieldsFromGrid(g, f);
+  MemoryCall(ops->alloc(f), "the wavefields", FieldsGridBytes(g));
 
   PetscCall(PropagatorSetModel(p, t, vp));
   PetscCall(PetscMalloc1(f->ncells, &host));

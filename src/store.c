@@ -4,6 +4,7 @@
    step is written into one while the previous step's copy to the host runs,
    and read back from one while the next (earlier) step is fetched. */
 #include "store.h"
+#include "memory.h"
 
 const char *const WavefieldStorages[] = {"auto", "device", "host", "WavefieldStorage", "STORAGE_", NULL};
 
@@ -77,9 +78,9 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields 
   (*s)->nsteps = nsteps;
   (*s)->staged = staged;
   if (staged) {
-    PetscCall(ops->host_alloc((void **)&(*s)->data, bytes));
-    for (PetscInt k = 0; k < 2; k++) PetscCall(ops->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)));
-  } else PetscCall(ops->mem_alloc((void **)&(*s)->data, bytes));
+    MemoryCall(ops->host_alloc((void **)&(*s)->data, bytes), "the forward wavefield store in page-locked host memory", bytes);
+    for (PetscInt k = 0; k < 2; k++) MemoryCall(ops->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)), "the forward wavefield store's device buffers", n * sizeof(float));
+  } else MemoryCall(ops->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
   PetscFunctionReturn(0);
 }
 

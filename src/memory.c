@@ -1,0 +1,236 @@
+#include "memory.h"
+#include "fields.h"
+#include "survey.h"
+#include "store.h"
+#include <stdio.h>
+
+/* Share of the available memory a run may plan to use: the rest is for the
+   system, MPI's buffers and what the estimate leaves out. */
+#define MEMORY_SHARE 0.9
+/* Vectors of the user's grid the optimiser keeps (TAO's solution, bounds,
+   gradient and work vectors, and BLMVM's default 5 update pairs). */
+#define OPTIMISER_VECTORS 20
+
+/* What the estimate is made of (see MemoryCheck). */
+typedef struct {
+  RunMode          mode;
+  const KernelOps *ops;
+  const Layout    *l;
+  const Geometry  *geo;
+  const Grid      *grid;       /* NULL: not yet decomposed */
+  PetscInt         dim, n[3];  /* the user's grid */
+  PetscInt         pml[3][2];  /* absorbing layer widths */
+  PetscInt         nt, nsteps; /* recorded samples, internal steps (nt when not yet known) */
+} MemoryRun;
+
+typedef enum { MEM_GRID, MEM_FIELDS, MEM_LAYERS, MEM_TRACES, MEM_OBSERVED, MEM_OPTIMISER, MEM_STORE, MEM_NITEMS } MemoryItem;
+
+static const char *const item_name[MEM_NITEMS] = {"grid and model", "wavefields", "absorbing layers", "traces and wavelet",
+                                                  "observed data", "optimiser", "forward wavefield store"};
+
+PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes, char why[], size_t len)
+{
+  MPI_Comm    node;
+  PetscMPIInt nranks;
+  double      avail = 0;
+  FILE       *fp;
+  char        line[256];
+
+  PetscFunctionBeginUser;
+  if (limit_mb > 0) {
+    *bytes = limit_mb * 1048576.0;
+    PetscCall(PetscSNPrintf(why, len, "-memory_limit"));
+    PetscFunctionReturn(0);
+  }
+  PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nranks));
+  PetscCallMPI(MPI_Comm_free(&node));
+  fp = fopen("/proc/meminfo", "r");
+  while (fp && fgets(line, sizeof(line), fp))
+    if (sscanf(line, "MemAvailable: %lf kB", &avail) == 1) break;
+  if (fp) fclose(fp);
+  /* the smallest over the world: nodes differ, and every rank must agree */
+  avail = avail > 0 ? avail * 1024.0 : 1e300;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &avail, 1, MPI_DOUBLE, MPI_MIN, world));
+  *bytes = MEMORY_SHARE * avail / nranks;
+  PetscCall(PetscSNPrintf(why, len, "%.0f%% of the node's available memory shared by its %d rank%s; -memory_limit sets it", 100 * MEMORY_SHARE, nranks,
+                          nranks == 1 ? "" : "s"));
+  PetscFunctionReturn(0);
+}
+
+/* Owned extended cells, padded cells, field and layer bytes and user cells
+   of this rank: exact from the grid, else the lower bound of MemoryRun. */
+typedef struct {
+  double owned, padded, fields, layers, user, halos;
+  PetscInt local_rec; /* the most receivers of one of the group's shots in this subdomain */
+} RankShare;
+
+static PetscErrorCode ShareFromGrid(const MemoryRun *r, RankShare *s)
+{
+  const Grid *g = r->grid;
+  Fields      f;
+
+  PetscFunctionBeginUser;
+  FieldsFromGrid(g, &f);
+  FieldsBytes(&f, &s->fields, &s->layers);
+  s->padded = (double)f.ncells;
+  s->owned = s->user = 1;
+  s->halos           = 0;
+  for (PetscInt a = 0; a < 3; a++) {
+    const PetscInt lo = PetscMax(g->start[a], g->pml[a][0]), hi = PetscMin(g->start[a] + g->size[a], g->pml[a][0] + g->n[a]);
+    s->owned *= (double)g->size[a];
+    s->user *= (double)PetscMax(0, hi - lo);
+    /* a send and a receive buffer on each side */
+    if (a < g->dim) s->halos += 4.0 * g->radius * sizeof(float) * (double)f.ncells / f.padded[a];
+  }
+  s->local_rec = 0;
+  for (PetscInt k = r->l->group_id; k < r->geo->nshots; k += r->l->ngroups) {
+    ShotLocal sl;
+    PetscCall(ShotLocalize(g, &f, r->geo, k, &sl));
+    s->local_rec = PetscMax(s->local_rec, sl.nrec);
+    PetscCall(ShotLocalDestroy(&sl));
+  }
+  PetscFunctionReturn(0);
+}
+
+static void ShareBound(const MemoryRun *r, RankShare *s)
+{
+  double ext = 1, user = 1;
+
+  for (PetscInt a = 0; a < 3; a++) {
+    const PetscInt n = a < r->dim ? r->n[a] : 1;
+    user *= (double)n;
+    ext *= (double)(n + (a < r->dim ? r->pml[a][0] + r->pml[a][1] : 0));
+  }
+  s->owned = s->padded = ext / r->l->group_size;
+  s->user              = user / r->l->group_size;
+  s->fields            = 3.0 * sizeof(float) * s->padded; /* u, uprev, v^2 dt^2 */
+  s->layers = s->halos = 0;
+  s->local_rec         = 0;
+}
+
+/* This rank's bytes per item. */
+static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
+{
+  const PetscBool gradient = r->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;
+  const Layout   *l        = r->l;
+  const double    nt = (double)r->nt, fl = sizeof(float);
+  double          nrec_max = 0, observed = 0;
+  RankShare       s;
+
+  PetscFunctionBeginUser;
+  if (r->grid) PetscCall(ShareFromGrid(r, &s));
+  else ShareBound(r, &s);
+  for (PetscInt k = l->group_id; k < r->geo->nshots; k += l->ngroups) {
+    const double nrec = (double)(r->geo->rec_start[k + 1] - r->geo->rec_start[k]);
+    nrec_max = PetscMax(nrec_max, nrec);
+    observed += 2 * nrec * nt * fl; /* as read, and low-passed for the band */
+  }
+  /* PETSc's DMDA maps (two indices a ghosted cell), the model as read, kept
+     and staged; the gradient's sums over the extended and user cells */
+  bytes[MEM_GRID]   = s.padded * (2 * sizeof(PetscInt) + fl) + 2 * fl * s.owned + (gradient ? s.owned * (fl + 2 * sizeof(double)) + s.user * (fl + sizeof(double)) : 0);
+  bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? fl * s.padded : 0);
+  bytes[MEM_LAYERS] = s.layers;
+  /* this rank's traces; the group's first rank gathers the whole shot (twice: in rank order, then in receiver order) */
+  bytes[MEM_TRACES]    = s.local_rec * nt * fl + (l->group_rank ? 0 : 2 * nrec_max * nt * fl) + 2 * fl * (nt + (double)r->nsteps);
+  bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
+  bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id ? s.user * (OPTIMISER_VECTORS + 2) * sizeof(double) : 0;
+  /* a device backend places the store where it fits and checks it there */
+  bytes[MEM_STORE] = gradient && !r->ops->device_free_memory ? WavefieldStoreBytes((size_t)s.padded, r->nsteps) : 0;
+  PetscFunctionReturn(0);
+}
+
+static void Describe(double bytes, char *out, size_t len)
+{
+  if (bytes >= 1073741824.0) snprintf(out, len, "%.1f GB", bytes / 1073741824.0);
+  else snprintf(out, len, "%.1f MB", bytes / 1048576.0);
+}
+
+/* "total (item a, item b, ...)" of the items on one side (host or device). */
+static void Summary(const double bytes[MEM_NITEMS], const PetscBool device[MEM_NITEMS], PetscBool on_device, double total, char *out, size_t len)
+{
+  size_t used;
+
+  Describe(total, out, len);
+  used = strlen(out);
+  snprintf(out + used, len - used, " (");
+  for (int k = 0, first = 1; k < MEM_NITEMS; k++) {
+    char amount[32];
+    if (device[k] != on_device || !bytes[k]) continue;
+    Describe(bytes[k], amount, sizeof(amount));
+    used = strlen(out);
+    snprintf(out + used, len - used, "%s%s %s", first ? "" : ", ", item_name[k], amount);
+    first = 0;
+  }
+  used = strlen(out);
+  snprintf(out + used, len - used, ")");
+}
+
+static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
+{
+  MPI_Comm  world = r->l->world;
+  PetscBool device[MEM_NITEMS] = {PETSC_FALSE}, over[2];
+  double    mine[MEM_NITEMS + 2] = {0}, most[MEM_NITEMS + 2], limit[2], free_device = 0;
+  char      why[256], need[1024], have[64], have_device[64] = "";
+  const char *bound = r->grid ? "" : "at least ";
+
+  PetscFunctionBeginUser;
+  PetscCall(Estimate(r, mine));
+  if (r->ops->device_free_memory) {
+    size_t avail;
+    device[MEM_FIELDS] = device[MEM_LAYERS] = PETSC_TRUE;
+    PetscCall(r->ops->device_free_memory(&avail));
+    free_device = -(double)avail; /* the least over the world, by a max */
+  }
+  for (int k = 0; k < MEM_NITEMS; k++) mine[MEM_NITEMS + (device[k] ? 1 : 0)] += mine[k];
+  PetscCallMPI(MPI_Allreduce(mine, most, MEM_NITEMS + 2, MPI_DOUBLE, MPI_MAX, world));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &free_device, 1, MPI_DOUBLE, MPI_MAX, world));
+  PetscCall(MemoryHostLimit(world, limit_mb, &limit[0], why, sizeof(why)));
+  limit[1] = -MEMORY_SHARE * free_device;
+  for (int side = 0; side < 2; side++) over[side] = most[MEM_NITEMS + side] > limit[side] ? PETSC_TRUE : PETSC_FALSE;
+  if (over[0] || over[1] || r->grid) {
+    Summary(most, device, over[1], most[MEM_NITEMS + (over[1] ? 1 : 0)], need, sizeof(need));
+    Describe(limit[0], have, sizeof(have));
+    if (r->ops->device_free_memory) Describe(limit[1], have_device, sizeof(have_device));
+  }
+  PetscCheck(!over[0], world, PETSC_ERR_USER_INPUT,
+             "Not enough memory: the busiest rank needs %s%s of host memory but may use %s (%s); use more ranks per shot group "
+             "(more processes or fewer -shot_groups), fewer samples (-nt), a larger -dt or a smaller model, or raise -memory_limit if the memory is there",
+             bound, need, have, why);
+  PetscCheck(!over[1], world, PETSC_ERR_USER_INPUT,
+             "Not enough GPU memory: the busiest rank needs %s%s of device memory but %s is usable (%.0f%% of the least free on any GPU); "
+             "use more ranks (GPUs) per shot group or a smaller model",
+             bound, need, have_device, 100 * MEMORY_SHARE);
+  if (r->grid) {
+    char device_need[1024] = "";
+    if (r->ops->device_free_memory) Summary(most, device, PETSC_TRUE, most[MEM_NITEMS + 1], device_need, sizeof(device_need));
+    PetscCall(PetscPrintf(world, "memory per rank (the busiest): host %s of %s%s%s%s%s\n", need, have, device_need[0] ? "; device " : "", device_need,
+                          device_need[0] ? " of " : "", have_device));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+                           const TimeAxis *t)
+{
+  MemoryRun r = {.mode = o->mode, .ops = ops, .l = l, .geo = geo, .grid = g, .dim = m->dim, .nt = o->nt, .nsteps = t ? t->nsteps : o->nt};
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < 3; a++) {
+    r.n[a]      = m->n[a];
+    r.pml[a][0] = o->pml[a][0];
+    r.pml[a][1] = o->pml[a][1];
+  }
+  PetscCall(CheckRun(&r, o->memory_limit));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MemoryExplain(PetscErrorCode ierr, const char *what, double bytes)
+{
+  char amount[32];
+
+  PetscFunctionBeginUser;
+  Describe(bytes, amount, sizeof(amount));
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Allocating %s (%s on this rank) failed: out of memory", what, amount);
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,41 @@
+/* The memory a run needs, estimated per rank before any work and checked
+   against what the machine can give each rank, so that a run too large
+   stops at once with the figures instead of failing, or being killed, part
+   way through.  Allocations that can fail all the same name what they were
+   for (MemoryCall). */
+#pragma once
+#include "geometry.h"
+#include "grid.h"
+#include "kernels.h"
+#include "layout.h"
+#include "model.h"
+#include "options.h"
+#include "propagate.h"
+
+/* Bytes a rank may use in host memory: -memory_limit MB, else 90% of the
+   node's available memory (MemAvailable) shared by the node's ranks; why
+   says which.  Collective over world. */
+PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes, char why[], size_t len);
+
+/* Estimates the run's memory on every rank and refuses, collectively over
+   the world, when the busiest rank's exceeds the host limit or (device
+   backends) 90% of the free device memory.  Twice per run: before the grid
+   is decomposed (g and t NULL) a lower bound is checked, from an even split
+   of the cells without ghosts, no absorbing layer memory, no receivers of a
+   rank's own and one internal step per sample; afterwards (g and t given)
+   the figures are exact up to small buffers, and printed. */
+PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+                           const TimeAxis *t);
+
+/* A call that only allocates: its failure becomes one error naming what
+   was being allocated and how many bytes, in place of PETSc's bare
+   "MemAlloc". */
+PetscErrorCode MemoryExplain(PetscErrorCode ierr, const char *what, double bytes);
+#define MemoryCall(call, what, bytes) \
+  do { \
+    PetscErrorCode memory_ierr_; \
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
+    memory_ierr_ = (call); \
+    PetscCall(PetscPopErrorHandler()); \
+    PetscCall(MemoryExplain(memory_ierr_, (what), (bytes))); \
+  } while (0)

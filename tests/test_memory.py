@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The memory estimate made before any work (src/memory.c).
+
+- It is right: the peak resident memory of a forward and of a gradient run,
+  less that of a tiny run (MPI, PETSc and the program itself), lies within
+  0.8 to 1.25 times the figure printed as "memory per rank ... host X".
+- It refuses before any work, naming the need and the limit, and leaves no
+  output: -nt 2000000000 (traces and wavelet of 179 GB, forward), a 3D model of 1200^3
+  cells on 2 ranks (the refusal comes before the grid is decomposed), a
+  gradient over -memory_limit, and a forward over -memory_limit on 2 shot
+  groups x 2 subdomains (every rank agrees, none hangs).
+- An allocation that fails all the same names what it was for and how much
+  (traces of 745 GB once the check is lifted with -memory_limit), where the
+  kernel refuses such an allocation (vm.overcommit_memory 0 or 2).
+"""
+import os
+import re
+import subprocess
+
+import common as c
+
+TIMEOUT = 300
+MB = 1048576.0
+UNITS = {"MB": MB, "GB": 1024 * MB}
+
+
+def peak_rss(args, outdir):
+    """Runs halofwi on one rank (no mpiexec, so the child is the program):
+    its output and its peak resident memory in bytes."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    os.makedirs(os.path.dirname(outdir), exist_ok=True)
+    p = subprocess.Popen(c.command(1, args, outdir), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    out = p.stdout.read().decode(errors="replace")
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    c.check(p.returncode == 0, f"exit status {p.returncode}:\n{out}")
+    return out, usage.ru_maxrss * 1024.0
+
+
+def estimate(out):
+    m = re.search(r"memory per rank \(the busiest\): host ([\d.]+) (MB|GB)", out)
+    if not m:
+        print(out)
+        c.fail("no 'memory per rank (the busiest): host X MB' line in the output")
+    return float(m.group(1)) * UNITS[m.group(2)]
+
+
+def check_estimate(name, args, outdir, base):
+    out, rss = peak_rss(args, outdir)
+    est = estimate(out)
+    ratio = (rss - base) / est
+    print(f"{name}: estimate {est / MB:.1f} MB, measured {(rss - base) / MB:.1f} MB above a tiny run's, ratio {ratio:.3f}")
+    c.check(0.8 <= ratio <= 1.25, f"{name}: measured / estimated memory = {ratio:.3f}, expected 0.8 to 1.25")
+
+
+def refused(name, nranks, args, outdir, expect):
+    out = c.run(nranks, args, outdir, expect_fail=True, timeout=TIMEOUT)
+    msg = c.error_message(out)
+    print(f"{name}: {msg}")
+    for text in expect:
+        c.check(text.lower() in msg.lower(), f"{name}: the message does not say '{text}':\n{msg}")
+    left = os.listdir(outdir) if os.path.isdir(outdir) else []
+    c.check(not [f for f in left if not f.startswith(".")], f"{name}: files left in {outdir}: {left}")
+
+
+def main():
+    scr = c.Scratch("memory")
+    with scr:
+        small = ["-vp", 2000, "-dx", 10, "-nrec", 10]
+        _, base = peak_rss(["-mode", "forward", "-nx", 20, "-nz", 20, "-nt", 100] + small, scr.sub("base"))
+        check_estimate("forward 2000 x 2000", ["-mode", "forward", "-nx", 2000, "-nz", 2000, "-nt", 100] + small,
+                       scr.sub("fwd"), base)
+        obs = scr.sub("obs")
+        grad = ["-nx", 600, "-nz", 600, "-nt", 1000, "-nshots", 1] + small
+        c.run(1, ["-mode", "forward"] + grad, obs)
+        check_estimate("gradient 600 x 600, 1000 samples", ["-mode", "gradient", "-observed_dir", obs] + grad,
+                       scr.sub("grad"), base)
+
+        refused("-nt 2000000000", 1, ["-mode", "forward", "-nx", 100, "-nz", 50, "-nt", 2000000000] + small,
+                scr.sub("o_nt"), ["not enough memory", "at least", "traces", "-nt", "may use"])
+        refused("3D 1200^3 on 2 ranks", 2, ["-mode", "forward", "-nx", 1200, "-nz", 1200, "-ny", 1200, "-nt", 10] + small,
+                scr.sub("o_3d"), ["not enough memory", "wavefields", "more ranks per shot group"])
+        refused("gradient over -memory_limit", 1,
+                ["-mode", "gradient", "-observed_dir", obs, "-memory_limit", 20] + grad, scr.sub("o_grad"),
+                ["not enough memory", "forward wavefield store", "20.0 MB", "-memory_limit"])
+        refused("forward over -memory_limit, 2 groups x 2 subdomains", 4,
+                ["-mode", "forward", "-nx", 400, "-nz", 400, "-nt", 100, "-nshots", 2, "-shot_groups", 2,
+                 "-memory_limit", 0.5] + small, scr.sub("o_groups"), ["not enough memory", "0.5 MB"])
+
+        mode = open("/proc/sys/vm/overcommit_memory").read().strip()
+        if mode == "1":
+            print("vm.overcommit_memory is 1: the kernel grants any allocation, so the failed-allocation case is skipped")
+        else:
+            refused("allocation beyond the machine", 1,
+                    ["-mode", "forward", "-nx", 100, "-nz", 50, "-nt", 200000000, "-nrec", 1000, "-vp", 2000, "-dx", 10,
+                     "-memory_limit", 1e9], scr.sub("o_alloc"), ["allocating the shot's traces", "GB on this rank"])
+
+
+if __name__ == "__main__":
+    c.main(main)
