@@ -1,4 +1,4 @@
-/* The layout of a rank's fields: see fields.h and LayerSlab in kernels.h. */
+/* The layout of a rank's fields: see fields.h. */
 #include "fields.h"
 
 /* The slab of axis a's low (side 0) or high (side 1) layer.  The adjoint
@@ -27,36 +27,42 @@ static void SlabDescribe(const Fields *f, PetscInt a, PetscInt side, LayerSlab *
   }
 }
 
-void FieldsDescribeSlabs(Fields *f)
+/* Sets every slab's range, strides and size (no memory).  A slab exists on
+   every rank with cells within `radius` of its layer, since the adjoint
+   reaches that far. */
+static void FieldsDescribeSlabs(Fields *f)
 {
   for (PetscInt a = 0; a < f->dim; a++)
     for (PetscInt s = 0; s < 2; s++) SlabDescribe(f, a, s, &f->slab[a][s]);
 }
 
-void FieldsFromGrid(const Grid *g, Fields *f)
+void FieldsDescribe(const FieldsBlock *b, Fields *f)
 {
+  const PetscInt r = b->order / 2;
+
   PetscMemzero(f, sizeof(*f));
-  f->dim    = g->dim;
-  f->order  = g->order;
-  f->radius = g->radius;
+  f->dim    = b->dim;
+  f->order  = b->order;
+  f->radius = r;
   f->ncells = 1;
   for (PetscInt a = 0; a < 3; a++) {
-    f->n[a]      = g->size[a];
-    f->padded[a] = a < g->dim ? g->size[a] + 2 * g->radius : 1;
-    f->stride[a] = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
+    const PetscBool active = a < b->dim ? PETSC_TRUE : PETSC_FALSE;
+    f->n[a]                = active ? b->n[a] : 1;
+    f->padded[a]           = active ? f->n[a] + 2 * r : 1;
+    f->stride[a]           = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
     f->ncells *= (size_t)f->padded[a];
-    f->core[a][0] = PetscMax(0, PetscMin(g->size[a], g->pml[a][0] - g->start[a]));
-    f->core[a][1] = PetscMax(f->core[a][0], PetscMin(g->size[a], g->pml[a][0] + g->n[a] - g->start[a]));
-    f->layer_edge[a][0] = g->pml[a][0] - g->start[a];
-    f->layer_edge[a][1] = g->pml[a][0] + g->n[a] - g->start[a];
+    f->layer_edge[a][0] = active ? b->layer_edge[a][0] : 0;
+    f->layer_edge[a][1] = active ? b->layer_edge[a][1] : 1;
+    f->core[a][0]       = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][0]));
+    f->core[a][1]       = PetscMax(f->core[a][0], PetscMin(f->n[a], f->layer_edge[a][1]));
     for (PetscInt s = 0; s < 2; s++) {
-      f->free_surface[a][s] = GridFreeSurface(g, a, s);
-      f->layer[a][s]        = g->pml[a][s] > 0 ? PETSC_TRUE : PETSC_FALSE;
+      f->layer[a][s]        = active && b->layer[a][s] ? PETSC_TRUE : PETSC_FALSE;
+      f->free_surface[a][s] = active && b->free_surface[a][s] ? PETSC_TRUE : PETSC_FALSE;
     }
-    for (PetscInt k = 0; k <= g->radius; k++) {
-      const double h = a < g->dim ? g->d[a] : 1;
-      f->c2[a][k]    = (float)(fwi_d2_weight((int)g->order, (int)k) / (h * h));
-      f->c1[a][k]    = (float)(fwi_d1_weight((int)g->order, (int)k) / h);
+    for (PetscInt k = 0; k <= r; k++) {
+      const double h = active ? b->d[a] : 1;
+      f->c2[a][k]    = (float)(fwi_d2_weight((int)b->order, (int)k) / (h * h));
+      f->c1[a][k]    = (float)(fwi_d1_weight((int)b->order, (int)k) / h);
     }
   }
   FieldsDescribeSlabs(f);
@@ -73,14 +79,4 @@ void FieldsBytes(const Fields *f, double *all, double *layers)
   *layers = 0;
   for (PetscInt a = 0; a < f->dim; a++)
     for (PetscInt s = 0; s < 2; s++) *layers += 2.0 * f->slab[a][s].ncells * sizeof(float);
-}
-
-double FieldsGridBytes(const Grid *g)
-{
-  Fields f;
-  double all, layers;
-
-  FieldsFromGrid(g, &f);
-  FieldsBytes(&f, &all, &layers);
-  return all;
 }

@@ -117,3 +117,20 @@ PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s)
   if (a >= g->dim || g->pml[a][s]) return PETSC_FALSE;
   return (s ? g->start[a] + g->size[a] == g->N[a] : g->start[a] == 0) ? PETSC_TRUE : PETSC_FALSE;
 }
+
+void GridBlockFields(const Grid *g, Fields *f)
+{
+  FieldsBlock b = {.dim = g->dim, .order = g->order};
+
+  for (PetscInt a = 0; a < 3; a++) {
+    b.n[a]             = g->size[a];
+    b.d[a]             = g->d[a];
+    b.layer_edge[a][0] = g->pml[a][0] - g->start[a];
+    b.layer_edge[a][1] = g->pml[a][0] + g->n[a] - g->start[a];
+    for (PetscInt s = 0; s < 2; s++) {
+      b.layer[a][s]        = g->pml[a][s] > 0 ? PETSC_TRUE : PETSC_FALSE;
+      b.free_surface[a][s] = GridFreeSurface(g, a, s);
+    }
+  }
+  FieldsDescribe(&b, f);
+}

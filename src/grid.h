@@ -4,6 +4,7 @@
    RSF ordering of the model. */
 #pragma once
 #include <petscdmda.h>
+#include "fields.h"
 
 typedef struct Grid {
   PetscInt    dim, order, radius;
@@ -28,3 +29,5 @@ PetscErrorCode GridDestroy(Grid *g);
 PetscBool GridFaceNearLayer(const Grid *g, PetscInt a, PetscInt t, PetscInt s);
 /* Is face (a, s) of the owned box a free surface (global edge, zero width)? */
 PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);
+/* The description (no memory) of the fields of this rank's owned box. */
+void GridBlockFields(const Grid *g, Fields *f);

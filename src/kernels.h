@@ -1,73 +1,16 @@
-/* The wavefield state of one rank and the operations a backend (CPU, CUDA)
-   performs on it.  Layout: the rank's owned box padded by `radius` ghost
-   cells on every side of every active axis, axis 0 (z) fastest. */
+/* The operations a backend (CPU, CUDA) performs on a rank's fields
+   (fields.h). */
 #pragma once
-#include <petscsys.h>
-#include "stencil.h"
-#if defined(__SSE__) && !defined(__CUDA_ARCH__)
-  #include <xmmintrin.h>
-  #include <pmmintrin.h>
-#endif
+#include "fields.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* A box of owned cells, local indices [lo, hi) (0 = first owned cell).
-   layer_axes, bit a >= 1: every cell of the box lies in the CPML layer of
-   axis a.  Bit 0: some cells lie in a layer of axis 0; boxes are not cut
-   along axis 0 (the contiguous one) so rows stay long, and the kernels split
-   each row at Fields.core[0] instead. */
-typedef struct {
-  PetscInt lo[3], hi[3];
-  unsigned layer_axes;
-} Box;
-
-/* The CPML memory (psi, zeta) of one side's layer along one axis, stored
-   over the padded index range [lo, hi) of that axis that the side's layer
-   cells and their stencil reach (ghosts included), and the whole padded
-   extent of the other axes.  Along its own axis its stride is the field's,
-   so stencils along that axis read it as they read u. */
-typedef struct {
-  PetscInt  lo, hi;    /* padded range along the axis; hi == lo: no layer cells on this side */
-  ptrdiff_t stride[3];
-  size_t    ncells;
-  float    *psi, *zeta;
-} LayerSlab;
-
-/* Address of padded cell p[] in a slab of axis a. */
-FWI_HD static inline ptrdiff_t SlabIndex(const LayerSlab *s, PetscInt a, const PetscInt p[3])
-{
-  return (p[0] - (a == 0 ? s->lo : 0)) * s->stride[0] + (p[1] - (a == 1 ? s->lo : 0)) * s->stride[1] + (p[2] - (a == 2 ? s->lo : 0)) * s->stride[2];
-}
-
-typedef struct {
-  PetscInt  dim, order, radius;
-  PetscInt  n[3];      /* owned cells (1 beyond dim) */
-  PetscInt  padded[3]; /* n + 2 radius on active axes */
-  ptrdiff_t stride[3];
-  size_t    ncells;    /* padded cells */
-  float     c2[3][FWI_MAX_RADIUS + 1], c1[3][FWI_MAX_RADIUS + 1]; /* weights / d^2 and / d per axis */
-  PetscInt  core[3][2];         /* owned cells [core[a][0], core[a][1]) along axis a lie outside its layers */
-  PetscInt  layer_edge[3][2];   /* core[] before clipping to the owned cells (may lie beyond them) */
-  PetscBool layer[3][2];        /* the grid has a layer on side s of axis a */
-  PetscBool free_surface[3][2]; /* face (axis, side) of the owned box is a free surface */
-  /* backend memory (host or device) */
-  float *u, *uprev;             /* u^n, u^{n-1}; a step writes u^{n+1} over uprev */
-  float *vdt2;                  /* v^2 dt^2 */
-  LayerSlab slab[3][2];         /* CPML memory per axis and side (low, high) */
-  float *pml_a[3], *pml_b[3];   /* 1D profiles over the padded index of axis a; b != 0 exactly in the layers */
-  float *lap;                   /* forward: when set, a step also stores here the term v^2 dt^2 multiplies;
-                                   adjoint: that term of the matching forward step */
-  float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
-  void  *backend;               /* the backend's own state (streams, events) */
-} Fields;
-
-/* Sets every slab's range, strides and size from dim, radius, n, padded,
-   layer_edge and layer (no memory).  A slab exists on every rank with cells
-   within `radius` of its layer, since the adjoint reaches that far. */
-void FieldsDescribeSlabs(Fields *f);
-
+/* The (radius, dimension) pairs every backend instantiates its kernels for:
+   X(R, DIM) for each; FWI_KERNEL_RADII(X, D) lists the radii alone. */
+#define FWI_KERNEL_RADII(X, D) X(1, D) X(2, D) X(4, D)
+#define FWI_KERNEL_VARIANTS(X) FWI_KERNEL_RADII(X, 2) FWI_KERNEL_RADII(X, 3)
 
 /* What a backend does.  Work is queued in order on the main lane; between
    side_begin and side_end it goes to a second lane that runs alongside (on
@@ -123,91 +66,6 @@ extern const KernelOps KernelOpsCPU;
 #ifdef HALOFWI_HAVE_CUDA
 extern const KernelOps KernelOpsCUDA;
 #endif
-
-/* Padded index of an owned cell. */
-FWI_HD static inline ptrdiff_t FieldsIndex(const Fields *f, const PetscInt i[3])
-{
-  ptrdiff_t idx = 0;
-  for (PetscInt a = 0; a < 3; a++) idx += (i[a] + (a < f->dim ? f->radius : 0)) * f->stride[a];
-  return idx;
-}
-
-/* The arrays a Fields owns, for a backend's alloc/free/zero: X(pointer, count)
-   for the state (u, uprev, psi, zeta) and the model (vdt2, profiles). */
-#define FIELDS_STATE_ARRAYS(f, X) \
-  do { \
-    X((f)->u, (f)->ncells); \
-    X((f)->uprev, (f)->ncells); \
-    for (PetscInt a_ = 0; a_ < (f)->dim; a_++) \
-      for (PetscInt s_ = 0; s_ < 2; s_++) \
-        if ((f)->slab[a_][s_].ncells) { \
-          X((f)->slab[a_][s_].psi, (f)->slab[a_][s_].ncells); \
-          X((f)->slab[a_][s_].zeta, (f)->slab[a_][s_].ncells); \
-        } \
-  } while (0)
-#define FIELDS_MODEL_ARRAYS(f, X) \
-  do { \
-    X((f)->vdt2, (f)->ncells); \
-    for (PetscInt a_ = 0; a_ < (f)->dim; a_++) { \
-      X((f)->pml_a[a_], (size_t)(f)->padded[a_]); \
-      X((f)->pml_b[a_], (size_t)(f)->padded[a_]); \
-    } \
-  } while (0)
-
-/* The owned cells of slab (a, s) within `reach` cells of its layer (0: the
-   layer cells themselves), as a box [lo, hi) of owned indices. */
-static inline void FieldsSlabBox(const Fields *f, PetscInt a, PetscInt s, PetscInt reach, PetscInt lo[3], PetscInt hi[3])
-{
-  for (PetscInt b = 0; b < 3; b++) {
-    lo[b] = 0;
-    hi[b] = f->n[b];
-  }
-  if (s) lo[a] = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][1] - reach));
-  else hi[a] = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][0] + reach));
-}
-
-/* Allocates, or frees, every array a Fields owns with a backend's mem_alloc or mem_free. */
-static inline PetscErrorCode FieldsAllocArrays(Fields *f, PetscErrorCode (*alloc)(void **, size_t))
-{
-  PetscFunctionBeginUser;
-#define FIELDS_ALLOC(p, n) PetscCall(alloc((void **)&(p), (n) * sizeof(float)))
-  FIELDS_STATE_ARRAYS(f, FIELDS_ALLOC);
-  FIELDS_MODEL_ARRAYS(f, FIELDS_ALLOC);
-#undef FIELDS_ALLOC
-  PetscFunctionReturn(0);
-}
-
-static inline PetscErrorCode FieldsFreeArrays(Fields *f, PetscErrorCode (*release)(void **))
-{
-  PetscFunctionBeginUser;
-#define FIELDS_FREE(p, n) PetscCall(release((void **)&(p)))
-  FIELDS_STATE_ARRAYS(f, FIELDS_FREE);
-  FIELDS_MODEL_ARRAYS(f, FIELDS_FREE);
-#undef FIELDS_FREE
-  PetscFunctionReturn(0);
-}
-
-/* Far ahead of a wavefront the stencil leaves values that decay into the
-   subnormal range, where x86 arithmetic is ~100x slower: flush them to zero
-   in the calling thread (the control register is per thread).  Every
-   backend sets it in the thread that works on its results on the host
-   (trace decimation, gradient and source sums), so those round alike
-   whichever backend computed the fields; the CUDA kernels flush by
-   themselves (--ftz=true). */
-static inline void FlushSubnormalsHere(void)
-{
-#if defined(__SSE__) && !defined(__CUDA_ARCH__)
-  _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
-  _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
-#endif
-}
-
-static inline void FieldsSwap(Fields *f)
-{
-  float *t = f->u;
-  f->u     = f->uprev;
-  f->uprev = t;
-}
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,4 @@
 #include "memory.h"
-#include "fields.h"
 #include "survey.h"
 #include "store.h"
 #include <stdio.h>
@@ -71,7 +70,7 @@ static PetscErrorCode ShareFromGrid(const MemoryRun *r, RankShare *s)
   Fields      f;
 
   PetscFunctionBeginUser;
-  FieldsFromGrid(g, &f);
+  GridBlockFields(g, &f);
   FieldsBytes(&f, &s->fields, &s->layers);
   s->padded = (double)f.ncells;
   s->owned = s->user = 1;

@@ -1,6 +1,5 @@
 #include "propagate.h"
 #include "events.h"
-#include "fields.h"
 #include "memory.h"
 #include "stencil.h"
 #include "wavelet.h"
@@ -144,8 +143,12 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   p->ops                = ops;
   p->grid               = g;
   p->settings           = *settings;
-  FieldsFromGrid(g, f);
-  MemoryCall(ops->alloc(f), "the wavefields", FieldsGridBytes(g));
+  GridBlockFields(g, f);
+  {
+    double bytes, layers;
+    FieldsBytes(f, &bytes, &layers);
+    MemoryCall(ops->alloc(f), "the wavefields", bytes);
+  }
 
   PetscCall(PropagatorSetModel(p, t, vp));
   PetscCall(PetscMalloc1(f->ncells, &host));

@@ -1,6 +1,7 @@
 /* CPU backend: OpenMP across rows, vectorised along z (axis 0, contiguous). */
 #include "kernels.h"
 #include "kernels_cpu.h"
+#include "subnormals.h"
 #include <omp.h>
 
 /* Rows are walked in tiles along axis 1 with axis 2 inside, so the 2r+1
@@ -166,25 +167,18 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
     } \
   }
 
-DEFINE_ROW_KERNELS(1, 2)
-DEFINE_ROW_KERNELS(2, 2)
-DEFINE_ROW_KERNELS(4, 2)
-DEFINE_ROW_KERNELS(1, 3)
-DEFINE_ROW_KERNELS(2, 3)
-DEFINE_ROW_KERNELS(4, 3)
+FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
 
 static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
 {
   PetscFunctionBeginUser;
+#define STEP_CASE(R, DIM) \
+  case 10 * R + DIM: Step_##DIM##d_r##R(f, b, pass); break;
   switch (f->radius * 10 + f->dim) {
-  case 12: Step_2d_r1(f, b, pass); break;
-  case 22: Step_2d_r2(f, b, pass); break;
-  case 42: Step_2d_r4(f, b, pass); break;
-  case 13: Step_3d_r1(f, b, pass); break;
-  case 23: Step_3d_r2(f, b, pass); break;
-  case 43: Step_3d_r4(f, b, pass); break;
+    FWI_KERNEL_VARIANTS(STEP_CASE)
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CPU kernel for radius %" PetscInt_FMT " in %" PetscInt_FMT "D", f->radius, f->dim);
   }
+#undef STEP_CASE
   PetscFunctionReturn(0);
 }
 

@@ -75,12 +75,13 @@ static PetscErrorCode LayersEnd(Fields *f)
 
 PetscErrorCode CudaAdjointLayersEnd(Fields *f)
 {
+#define LAYERS_CASE(R, DIM) \
+  case R: return LayersEnd<R>(f);
   switch (f->radius) {
-  case 1: return LayersEnd<1>(f);
-  case 2: return LayersEnd<2>(f);
-  case 4: return LayersEnd<4>(f);
+    FWI_KERNEL_RADII(LAYERS_CASE, 0)
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for radius %" PetscInt_FMT, f->radius);
   }
+#undef LAYERS_CASE
 }
 
 /* Free-surface face (a, s): one thread per owned cell of the face. */

@@ -2,6 +2,7 @@
    step_cuda.cu (the stencil updates) and cells_cuda.cu (layers, faces,
    points). */
 #include "kernels_cuda.h"
+#include "cpu/subnormals.h"
 
 static PetscErrorCode LanesCreate(CudaLanes **lanes)
 {

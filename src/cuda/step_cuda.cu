@@ -165,15 +165,13 @@ static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
   for (int a = 0; a < 3; a++) e[a] = b->hi[a] - b->lo[a];
   if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) PetscFunctionReturn(0);
   const dim3 grid = CudaGrid(e, f->dim == 3 ? CUDA_RUN : 1);
+#define LAUNCH_CASE(R, DIM) \
+  case 10 * R + DIM: Launch<R, DIM>(f, b, pass, grid, CudaLane(f)); break;
   switch (f->radius * 10 + f->dim) {
-  case 12: Launch<1, 2>(f, b, pass, grid, CudaLane(f)); break;
-  case 22: Launch<2, 2>(f, b, pass, grid, CudaLane(f)); break;
-  case 42: Launch<4, 2>(f, b, pass, grid, CudaLane(f)); break;
-  case 13: Launch<1, 3>(f, b, pass, grid, CudaLane(f)); break;
-  case 23: Launch<2, 3>(f, b, pass, grid, CudaLane(f)); break;
-  case 43: Launch<4, 3>(f, b, pass, grid, CudaLane(f)); break;
+    FWI_KERNEL_VARIANTS(LAUNCH_CASE)
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for radius %" PetscInt_FMT " in %" PetscInt_FMT "D", f->radius, f->dim);
   }
+#undef LAUNCH_CASE
   CUDA_LAUNCHED();
   PetscFunctionReturn(0);
 }

@@ -1,6 +1,5 @@
 /* Shared by the kernel unit tests: deterministic random numbers and a
-   Fields described as propagate.c's FieldsDescribe would describe one
-   rank's block, without a Grid. */
+   Fields described by FieldsDescribe for one rank's block, without a Grid. */
 #pragma once
 #include "kernels.h"
 
@@ -32,37 +31,25 @@ static inline void FillRandom(float *x, size_t n, double lo, double hi)
    block (a block that is the whole grid).  Edges ignored beyond dim. */
 static inline PetscErrorCode FieldsDescribeBlock(PetscInt dim, PetscInt radius, const PetscInt n[3], const PetscInt edge[3][2], const PetscBool layer[3][2], Fields *f)
 {
+  FieldsBlock b = {.dim = dim, .order = 2 * radius};
+
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(f, sizeof(*f)));
-  f->dim    = dim;
-  f->order  = 2 * radius;
-  f->radius = radius;
-  f->ncells = 1;
-  for (PetscInt a = 0; a < 3; a++) {
-    f->n[a]             = a < dim ? n[a] : 1;
-    f->padded[a]        = a < dim ? f->n[a] + 2 * radius : 1;
-    f->stride[a]        = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
-    f->ncells          *= (size_t)f->padded[a];
-    f->layer_edge[a][0] = a < dim ? edge[a][0] : 0;
-    f->layer_edge[a][1] = a < dim ? edge[a][1] : 1;
-    f->core[a][0]       = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][0]));
-    f->core[a][1]       = PetscMax(f->core[a][0], PetscMin(f->n[a], f->layer_edge[a][1]));
-    for (PetscInt s = 0; s < 2; s++)
-      f->layer[a][s] = a >= dim ? PETSC_FALSE : layer ? layer[a][s] : (s ? f->layer_edge[a][1] < f->n[a] : f->layer_edge[a][0] > 0) ? PETSC_TRUE : PETSC_FALSE;
-    PetscCheck(layer || (0 <= f->layer_edge[a][0] && f->layer_edge[a][0] <= f->layer_edge[a][1] && f->layer_edge[a][1] <= f->n[a]), PETSC_COMM_SELF,
-               PETSC_ERR_PLIB, "test set-up: core [%d, %d) of axis %d outside [0, %d]", (int)f->layer_edge[a][0], (int)f->layer_edge[a][1], (int)a, (int)f->n[a]);
-    for (PetscInt k = 0; k <= radius; k++) {
-      const double h = a < dim ? spacing[a] : 1;
-      f->c2[a][k]    = (float)(fwi_d2_weight((int)f->order, (int)k) / (h * h));
-      f->c1[a][k]    = (float)(fwi_d1_weight((int)f->order, (int)k) / h);
+  for (PetscInt a = 0; a < dim; a++) {
+    b.n[a] = n[a];
+    b.d[a] = spacing[a];
+    for (PetscInt s = 0; s < 2; s++) {
+      b.layer_edge[a][s] = edge[a][s];
+      b.layer[a][s]      = layer ? layer[a][s] : (s ? edge[a][1] < n[a] : edge[a][0] > 0) ? PETSC_TRUE : PETSC_FALSE;
     }
+    PetscCheck(layer || (0 <= edge[a][0] && edge[a][0] <= edge[a][1] && edge[a][1] <= n[a]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "test set-up: core [%d, %d) of axis %d outside [0, %d]", (int)edge[a][0], (int)edge[a][1], (int)a, (int)n[a]);
   }
-  FieldsDescribeSlabs(f);
+  FieldsDescribe(&b, f);
   PetscFunctionReturn(0);
 }
 
-/* The descriptive members as propagate.c's FieldsDescribe sets them for a
-   block that is the whole grid, then the CPU backend's alloc.  core: as
+/* The descriptive members as FieldsDescribe sets them for a block that is
+   the whole grid, then the CPU backend's alloc.  core: as
    Fields.core on the active axes (ignored beyond dim). */
 static inline PetscErrorCode FieldsSetUp(PetscInt dim, PetscInt radius, const PetscInt n[3], const PetscInt core[3][2], Fields *f)
 {

@@ -27,7 +27,7 @@
    goes on and fails at the end.
 
    Regions: the CPU backend takes boxes cut at the layer edges of axes 1
-   and 2 (split_boxes, see Box in kernels.h and SplitAtLayers in
+   and 2 (split_boxes, see Box in fields.h and SplitAtLayers in
    propagate.c); the CUDA backend takes them uncut.  A box's layer_axes has
    bit a set where some of its cells lie in a layer of axis a (for a piece
    cut at the layer edges that is every cell along axes 1 and 2); that is the
