@@ -1,4 +1,5 @@
 #include "propagate.h"
+#include "boxes.h"
 #include "events.h"
 #include "memory.h"
 #include "stencil.h"
@@ -42,70 +43,24 @@ static PetscErrorCode LayerProfile(const Grid *g, PetscInt a, PetscReal vmax, Pe
   PetscFunctionReturn(0);
 }
 
-/* Splits box b at the layer edges of axes 1 and 2 (see Box) when `split`,
-   else keeps it whole; appends the pieces to out[]. */
-static void SplitAtLayers(const Fields *f, const Box *b, PetscBool split, Box *out, PetscInt *nout)
-{
-  PetscInt cut[3][4], ncut[3];
-
-  for (PetscInt a = 0; a < 3; a++) {
-    const PetscInt core_lo = f->core[a][0], core_hi = f->core[a][1];
-    cut[a][0] = b->lo[a];
-    ncut[a]   = 1;
-    if (split && a && core_lo > b->lo[a] && core_lo < b->hi[a]) cut[a][ncut[a]++] = core_lo;
-    if (split && a && core_hi > b->lo[a] && core_hi < b->hi[a]) cut[a][ncut[a]++] = core_hi;
-    cut[a][ncut[a]] = b->hi[a];
-  }
-  for (PetscInt k = 0; k < ncut[2]; k++)
-    for (PetscInt j = 0; j < ncut[1]; j++)
-      for (PetscInt i = 0; i < ncut[0]; i++) {
-        Box            p;
-        const PetscInt idx[3] = {i, j, k};
-        p.layer_axes          = 0;
-        for (PetscInt a = 0; a < 3; a++) {
-          p.lo[a] = cut[a][idx[a]];
-          p.hi[a] = cut[a][idx[a] + 1];
-          if (p.lo[a] < f->core[a][0] || p.hi[a] > f->core[a][1]) p.layer_axes |= 1u << a;
-        }
-        if (p.hi[0] > p.lo[0] && p.hi[1] > p.lo[1] && p.hi[2] > p.lo[2]) out[(*nout)++] = p;
-      }
-}
-
-/* Interior: owned cells whose stencil reads no ghost filled by a neighbour
-   (ghosts beyond a free surface are mirrored before the interior starts).
-   Shell: the rest, as slabs taking the slow axes in full so rows stay long. */
+/* The interior and shell boxes, cut for the backend.  Ghosts beyond a free
+   surface are mirrored before the interior starts, so only neighbours count. */
 static PetscErrorCode BuildBoxes(Propagator *p)
 {
   const Grid *g = p->grid;
-  const Fields *f = &p->f;
   Box         inner, slab[6];
-  PetscInt    nslab = 0;
+  PetscInt    nslab;
+  PetscBool   neighbour[3][2];
 
   PetscFunctionBeginUser;
-  inner.layer_axes = 0;
-  for (PetscInt a = 0; a < 3; a++) {
-    const PetscInt w = a < g->dim ? g->radius : 0;
-    inner.lo[a]      = g->nbr[a][0] != MPI_PROC_NULL ? w : 0;
-    inner.hi[a]      = f->n[a] - (g->nbr[a][1] != MPI_PROC_NULL ? w : 0);
-    inner.hi[a]      = PetscMax(inner.hi[a], inner.lo[a]);
-  }
-  for (PetscInt a = 0; a < g->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) {
-      Box b = inner;
-      for (PetscInt c = 0; c < a; c++) {
-        b.lo[c] = 0;
-        b.hi[c] = f->n[c];
-      }
-      b.lo[a] = s ? inner.hi[a] : 0;
-      b.hi[a] = s ? f->n[a] : inner.lo[a];
-      if (b.hi[a] > b.lo[a]) slab[nslab++] = b;
-    }
-  /* each box splits into at most 3^2 pieces at the layer edges */
-  PetscCall(PetscMalloc1(9, &p->box[0]));
-  PetscCall(PetscMalloc1(9 * 6, &p->box[1]));
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt s = 0; s < 2; s++) neighbour[a][s] = g->nbr[a][s] != MPI_PROC_NULL ? PETSC_TRUE : PETSC_FALSE;
+  BoxesInteriorShell(&p->f, neighbour, &inner, slab, &nslab);
+  PetscCall(PetscMalloc1(BOX_MAX_PIECES, &p->box[0]));
+  PetscCall(PetscMalloc1(BOX_MAX_PIECES * 6, &p->box[1]));
   p->nbox[0] = p->nbox[1] = 0;
-  SplitAtLayers(f, &inner, p->ops->split_boxes, p->box[0], &p->nbox[0]);
-  for (PetscInt k = 0; k < nslab; k++) SplitAtLayers(f, &slab[k], p->ops->split_boxes, p->box[1], &p->nbox[1]);
+  BoxSplitAtLayers(&p->f, &inner, p->ops->split_boxes, p->box[0], &p->nbox[0]);
+  for (PetscInt k = 0; k < nslab; k++) BoxSplitAtLayers(&p->f, &slab[k], p->ops->split_boxes, p->box[1], &p->nbox[1]);
   PetscFunctionReturn(0);
 }
 

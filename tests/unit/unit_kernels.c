@@ -11,6 +11,7 @@
    and zeta for axis a live in slab[a][0] below core[a], slab[a][1] above;
    the reference reads and checks them there, and nothing else may change in
    any slab. */
+#include "boxes.h"
 #include "fields_setup.h"
 #include "unit_check.h"
 
@@ -302,14 +303,7 @@ static PetscErrorCode CheckMemory(const char *what, const Fields *f, const Snaps
   PetscFunctionReturn(0);
 }
 
-/* Bit 0 of layer_axes: the box reaches outside the core along axis 0. */
-static void BoxSetAxis0(const Fields *f, Box *b)
-{
-  const PetscBool core_only = b->lo[0] >= f->core[0][0] && b->hi[0] <= f->core[0][1];
-  b->layer_axes             = (b->layer_axes & ~1u) | (core_only ? 0u : 1u);
-}
-
-/* Every owned cell (layer_axes to be set by RegionApply). */
+/* Every owned cell (layer_axes to be set by BoxSplitAtLayers). */
 static Box WholeBox(const Fields *f)
 {
   Box b;
@@ -322,40 +316,19 @@ static Box WholeBox(const Fields *f)
 }
 
 /* ops.step (memory: ops.advance_memory) over region b as propagate.c hands
-   regions to the kernels: cut at the layer edges of axes 1 and 2, bit a >= 1
-   of layer_axes on the pieces in the layers of axis a, bit 0 by BoxSetAxis0;
-   advance_memory on the pieces with a layer bit only. */
+   regions to the kernels: cut by BoxSplitAtLayers, advance_memory on the
+   pieces with a layer bit only. */
 static PetscErrorCode RegionApply(Fields *f, const Box *b, PetscBool memory)
 {
-  PetscInt cut[3][4], ncut[3];
+  Box      piece[BOX_MAX_PIECES];
+  PetscInt npiece = 0;
 
   PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < 3; a++) {
-    cut[a][0] = b->lo[a];
-    ncut[a]   = 1;
-    for (PetscInt e = 0; e < 2; e++)
-      if (a && a < f->dim && f->core[a][e] > cut[a][ncut[a] - 1] && f->core[a][e] < b->hi[a]) cut[a][ncut[a]++] = f->core[a][e];
-    cut[a][ncut[a]] = b->hi[a];
+  BoxSplitAtLayers(f, b, KernelOpsCPU.split_boxes, piece, &npiece);
+  for (PetscInt k = 0; k < npiece; k++) {
+    if (!memory) PetscCall(KernelOpsCPU.step(f, &piece[k]));
+    else if (piece[k].layer_axes) PetscCall(KernelOpsCPU.advance_memory(f, &piece[k]));
   }
-  for (PetscInt k = 0; k < ncut[2]; k++)
-    for (PetscInt j = 0; j < ncut[1]; j++) {
-      Box            p = *b;
-      const PetscInt idx[3] = {0, j, k};
-      p.layer_axes          = 0;
-      for (PetscInt a = 1; a < 3; a++) {
-        p.lo[a] = cut[a][idx[a]];
-        p.hi[a] = cut[a][idx[a] + 1];
-        if (a >= f->dim) continue;
-        if (p.hi[a] <= f->core[a][0] || p.lo[a] >= f->core[a][1]) p.layer_axes |= 1u << a;
-        else
-          PetscCheck(p.lo[a] >= f->core[a][0] && p.hi[a] <= f->core[a][1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "test: box piece straddles a layer edge of axis %d",
-                     (int)a);
-      }
-      BoxSetAxis0(f, &p);
-      if (p.hi[0] <= p.lo[0] || p.hi[1] <= p.lo[1] || p.hi[2] <= p.lo[2]) continue;
-      if (!memory) PetscCall(KernelOpsCPU.step(f, &p));
-      else if (p.layer_axes) PetscCall(KernelOpsCPU.advance_memory(f, &p));
-    }
   PetscFunctionReturn(0);
 }
 
@@ -536,11 +509,12 @@ int main(int argc, char **argv)
       }
   }
   {
-    Fields f;
-    Box    b;
+    Fields   f;
+    Box      whole, b;
+    PetscInt n = 0;
     PetscCall(FieldsSetUp(2, 3, n2, CORE(0, 17, 0, 23, 0, 1), &f));
-    b = WholeBox(&f);
-    BoxSetAxis0(&f, &b);
+    whole = WholeBox(&f);
+    BoxSplitAtLayers(&f, &whole, PETSC_FALSE, &b, &n);
     EXPECT_ERROR(KernelOpsCPU.step(&f, &b), "radius 3");
     PetscCall(KernelOpsCPU.free(&f));
   }

@@ -27,8 +27,8 @@
    goes on and fails at the end.
 
    Regions: the CPU backend takes boxes cut at the layer edges of axes 1
-   and 2 (split_boxes, see Box in fields.h and SplitAtLayers in
-   propagate.c); the CUDA backend takes them uncut.  A box's layer_axes has
+   and 2 (split_boxes, see Box in fields.h and BoxSplitAtLayers in
+   boxes.h); the CUDA backend takes them uncut.  A box's layer_axes has
    bit a set where some of its cells lie in a layer of axis a (for a piece
    cut at the layer edges that is every cell along axes 1 and 2); that is the
    bit propagate.c computes for any box.  advance_memory runs only on boxes
@@ -36,6 +36,7 @@
 
    Returns 77 (skipped) where there is no CUDA device. */
 #include <cuda_runtime_api.h>
+#include "boxes.h"
 #include "fields_setup.h"
 
 #define SKIPPED   77
@@ -245,34 +246,32 @@ static PetscErrorCode CompareArray(const char *what, const Fields *f, const Arra
 /* ------------------------------------------------------------------------ */
 /* set-up */
 
-/* The bit propagate.c gives a box for each axis with some of its cells in
-   that axis' layers. */
-static unsigned LayerAxes(const Fields *f, const Box *b)
-{
-  unsigned bits = 0;
-  for (PetscInt a = 0; a < f->dim; a++)
-    if (b->lo[a] < f->core[a][0] || b->hi[a] > f->core[a][1]) bits |= 1u << a;
-  return bits;
-}
-
+/* Box [lo, hi) with its layer bits, as BoxSplitAtLayers gives them. */
 static Box MakeBox(const Fields *f, const PetscInt lo[3], const PetscInt hi[3])
 {
-  Box b;
+  Box      b, whole;
+  PetscInt n = 0;
   for (PetscInt a = 0; a < 3; a++) {
-    b.lo[a] = lo[a];
-    b.hi[a] = hi[a];
+    whole.lo[a] = lo[a];
+    whole.hi[a] = hi[a];
   }
-  b.layer_axes = LayerAxes(f, &b);
+  whole.layer_axes = 0;
+  b                = whole;
+  BoxSplitAtLayers(f, &whole, PETSC_FALSE, &b, &n);
   return b;
 }
 
-/* Whole block; a sub-box off every face; the interior (r from every face,
-   as on a rank with neighbours all round) and the shell around it as slabs
-   taking the lower axes in full, as propagate.c's BuildBoxes makes them. */
+/* Whole block; a sub-box off every face; the interior and shell of a rank
+   with neighbours all round, as propagate.c makes them. */
 static void RegionsSetUp(const Fields *f, Regions *g)
 {
-  const PetscInt zero[3] = {0, 0, 0};
-  PetscInt       lo[3], hi[3];
+  const PetscInt  zero[3] = {0, 0, 0};
+  const PetscBool all[3][2] = {
+    {PETSC_TRUE, PETSC_TRUE},
+    {PETSC_TRUE, PETSC_TRUE},
+    {PETSC_TRUE, PETSC_TRUE}
+  };
+  PetscInt lo[3], hi[3];
 
   g->whole = MakeBox(f, zero, f->n);
   for (PetscInt a = 0; a < 3; a++) {
@@ -280,23 +279,9 @@ static void RegionsSetUp(const Fields *f, Regions *g)
     hi[a] = a < f->dim ? f->n[a] - 2 : 1;
   }
   g->sub = MakeBox(f, lo, hi);
-  for (PetscInt a = 0; a < 3; a++) {
-    lo[a] = a < f->dim ? f->radius : 0;
-    hi[a] = f->n[a] - (a < f->dim ? f->radius : 0);
-  }
-  g->interior = MakeBox(f, lo, hi);
-  g->nshell   = 0;
-  for (PetscInt a = 0; a < f->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) {
-      PetscInt slo[3], shi[3];
-      for (PetscInt c = 0; c < 3; c++) {
-        slo[c] = c < a ? 0 : lo[c];
-        shi[c] = c < a ? f->n[c] : hi[c];
-      }
-      slo[a]                  = s ? hi[a] : 0;
-      shi[a]                  = s ? f->n[a] : lo[a];
-      g->shell[g->nshell++] = MakeBox(f, slo, shi);
-    }
+  BoxesInteriorShell(f, all, &g->interior, g->shell, &g->nshell);
+  g->interior = MakeBox(f, g->interior.lo, g->interior.hi);
+  for (PetscInt k = 0; k < g->nshell; k++) g->shell[k] = MakeBox(f, g->shell[k].lo, g->shell[k].hi);
 }
 
 /* Profile value at padded index k of axis a: zero outside the layers and
@@ -391,32 +376,24 @@ static PetscErrorCode BlockDestroy(Block *b)
 
 typedef enum { BOX_STEP, BOX_MEMORY, BOX_ADJOINT } BoxOp;
 
-/* A box as the block's backend takes it: cut at the layer edges of axes 1
-   and 2 where it wants split boxes (propagate.c's SplitAtLayers), else
-   whole; advance_memory only where a piece has a layer bit. */
+/* A box as the block's backend takes it (BoxSplitAtLayers);
+   advance_memory only where a piece has a layer bit. */
 static PetscErrorCode ApplyBox(Block *b, const Box *box, BoxOp op)
 {
-  const Fields *f = &b->f;
-  PetscInt      cut[3][4] = {{0}}, ncut[3] = {1, 1, 1};
+  Box      piece[BOX_MAX_PIECES];
+  PetscInt npiece = 0;
 
   PetscFunctionBeginUser;
-  for (PetscInt a = 1; a < 3 && b->ops->split_boxes; a++)
-    for (PetscInt e = 0; e < 2; e++)
-      if (f->core[a][e] > box->lo[a] && f->core[a][e] < box->hi[a]) cut[a][ncut[a]++] = f->core[a][e] - box->lo[a];
-  for (PetscInt k = 0; k < ncut[2]; k++)
-    for (PetscInt j = 0; j < ncut[1]; j++) {
-      PetscInt lo[3] = {box->lo[0], box->lo[1] + cut[1][j], box->lo[2] + cut[2][k]};
-      PetscInt hi[3] = {box->hi[0], j + 1 < ncut[1] ? box->lo[1] + cut[1][j + 1] : box->hi[1], k + 1 < ncut[2] ? box->lo[2] + cut[2][k + 1] : box->hi[2]};
-      Box      p     = MakeBox(f, lo, hi);
-      if (p.hi[0] <= p.lo[0] || p.hi[1] <= p.lo[1] || p.hi[2] <= p.lo[2]) continue;
-      switch (op) {
-      case BOX_STEP: PetscCall(b->ops->step(&b->f, &p)); break;
-      case BOX_MEMORY:
-        if (p.layer_axes) PetscCall(b->ops->advance_memory(&b->f, &p));
-        break;
-      case BOX_ADJOINT: PetscCall(b->ops->adjoint_step(&b->f, &p)); break;
-      }
+  BoxSplitAtLayers(&b->f, box, b->ops->split_boxes, piece, &npiece);
+  for (PetscInt k = 0; k < npiece; k++) {
+    switch (op) {
+    case BOX_STEP: PetscCall(b->ops->step(&b->f, &piece[k])); break;
+    case BOX_MEMORY:
+      if (piece[k].layer_axes) PetscCall(b->ops->advance_memory(&b->f, &piece[k]));
+      break;
+    case BOX_ADJOINT: PetscCall(b->ops->adjoint_step(&b->f, &piece[k])); break;
     }
+  }
   PetscFunctionReturn(0);
 }
 
