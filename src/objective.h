@@ -1,8 +1,8 @@
 /* The misfit J = 1/2 sum over shots, receivers and recorded samples of
    (modelled - observed)^2 and its exact gradient with respect to the user's
    velocity model.  Every group models its shots; J is summed over the world
-   and the gradient reduced over the cross comm into group 0 (DESIGN.md,
-   "Parallel layout"). */
+   and the gradient reduced over the cross comm into group 0 (see
+   docs/architecture.md). */
 #pragma once
 #include "backend.h"
 #include "geometry.h"

@@ -40,7 +40,7 @@ static inline dim3 CudaGrid(const PetscInt e[3], PetscInt run)
 }
 
 /* kernel<<<grid, block, 0, stream>>>(args): every launch goes through here,
-   so that the kernels can also be driven by a host emulation of CUDA. */
+   one place to add checks or timing. */
 template <typename... Params, typename... Args>
 static inline void CudaLaunch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args... args)
 {
