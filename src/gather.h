@@ -2,7 +2,7 @@
    rank of the group, where they are whole gathers (receiver order). */
 #pragma once
 #include "layout.h"
-#include "propagate.h"
+#include "survey.h"
 
 /* all[]: nrec x nt on group rank 0, unused elsewhere. */
 PetscErrorCode ShotGather(const Layout *l, PetscInt nt, const ShotLocal *sl, PetscInt shot, PetscInt nrec, const float *traces, float *all);

@@ -8,6 +8,7 @@
 #include "grid.h"
 #include "kernels.h"
 #include "store.h"
+#include "survey.h"
 #include "wavelet.h"
 
 /* Recording axis and the solver's internal steps. */
@@ -21,16 +22,6 @@ typedef struct {
 } TimeAxis;
 
 PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscReal dt, PetscReal cfl, TimeAxis *t);
-
-/* One shot's sources and receivers that fall in this rank's owned box. */
-typedef struct {
-  PetscInt   nsrc;
-  ptrdiff_t  src_cell;
-  float      src_scale; /* 1 / cell volume */
-  PetscInt   nrec;      /* local receivers */
-  ptrdiff_t *rec_cell;
-  PetscInt  *rec_id;    /* index in the shot's receiver list */
-} ShotLocal;
 
 /* How a run exchanges halos, reports and guards itself. */
 typedef struct {
