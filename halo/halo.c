@@ -2,9 +2,21 @@
    which backends this build and this process can use. */
 #include "halo_impl.h"
 
-const char *const HaloTypes[] = {"host", "staged", "mpi-device", "nccl", "HaloType", "HALO_", NULL};
+const char *const HaloTypes[]     = {"host", "staged", "mpi-device", "nccl", "HaloType", "HALO_", NULL};
+const char *const HaloDataTypes[] = {"float", "double", "HaloDataType", "HALO_", NULL};
 
-#if defined(HALOFWI_HAVE_CUDA)
+size_t HaloDataTypeSize(HaloDataType elem)
+{
+  switch (elem) {
+  case HALO_FLOAT:
+    return sizeof(float);
+  case HALO_DOUBLE:
+    return sizeof(double);
+  }
+  return 0;
+}
+
+#if defined(HALO_HAVE_CUDA)
   #if defined(__has_include)
     #if __has_include(<mpi-ext.h>)
       #include <mpi-ext.h> /* Open MPI: MPIX_Query_cuda_support */
@@ -36,16 +48,16 @@ PetscErrorCode HaloTypeAvailable(HaloType type, PetscBool *available, char why[]
              (int)type, (int)HALO_NCCL);
   *available = PETSC_TRUE;
   /* what the build and the MPI library lack first, then what this process lacks */
-#if !defined(HALOFWI_HAVE_CUDA)
+#if !defined(HALO_HAVE_CUDA)
   if (type != HALO_HOST) {
     *available = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(reason, sizeof reason, "halofwi was built without CUDA"));
+    PetscCall(PetscSNPrintf(reason, sizeof reason, "built without CUDA"));
   }
 #else
-  #if !defined(HALOFWI_HAVE_NCCL)
+  #if !defined(HALO_HAVE_NCCL)
   if (type == HALO_NCCL) {
     *available = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(reason, sizeof reason, "halofwi was built without NCCL"));
+    PetscCall(PetscSNPrintf(reason, sizeof reason, "built without NCCL"));
   }
   #endif
   if (type == HALO_MPI_DEVICE) PetscCall(MPICudaAware(available, reason, sizeof reason));
@@ -73,7 +85,7 @@ PetscErrorCode HaloTypeAvailableOnComm(MPI_Comm comm, HaloType type, PetscBool *
     if (why && len) PetscCall(PetscSNPrintf(why, len, "rank %d: %s", first, reason));
     PetscFunctionReturn(0);
   }
-#if defined(HALOFWI_HAVE_NCCL)
+#if defined(HALO_HAVE_NCCL)
   if (type == HALO_NCCL) PetscCall(HaloDevicesDistinct(comm, available, reason, sizeof reason));
 #endif
   if (why && len) PetscCall(PetscSNPrintf(why, len, "%s", *available ? "" : reason));
@@ -109,6 +121,8 @@ PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type
   PetscFunctionBeginUser;
   PetscCall(HaloTypeAvailable(type, &available, why, sizeof why));
   PetscCheck(available, PETSC_COMM_SELF, PETSC_ERR_SUP, "Halo type %s is not available: %s", HaloTypes[type], why);
+  PetscCheck(HaloDataTypeSize(layout->elem), comm, PETSC_ERR_ARG_OUTOFRANGE, "Halo: element type %d, expected 0..%d (float, double)", (int)layout->elem,
+             (int)HALO_DOUBLE);
   PetscCheck(layout->tag >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Halo: tag %d, expected 0 or more", layout->tag);
   PetscCheck(layout->dim >= 1 && layout->dim <= HALO_MAXDIM, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "Halo dimension %" PetscInt_FMT " not in 1..%d", layout->dim, HALO_MAXDIM);
@@ -122,8 +136,10 @@ PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type
                layout->n[a], a, layout->width);
   }
   PetscCall(PetscNew(&h));
-  h->comm   = comm;
-  h->layout = *layout;
+  h->comm    = comm;
+  h->layout  = *layout;
+  h->esize   = HaloDataTypeSize(layout->elem);
+  h->mpitype = layout->elem == HALO_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
   for (PetscInt a = 0; a < HALO_MAXDIM; a++) {
     h->padded[a] = a < layout->dim ? layout->n[a] + 2 * layout->width : 1;
     h->stride[a] = a ? h->stride[a - 1] * h->padded[a - 1] : 1;
@@ -137,13 +153,13 @@ PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type
   case HALO_HOST:
     ierr = HaloCreate_Host(h);
     break;
-#if defined(HALOFWI_HAVE_CUDA)
+#if defined(HALO_HAVE_CUDA)
   case HALO_STAGED:
   case HALO_MPI_DEVICE:
     ierr = HaloCreate_MPIDevice(h, type == HALO_STAGED ? PETSC_TRUE : PETSC_FALSE);
     break;
 #endif
-#if defined(HALOFWI_HAVE_NCCL)
+#if defined(HALO_HAVE_NCCL)
   case HALO_NCCL:
     ierr = HaloCreate_NCCL(h);
     break;
@@ -215,12 +231,14 @@ PetscErrorCode HaloGetPadded(Halo halo, PetscInt padded[HALO_MAXDIM], ptrdiff_t 
       } \
   } while (0)
 
-void HaloPack(const Halo halo, const HaloSlab *slab, const float *field, float *buf)
+void HaloPack(const Halo halo, const HaloSlab *slab, const void *field, void *buf)
 {
-  HALO_SLAB_ROWS(halo, slab, memcpy(buf + k, field + off, sizeof(float) * (size_t)slab->count[0]));
+  const size_t e = halo->esize;
+  HALO_SLAB_ROWS(halo, slab, memcpy((char *)buf + k * e, (const char *)field + (size_t)off * e, e * (size_t)slab->count[0]));
 }
 
-void HaloUnpack(const Halo halo, const HaloSlab *slab, const float *buf, float *field)
+void HaloUnpack(const Halo halo, const HaloSlab *slab, const void *buf, void *field)
 {
-  HALO_SLAB_ROWS(halo, slab, memcpy(field + off, buf + k, sizeof(float) * (size_t)slab->count[0]));
+  const size_t e = halo->esize;
+  HALO_SLAB_ROWS(halo, slab, memcpy((char *)field + (size_t)off * e, (const char *)buf + k * e, e * (size_t)slab->count[0]));
 }

@@ -56,6 +56,7 @@ PetscErrorCode HaloDeviceCreate(Halo h, PetscBool pinned)
   PetscCall(PetscNew(&d));
   d->pinned = pinned;
   for (PetscInt a = 0; a < HALO_MAXDIM; a++) d->pack.stride[a] = d->unpack.stride[a] = h->stride[a];
+  d->pack.elemsize = d->unpack.elemsize = (unsigned)h->esize;
   HaloCallCUDA(cudaEventCreateWithFlags(&d->packed, cudaEventDisableTiming));
   HaloCallCUDA(cudaEventCreateWithFlags(&d->idle, cudaEventDisableTiming));
   h->data = d;
@@ -76,9 +77,9 @@ static PetscErrorCode FreeBuffers(HaloDevice *d)
 }
 
 /* Grown to the largest exchange seen, never shrunk: a halo's exchanges are alike. */
-static PetscErrorCode EnsureCapacity(HaloDevice *d, size_t need)
+static PetscErrorCode EnsureCapacity(HaloDevice *d, size_t need, size_t esize)
 {
-  const size_t bytes = need * sizeof(float);
+  const size_t bytes = need * esize;
 
   PetscFunctionBeginUser;
   if (need <= d->capacity) PetscFunctionReturn(0);
@@ -95,7 +96,7 @@ static PetscErrorCode EnsureCapacity(HaloDevice *d, size_t need)
   PetscFunctionReturn(0);
 }
 
-static void AddCopy(const Halo h, const HaloSlab *slab, float *field, size_t offset, HaloPackBatch *b)
+static void AddCopy(const Halo h, const HaloSlab *slab, void *field, size_t offset, HaloPackBatch *b)
 {
   HaloPackCopy *c = &b->copy[b->ncopies++];
 
@@ -110,7 +111,7 @@ static void AddCopy(const Halo h, const HaloSlab *slab, float *field, size_t off
 
 /* Faces in the order (axis, side), the fields of a face back to back in the
    caller's order, as in the host backend. */
-static void Layout(const Halo h, HaloDevice *d, PetscInt nfields, const HaloField fields[])
+static void DeviceBuffersLayout(const Halo h, HaloDevice *d, PetscInt nfields, const HaloField fields[])
 {
   memset(d->off, 0, sizeof d->off);
   memset(d->count, 0, sizeof d->count);
@@ -140,10 +141,10 @@ PetscErrorCode HaloDevicePack(Halo h, PetscInt nfields, const HaloField fields[]
      one: it still reads the receive buffers this exchange will fill */
   if (stream != d->last) HaloCallCUDA(cudaStreamWaitEvent(stream, d->idle, 0));
   d->last = stream;
-  Layout(h, d, nfields, fields);
-  PetscCall(EnsureCapacity(d, d->total));
+  DeviceBuffersLayout(h, d, nfields, fields);
+  PetscCall(EnsureCapacity(d, d->total, h->esize));
   HaloCallCUDA(HaloPackLaunch(&d->pack, HALO_PACK_GATHER, stream));
-  if (d->pinned && d->total) HaloCallCUDA(cudaMemcpyAsync(d->hsend, d->dsend, d->total * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  if (d->pinned && d->total) HaloCallCUDA(cudaMemcpyAsync(d->hsend, d->dsend, d->total * h->esize, cudaMemcpyDeviceToHost, stream));
   HaloCallCUDA(cudaEventRecord(d->packed, stream));
   PetscFunctionReturn(0);
 }
@@ -154,7 +155,7 @@ PetscErrorCode HaloDeviceUnpack(Halo h)
   const cudaStream_t stream = (cudaStream_t)h->stream;
 
   PetscFunctionBeginUser;
-  if (d->pinned && d->total) HaloCallCUDA(cudaMemcpyAsync(d->drecv, d->hrecv, d->total * sizeof(float), cudaMemcpyHostToDevice, stream));
+  if (d->pinned && d->total) HaloCallCUDA(cudaMemcpyAsync(d->drecv, d->hrecv, d->total * h->esize, cudaMemcpyHostToDevice, stream));
   HaloCallCUDA(HaloPackLaunch(&d->unpack, HALO_PACK_SCATTER, stream));
   HaloCallCUDA(cudaEventRecord(d->idle, stream));
   PetscFunctionReturn(0);

@@ -12,11 +12,11 @@
   } while (0)
 
 typedef struct {
-  float        *dsend, *drecv; /* device: the faces of one exchange back to back */
-  float        *hsend, *hrecv; /* pinned host copies of them (staged only) */
+  char         *dsend, *drecv; /* device: the faces of one exchange back to back */
+  char         *hsend, *hrecv; /* pinned host copies of them (staged only) */
   PetscBool     pinned;
-  size_t        capacity;                                       /* floats in each buffer */
-  size_t        off[HALO_MAXDIM][2], count[HALO_MAXDIM][2], total; /* this exchange's faces, in floats */
+  size_t        capacity;                                       /* elements in each buffer */
+  size_t        off[HALO_MAXDIM][2], count[HALO_MAXDIM][2], total; /* this exchange's faces, in elements */
   HaloPackBatch pack, unpack;
   cudaEvent_t   packed; /* after the packing (and, staged, the copy to the host) */
   cudaEvent_t   idle;   /* after the unpacking, the last use of the buffers */

@@ -2,8 +2,8 @@
 #include "halo_impl.h"
 
 typedef struct {
-  float      *sendbuf[HALO_MAXDIM][2], *recvbuf[HALO_MAXDIM][2];
-  size_t      capacity[HALO_MAXDIM][2]; /* floats per buffer */
+  char       *sendbuf[HALO_MAXDIM][2], *recvbuf[HALO_MAXDIM][2];
+  size_t      capacity[HALO_MAXDIM][2]; /* elements per buffer */
   MPI_Request req[4 * HALO_MAXDIM];
   PetscInt    nreq;
   /* what End must unpack */
@@ -11,14 +11,14 @@ typedef struct {
   HaloField   fields[HALO_MAXFIELDS];
 } HaloHost;
 
-static PetscErrorCode EnsureCapacity(HaloHost *hh, PetscInt a, PetscInt s, size_t need)
+static PetscErrorCode EnsureCapacity(HaloHost *hh, PetscInt a, PetscInt s, size_t need, size_t esize)
 {
   PetscFunctionBeginUser;
   if (need <= hh->capacity[a][s]) PetscFunctionReturn(0);
   PetscCall(PetscFree(hh->sendbuf[a][s]));
   PetscCall(PetscFree(hh->recvbuf[a][s]));
-  PetscCall(PetscMalloc1(need, &hh->sendbuf[a][s]));
-  PetscCall(PetscMalloc1(need, &hh->recvbuf[a][s]));
+  PetscCall(PetscMalloc1(need * esize, &hh->sendbuf[a][s]));
+  PetscCall(PetscMalloc1(need * esize, &hh->recvbuf[a][s]));
   hh->capacity[a][s] = need;
   PetscFunctionReturn(0);
 }
@@ -40,15 +40,15 @@ static PetscErrorCode HaloBegin_Host(Halo h, PetscInt nfields, const HaloField f
       for (PetscInt f = 0; f < nfields; f++)
         if (fields[f].faces & HALO_FACE(a, s)) count += cells;
       if (!count) continue;
-      PetscCall(EnsureCapacity(hh, a, s, count));
-      PetscCallMPI(MPI_Irecv(hh->recvbuf[a][s], (int)count, MPI_FLOAT, nbr, HaloFaceTag(h, a, 1 - s), h->comm, &hh->req[hh->nreq++]));
+      PetscCall(EnsureCapacity(hh, a, s, count, h->esize));
+      PetscCallMPI(MPI_Irecv(hh->recvbuf[a][s], (int)count, h->mpitype, nbr, HaloFaceTag(h, a, 1 - s), h->comm, &hh->req[hh->nreq++]));
       count = 0;
       for (PetscInt f = 0; f < nfields; f++)
         if (fields[f].faces & HALO_FACE(a, s)) {
-          HaloPack(h, &h->send[a][s], fields[f].data, hh->sendbuf[a][s] + count);
+          HaloPack(h, &h->send[a][s], fields[f].data, hh->sendbuf[a][s] + count * h->esize);
           count += cells;
         }
-      PetscCallMPI(MPI_Isend(hh->sendbuf[a][s], (int)count, MPI_FLOAT, nbr, HaloFaceTag(h, a, s), h->comm, &hh->req[hh->nreq++]));
+      PetscCallMPI(MPI_Isend(hh->sendbuf[a][s], (int)count, h->mpitype, nbr, HaloFaceTag(h, a, s), h->comm, &hh->req[hh->nreq++]));
     }
   PetscFunctionReturn(0);
 }
@@ -65,7 +65,7 @@ static PetscErrorCode HaloEnd_Host(Halo h)
       if (h->layout.neighbor[a][s] == MPI_PROC_NULL) continue;
       for (PetscInt f = 0; f < hh->nfields; f++)
         if (hh->fields[f].faces & HALO_FACE(a, s)) {
-          HaloUnpack(h, &h->recv[a][s], hh->recvbuf[a][s] + off, hh->fields[f].data);
+          HaloUnpack(h, &h->recv[a][s], hh->recvbuf[a][s] + off * h->esize, hh->fields[f].data);
           off += h->recv[a][s].cells;
         }
     }

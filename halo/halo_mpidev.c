@@ -16,7 +16,7 @@ static PetscErrorCode HaloBegin_MPIDevice(Halo h, PetscInt nfields, const HaloFi
 static PetscErrorCode HaloEnd_MPIDevice(Halo h)
 {
   HaloDevice *d    = (HaloDevice *)h->data;
-  float      *send = d->pinned ? d->hsend : d->dsend, *recv = d->pinned ? d->hrecv : d->drecv;
+  char       *send = d->pinned ? d->hsend : d->dsend, *recv = d->pinned ? d->hrecv : d->drecv;
   MPI_Request req[4 * HALO_MAXDIM];
   int         nreq = 0;
 
@@ -26,8 +26,8 @@ static PetscErrorCode HaloEnd_MPIDevice(Halo h)
     for (PetscInt s = 0; s < 2; s++) {
       const PetscMPIInt nbr = h->layout.neighbor[a][s];
       if (!d->count[a][s]) continue;
-      PetscCallMPI(MPI_Irecv(recv + d->off[a][s], (int)d->count[a][s], MPI_FLOAT, nbr, HaloFaceTag(h, a, 1 - s), h->comm, &req[nreq++]));
-      PetscCallMPI(MPI_Isend(send + d->off[a][s], (int)d->count[a][s], MPI_FLOAT, nbr, HaloFaceTag(h, a, s), h->comm, &req[nreq++]));
+      PetscCallMPI(MPI_Irecv(recv + d->off[a][s] * h->esize, (int)d->count[a][s], h->mpitype, nbr, HaloFaceTag(h, a, 1 - s), h->comm, &req[nreq++]));
+      PetscCallMPI(MPI_Isend(send + d->off[a][s] * h->esize, (int)d->count[a][s], h->mpitype, nbr, HaloFaceTag(h, a, s), h->comm, &req[nreq++]));
     }
   PetscCallMPI(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
   PetscCall(HaloDeviceUnpack(h));

@@ -18,6 +18,8 @@ typedef struct {
 
 static PetscMPIInt keyval = MPI_KEYVAL_INVALID;
 
+static ncclDataType_t NcclType(HaloDataType elem) { return elem == HALO_DOUBLE ? ncclFloat64 : ncclFloat32; }
+
 static PetscErrorCode FreeKeyval(void)
 {
   PetscFunctionBeginUser;
@@ -49,7 +51,7 @@ static PetscErrorCode NcclAcquire(MPI_Comm comm, HaloNccl **nccl)
     PetscCallMPI(MPI_Comm_size(comm, &size));
     /* NCCL cannot put two ranks on one GPU: it would hang or fail obscurely */
     PetscCall(HaloDevicesDistinct(comm, &distinct, why, sizeof why));
-    PetscCheck(distinct, comm, PETSC_ERR_SUP, "Halo type nccl needs one GPU per rank, but %s: use -halo_type staged or mpi-device, or give every rank its own GPU", why);
+    PetscCheck(distinct, comm, PETSC_ERR_SUP, "Halo type nccl needs one GPU per rank, but %s: use the staged or mpi-device halo type, or give every rank its own GPU", why);
     /* every rank learns whether rank 0 could make the id, so none waits forever */
     if (!rank) root.result = ncclGetUniqueId(&root.id);
     PetscCallMPI(MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, comm));
@@ -75,9 +77,11 @@ static PetscErrorCode NcclRelease(MPI_Comm comm, HaloNccl *nc)
 
 static PetscErrorCode HaloBegin_NCCL(Halo h, PetscInt nfields, const HaloField fields[])
 {
-  HaloDevice        *d      = (HaloDevice *)h->data;
-  const HaloNccl    *nc     = (const HaloNccl *)d->backend;
-  const cudaStream_t stream = (cudaStream_t)h->stream;
+  HaloDevice          *d      = (HaloDevice *)h->data;
+  const HaloNccl      *nc     = (const HaloNccl *)d->backend;
+  const cudaStream_t   stream = (cudaStream_t)h->stream;
+  const ncclDataType_t type   = NcclType(h->layout.elem);
+  const size_t         e      = h->esize;
 
   PetscFunctionBeginUser;
   PetscCall(HaloDevicePack(h, nfields, fields));
@@ -89,10 +93,10 @@ static PetscErrorCode HaloBegin_NCCL(Halo h, PetscInt nfields, const HaloField f
   HaloCallNCCL(ncclGroupStart());
   for (PetscInt a = 0; a < h->layout.dim; a++)
     for (PetscInt s = 0; s < 2; s++)
-      if (d->count[a][s]) HaloCallNCCL(ncclSend(d->dsend + d->off[a][s], d->count[a][s], ncclFloat, h->layout.neighbor[a][s], nc->comm, stream));
+      if (d->count[a][s]) HaloCallNCCL(ncclSend(d->dsend + d->off[a][s] * e, d->count[a][s], type, h->layout.neighbor[a][s], nc->comm, stream));
   for (PetscInt a = 0; a < h->layout.dim; a++)
     for (PetscInt t = 1; t >= 0; t--)
-      if (d->count[a][t]) HaloCallNCCL(ncclRecv(d->drecv + d->off[a][t], d->count[a][t], ncclFloat, h->layout.neighbor[a][t], nc->comm, stream));
+      if (d->count[a][t]) HaloCallNCCL(ncclRecv(d->drecv + d->off[a][t] * e, d->count[a][t], type, h->layout.neighbor[a][t], nc->comm, stream));
   HaloCallNCCL(ncclGroupEnd());
   PetscFunctionReturn(0);
 }

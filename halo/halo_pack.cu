@@ -1,7 +1,10 @@
 // The batched pack/unpack kernel of the device halo exchanges.  Each copy
 // gets its own run of blocks (firstblock), so a launch costs no idle blocks
-// for the small faces; the index math is that of HaloPack in halo.c.
+// for the small faces; the index math is that of HaloPack in halo.c.  It
+// moves elements as opaque words of the element's size (bits unchanged),
+// one instance per size rather than per type.
 #include "halo_pack.h"
+#include <cstdint>
 
 namespace {
 
@@ -12,6 +15,7 @@ static_assert(sizeof(HaloPackBatch) <= 4096, "the batch must fit in the kernel p
 
 // __grid_constant__: the batch is read in place from parameter space, not
 // copied per thread, although the copy is chosen by a run-time index.
+template <typename Word>
 __global__ void __launch_bounds__(kThreads) PackKernel(const __grid_constant__ HaloPackBatch b, HaloPackDirection dir)
 {
   int c = 0;
@@ -20,12 +24,13 @@ __global__ void __launch_bounds__(kThreads) PackKernel(const __grid_constant__ H
   const unsigned      n0    = p.count[0], n1 = p.count[1];
   const unsigned      cells = n0 * n1 * p.count[2];
   const unsigned      nblk  = (c + 1 < b.ncopies ? b.copy[c + 1].firstblock : gridDim.x) - p.firstblock;
-  float *const        buf   = b.buf + p.offset;
+  Word *const         field = static_cast<Word *>(p.field);
+  Word *const         buf   = static_cast<Word *>(b.buf) + p.offset;
   for (unsigned k = (blockIdx.x - p.firstblock) * kThreads + threadIdx.x; k < cells; k += nblk * kThreads) {
     const unsigned  i0 = k % n0, r = k / n0, i1 = r % n1, i2 = r / n1;
     const long long at = p.start + i0 + i1 * b.stride[1] + i2 * b.stride[2];
-    if (dir == HALO_PACK_GATHER) buf[k] = p.field[at];
-    else p.field[at] = buf[k];
+    if (dir == HALO_PACK_GATHER) buf[k] = field[at];
+    else field[at] = buf[k];
   }
 }
 
@@ -42,6 +47,15 @@ extern "C" cudaError_t HaloPackLaunch(HaloPackBatch *batch, HaloPackDirection di
     blocks += (unsigned)(need < kMaxBlocks ? (need ? need : 1) : kMaxBlocks);
   }
   if (!blocks) return cudaSuccess;
-  PackKernel<<<blocks, kThreads, 0, stream>>>(*batch, dir);
+  switch (batch->elemsize) {
+  case sizeof(std::uint32_t):
+    PackKernel<std::uint32_t><<<blocks, kThreads, 0, stream>>>(*batch, dir);
+    break;
+  case sizeof(std::uint64_t):
+    PackKernel<std::uint64_t><<<blocks, kThreads, 0, stream>>>(*batch, dir);
+    break;
+  default:
+    return cudaErrorInvalidValue;
+  }
   return cudaGetLastError();
 }

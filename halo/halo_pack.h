@@ -13,9 +13,9 @@ extern "C" {
 #define HALO_PACK_MAXCOPIES 48
 
 /* One slab: count[0] x count[1] x count[2] cells from field + start, axis 0
-   fastest, to/from buf + offset in the same order. */
+   fastest, to/from buf + offset in the same order (in elements). */
 typedef struct {
-  float             *field;
+  void              *field;
   long long          start;      /* padded index of the slab's first cell */
   unsigned long long offset;     /* in the buffer */
   unsigned           count[3];
@@ -24,8 +24,9 @@ typedef struct {
 
 /* Passed by value as the kernel's parameter (well under the 4 KiB limit). */
 typedef struct {
-  float       *buf;
+  void        *buf;
   long long    stride[3]; /* of the padded fields */
+  unsigned     elemsize;  /* bytes per element: 4 or 8 */
   int          ncopies;
   HaloPackCopy copy[HALO_PACK_MAXCOPIES];
 } HaloPackBatch;
@@ -33,7 +34,7 @@ typedef struct {
 typedef enum { HALO_PACK_GATHER, HALO_PACK_SCATTER } HaloPackDirection;
 
 /* Queues one kernel on stream (nothing when there are no copies); returns
-   the launch error. */
+   the launch error, cudaErrorInvalidValue for an element size it cannot copy. */
 cudaError_t HaloPackLaunch(HaloPackBatch *batch, HaloPackDirection dir, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -6,6 +6,11 @@
    edges or corners).  The exchange is split into Begin/End so that work that
    does not touch ghost cells can run while messages fly.
 
+   Element type: every field of a halo holds elements of the layout's `elem`
+   (HaloDataType), float unless set: a layout zeroed before it is filled in
+   exchanges floats.  Ghosts receive the neighbour's bytes unchanged (no
+   conversion); a code with fields of both precisions creates a halo for each.
+
    Backends: `host` (non-blocking MPI on host memory); with CUDA `staged`
    (device -> pinned host -> MPI -> device), `mpi-device` (CUDA-aware MPI on
    device buffers) and `nccl` (NCCL send/recv).  For the device backends
@@ -24,19 +29,27 @@
 #define HALO_AXIS(a)    (HALO_FACE(a, 0) | HALO_FACE(a, 1))
 #define HALO_ALL_FACES  0x3Fu
 
+/* Element type of the fields; 0 is float. */
+typedef enum { HALO_FLOAT, HALO_DOUBLE } HaloDataType;
+/* Names for PetscOptionsEnum: "float", "double". */
+extern const char *const HaloDataTypes[];
+/* Bytes per element; 0 for a value that is no HaloDataType. */
+size_t HaloDataTypeSize(HaloDataType elem);
+
 typedef struct {
-  PetscInt    dim;                         /* 1..3 active axes */
-  PetscInt    n[HALO_MAXDIM];              /* owned cells per axis (1 beyond dim) */
-  PetscInt    width;                       /* ghost cells per side */
-  PetscMPIInt neighbor[HALO_MAXDIM][2];    /* face neighbours, MPI_PROC_NULL at edges */
-  int         tag;                         /* halos in flight at once on one comm need distinct tags */
+  PetscInt     dim;                         /* 1..3 active axes */
+  PetscInt     n[HALO_MAXDIM];              /* owned cells per axis (1 beyond dim) */
+  PetscInt     width;                       /* ghost cells per side */
+  PetscMPIInt  neighbor[HALO_MAXDIM][2];    /* face neighbours, MPI_PROC_NULL at edges */
+  int          tag;                         /* halos in flight at once on one comm need distinct tags */
+  HaloDataType elem;                        /* element type of the fields, HALO_FLOAT (0) unless set */
 } HaloLayout;
 
-/* One field to exchange: its base pointer (first padded cell) and the faces it
-   sends and receives.  Both ranks of a face must agree on whether a field is
-   exchanged across it. */
+/* One field to exchange: its base pointer (first padded cell; elements of the
+   layout's type) and the faces it sends and receives.  Both ranks of a face
+   must agree on whether a field is exchanged across it. */
 typedef struct {
-  float   *data;
+  void    *data;
   unsigned faces;
 } HaloField;
 

@@ -4,9 +4,10 @@
    global index where a neighbour exists and still be NaN at the global
    edges, and owned cells must be unchanged.  Uneven splits (13 cells over 3
    ranks), widths 1, 2, 4, several fields in one call, one of them exchanged
-   along one axis only.  Run on 1, 2, 4 ranks; every rank count up to the
-   world size is tried on a sub-communicator, so 4 ranks also cover 3.  Also
-   the backend names and which backends say they are available. */
+   along one axis only, float and double fields (the doubles hold values no
+   float can).  Run on 1, 2, 4 ranks; every rank count up to the world size
+   is tried on a sub-communicator, so 4 ranks also cover 3.  Also the backend
+   and element type names, and which backends say they are available. */
 #include "unit_halo_grid.h"
 #include "unit_check.h"
 
@@ -67,6 +68,9 @@ static PetscErrorCode TestErrors(HaloLayout *L)
   EXPECT_ERROR(HaloCreate(PETSC_COMM_SELF, L, HALO_HOST, &halo), "Halo dimension 4 not in 1..3");
   L->dim = 2;
   EXPECT_ERROR(HaloCreate(PETSC_COMM_SELF, L, (HaloType)7, &halo), "Halo type 7, expected 0..3");
+  L->elem = (HaloDataType)2;
+  EXPECT_ERROR(HaloCreate(PETSC_COMM_SELF, L, HALO_HOST, &halo), "element type 2, expected 0..1 (float, double)");
+  L->elem = HALO_FLOAT;
   /* Begin and End in pairs; no new stream in between */
   PetscCall(HaloCreate(PETSC_COMM_SELF, L, HALO_HOST, &halo));
   PetscCall(HaloSetStream(halo, NULL));
@@ -79,24 +83,38 @@ static PetscErrorCode TestErrors(HaloLayout *L)
   PetscFunctionReturn(0);
 }
 
+/* A PetscOptionsEnum list: the names, the enum's name, the prefix, NULL. */
+static PetscErrorCode CheckEnumNames(const char *list, const char *const got[], const char *const want[], size_t n)
+{
+  PetscFunctionBeginUser;
+  for (size_t t = 0; t < n; t++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(got[t], want[t], &same));
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s[%d] is '%s', expected '%s'", list, (int)t, got[t], want[t]);
+  }
+  PetscCheck(!got[n], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s must end with NULL after the prefix", list);
+  PetscFunctionReturn(0);
+}
+
 /* The names work with PetscOptionsGetEnum; host is always available, on every
    rank; a backend that is not says why, and HaloCreate refuses it with that
-   reason.  (Which device backends run is unit_halo_device's business.) */
+   reason.  (Which device backends run is unit_halo_device's business.)  The
+   element types: float is 0, their sizes and names. */
 static PetscErrorCode TestTypes(const HaloLayout *L)
 {
-  const char *const names[] = {"host", "staged", "mpi-device", "nccl", "HaloType", "HALO_"};
+  const char *const names[]     = {"host", "staged", "mpi-device", "nccl", "HaloType", "HALO_"};
+  const char *const elemnames[] = {"float", "double", "HaloDataType", "HALO_"};
   PetscEnum         e;
   PetscBool         set, available;
   char              why[256];
   Halo              halo = NULL;
 
   PetscFunctionBeginUser;
-  for (size_t t = 0; t < sizeof names / sizeof names[0]; t++) {
-    PetscBool same;
-    PetscCall(PetscStrcmp(HaloTypes[t], names[t], &same));
-    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "HaloTypes[%d] is '%s', expected '%s'", (int)t, HaloTypes[t], names[t]);
-  }
-  PetscCheck(!HaloTypes[6], PETSC_COMM_SELF, PETSC_ERR_PLIB, "HaloTypes must end with NULL after the prefix");
+  PetscCheck(HALO_FLOAT == 0 && HaloDataTypeSize(HALO_FLOAT) == sizeof(float) && HaloDataTypeSize(HALO_DOUBLE) == sizeof(double) && !HaloDataTypeSize((HaloDataType)2),
+             PETSC_COMM_SELF, PETSC_ERR_PLIB, "HaloDataTypeSize: float %zu, double %zu, 2 %zu; expected 4, 8, 0", HaloDataTypeSize(HALO_FLOAT), HaloDataTypeSize(HALO_DOUBLE),
+             HaloDataTypeSize((HaloDataType)2));
+  PetscCall(CheckEnumNames("HaloDataTypes", HaloDataTypes, elemnames, sizeof elemnames / sizeof elemnames[0]));
+  PetscCall(CheckEnumNames("HaloTypes", HaloTypes, names, sizeof names / sizeof names[0]));
   PetscCall(PetscOptionsSetValue(NULL, "-unit_halo_type", "mpi-device"));
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-unit_halo_type", HaloTypes, &e, &set));
   PetscCheck(set && e == (PetscEnum)HALO_MPI_DEVICE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-unit_halo_type mpi-device read as %d, expected %d", (int)e, (int)HALO_MPI_DEVICE);

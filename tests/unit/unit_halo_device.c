@@ -1,5 +1,5 @@
-/* Device halo exchanges: the grids and checks of unit_halo (unit_halo_grid.h)
-   with the fields in device memory, for every device backend available on
+/* Device halo exchanges: the grids and checks of unit_halo (unit_halo_grid.h,
+   float and double fields) with the fields in device memory, for every device backend available on
    every rank, queued on a non-blocking stream (HaloSetStream) while other
    work runs on a second stream, several exchanges back to back with nothing
    waited for in between.  nccl runs only where every rank has a GPU of its
@@ -21,23 +21,23 @@ typedef struct {
   HaloType     type;
   cudaStream_t stream; /* the halo's */
   cudaStream_t other;  /* stands for the interior update's */
-  float       *scratch;
-  size_t       nscratch;
+  void        *scratch;
+  size_t       nscratch; /* bytes */
 } Device;
 
 /* Copies in stream order, as the caller's kernels would be ordered. */
-static PetscErrorCode Upload(const Device *dev, const Block *b, float *const d[], PetscInt k)
+static PetscErrorCode Upload(const Device *dev, const Block *b, void *const d[], PetscInt k)
 {
   PetscFunctionBeginUser;
   BlockFill(b, k);
-  CHECK_CUDA(cudaMemcpyAsync(d[k], b->field[k], b->ncells * sizeof(float), cudaMemcpyHostToDevice, dev->stream));
+  CHECK_CUDA(cudaMemcpyAsync(d[k], b->field[k], b->ncells * b->esize, cudaMemcpyHostToDevice, dev->stream));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Download(const Device *dev, const Block *b, float *const d[], PetscInt k)
+static PetscErrorCode Download(const Device *dev, const Block *b, void *const d[], PetscInt k)
 {
   PetscFunctionBeginUser;
-  CHECK_CUDA(cudaMemcpyAsync(b->field[k], d[k], b->ncells * sizeof(float), cudaMemcpyDeviceToHost, dev->stream));
+  CHECK_CUDA(cudaMemcpyAsync(b->field[k], d[k], b->ncells * b->esize, cudaMemcpyDeviceToHost, dev->stream));
   CHECK_CUDA(cudaStreamSynchronize(dev->stream));
   PetscFunctionReturn(0);
 }
@@ -46,14 +46,14 @@ static PetscErrorCode TestGrid(Block *b, void *ctx)
 {
   const Device *dev = (const Device *)ctx;
   Halo          halo;
-  float        *d[NFIELDS];
+  void         *d[NFIELDS];
   PetscInt      bad = 0;
 
   PetscFunctionBeginUser;
   PetscCall(HaloCreate(b->cart, &b->layout, dev->type, &halo));
   PetscCall(HaloSetStream(halo, dev->stream));
   PetscCall(BlockCheckPadded(b, halo));
-  for (PetscInt k = 0; k < NFIELDS; k++) CHECK_CUDA(cudaMalloc((void **)&d[k], b->ncells * sizeof(float)));
+  for (PetscInt k = 0; k < NFIELDS; k++) CHECK_CUDA(cudaMalloc(&d[k], b->ncells * b->esize));
   /* one field, every face */
   {
     const HaloField hf[1] = {{d[0], HALO_ALL_FACES}};
@@ -83,7 +83,7 @@ static PetscErrorCode TestGrid(Block *b, void *ctx)
       PetscCall(HaloExchangeBegin(halo, 2, first));
       PetscCall(HaloExchangeEnd(halo));
       PetscCall(HaloExchangeBegin(halo, NFIELDS, hf));
-      CHECK_CUDA(cudaMemsetAsync(dev->scratch, 0, dev->nscratch * sizeof(float), dev->other));
+      CHECK_CUDA(cudaMemsetAsync(dev->scratch, 0, dev->nscratch, dev->other));
       PetscCall(HaloExchangeEnd(halo));
       PetscCall(HaloExchangeBegin(halo, 2, last));
       PetscCall(HaloExchangeEnd(halo));
@@ -98,7 +98,7 @@ static PetscErrorCode TestGrid(Block *b, void *ctx)
 }
 
 /* Ranks that share a GPU (every rank can use nccl, yet not all together):
-   HaloCreate must say so and point to the other backends. */
+   HaloCreate must say so and point to the other halo types. */
 static PetscErrorCode TestSharedGPU(void)
 {
   HaloLayout L;
@@ -111,7 +111,7 @@ static PetscErrorCode TestSharedGPU(void)
   L.n[1] = L.n[2] = 1;
   L.width         = 1;
   for (PetscInt a = 0; a < 3; a++) L.neighbor[a][0] = L.neighbor[a][1] = MPI_PROC_NULL;
-  EXPECT_ERROR(HaloCreate(PETSC_COMM_WORLD, &L, HALO_NCCL, &halo), "use -halo_type staged or mpi-device");
+  EXPECT_ERROR(HaloCreate(PETSC_COMM_WORLD, &L, HALO_NCCL, &halo), "use the staged or mpi-device halo type");
   PetscFunctionReturn(0);
 }
 
@@ -153,10 +153,10 @@ int main(int argc, char **argv)
   PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "unit_halo_device: rank %d on GPU %d of %d\n", rank, device, ndevices));
   PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
   PetscCall(PetscMemzero(&dev, sizeof dev));
-  dev.nscratch = (size_t)1 << 24;
+  dev.nscratch = (size_t)1 << 26;
   CHECK_CUDA(cudaStreamCreateWithFlags(&dev.stream, cudaStreamNonBlocking));
   CHECK_CUDA(cudaStreamCreateWithFlags(&dev.other, cudaStreamNonBlocking));
-  CHECK_CUDA(cudaMalloc((void **)&dev.scratch, dev.nscratch * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&dev.scratch, dev.nscratch));
 
   for (HaloType t = HALO_STAGED; t <= HALO_NCCL; t++) {
     PetscBool everywhere, here, all_here;

@@ -2,8 +2,21 @@
 #include "unit_halo_grid.h"
 #include <math.h>
 
-/* Distinct for every (field, cell) and exact in float for global extents below 100. */
-static float Value(PetscInt field, const PetscInt g[3]) { return (float)(1000000 * (field + 1) + g[0] + 100 * g[1] + 10000 * g[2]); }
+/* Distinct for every (field, cell), a whole number exact in float for global
+   extents below 100; doubles add a third, which no float holds. */
+static double Value(const Block *b, PetscInt field, const PetscInt g[3])
+{
+  const double v = 1000000 * (field + 1) + g[0] + 100 * g[1] + 10000 * g[2];
+  return b->layout.elem == HALO_DOUBLE ? v + 1.0 / 3 : v;
+}
+
+static double Get(const Block *b, PetscInt k, size_t c) { return b->layout.elem == HALO_DOUBLE ? ((const double *)b->field[k])[c] : ((const float *)b->field[k])[c]; }
+
+static void Set(const Block *b, PetscInt k, size_t c, double v)
+{
+  if (b->layout.elem == HALO_DOUBLE) ((double *)b->field[k])[c] = v;
+  else ((float *)b->field[k])[c] = (float)v;
+}
 
 /* Padded and global index of cell c (wrapped where periodic); how many axes
    it lies outside the owned box along, and (for one) which axis and side. */
@@ -30,7 +43,7 @@ void BlockFill(const Block *b, PetscInt k)
 {
   for (size_t c = 0; c < b->ncells; c++) {
     PetscInt p[3], g[3], axis, side;
-    b->field[k][c] = Locate(b, c, p, g, &axis, &side) ? NAN : Value(k, g);
+    Set(b, k, c, Locate(b, c, p, g, &axis, &side) ? NAN : Value(b, k, g));
   }
 }
 
@@ -43,14 +56,14 @@ PetscInt BlockCheck(const Block *b, PetscInt k, unsigned faces, const char *what
   for (size_t c = 0; c < b->ncells; c++) {
     PetscInt       p[3], g[3], axis = -1, side = -1;
     const PetscInt nout = Locate(b, c, p, g, &axis, &side);
-    float          want, got = b->field[k][c];
+    double         want, got = Get(b, k, c);
     if (nout > 1) continue; /* edges and corners: not exchanged, not checked */
-    if (nout == 0 || (b->layout.neighbor[axis][side] != MPI_PROC_NULL && (faces & HALO_FACE(axis, side)))) want = Value(k, g);
+    if (nout == 0 || (b->layout.neighbor[axis][side] != MPI_PROC_NULL && (faces & HALO_FACE(axis, side)))) want = Value(b, k, g);
     else want = NAN;
     if (isnan(want) ? !isnan(got) : got != want) {
       if (bad++ < 5)
-        PetscFPrintf(PETSC_COMM_SELF, stderr, "[%d] %s %s: field %d at padded (%d, %d, %d), global (%d, %d, %d): %.9g, expected %.9g\n", rank, b->name, what, (int)k,
-                     (int)p[0], (int)p[1], (int)p[2], (int)g[0], (int)g[1], (int)g[2], (double)got, (double)want);
+        PetscFPrintf(PETSC_COMM_SELF, stderr, "[%d] %s %s: field %d at padded (%d, %d, %d), global (%d, %d, %d): %.17g, expected %.17g\n", rank, b->name, what, (int)k,
+                     (int)p[0], (int)p[1], (int)p[2], (int)g[0], (int)g[1], (int)g[2], got, want);
     }
   }
   return bad;
@@ -80,7 +93,7 @@ PetscErrorCode BlockCheckPadded(const Block *b, Halo halo)
   PetscFunctionReturn(0);
 }
 
-void BlockFieldSet(const Block *b, PetscInt e, float *const data[NFIELDS], HaloField hf[NFIELDS])
+void BlockFieldSet(const Block *b, PetscInt e, void *const data[NFIELDS], HaloField hf[NFIELDS])
 {
   const PetscBool paired         = !b->periodic || b->dims[e] % 2 == 0;
   const unsigned  faces[NFIELDS] = {HALO_ALL_FACES, HALO_AXIS(e), HALO_ALL_FACES, paired ? HALO_FACE(e, b->coords[e] % 2 ? 0 : 1) : 0};
@@ -99,7 +112,7 @@ static void Split(PetscInt N, PetscInt P, PetscInt c, PetscInt *start, PetscInt 
 }
 
 /* dims: ranks per axis (product = size of comm). */
-static PetscErrorCode BlockCreate(MPI_Comm comm, PetscInt dim, const PetscInt N[3], PetscInt width, const int dims[3], PetscBool periodic, Block *b)
+static PetscErrorCode BlockCreate(MPI_Comm comm, PetscInt dim, const PetscInt N[3], PetscInt width, const int dims[3], PetscBool periodic, HaloDataType elem, Block *b)
 {
   const int   periods[3] = {periodic, periodic, periodic};
   PetscMPIInt rank;
@@ -115,7 +128,9 @@ static PetscErrorCode BlockCreate(MPI_Comm comm, PetscInt dim, const PetscInt N[
   b->width        = width;
   b->layout.dim   = dim;
   b->layout.width = width;
+  b->esize        = HaloDataTypeSize(elem);
   b->ncells       = 1;
+  if (elem != HALO_FLOAT) b->layout.elem = elem; /* float: left zero, as callers that predate elem leave it */
   for (PetscInt a = 0; a < 3; a++) {
     b->N[a]                   = N[a];
     b->layout.neighbor[a][0] = b->layout.neighbor[a][1] = MPI_PROC_NULL;
@@ -130,9 +145,9 @@ static PetscErrorCode BlockCreate(MPI_Comm comm, PetscInt dim, const PetscInt N[
     b->stride[a] = a ? b->stride[a - 1] * b->padded[a - 1] : 1;
     b->ncells *= (size_t)b->padded[a];
   }
-  for (PetscInt k = 0; k < NFIELDS; k++) PetscCall(PetscMalloc1(b->ncells, &b->field[k]));
-  PetscCall(PetscSNPrintf(b->name, sizeof b->name, "%dD N=(%d,%d,%d) ranks=(%d,%d,%d)%s width %d", (int)dim, (int)N[0], (int)N[1], (int)N[2], dims[0], dims[1],
-                          dims[2], periodic ? " periodic" : "", (int)width));
+  for (PetscInt k = 0; k < NFIELDS; k++) PetscCall(PetscMalloc(b->ncells * b->esize, &b->field[k]));
+  PetscCall(PetscSNPrintf(b->name, sizeof b->name, "%s %dD N=(%d,%d,%d) ranks=(%d,%d,%d)%s width %d", HaloDataTypes[elem], (int)dim, (int)N[0], (int)N[1], (int)N[2],
+                          dims[0], dims[1], dims[2], periodic ? " periodic" : "", (int)width));
   PetscFunctionReturn(0);
 }
 
@@ -163,9 +178,11 @@ static PetscErrorCode TestDim(MPI_Comm comm, PetscInt dim, const PetscInt N[3], 
         for (PetscInt a = 0; a < dim; a++)
           if ((dims[a] > 1 || periodic) && N[a] / dims[a] < widths[j]) fits = PETSC_FALSE;
         if (!fits) continue;
-        PetscCall(BlockCreate(comm, dim, N, widths[j], dims, periodic ? PETSC_TRUE : PETSC_FALSE, &b));
-        PetscCall(test(&b, ctx));
-        PetscCall(BlockDestroy(&b));
+        for (HaloDataType elem = HALO_FLOAT; elem <= HALO_DOUBLE; elem++) {
+          PetscCall(BlockCreate(comm, dim, N, widths[j], dims, periodic ? PETSC_TRUE : PETSC_FALSE, elem, &b));
+          PetscCall(test(&b, ctx));
+          PetscCall(BlockDestroy(&b));
+        }
       }
   }
   PetscFunctionReturn(0);
