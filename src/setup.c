@@ -30,6 +30,20 @@ static PetscErrorCode WarnOnFreeSurface(MPI_Comm comm, const Options *o, const M
   PetscFunctionReturn(0);
 }
 
+/* A shot's traces (receivers x -nt samples) are sized and sent in PetscInt. */
+static PetscErrorCode CheckGatherSize(MPI_Comm comm, const Options *o, const Geometry *geo)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt s = 0; s < geo->nshots; s++) {
+    const PetscInt64 nrec = geo->rec_start[s + 1] - geo->rec_start[s];
+    PetscCheck(nrec * o->nt < PETSC_MAX_INT, comm, PETSC_ERR_INT_OVERFLOW,
+               "shot %" PetscInt_FMT " (%s): %" PetscInt64_FMT " receivers x -nt %" PetscInt_FMT " samples = %" PetscInt64_FMT
+               " trace samples, more than the %" PetscInt_FMT " this PETSc counts (%d-bit indices): fewer receivers per shot or a smaller -nt",
+               s, geo->source, nrec, o->nt, nrec * o->nt, PETSC_MAX_INT, (int)(8 * sizeof(PetscInt)));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo)
 {
   PetscFunctionBeginUser;
@@ -41,6 +55,7 @@ PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, G
     PetscCall(GeometryRegular(m->dim, m->n, m->d, o->nshots, nr, zs, zr, geo));
   }
   PetscCall(GeometryValidate(geo, m->dim, m->n, m->d));
+  PetscCall(CheckGatherSize(comm, o, geo));
   PetscCall(WarnOnFreeSurface(comm, o, m, geo));
   PetscFunctionReturn(0);
 }

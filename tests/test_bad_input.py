@@ -17,8 +17,8 @@ be created; existing output without -overwrite; a blow-up; a -wavelet
 sampled at another interval.  Options: a typo (-nshot, with -nshots
 suggested; nothing created), -tao_max_iter in -mode invert (-tao_max_it
 suggested), a TAO option in -mode forward; -nt 3000000000 (beyond PetscInt);
--nshots 100000 -nrec 100000 (10^10 receivers); a grid of 10^13 cells; a
-negative -t0.  -mode gradient/invert: a missing or mis-sized observed gather
+-nshots 100000 -nrec 100000 (10^10 receivers); one shot of 100000
+receivers x 30000 samples; a grid of 10^13 cells; a negative -t0.  -mode gradient/invert: a missing or mis-sized observed gather
 (named by its shot), -vp_min above -vp_max, a starting model outside the
 bounds, -wavefield_memory too small, no -observed_dir; no gradient.rsf,
 vp*.rsf or misfit.csv left behind.
@@ -240,6 +240,8 @@ def main():
              [has("-nt 3000000000"), has("from 1 to 2147483647")])
         case("-nshots 100000 -nrec 100000", 1, SMALL + ["-nshots", 100000, "-nrec", 100000], scr.sub("o_survey_big"),
              [num(100000), num(10000000000), has("-nrec")])
+        case("a gather of 100000 receivers x 30000 samples", 1, SMALL + ["-nrec", 100000, "-nt", 30000], scr.sub("o_gather_big"),
+             [num(100000), num(30000), num(3000000000)])
         case("grid of 10^13 cells", 1, ["-mode", "forward", "-vp", 2000, "-nx", 100000, "-nz", 100000, "-ny", 1000, "-nt", 20],
              scr.sub("o_grid_big"), [num(100040), num(1040), has("32-bit"), has("absorbing layers included")])
 
