@@ -148,7 +148,7 @@ static const char *Closest(const NameList *known, const char *name)
 {
   const char    *best  = NULL;
   PetscInt       dbest = PETSC_MAX_INT;
-  const PetscInt limit = PetscMax(2, (PetscInt)strlen(name) / 3);
+  const PetscInt limit = PetscMax(1, (PetscInt)strlen(name) / 3); /* a third of the letters wrong, one in a short name */
 
   for (PetscInt k = 0; k < known->n; k++) {
     const PetscInt d = EditDistance(name, known->name[k]);
