@@ -26,24 +26,35 @@ def read_header(path):
     return hdr
 
 
+def _number(hdr, key, kind, default):
+    """hdr[key] as int or float, or a ValueError naming the key and its value."""
+    text = hdr.get(key, default)
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError("%s=%s is not %s" % (key, text, "an integer" if kind is int else "a number")) from None
+
+
 def shape(hdr):
     """(n1, n2, ...) without trailing axes of length 1 (at least one axis)."""
     dims = []
     for k in range(1, 10):
         if "n%d" % k not in hdr:
             break
-        dims.append(int(hdr["n%d" % k]))
+        dims.append(_number(hdr, "n%d" % k, int, 1))
+        if dims[-1] < 1:
+            raise ValueError("n%d=%d: expected at least 1 sample" % (k, dims[-1]))
     while len(dims) > 1 and dims[-1] == 1:
         dims.pop()
     if not dims:
-        raise ValueError("RSF header has no n1")
+        raise ValueError("no n1= in the header: not an RSF file")
     return tuple(dims)
 
 
 def axis(hdr, k):
     """(n, d, o) of axis k (1-based) as (int, float, float)."""
-    return (int(hdr.get("n%d" % k, 1)), float(hdr.get("d%d" % k, 1)),
-            float(hdr.get("o%d" % k, 0)))
+    return (_number(hdr, "n%d" % k, int, 1), _number(hdr, "d%d" % k, float, 1),
+            _number(hdr, "o%d" % k, float, 0))
 
 
 def data_path(path, hdr):
@@ -54,13 +65,17 @@ def data_path(path, hdr):
 
 
 def read(path):
-    """Return (data, header) of an RSF file; data is float32, Fortran order."""
+    """Return (data, header) of an RSF file; data is float32, Fortran order.
+    A file that is not such an RSF pair raises ValueError (or OSError) with
+    a message that starts with the path."""
     hdr = read_header(path)
-    fmt = hdr.get("data_format", "native_float")
-    if fmt not in _FORMATS or int(hdr.get("esize", 4)) != 4:
-        raise ValueError("%s: unsupported data_format=%s esize=%s (want native_float, 4)"
-                         % (path, fmt, hdr.get("esize")))
-    dims = shape(hdr)
+    try:
+        fmt = hdr.get("data_format", "native_float")
+        if fmt not in _FORMATS or _number(hdr, "esize", int, 4) != 4:
+            raise ValueError("unsupported data_format=%s esize=%s (want native_float, 4)" % (fmt, hdr.get("esize")))
+        dims = shape(hdr)
+    except ValueError as e:
+        raise ValueError("%s: %s" % (path, e)) from None
     raw = np.fromfile(data_path(path, hdr), dtype=_FORMATS[fmt])
     if raw.size != int(np.prod(dims)):
         raise ValueError("%s: %d samples in %s, header says %s"

@@ -1,6 +1,7 @@
 /* Acquisition geometry: see geometry.h. */
 #define _POSIX_C_SOURCE 200809L /* getline */
 #include "geometry.h"
+#include "optcheck.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,9 +13,17 @@ static const int slot[2][3] = {{1, 0, -1}, {1, 2, 0}};
 
 static PetscErrorCode GeometryAlloc(PetscInt nshots, PetscInt nrec, const char *source, Geometry *g)
 {
+  const double   bytes = (double)nshots * (sizeof(Position) + 2 * sizeof(PetscInt)) + (double)nrec * (sizeof(Position) + sizeof(PetscInt));
+  PetscErrorCode ierr;
+
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(g, sizeof *g));
-  PetscCall(PetscMalloc5(nshots, &g->src, nshots + 1, &g->rec_start, nrec, &g->rec, nshots, &g->src_line, nrec, &g->rec_line));
+  /* a failed allocation is reported with the survey's size */
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = PetscMalloc5(nshots, &g->src, nshots + 1, &g->rec_start, nrec, &g->rec, nshots, &g->src_line, nrec, &g->rec_line);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cannot allocate %.4g GB for %" PetscInt_FMT " shots and %" PetscInt_FMT " receivers in all on every rank", source,
+             bytes * 1e-9, nshots, nrec);
   PetscCall(PetscStrncpy(g->source, source, sizeof g->source));
   g->nshots            = nshots;
   g->rec_start[nshots] = nrec;
@@ -42,11 +51,10 @@ static PetscErrorCode ParseLines(FILE *fp, const char *path, PetscInt dim, char 
     PetscCheck(ntok == dim + 1 && (!strcmp(tok[0], "S") || !strcmp(tok[0], "R")), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                "geometry file %s line %d: expected 'S %s' or 'R %s', got '%s'", path, (int)lineno, form, form, text);
     for (int i = 0; i < dim; i++) {
-      char *end;
-
-      p.c[slot[dim - 2][i]] = strtod(tok[i + 1], &end);
-      PetscCheck(end != tok[i + 1] && !*end && isfinite(p.c[slot[dim - 2][i]]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-                 "geometry file %s line %d: '%s' is not a finite number in '%s'", path, (int)lineno, tok[i + 1], text);
+      p.c[slot[dim - 2][i]] = strtod(tok[i + 1], NULL);
+      PetscCheck(DecimalNumber(tok[i + 1]) && isfinite(p.c[slot[dim - 2][i]]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+                 "geometry file %s line %d: '%s' is not a finite decimal number of metres (digits with an optional sign, point and exponent) in '%s'", path,
+                 (int)lineno, tok[i + 1], text);
     }
     if (tok[0][0] == 'S') {
       PetscCheck(!ns || nr > shot_rec, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "geometry file %s line %d: shot %d has no receivers ('R' lines)", path,
@@ -61,6 +69,8 @@ static PetscErrorCode ParseLines(FILE *fp, const char *path, PetscInt dim, char 
       shot_rec  = nr;
     } else {
       PetscCheck(ns, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "geometry file %s line %d: receiver before the first 'S' line", path, (int)lineno);
+      PetscCheck(nr < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_INT_OVERFLOW, "geometry file %s line %d: more than %" PetscInt_FMT " receivers, the most a PetscInt counts",
+                 path, (int)lineno, PETSC_MAX_INT);
       if (g) {
         g->rec[nr]      = p;
         g->rec_line[nr] = lineno;
@@ -132,6 +142,9 @@ PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geome
   }
   PetscCallMPI(MPI_Bcast(&r, sizeof r, MPI_BYTE, 0, comm));
   PetscCheck(!r.err, comm, r.err, "%s", r.msg);
+  /* three coordinates per receiver in one broadcast */
+  PetscCheck(3 * (PetscInt64)r.nrec <= PETSC_MPI_INT_MAX, comm, PETSC_ERR_SUP, "geometry file %s: %" PetscInt_FMT " receivers, more than one MPI broadcast carries (%d)", path,
+             r.nrec, PETSC_MPI_INT_MAX / 3);
   if (rank) PetscCall(GeometryAlloc(r.nshots, r.nrec, path, g));
   PetscCall(PetscMPIIntCast(r.nshots, &ns));
   PetscCall(PetscMPIIntCast(r.nrec, &nr));
@@ -158,6 +171,11 @@ PetscErrorCode GeometryRegular(PetscInt dim, const PetscInt n[3], const PetscRea
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "geometry dimension %d, expected 2 or 3", (int)dim);
   PetscCheck(nshots >= 1 && nrec >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "regular survey with %d shots and %d receivers, expected at least 1 each",
              (int)nshots, (int)nrec);
+  /* every receiver is counted in a PetscInt */
+  PetscCheck((PetscInt64)nshots * nrec <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_INT_OVERFLOW,
+             "regular survey of %" PetscInt_FMT " shots x %" PetscInt_FMT " receivers = %" PetscInt64_FMT " receivers in all, more than the %" PetscInt_FMT
+             " this PETSc counts (%d-bit indices): use fewer shots (-nshots) or receivers per shot (-nrec)",
+             nshots, nrec, (PetscInt64)nshots * nrec, PETSC_MAX_INT, (int)(8 * sizeof(PetscInt)));
   PetscCall(GeometryAlloc(nshots, nshots * nrec, "regular survey", g));
   for (PetscInt s = 0; s < nshots; s++) {
     g->src[s]       = (Position){{src_depth, Spread(s, nshots, width), y}};

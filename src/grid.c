@@ -2,6 +2,25 @@
 
 static const char *const axis_name[3] = {"z", "x", "y"};
 
+/* The DMDA counts the cells of the extended grid in PetscInt: a grid beyond
+   that is refused here, before PETSc's sizes wrap round. */
+static PetscErrorCode CheckCellCount(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscInt pml[3][2])
+{
+  PetscInt64 N[3];
+  double     total = 1; /* exact wherever it matters: up to 2^53 */
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < 3; a++) {
+    N[a] = a < dim ? (PetscInt64)n[a] + pml[a][0] + pml[a][1] : 1;
+    total *= (double)N[a];
+  }
+  PetscCheck(total <= PETSC_MAX_INT, group, PETSC_ERR_INT_OVERFLOW,
+             "Grid of %" PetscInt64_FMT " x %" PetscInt64_FMT " x %" PetscInt64_FMT " cells (z, x, y; absorbing layers included) = %.4g cells: more than the %" PetscInt_FMT
+             " that this PETSc can index, as it uses %d-bit indices; use a coarser or smaller grid, or a PETSc built with 64-bit indices (Debian's petsc64-dev)",
+             N[0], N[1], N[2], total, PETSC_MAX_INT, (int)(8 * sizeof(PetscInt)));
+  PetscFunctionReturn(0);
+}
+
 /* PETSc's default split of N cells over p processes (DMDA): the first N % p get one more. */
 static PetscInt SmallestShare(PetscInt N, PetscInt p) { return N / p; }
 
@@ -16,6 +35,7 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(g, sizeof(*g)));
   PetscCallMPI(MPI_Comm_size(group, &size));
+  PetscCall(CheckCellCount(group, dim, n, pml));
   g->dim    = dim;
   g->order  = order;
   g->radius = order / 2;

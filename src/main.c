@@ -3,6 +3,7 @@
 #include "forward.h"
 #include "gradient.h"
 #include "invert.h"
+#include "optcheck.h"
 #include "options.h"
 
 static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
@@ -17,6 +18,8 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   ierr = EventsRegister();
   if (!ierr) ierr = OptionsRead(PETSC_COMM_WORLD, &o);
+  /* before any work, so that a typo costs nothing */
+  if (!ierr) ierr = OptionsCheckUnused(PETSC_COMM_WORLD, &o);
   if (!ierr) ierr = PetscOptionsHasHelp(NULL, &show_help);
   if (!ierr && !show_help) switch (o.mode) {
     case MODE_FORWARD:

@@ -1,5 +1,6 @@
 #include "model.h"
 #include "grid.h"
+#include "optcheck.h"
 #include <stdint.h>
 
 PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
@@ -13,14 +14,12 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
   m->value       = strtod(o->vp, &end);
   m->homogeneous = (end != o->vp && *end == 0) ? PETSC_TRUE : PETSC_FALSE;
   if (m->homogeneous) {
-    PetscCheck(PetscIsNormalReal(m->value) && m->value > 0, comm, PETSC_ERR_USER_INPUT,
-               "-vp %s: a homogeneous velocity must be a positive finite number (m/s)", o->vp);
+    PetscCheck(DecimalNumber(o->vp) && PetscIsNormalReal(m->value) && m->value >= MIN_VELOCITY, comm, PETSC_ERR_USER_INPUT,
+               "-vp %s: expected a homogeneous velocity of at least %.6g m/s as a finite decimal number, an RSF file or marmousi", o->vp, MIN_VELOCITY);
     m->dim = o->n[2] > 1 ? 3 : 2;
-    for (PetscInt a = 0; a < 3; a++) {
-      const char *const opt[3] = {"-nz", "-nx", "-ny"};
-      m->n[a]                  = a < m->dim ? o->n[a] : 1;
-      m->d[a]                  = o->d[a];
-      PetscCheck(m->n[a] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": expected at least 1 cell", opt[a], o->n[a]);
+    for (PetscInt a = 0; a < 3; a++) { /* -nz -nx -ny were checked as they were read */
+      m->n[a] = a < m->dim ? o->n[a] : 1;
+      m->d[a] = o->d[a];
       PetscCheck(a >= m->dim || (m->d[a] > 0 && PetscIsNormalReal(m->d[a])), comm, PETSC_ERR_ARG_OUTOFRANGE,
                  "Grid spacing %.6g along %s: expected a positive number of metres", (double)m->d[a], a == 0 ? "z" : a == 1 ? "x" : "y");
     }
@@ -41,7 +40,7 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
 
 static PetscInt Clamp(PetscInt i, PetscInt lo, PetscInt hi) { return i < lo ? lo : (i > hi ? hi : i); }
 
-/* The first non-positive or non-finite value over the group, or -1. */
+/* The first value below MIN_VELOCITY or not finite over the group, or -1. */
 static PetscErrorCode FindBadVelocity(const ModelInfo *m, MPI_Comm comm, const float *block, const PetscInt start[3],
                                       const PetscInt count[3], PetscInt64 *where, float *value)
 {
@@ -54,7 +53,7 @@ static PetscErrorCode FindBadVelocity(const ModelInfo *m, MPI_Comm comm, const f
     for (PetscInt j = 0; j < count[1]; j++)
       for (PetscInt i = 0; i < count[0]; i++) {
         const float x = block[i + count[0] * (j + count[1] * k)];
-        if (!(x > 0) || !isfinite(x)) {
+        if (!(x >= MIN_VELOCITY) || !isfinite(x)) {
           const PetscInt64 g = (start[0] + i) + (PetscInt64)m->n[0] * ((start[1] + j) + (PetscInt64)m->n[1] * (start[2] + k));
           if (g < mine) { mine = g; v = x; }
         }
@@ -106,8 +105,8 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
     PetscCall(PetscFree(block));
     SETERRQ(comm, PETSC_ERR_USER_INPUT,
             "Model %s: velocity %.6g m/s at sample iz=%" PetscInt_FMT " ix=%" PetscInt_FMT " iy=%" PetscInt_FMT
-            " (z=%.6g x=%.6g y=%.6g m); expected a positive finite velocity everywhere",
-            m->name, (double)badv, iz, ix, iy, (double)(iz * m->d[0]), (double)(ix * m->d[1]), (double)(iy * m->d[2]));
+            " (z=%.6g x=%.6g y=%.6g m); expected a finite velocity of at least %.6g m/s everywhere",
+            m->name, (double)badv, iz, ix, iy, (double)(iz * m->d[0]), (double)(ix * m->d[1]), (double)(iy * m->d[2]), MIN_VELOCITY);
   }
 
   for (PetscInt k = 0; k < g->size[2]; k++)

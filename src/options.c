@@ -1,21 +1,229 @@
 #include "options.h"
+#include "optcheck.h"
+#include <errno.h>
+#include <stdlib.h>
 
 /* Default CPML width in cells; see docs/options.md. */
 #define DEFAULT_PML_WIDTH 20
+/* Longest value text of a number option */
+#define WORD_LEN 64
+/* Above RICKER_BAND x f0 a Ricker wavelet's spectrum is below 3% of its peak. */
+#define RICKER_BAND 2.5
 
-PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
+const char *const RunModeNames[] = {"forward", "gradient", "invert", "RunMode", "MODE_", NULL};
+
+/* text as a decimal integer in [lo, hi], or an error naming the option, the
+   text as typed and the range. */
+static PetscErrorCode ParseIntInRange(MPI_Comm comm, const char *name, const char *text, PetscInt lo, PetscInt hi, PetscBool auto_ok, PetscInt *value)
 {
-  const char *const modes[] = {"forward", "gradient", "invert", "RunMode", "MODE_", NULL};
+  char     *end;
+  long long v;
+
+  PetscFunctionBeginUser;
+  errno = 0;
+  v     = strtoll(text, &end, 10);
+  PetscCheck(end != text && !*end && errno != ERANGE && v >= lo && v <= hi, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s %s: expected %san integer from %" PetscInt_FMT " to %" PetscInt_FMT, name, text, auto_ok ? "auto or " : "", lo, hi);
+  *value = (PetscInt)v;
+  PetscFunctionReturn(0);
+}
+
+/* An integer option read as text and parsed here: PetscOptionsInt wraps a
+   value beyond PetscInt round without a word. */
+static PetscErrorCode OptionsIntRange(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PetscInt lo, PetscInt hi, PetscInt *value)
+{
+  char      word[WORD_LEN], def[WORD_LEN];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(def, sizeof def, "%" PetscInt_FMT, *value));
+  PetscCall(PetscOptionsString(name, text, NULL, def, word, sizeof word, &set));
+  if (set) PetscCall(ParseIntInRange(PetscOptionsObject->comm, name, word, lo, hi, PETSC_FALSE, value));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode IsAuto(const char *word, PetscBool *is)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcasecmp(word, "auto", is));
+  PetscFunctionReturn(0);
+}
+
+/* Like OptionsIntRange with "auto" as the default, which leaves *value at the
+   code the rest of the program reads as "decide later". */
+static PetscErrorCode OptionsIntAuto(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PetscInt lo, PetscInt hi, PetscInt *value)
+{
+  char      word[WORD_LEN];
+  PetscBool set, is_auto;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString(name, text, NULL, "auto", word, sizeof word, &set));
+  PetscCall(IsAuto(word, &is_auto));
+  if (set && !is_auto) PetscCall(ParseIntInRange(PetscOptionsObject->comm, name, word, lo, hi, PETSC_TRUE, value));
+  PetscFunctionReturn(0);
+}
+
+/* A real option whose default is "auto" (*value keeps its code); otherwise a
+   finite decimal number above lo (open) or from lo on, described by `expect`. */
+static PetscErrorCode OptionsRealAuto(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PetscReal lo, PetscBool open, const char *expect,
+                                      PetscReal *value)
+{
+  char      word[WORD_LEN];
+  PetscBool set, is_auto;
+  PetscReal v;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString(name, text, NULL, "auto", word, sizeof word, &set));
+  PetscCall(IsAuto(word, &is_auto));
+  if (!set || is_auto) PetscFunctionReturn(0);
+  v = strtod(word, NULL);
+  PetscCheck(DecimalNumber(word) && !PetscIsInfOrNanReal(v) && (open ? v > lo : v >= lo), PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s %s: expected auto or %s", name, word, expect);
+  *value = v;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadModel(PetscOptionItems *PetscOptionsObject, Options *o)
+{
+  const char *const n_opt[3]  = {"-nz", "-nx", "-ny"};
+  const char *const n_text[3] = {"Cells in depth (number -vp)", "Cells in x (number -vp)", "Cells in y, 1 = 2D (number -vp)"};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-vp", "P velocity: a number (m/s), an RSF file, or marmousi", NULL, o->vp, o->vp, sizeof(o->vp), NULL));
+  for (PetscInt a = 0; a < 3; a++) PetscCall(OptionsIntRange(PetscOptionsObject, n_opt[a], n_text[a], 1, PETSC_MAX_INT, &o->n[a]));
+  PetscCall(PetscOptionsReal("-dx", "Spacing in x (m, number -vp)", NULL, o->d[1], &o->d[1], NULL));
+  o->d[0] = o->d[2] = o->d[1];
+  PetscCall(PetscOptionsReal("-dz", "Spacing in depth (m), default -dx", NULL, o->d[0], &o->d[0], NULL));
+  PetscCall(PetscOptionsReal("-dy", "Spacing in y (m), default -dx", NULL, o->d[2], &o->d[2], NULL));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadSurvey(PetscOptionItems *PetscOptionsObject, Options *o)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-geometry", "Survey file (S/R lines)", NULL, o->geometry, o->geometry, sizeof(o->geometry), NULL));
+  PetscCall(OptionsIntRange(PetscOptionsObject, "-nshots", "Regular survey: number of shots", 1, PETSC_MAX_INT, &o->nshots));
+  PetscCall(OptionsIntAuto(PetscOptionsObject, "-nrec", "Regular survey: receivers per shot; auto = one per x cell", 1, PETSC_MAX_INT, &o->nrec));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-source_depth", "Regular survey: source depth (m); auto = 2 cells", 0, PETSC_FALSE, "a depth of 0 m or more",
+                            &o->source_depth));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-receiver_depth", "Regular survey: receiver depth (m); auto = 2 cells", 0, PETSC_FALSE, "a depth of 0 m or more",
+                            &o->receiver_depth));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadTime(PetscOptionItems *PetscOptionsObject, Options *o)
+{
+  PetscFunctionBeginUser;
+  PetscCall(OptionsIntRange(PetscOptionsObject, "-nt", "Recorded samples per trace", 1, PETSC_MAX_INT, &o->nt));
+  PetscCall(PetscOptionsReal("-dt", "Recording interval (s); may exceed the stability limit", NULL, o->dt, &o->dt, NULL));
+  PetscCall(PetscOptionsReal("-f0", "Ricker peak frequency (Hz)", NULL, o->f0, &o->f0, NULL));
+  o->t0 = 1.5 / o->f0; /* the default follows -f0, so that -help shows it */
+  PetscCall(PetscOptionsReal("-t0", "Ricker delay (s), default 1.5/f0", NULL, o->t0, &o->t0, NULL));
+  PetscCall(PetscOptionsString("-wavelet", "Source wavelet (1D RSF sampled at -dt) instead of a Ricker", NULL, o->wavelet, o->wavelet, sizeof(o->wavelet), NULL));
+  PetscCall(PetscOptionsReal("-cfl", "Internal step as a fraction of the stability limit", NULL, o->cfl, &o->cfl, NULL));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadDiscretisation(PetscOptionItems *PetscOptionsObject, Options *o)
+{
   /* side names in (axis, side) order */
   const char *const side_opt[3][2] = {
     {"-pml_top",   "-pml_bottom"},
     {"-pml_left",  "-pml_right" },
     {"-pml_front", "-pml_back"  }
   };
-  const char *const procs_opt[3] = {"-da_processors_z", "-da_processors_x", "-da_processors_y"};
-  PetscInt          width        = DEFAULT_PML_WIDTH;
-  PetscBool         set;
+  PetscInt width = DEFAULT_PML_WIDTH;
 
+  PetscFunctionBeginUser;
+  PetscCall(OptionsIntRange(PetscOptionsObject, "-order", "Spatial finite-difference order: 2, 4 or 8", 2, 8, &o->order));
+  PetscCall(OptionsIntRange(PetscOptionsObject, "-pml_width", "CPML width (cells) on every side; 0 = free surface", 0, PETSC_MAX_INT, &width));
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt s = 0; s < 2; s++) {
+      o->pml[a][s] = width;
+      PetscCall(OptionsIntRange(PetscOptionsObject, side_opt[a][s], "CPML width (cells) on this side, overrides -pml_width", 0, PETSC_MAX_INT, &o->pml[a][s]));
+    }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadLayout(PetscOptionItems *PetscOptionsObject, Options *o)
+{
+  const char *const procs_opt[3] = {"-da_processors_z", "-da_processors_x", "-da_processors_y"};
+
+  PetscFunctionBeginUser;
+  PetscCall(OptionsIntRange(PetscOptionsObject, "-shot_groups", "Shot groups; the world size must be a multiple", 1, PETSC_MAX_INT, &o->shot_groups));
+  for (PetscInt a = 0; a < 3; a++) {
+    o->procs[a] = PETSC_DECIDE;
+    PetscCall(OptionsIntAuto(PetscOptionsObject, procs_opt[a], "Subdomains along this physical axis in each group; auto = PETSc decides", 1, PETSC_MAX_INT, &o->procs[a]));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadBackend(PetscOptionItems *PetscOptionsObject, Options *o)
+{
+  const char *const backends[] = {"auto", "cpu", "cuda"};
+  const char *const halos[]    = {"auto", "host", "staged", "mpi-device", "nccl"};
+  const char *const storage[]  = {"auto", "device", "host"};
+  PetscInt          k          = o->backend;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsEList("-backend", "Kernels: cpu, or cuda (one GPU per rank); auto = cuda when a GPU is visible", NULL, backends, 3, backends[k], &k, NULL));
+  o->backend = (BackendChoice)k;
+  k          = 0;
+  PetscCall(PetscOptionsEList("-halo_type", "Halo exchange: host (cpu); staged, mpi-device or nccl (cuda); auto = the best available", NULL, halos, 5, halos[0], &k, NULL));
+  o->halo_type = k - 1;
+  PetscCall(PetscOptionsBool("-halo_overlap", "Compute the interior while the halos travel", NULL, o->halo_overlap, &o->halo_overlap, NULL));
+  PetscCall(PetscOptionsBool("-gpu_shared", "Let several ranks of a node share a GPU (for testing; NCCL refuses it)", NULL, o->gpu_shared, &o->gpu_shared, NULL));
+  k = o->wavefield_storage;
+  PetscCall(PetscOptionsEList("-wavefield_storage", "Where the gradient keeps the forward wavefield: device, host (page-locked) or auto (device when it fits)", NULL, storage, 3,
+                              storage[k], &k, NULL));
+  o->wavefield_storage = k;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadOutput(PetscOptionItems *PetscOptionsObject, Options *o)
+{
+  const char *const unused[] = {"error", "warn"};
+  PetscInt          k        = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-output_dir", "Folder for the results", NULL, o->output_dir, o->output_dir, sizeof(o->output_dir), NULL));
+  PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, NULL));
+  PetscCall(OptionsIntRange(PetscOptionsObject, "-nan_check_interval", "Check the wavefield for NaN/Inf every this many steps", 1, PETSC_MAX_INT, &o->nan_check_interval));
+  PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines within a shot, 0 = none", NULL, o->progress_interval, &o->progress_interval, NULL));
+  PetscCall(PetscOptionsEList("-unused_options", "Options nobody reads (typos, TAO options outside -mode invert): error, nothing runs; or warn and run without them", NULL,
+                              unused, 2, unused[0], &k, NULL));
+  o->unused_warn = k == 1 ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-memory_limit",
+                            "MB of host memory per rank a run may use, checked before any work; auto = 90% of the node's available memory shared by its ranks", 0,
+                            PETSC_TRUE, "a positive number of MB", &o->memory_limit));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Options *o)
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-observed_dir", "Observed data: shot_NNNN.rsf as -mode forward writes them (gradient, invert)", NULL, o->observed_dir, o->observed_dir,
+                               sizeof(o->observed_dir), NULL));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-vp_min", "Lower velocity bound (m/s); auto = 0.8 x the starting model's minimum", MIN_VELOCITY, PETSC_FALSE,
+                            "a velocity of at least 1 m/s", &o->vp_min));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-vp_max",
+                            "Upper velocity bound (m/s), also fixes the time step and the layers; auto = the model's maximum (gradient) or 1.25 x it (invert)", MIN_VELOCITY,
+                            PETSC_FALSE, "a velocity of at least 1 m/s", &o->vp_max));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-wavefield_memory", "MB per rank for the stored forward wavefield; auto = 90% of the node's available memory shared by its ranks", 0,
+                            PETSC_TRUE, "a positive number of MB", &o->wavefield_memory));
+  PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
+  PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
+  o->nbands = MAX_BANDS;
+  PetscCall(PetscOptionsRealArray("-bands", "Low-pass cut-offs (Hz), comma separated: one inversion per band, the model carried over", NULL, o->bands, &o->nbands, &set));
+  if (!set) o->nbands = 0;
+  PetscCall(PetscOptionsBool("-restart", "Carry on an interrupted inversion in -output_dir", NULL, o->restart, &o->restart, NULL));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SetDefaults(Options *o)
+{
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(o, sizeof(*o)));
   o->mode = MODE_FORWARD;
@@ -26,11 +234,10 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   o->d[0] = o->d[1] = o->d[2] = 10.0;
   o->nshots                   = 1;
   o->nrec                     = PETSC_DECIDE;
-  o->source_depth = o->receiver_depth = -1; /* two cells, once the model is known */
+  o->source_depth = o->receiver_depth = -1;
   o->nt                               = 1000;
   o->dt                               = 0.001;
   o->f0                               = 10.0;
-  o->t0                               = -1; /* 1.5 / f0 */
   o->cfl                              = 0.9;
   o->order                            = 8;
   o->shot_groups                      = 1;
@@ -38,112 +245,80 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   o->progress_interval                = 60;
   o->halo_overlap                     = PETSC_TRUE;
   PetscCall(PetscStrcpy(o->output_dir, "out"));
+  PetscFunctionReturn(0);
+}
 
+PetscErrorCode OptionsParse(MPI_Comm comm, Options *o)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SetDefaults(o));
   PetscOptionsBegin(comm, NULL, "halofwi: domain-decomposed acoustic modelling and inversion", NULL);
-  PetscCall(PetscOptionsEnum("-mode", "What to run", NULL, modes, (PetscEnum)o->mode, (PetscEnum *)&o->mode, NULL));
-
-  PetscCall(PetscOptionsString("-vp", "P velocity: a number (m/s), an RSF file, or marmousi", NULL, o->vp, o->vp, sizeof(o->vp), NULL));
-  PetscCall(PetscOptionsInt("-nz", "Cells in depth (number -vp)", NULL, o->n[0], &o->n[0], NULL));
-  PetscCall(PetscOptionsInt("-nx", "Cells in x (number -vp)", NULL, o->n[1], &o->n[1], NULL));
-  PetscCall(PetscOptionsInt("-ny", "Cells in y, 1 = 2D (number -vp)", NULL, o->n[2], &o->n[2], NULL));
-  PetscCall(PetscOptionsReal("-dx", "Spacing in x (m, number -vp)", NULL, o->d[1], &o->d[1], NULL));
-  o->d[0] = o->d[2] = o->d[1];
-  PetscCall(PetscOptionsReal("-dz", "Spacing in depth (m), default -dx", NULL, o->d[0], &o->d[0], NULL));
-  PetscCall(PetscOptionsReal("-dy", "Spacing in y (m), default -dx", NULL, o->d[2], &o->d[2], NULL));
-
-  PetscCall(PetscOptionsString("-geometry", "Survey file (S/R lines)", NULL, o->geometry, o->geometry, sizeof(o->geometry), NULL));
-  PetscCall(PetscOptionsInt("-nshots", "Regular survey: number of shots", NULL, o->nshots, &o->nshots, NULL));
-  PetscCall(PetscOptionsInt("-nrec", "Regular survey: receivers per shot (default one per x cell)", NULL, o->nrec, &o->nrec, NULL));
-  PetscCall(PetscOptionsReal("-source_depth", "Regular survey: source depth (m, default 2 cells)", NULL, o->source_depth, &o->source_depth, NULL));
-  PetscCall(PetscOptionsReal("-receiver_depth", "Regular survey: receiver depth (m, default 2 cells)", NULL, o->receiver_depth, &o->receiver_depth, NULL));
-
-  PetscCall(PetscOptionsInt("-nt", "Recorded samples per trace", NULL, o->nt, &o->nt, NULL));
-  PetscCall(PetscOptionsReal("-dt", "Recording interval (s); may exceed the stability limit", NULL, o->dt, &o->dt, NULL));
-  PetscCall(PetscOptionsReal("-f0", "Ricker peak frequency (Hz)", NULL, o->f0, &o->f0, NULL));
-  PetscCall(PetscOptionsReal("-t0", "Ricker delay (s, default 1.5/f0)", NULL, o->t0, &o->t0, NULL));
-  PetscCall(PetscOptionsString("-wavelet", "Source wavelet (1D RSF sampled at -dt) instead of a Ricker", NULL, o->wavelet, o->wavelet, sizeof(o->wavelet), NULL));
-  PetscCall(PetscOptionsReal("-cfl", "Internal step as a fraction of the stability limit", NULL, o->cfl, &o->cfl, NULL));
-
-  PetscCall(PetscOptionsInt("-order", "Spatial finite-difference order: 2, 4 or 8", NULL, o->order, &o->order, NULL));
-  PetscCall(PetscOptionsInt("-pml_width", "CPML width (cells) on every side; 0 = free surface", NULL, width, &width, NULL));
-  for (PetscInt a = 0; a < 3; a++)
-    for (PetscInt s = 0; s < 2; s++) {
-      o->pml[a][s] = width;
-      PetscCall(PetscOptionsInt(side_opt[a][s], "CPML width (cells) on this side, overrides -pml_width", NULL, o->pml[a][s], &o->pml[a][s], NULL));
-    }
-
-  PetscCall(PetscOptionsInt("-shot_groups", "Shot groups; the world size must be a multiple", NULL, o->shot_groups, &o->shot_groups, NULL));
-  for (PetscInt a = 0; a < 3; a++) {
-    o->procs[a] = PETSC_DECIDE;
-    PetscCall(PetscOptionsInt(procs_opt[a], "Subdomains along this physical axis in each group", NULL, o->procs[a], &o->procs[a], NULL));
-  }
-
-  {
-    const char *const backends[] = {"auto", "cpu", "cuda"};
-    const char *const halos[]    = {"auto", "host", "staged", "mpi-device", "nccl"};
-    const char *const storage[]  = {"auto", "device", "host"};
-    PetscInt          k          = o->backend;
-    PetscCall(PetscOptionsEList("-backend", "Kernels: cpu, or cuda (one GPU per rank); auto = cuda when a GPU is visible", NULL, backends, 3, backends[k], &k, NULL));
-    o->backend = (BackendChoice)k;
-    k          = 0;
-    PetscCall(PetscOptionsEList("-halo_type", "Halo exchange: host (cpu); staged, mpi-device or nccl (cuda); auto = the best available", NULL, halos, 5, halos[0], &k, NULL));
-    o->halo_type = k - 1;
-    PetscCall(PetscOptionsBool("-halo_overlap", "Compute the interior while the halos travel", NULL, o->halo_overlap, &o->halo_overlap, NULL));
-    PetscCall(PetscOptionsBool("-gpu_shared", "Let several ranks of a node share a GPU (for testing; NCCL refuses it)", NULL, o->gpu_shared, &o->gpu_shared, NULL));
-    k = o->wavefield_storage;
-    PetscCall(PetscOptionsEList("-wavefield_storage", "Where the gradient keeps the forward wavefield: device, host (page-locked) or auto (device when it fits)", NULL, storage, 3,
-                                storage[k], &k, NULL));
-    o->wavefield_storage = k;
-  }
-
-  PetscCall(PetscOptionsString("-output_dir", "Folder for the results", NULL, o->output_dir, o->output_dir, sizeof(o->output_dir), NULL));
-  PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, &set));
-  PetscCall(PetscOptionsInt("-nan_check_interval", "Check the wavefield for NaN/Inf every this many steps", NULL, o->nan_check_interval, &o->nan_check_interval, NULL));
-  PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines within a shot, 0 = none", NULL, o->progress_interval, &o->progress_interval, NULL));
-
-  PetscCall(PetscOptionsString("-observed_dir", "Observed data: shot_NNNN.rsf as -mode forward writes them (gradient, invert)", NULL, o->observed_dir, o->observed_dir,
-                               sizeof(o->observed_dir), NULL));
-  PetscCall(PetscOptionsReal("-vp_min", "Lower velocity bound (m/s); default 0.8 x the starting model's minimum", NULL, o->vp_min, &o->vp_min, NULL));
-  PetscCall(PetscOptionsReal("-vp_max", "Upper velocity bound (m/s), also fixes the time step and the layers; default the model's maximum (gradient) or 1.25 x it (invert)", NULL,
-                             o->vp_max, &o->vp_max, NULL));
-  PetscCall(PetscOptionsReal("-wavefield_memory", "MB per rank for the stored forward wavefield; default 90% of the node's available memory shared by its ranks", NULL,
-                             o->wavefield_memory, &o->wavefield_memory, NULL));
-  PetscCall(PetscOptionsReal("-memory_limit", "MB of host memory per rank a run may use, checked before any work; default 90% of the node's available memory shared by its ranks",
-                             NULL, o->memory_limit, &o->memory_limit, NULL));
-  PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
-  PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
-  o->nbands = MAX_BANDS;
-  PetscCall(PetscOptionsRealArray("-bands", "Low-pass cut-offs (Hz), comma separated: one inversion per band, the model carried over", NULL, o->bands, &o->nbands, &set));
-  if (!set) o->nbands = 0;
-  PetscCall(PetscOptionsBool("-restart", "Carry on an interrupted inversion in -output_dir", NULL, o->restart, &o->restart, NULL));
+  PetscCall(PetscOptionsEnum("-mode", "What to run", NULL, RunModeNames, (PetscEnum)o->mode, (PetscEnum *)&o->mode, NULL));
+  PetscCall(ReadModel(PetscOptionsObject, o));
+  PetscCall(ReadSurvey(PetscOptionsObject, o));
+  PetscCall(ReadTime(PetscOptionsObject, o));
+  PetscCall(ReadDiscretisation(PetscOptionsObject, o));
+  PetscCall(ReadLayout(PetscOptionsObject, o));
+  PetscCall(ReadBackend(PetscOptionsObject, o));
+  PetscCall(ReadOutput(PetscOptionsObject, o));
+  PetscCall(ReadInversion(PetscOptionsObject, o));
   PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
 
-  /* checks that need no model */
+/* The Ricker wavelet is sampled at -dt and the traces are decimated to it:
+   what lies above 1/(2 dt) is lost.  Warned where the Ricker spectrum there is
+   still above about 3% of its peak. */
+static PetscErrorCode WarnOnCoarseDt(MPI_Comm comm, const Options *o)
+{
+  const PetscReal nyquist = 0.5 / o->dt, r = nyquist / o->f0;
+  /* amplitude spectrum (f/f0)^2 exp(1 - (f/f0)^2), 1 at the peak f0 */
+  const PetscReal level = r * r * PetscExpReal(1 - r * r);
+
+  PetscFunctionBeginUser;
+  if (o->wavelet[0] || r >= RICKER_BAND) PetscFunctionReturn(0);
+  PetscCall(PetscPrintf(comm,
+                        "WARNING: -dt %.6g s resolves frequencies up to %.6g Hz (1/(2 dt)), below %.3g x -f0 %.6g Hz = %.6g Hz: the Ricker wavelet is still at %.2g%% of its "
+                        "peak amplitude at %.6g Hz, and what lies above is lost from the source (sampled at -dt) and from the recorded traces (decimated to -dt); "
+                        "-dt %.6g s or less keeps it\n",
+                        (double)o->dt, (double)nyquist, RICKER_BAND, (double)o->f0, (double)(RICKER_BAND * o->f0), (double)(100 * level), (double)nyquist,
+                        (double)(0.5 / (RICKER_BAND * o->f0))));
+  PetscFunctionReturn(0);
+}
+
+/* Checks that need no model. */
+static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
+{
+  PetscBool help;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  /* -help runs nothing, so it needs no data */
+  PetscCheck(help || o->mode == MODE_FORWARD || o->observed_dir[0], comm, PETSC_ERR_USER_INPUT,
+             "-mode %s needs the observed data: -observed_dir DIR (shot_NNNN.rsf files)", RunModeNames[o->mode]);
   PetscCheck(o->order == 2 || o->order == 4 || o->order == 8, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-order %" PetscInt_FMT " is not supported: expected 2, 4 or 8", o->order);
-  PetscCheck(o->nt >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-nt %" PetscInt_FMT ": expected at least 1 sample", o->nt);
   PetscCheck(o->dt > 0 && PetscIsNormalReal(o->dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt %.6g: expected a positive interval in seconds", (double)o->dt);
   PetscCheck(o->f0 > 0 && PetscIsNormalReal(o->f0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-f0 %.6g: expected a positive frequency in Hz", (double)o->f0);
-  if (o->t0 < 0) o->t0 = 1.5 / o->f0;
+  PetscCheck(o->t0 >= 0 && !PetscIsInfOrNanReal(o->t0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-t0 %.6g: expected a delay of 0 s or more (the default is 1.5/f0 = %.6g s)",
+             (double)o->t0, (double)(1.5 / o->f0));
   PetscCheck(o->cfl > 0 && o->cfl <= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cfl %.6g: expected a fraction of the stability limit in (0, 2]", (double)o->cfl);
-  if (o->cfl > 1) PetscCall(PetscPrintf(comm, "WARNING: -cfl %.6g exceeds the stability limit: the run will blow up\n", (double)o->cfl));
-  for (PetscInt a = 0; a < 3; a++)
-    for (PetscInt s = 0; s < 2; s++)
-      PetscCheck(o->pml[a][s] >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": expected a width of 0 or more cells", side_opt[a][s], o->pml[a][s]);
-  PetscCheck(o->shot_groups >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-shot_groups %" PetscInt_FMT ": expected at least 1", o->shot_groups);
-  PetscCheck(o->mode == MODE_FORWARD || o->observed_dir[0], comm, PETSC_ERR_USER_INPUT, "-mode %s needs the observed data: -observed_dir DIR (shot_NNNN.rsf files)",
-             modes[o->mode]);
-  PetscCheck(o->vp_min >= 0 && o->vp_max >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vp_min %.6g -vp_max %.6g: expected positive velocities in m/s", (double)o->vp_min,
-             (double)o->vp_max);
   PetscCheck(!o->vp_min || !o->vp_max || o->vp_min < o->vp_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vp_min %.6g is not below -vp_max %.6g: expected vp_min < vp_max",
              (double)o->vp_min, (double)o->vp_max);
-  PetscCheck(o->memory_limit >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-memory_limit %.6g: expected MB of memory per rank, or 0 for the default", (double)o->memory_limit);
-  PetscCheck(o->wavefield_memory >= 0 && o->fix_above >= 0 && o->source_taper >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-wavefield_memory %.6g -fix_above %.6g -source_taper %.6g: expected values of 0 or more", (double)o->wavefield_memory, (double)o->fix_above,
-             (double)o->source_taper);
+  PetscCheck(o->fix_above >= 0 && o->source_taper >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fix_above %.6g -source_taper %.6g: expected values of 0 or more",
+             (double)o->fix_above, (double)o->source_taper);
   for (PetscInt b = 0; b < o->nbands; b++)
     PetscCheck(o->bands[b] > 0 && (b == 0 || o->bands[b] > o->bands[b - 1]), comm, PETSC_ERR_ARG_OUTOFRANGE,
                "-bands: band %" PetscInt_FMT " is %.6g Hz; expected positive cut-offs in increasing order", b + 1, (double)o->bands[b]);
-  PetscCheck(o->nan_check_interval >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-nan_check_interval %" PetscInt_FMT ": expected at least 1", o->nan_check_interval);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
+{
+  PetscFunctionBeginUser;
+  PetscCall(OptionsParse(comm, o));
+  PetscCall(CheckOptions(comm, o));
+  if (o->cfl > 1) PetscCall(PetscPrintf(comm, "WARNING: -cfl %.6g exceeds the stability limit: the run will blow up\n", (double)o->cfl));
+  PetscCall(WarnOnCoarseDt(comm, o));
   PetscFunctionReturn(0);
 }

@@ -1,5 +1,6 @@
 /* Every user option of halofwi, read once at start-up (PetscOptionsBegin, so
-   -help lists them with units and defaults). */
+   -help lists them with units and defaults, "auto" where the default comes
+   from the model or the machine). */
 #pragma once
 #include <petscsys.h>
 
@@ -7,6 +8,12 @@ typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_INVERT } RunMode;
 typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
 
 #define MAX_BANDS 16
+/* Slowest velocity accepted (m/s), in models and bounds: anything slower is a
+   unit or file mistake, and would make the cells per wavelength meaningless. */
+#define MIN_VELOCITY 1.0
+
+/* -mode names, for PetscOptionsEnum and messages */
+extern const char *const RunModeNames[];
 
 typedef struct {
   RunMode   mode;
@@ -16,8 +23,8 @@ typedef struct {
   PetscReal d[3];
   /* acquisition */
   char      geometry[PETSC_MAX_PATH_LEN];
-  PetscInt  nshots, nrec;
-  PetscReal source_depth, receiver_depth;
+  PetscInt  nshots, nrec;             /* nrec PETSC_DECIDE: one per x cell */
+  PetscReal source_depth, receiver_depth; /* < 0: two cells */
   /* time and source */
   PetscInt  nt;
   PetscReal dt, f0, t0, cfl;
@@ -49,6 +56,11 @@ typedef struct {
   PetscInt  nbands;
   PetscReal bands[MAX_BANDS];    /* low-pass cut-offs (Hz), one inversion per band; none = the data as given */
   PetscBool restart;
+  PetscBool unused_warn;         /* options nobody reads: a warning, not an error */
 } Options;
 
+/* Reads and checks every option; warns about settings that run but lose
+   something (-cfl above 1, -dt too coarse for -f0). */
 PetscErrorCode OptionsRead(MPI_Comm comm, Options *o);
+/* Only the reading (every option, with -help text), no checks or warnings. */
+PetscErrorCode OptionsParse(MPI_Comm comm, Options *o);

@@ -3,27 +3,44 @@
 #include "geometry.h"
 #include "wavelet.h"
 
+/* Does the cell of pos lie on a free surface (a side with zero CPML width)? */
+static PetscBool OnFreeSurface(const Options *o, const ModelInfo *m, const Position *pos)
+{
+  PetscInt  cell[3] = {0, 0, 0};
+  PetscBool on      = PETSC_FALSE;
+
+  GeometryCell(pos, m->dim, m->d, cell);
+  for (PetscInt a = 0; a < m->dim; a++) on = on || (!o->pml[a][0] && cell[a] == 0) || (!o->pml[a][1] && cell[a] == m->n[a] - 1);
+  return on;
+}
+
 /* Sources on a free surface emit nothing and receivers there record zeros
    (u = 0 on it): legal, but rarely what was meant. */
 static PetscErrorCode WarnOnFreeSurface(MPI_Comm comm, const Options *o, const ModelInfo *m, const Geometry *geo)
 {
-  const PetscInt nrec = geo->rec_start[geo->nshots];
-  PetscInt       nsrc_on = 0, nrec_on = 0;
+  PetscInt nsrc_on = 0, nrec_on = 0;
 
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < geo->nshots + nrec; k++) {
-    const Position *pos = k < geo->nshots ? &geo->src[k] : &geo->rec[k - geo->nshots];
-    PetscInt        cell[3] = {0, 0, 0};
-    PetscBool       on      = PETSC_FALSE;
-    GeometryCell(pos, m->dim, m->d, cell);
-    for (PetscInt a = 0; a < m->dim; a++) on = on || (!o->pml[a][0] && cell[a] == 0) || (!o->pml[a][1] && cell[a] == m->n[a] - 1);
-    if (on && k < geo->nshots) nsrc_on++;
-    else if (on) nrec_on++;
-  }
+  for (PetscInt s = 0; s < geo->nshots; s++) nsrc_on += OnFreeSurface(o, m, &geo->src[s]);
+  for (PetscInt r = 0; r < geo->rec_start[geo->nshots]; r++) nrec_on += OnFreeSurface(o, m, &geo->rec[r]);
   if (nsrc_on || nrec_on)
     PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " sources and %" PetscInt_FMT " receivers lie on a free surface (a side with zero CPML width), where u = 0: "
                                 "those sources emit nothing and those receivers record zeros; place them at least one cell inside\n",
                           nsrc_on, nrec_on));
+  PetscFunctionReturn(0);
+}
+
+/* A shot's traces (receivers x -nt samples) are sized and sent in PetscInt. */
+static PetscErrorCode CheckGatherSize(MPI_Comm comm, const Options *o, const Geometry *geo)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt s = 0; s < geo->nshots; s++) {
+    const PetscInt64 nrec = geo->rec_start[s + 1] - geo->rec_start[s];
+    PetscCheck(nrec * o->nt < PETSC_MAX_INT, comm, PETSC_ERR_INT_OVERFLOW,
+               "shot %" PetscInt_FMT " (%s): %" PetscInt64_FMT " receivers x -nt %" PetscInt_FMT " samples = %" PetscInt64_FMT
+               " trace samples, more than the %" PetscInt_FMT " this PETSc counts (%d-bit indices): fewer receivers per shot or a smaller -nt",
+               s, geo->source, nrec, o->nt, nrec * o->nt, PETSC_MAX_INT, (int)(8 * sizeof(PetscInt)));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -35,11 +52,10 @@ PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, G
     const PetscReal zs = o->source_depth < 0 ? 2 * m->d[0] : o->source_depth;
     const PetscReal zr = o->receiver_depth < 0 ? 2 * m->d[0] : o->receiver_depth;
     const PetscInt  nr = o->nrec == PETSC_DECIDE ? m->n[1] : o->nrec;
-    PetscCheck(o->nshots >= 1 && nr >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "-nshots %" PetscInt_FMT " -nrec %" PetscInt_FMT ": expected at least one of each", o->nshots, nr);
     PetscCall(GeometryRegular(m->dim, m->n, m->d, o->nshots, nr, zs, zr, geo));
   }
   PetscCall(GeometryValidate(geo, m->dim, m->n, m->d));
+  PetscCall(CheckGatherSize(comm, o, geo));
   PetscCall(WarnOnFreeSurface(comm, o, m, geo));
   PetscFunctionReturn(0);
 }
@@ -70,6 +86,17 @@ PetscErrorCode SourceWavelet(MPI_Comm comm, const Options *o, const TimeAxis *t,
   PetscFunctionReturn(0);
 }
 
+/* Shot s goes to group s mod G: with more groups than shots some get none. */
+static PetscErrorCode WarnOnIdleGroups(MPI_Comm world, const Layout *l, const Geometry *geo)
+{
+  PetscFunctionBeginUser;
+  if (l->ngroups > geo->nshots)
+    PetscCall(PetscPrintf(world, "WARNING: %d shot groups for %" PetscInt_FMT " shots: %" PetscInt_FMT " of the groups (%" PetscInt_FMT " of the %d ranks) get no shot and sit idle; "
+                                 "at most %" PetscInt_FMT " groups (-shot_groups dividing the world size) keep every rank busy\n",
+                          l->ngroups, geo->nshots, l->ngroups - geo->nshots, (l->ngroups - geo->nshots) * l->group_size, l->world_size, geo->nshots));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, const Grid *g, const Geometry *geo, const TimeAxis *t, PetscReal vmin,
                           PetscReal vmax)
 {
@@ -88,6 +115,7 @@ PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, c
                         geo->rec_start[geo->nshots]));
   PetscCall(PetscPrintf(world, "time: %" PetscInt_FMT " samples at %.6g s; internal step %.9g s (%" PetscInt_FMT " per sample, stability limit %.9g s), %" PetscInt_FMT " steps\n",
                         t->nt, (double)t->dt, (double)t->dt_int, t->m, (double)t->dt_stable, t->nsteps));
+  PetscCall(WarnOnIdleGroups(world, l, geo));
   PetscFunctionReturn(0);
 }
 

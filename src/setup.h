@@ -7,12 +7,14 @@
 #include "options.h"
 #include "propagate.h"
 
-/* -geometry or the regular survey, validated against the model, with a
-   warning for sources and receivers on a free surface. */
+/* -geometry or the regular survey, validated against the model and against
+   PetscInt (a shot's receivers x -nt samples), with a warning for sources and
+   receivers on a free surface. */
 PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo);
 /* Warns when the grid has too few cells per wavelength at -f0 for -order. */
 PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const ModelInfo *m, PetscReal vmin);
 /* The recording-rate wavelet (Ricker or -wavelet file) into w[nt]. */
 PetscErrorCode SourceWavelet(MPI_Comm comm, const Options *o, const TimeAxis *t, float *w);
+/* The run's set-up, on rank 0; warns when shot groups outnumber the shots. */
 PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, const Grid *g, const Geometry *geo, const TimeAxis *t, PetscReal vmin,
                           PetscReal vmax);

@@ -3,11 +3,29 @@
 offending value (checked case-insensitively on a characteristic substring or
 number), and leave no shot gather (shot_*) in the output directory.  Also:
 no hang (every run has a timeout) and existing results are left untouched
-without -overwrite.  -backend cuda with no GPU visible, a halo type that
-does not go with the backend, an unknown one.  -mode gradient/invert: a missing or mis-sized observed
-gather (named by its shot), -vp_min above -vp_max, a starting model outside
-the bounds, -wavefield_memory too small, no -observed_dir; no gradient.rsf,
-vp*.rsf or misfit.csv left behind."""
+without -overwrite.
+
+Cases: a model whose binary does not match its header; a negative, a NaN and
+a 1e-30 m/s velocity in a model file, and -vp 1e-30; a source and a receiver
+outside the model; a malformed geometry line (1 and 2 ranks) and 0x64 as a
+coordinate; a world size that is not a multiple of -shot_groups; process
+grids that do not fit the group or name an axis a 2D model lacks;
+subdomains thinner than the halo (also on a free surface); -order 6;
+-backend cuda with no GPU visible, a halo type that does not go with the
+backend, an unknown one; a missing -vp file; an output directory that cannot
+be created; existing output without -overwrite; a blow-up; a -wavelet
+sampled at another interval.  Options: a typo (-nshot, with -nshots
+suggested; nothing created), -tao_max_iter in -mode invert (-tao_max_it
+suggested), a TAO option in -mode forward; -nt 3000000000 (beyond PetscInt);
+-nshots 100000 -nrec 100000 (10^10 receivers); one shot of 100000
+receivers x 30000 samples; a grid of 10^13 cells; a negative -t0.  -mode gradient/invert: a missing or mis-sized observed gather
+(named by its shot), -vp_min above -vp_max, a starting model outside the
+bounds, -wavefield_memory too small, no -observed_dir; no gradient.rsf,
+vp*.rsf or misfit.csv left behind.
+
+Runs that must go ahead, with a warning: -unused_options warn with a typo
+(the gather is written), -dt above the Nyquist interval of -f0, more shot
+groups than shots."""
 import os
 import re
 
@@ -67,6 +85,21 @@ def case(name, nranks, args, outdir, expect, no_output=True):
     return out
 
 
+def warn_case(name, nranks, args, outdir, expect):
+    """A run that must succeed and print each string of expect (a warning)."""
+    print(f"--- {name}", flush=True)
+    try:
+        out = c.run(nranks, args, outdir, timeout=TIMEOUT)
+    except c.TestFailure as e:
+        failures.append(f"{name}: {e}")
+        return None
+    missing = [w for w in expect if w not in out]
+    if missing:
+        failures.append(f"{name}: the output lacks {missing}; it says:\n      " + out.replace("\n", "\n      "))
+    print(f"    ok: {name}" if not missing else f"    FAILED: {name}", flush=True)
+    return out
+
+
 def has(s):
     return (f"'{s}'", lambda low, out: s.lower() in low)
 
@@ -95,6 +128,15 @@ def main():
         p = c.write_model(scr.sub("negative.rsf"), v, DX)
         case("non-positive velocity", 1, ["-mode", "forward", "-vp", p, "-nt", 20],
              scr.sub("o_negative"), [num(-1500.0)])
+
+        # a velocity far below 1 m/s (a unit mistake), named with its sample
+        v = good.copy()
+        v[17, 11] = 1e-30
+        p = c.write_model(scr.sub("tiny.rsf"), v, DX)
+        case("1e-30 m/s in a model file", 1, ["-mode", "forward", "-vp", p, "-nt", 20],
+             scr.sub("o_tiny"), [num(1e-30), has("iz=11 ix=17"), has("at least 1 m/s")])
+        case("-vp 1e-30", 1, SMALL[:2] + ["-vp", "1e-30"] + SMALL[4:], scr.sub("o_tiny_vp"),
+             [has("-vp 1e-30"), has("at least 1 m/s")])
 
         # NaN velocity
         v = good.copy()
@@ -136,6 +178,14 @@ def main():
         case("malformed geometry line", 1, SMALL + ["-geometry", g], scr.sub("o_malformed"),
              [has("line 3"), has("malformed.txt")])
 
+        # hexadecimal is not a coordinate
+        g_hex = scr.sub("hex.txt")
+        with open(g_hex, "w") as f:
+            f.write("S 100 50\n"
+                    "R 0x64 20\n")                # line 2
+        case("0x64 in a geometry file", 1, SMALL + ["-geometry", g_hex], scr.sub("o_hex"),
+             [has("line 2"), has("'0x64' is not a finite decimal number")])
+
         # the same on 2 ranks: an error found on rank 0 must not hang the others
         case("malformed geometry line, 2 ranks", 2, SMALL + ["-geometry", g, "-da_processors_x", 2],
              scr.sub("o_malformed2"), [has("line 3")])
@@ -171,6 +221,39 @@ def main():
 
         # unsupported order
         case("-order 6", 1, SMALL + ["-order", 6], scr.sub("o_order"), [has("order"), num(6)])
+
+        # options nothing reads: refused before any work (not even the output folder), with the
+        # closest option named; on 2 ranks, so that no rank is left waiting
+        typo_dir = scr.sub("o_typo")
+        case("typo -nshot", 2, SMALL + ["-nshot", 5], typo_dir, [has("-nshot 5"), has("did you mean -nshots?")])
+        if os.path.exists(typo_dir):
+            failures.append(f"typo -nshot: {typo_dir} was created, so work began before the options were checked")
+        case("-tao_max_it in -mode forward", 1, SMALL + ["-geometry", geo_ok, "-tao_max_it", 5], scr.sub("o_tao_fwd"),
+             [has("-tao_max_it 5"), has("only -mode invert reads TAO options")])
+        out = warn_case("typo with -unused_options warn", 1, SMALL + ["-geometry", geo_ok, "-nshot", 5, "-unused_options", "warn"],
+                        scr.sub("o_typo_warn"), ["WARNING", "-nshot 5 (did you mean -nshots?)", "-unused_options warn"])
+        if out is not None and not os.path.isfile(c.gather_path(scr.sub("o_typo_warn"), 0)):
+            failures.append("typo with -unused_options warn: no shot_0000.rsf, so the run did not go ahead")
+
+        # numbers beyond PetscInt (32-bit here) are refused, not wrapped round
+        case("-nt 3000000000", 1, SMALL + ["-nt", 3000000000], scr.sub("o_nt_big"),
+             [has("-nt 3000000000"), has("from 1 to 2147483647")])
+        case("-nshots 100000 -nrec 100000", 1, SMALL + ["-nshots", 100000, "-nrec", 100000], scr.sub("o_survey_big"),
+             [num(100000), num(10000000000), has("-nrec")])
+        case("a gather of 100000 receivers x 30000 samples", 1, SMALL + ["-nrec", 100000, "-nt", 30000], scr.sub("o_gather_big"),
+             [num(100000), num(30000), num(3000000000)])
+        case("grid of 10^13 cells", 1, ["-mode", "forward", "-vp", 2000, "-nx", 100000, "-nz", 100000, "-ny", 1000, "-nt", 20],
+             scr.sub("o_grid_big"), [num(100040), num(1040), has("32-bit"), has("absorbing layers included")])
+
+        # an explicit negative delay is refused, not replaced by the default
+        case("negative -t0", 1, SMALL + ["-geometry", geo_ok, "-t0", -0.1], scr.sub("o_t0"),
+             [has("-t0 -0.1"), has("1.5/f0 = 0.15 s")])
+
+        # runs that go ahead with a warning: -dt 0.03 s resolves 16.7 Hz, below 2.5 x 10 Hz
+        warn_case("-dt above the Nyquist interval of -f0", 1, SMALL[:-4] + ["-nt", 20, "-dt", 0.03, "-f0", 10, "-geometry", geo_ok],
+                  scr.sub("o_nyquist"), ["WARNING: -dt 0.03 s", "2.5 x -f0 10 Hz = 25 Hz"])
+        warn_case("more shot groups than shots", 2, SMALL + ["-geometry", geo_ok, "-shot_groups", 2], scr.sub("o_idle"),
+                  ["WARNING: 2 shot groups for 1 shots", "sit idle"])
         # every GPU hidden, so that the case holds on GPU machines too
         os.environ["CUDA_VISIBLE_DEVICES"] = ""
         case("-backend cuda without a GPU", 1, SMALL + ["-geometry", geo_ok, "-backend", "cuda"], scr.sub("o_nogpu"),
@@ -272,8 +355,10 @@ def main():
              scr.sub("o_memory"), [has("wavefield_memory")])
         case("-mode gradient without -observed_dir", 1, grad_args, scr.sub("o_no_obs"), [has("observed_dir")])
         case("-mode invert without -observed_dir", 1, invert_args, scr.sub("o_no_obs_inv"), [has("observed_dir")])
+        case("-tao_max_iter in -mode invert", 1, invert_args + ["-observed_dir", obs, "-tao_max_iter", 10],
+             scr.sub("o_tao_typo"), [has("-tao_max_iter 10"), has("did you mean -tao_max_it?")])
         for d in ("o_obs_missing", "o_obs_missing2", "o_obs_nrec", "o_obs_nt", "o_bounds", "o_start_out",
-                  "o_start_low", "o_memory", "o_no_obs", "o_no_obs_inv"):
+                  "o_start_low", "o_memory", "o_no_obs", "o_no_obs_inv", "o_tao_typo"):
             d = scr.sub(d)
             left = [f for f in (os.listdir(d) if os.path.isdir(d) else [])
                     if f.startswith(("gradient", "vp", "misfit"))]

@@ -1,7 +1,9 @@
-/* Geometry: parsing (comments, blank lines, 2D and 3D), malformed files,
-   regular surveys, validation and cell snapping. */
+/* Geometry: parsing (comments, blank lines, 2D and 3D, decimal numbers
+   only), malformed files, regular surveys (and their receiver count beyond
+   PetscInt), validation and cell snapping. */
 #define _POSIX_C_SOURCE 200809L /* getpid */
 #include "geometry.h"
+#include "optcheck.h"
 #include "unit_check.h"
 #include <stdio.h>
 #include <unistd.h>
@@ -30,7 +32,7 @@ static PetscErrorCode TestParse(void)
   Geometry g;
 
   PetscFunctionBeginUser;
-  PetscCall(WriteText("# survey\nS 10 5   # first shot\n\n  R 0 2\nR\t20.5 2\nS 30 5\nR 1e1 3\n"));
+  PetscCall(WriteText("# survey\nS 10 5   # first shot\n\n  R 0 2\nR\t+20.5 2\nS 30 5\nR 1e1 .3e+1\n"));
   PetscCall(GeometryRead(PETSC_COMM_WORLD, path, 2, &g));
   PetscCheck(g.nshots == 2 && g.rec_start[0] == 0 && g.rec_start[1] == 2 && g.rec_start[2] == 3, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "%d shots, rec_start %d %d %d, expected 2 shots and 0 2 3", (int)g.nshots, (int)g.rec_start[0], (int)g.rec_start[1], (int)g.rec_start[2]);
@@ -57,9 +59,13 @@ static PetscErrorCode TestMalformed(void)
   static const char *const cases[][2] = {
     {"S 1 2\nR 1\n", "line 2: expected 'S x z' or 'R x z', got 'R 1'"},
     {"S 1 2\nR 1 2 3\n", "line 2"},
-    {"# c\nS 1 2\nR 1 abc\n", "line 3: 'abc' is not a finite number"},
+    {"# c\nS 1 2\nR 1 abc\n", "line 3: 'abc' is not a finite decimal number"},
     {"S 1 nan\nR 1 1\n", "line 1: 'nan'"},
     {"S 1 inf\nR 1 1\n", "line 1: 'inf'"},
+    {"S 0x64 2\nR 1 1\n", "line 1: '0x64' is not a finite decimal number"},
+    {"S 1 2\nR 1e999 1\n", "line 2: '1e999'"},
+    {"S 1 2\nR 1. 1e\n", "line 2: '1e'"},
+    {"S 1 2\nR . 1\n", "line 2: '.'"},
     {"R 1 2\n", "line 1: receiver before the first 'S'"},
     {"S 1 2\nS 3 4\nR 1 1\n", "line 1: shot 0 has no receivers"},
     {"S 1 2\nR 1 2\n\nS 3 4 # no receivers\n", "line 4: shot 1 has no receivers"},
@@ -76,6 +82,19 @@ static PetscErrorCode TestMalformed(void)
   PetscCall(WriteText("S 1 2\nR 1 2\n"));
   EXPECT_ERROR(GeometryRead(PETSC_COMM_WORLD, path, 3, &g), "line 1: expected 'S x y z'");
   EXPECT_ERROR(GeometryRead(PETSC_COMM_WORLD, "no/such/geometry.txt", 2, &g), "no/such/geometry.txt");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TestDecimal(void)
+{
+  static const char *const good[] = {"0", "-1", "+2.5", ".5", "5.", "1e3", "1E-3", "-.5e+2"};
+  static const char *const bad[]  = {"", "+", ".", "e3", "1e", "0x64", "inf", "nan", "1 ", " 1", "1,5", "1e3.5", "--1"};
+
+  PetscFunctionBeginUser;
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+    PetscCheck(DecimalNumber(good[i]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "'%s' refused, expected a decimal number", good[i]);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    PetscCheck(!DecimalNumber(bad[i]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "'%s' taken for a decimal number", bad[i]);
   PetscFunctionReturn(0);
 }
 
@@ -103,6 +122,9 @@ static PetscErrorCode TestRegular(void)
   g.src[2].c[0]  = -1;
   EXPECT_ERROR(GeometryValidate(&g, 2, n, d), "shot 2 source");
   PetscCall(GeometryDestroy(&g));
+
+  /* 10^10 receivers in all: beyond a 32-bit PetscInt, refused rather than wrapped */
+  if (sizeof(PetscInt) == 4) EXPECT_ERROR(GeometryRegular(2, n, d, 100000, 100000, 10, 7.5, &g), "100000 shots x 100000 receivers = 10000000000 receivers");
 
   PetscCall(GeometryRegular(3, n, d, 1, 1, 0, 50, &g));
   PetscCall(CheckPos("centred 3D source", &g.src[0], 0, 100, 8));
@@ -133,6 +155,7 @@ int main(int argc, char **argv)
   PetscCall(PetscSNPrintf(path, sizeof path, "unit_geometry_%d.txt", (int)getpid()));
   PetscCall(TestParse());
   PetscCall(TestMalformed());
+  PetscCall(TestDecimal());
   PetscCall(TestRegular());
   remove(path);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_geometry: all checks passed\n"));
