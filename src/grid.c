@@ -4,7 +4,7 @@ static const char *const axis_name[3] = {"z", "x", "y"};
 
 /* The DMDA counts the cells of the extended grid in PetscInt: a grid beyond
    that is refused here, before PETSc's sizes wrap round. */
-static PetscErrorCode CheckCellCount(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscInt pml[3][2])
+PetscErrorCode GridCheckCellCount(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscInt pml[3][2])
 {
   PetscInt64 N[3];
   double     total = 1; /* exact wherever it matters: up to 2^53 */
@@ -35,7 +35,7 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(g, sizeof(*g)));
   PetscCallMPI(MPI_Comm_size(group, &size));
-  PetscCall(CheckCellCount(group, dim, n, pml));
+  PetscCall(GridCheckCellCount(group, dim, n, pml));
   g->dim    = dim;
   g->order  = order;
   g->radius = order / 2;

@@ -19,6 +19,9 @@ typedef struct Grid {
   PetscMPIInt nbr[3][2];           /* face neighbours on the group comm */
 } Grid;
 
+/* Refuses, collectively over group, a grid (absorbing layers included)
+   with more cells than PetscInt counts. */
+PetscErrorCode GridCheckCellCount(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscInt pml[3][2]);
 PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt order,
                           const PetscInt pml[3][2], const PetscInt procs[3], Grid *g);
 PetscErrorCode GridDestroy(Grid *g);

@@ -215,6 +215,8 @@ PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *o
   MemoryRun r = {.mode = o->mode, .ops = ops, .l = l, .geo = geo, .grid = g, .dim = m->dim, .nt = o->nt, .nsteps = t ? t->nsteps : o->nt};
 
   PetscFunctionBeginUser;
+  /* a grid PETSc cannot index has no memory figure worth giving */
+  if (!g) PetscCall(GridCheckCellCount(l->group, m->dim, m->n, o->pml));
   for (PetscInt a = 0; a < 3; a++) {
     r.n[a]      = m->n[a];
     r.pml[a][0] = o->pml[a][0];

@@ -20,7 +20,8 @@ PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes
 /* Estimates the run's memory on every rank and refuses, collectively over
    the world, when the busiest rank's exceeds the host limit or (device
    backends) 90% of the free device memory.  Twice per run: before the grid
-   is decomposed (g and t NULL) a lower bound is checked, from an even split
+   is decomposed (g and t NULL) the grid's size is checked against what
+   PETSc can index and a lower bound of the memory, from an even split
    of the cells without ghosts, no absorbing layer memory, no receivers of a
    rank's own and one internal step per sample; afterwards (g and t given)
    the figures are exact up to small buffers, and printed. */

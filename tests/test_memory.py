@@ -5,16 +5,18 @@
   less that of a tiny run (MPI, PETSc and the program itself), lies within
   0.8 to 1.25 times the figure printed as "memory per rank ... host X".
 - It refuses before any work, naming the need and the limit, and leaves no
-  output: -nt 2000000000 (traces and wavelet of 179 GB, forward), a 3D model of 1200^3
+  output: -nt 2000000000 with one receiver (traces and wavelet of 52 GB,
+  forward, against -memory_limit 20000), a 3D model of 1200^3
   cells on 2 ranks (the refusal comes before the grid is decomposed), a
   gradient over -memory_limit, and a forward over -memory_limit on 2 shot
   groups x 2 subdomains (every rank agrees, none hangs).
-- An allocation that fails all the same names what it was for and how much
-  (traces of 745 GB once the check is lifted with -memory_limit), where the
-  kernel refuses such an allocation (vm.overcommit_memory 0 or 2).
+- An allocation that fails all the same names what it was for and how much:
+  traces of 7.5 GB with the check lifted (-memory_limit 1e9) under an
+  address-space limit of 3 GB (RLIMIT_AS).
 """
 import os
 import re
+import resource
 import subprocess
 
 import common as c
@@ -53,8 +55,16 @@ def check_estimate(name, args, outdir, base):
     c.check(0.8 <= ratio <= 1.25, f"{name}: measured / estimated memory = {ratio:.3f}, expected 0.8 to 1.25")
 
 
-def refused(name, nranks, args, outdir, expect):
-    out = c.run(nranks, args, outdir, expect_fail=True, timeout=TIMEOUT)
+def refused(name, nranks, args, outdir, expect, address_space=None):
+    """A run that must fail, with every text of expect in its message."""
+    if address_space:
+        limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        p = subprocess.run(c.command(nranks, args, outdir), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           preexec_fn=limit, timeout=TIMEOUT, env=dict(os.environ, OMP_NUM_THREADS="1"))
+        out = p.stdout.decode(errors="replace")
+        c.check(p.returncode != 0, f"{name}: expected a non-zero exit status:\n{out}")
+    else:
+        out = c.run(nranks, args, outdir, expect_fail=True, timeout=TIMEOUT)
     msg = c.error_message(out)
     print(f"{name}: {msg}")
     for text in expect:
@@ -76,8 +86,9 @@ def main():
         check_estimate("gradient 600 x 600, 1000 samples", ["-mode", "gradient", "-observed_dir", obs] + grad,
                        scr.sub("grad"), base)
 
-        refused("-nt 2000000000", 1, ["-mode", "forward", "-nx", 100, "-nz", 50, "-nt", 2000000000] + small,
-                scr.sub("o_nt"), ["not enough memory", "at least", "traces", "-nt", "may use"])
+        refused("-nt 2000000000", 1, ["-mode", "forward", "-nx", 100, "-nz", 50, "-nt", 2000000000, "-vp", 2000, "-dx", 10,
+                                      "-nrec", 1, "-memory_limit", 20000], scr.sub("o_nt"),
+                ["not enough memory", "at least", "traces", "-nt", "may use 19.5 GB"])
         refused("3D 1200^3 on 2 ranks", 2, ["-mode", "forward", "-nx", 1200, "-nz", 1200, "-ny", 1200, "-nt", 10] + small,
                 scr.sub("o_3d"), ["not enough memory", "wavefields", "more ranks per shot group"])
         refused("gradient over -memory_limit", 1,
@@ -87,14 +98,10 @@ def main():
                 ["-mode", "forward", "-nx", 400, "-nz", 400, "-nt", 100, "-nshots", 2, "-shot_groups", 2,
                  "-memory_limit", 0.5] + small, scr.sub("o_groups"), ["not enough memory", "0.5 MB"])
 
-        mode = open("/proc/sys/vm/overcommit_memory").read().strip()
-        if mode == "1":
-            print("vm.overcommit_memory is 1: the kernel grants any allocation, so the failed-allocation case is skipped")
-        else:
-            refused("allocation beyond the machine", 1,
-                    ["-mode", "forward", "-nx", 100, "-nz", 50, "-nt", 200000000, "-nrec", 1000, "-vp", 2000, "-dx", 10,
-                     "-memory_limit", 1e9], scr.sub("o_alloc"), ["allocating the shot's traces", "GB on this rank"])
-
+        refused("allocation beyond the address space", 1,
+                ["-mode", "forward", "-nx", 100, "-nz", 50, "-nt", 200000000, "-memory_limit", 1e9] + small,
+                scr.sub("o_alloc"), ["allocating the shot's traces", "7.5 GB on this rank", "out of memory"],
+                address_space=3 * 1024 ** 3)
 
 if __name__ == "__main__":
     c.main(main)
