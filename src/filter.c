@@ -1,6 +1,6 @@
 /* Trace filtering: see filter.h. */
 #include "filter.h"
-#include "wavelet.h"
+#include "kaiser.h"
 #include <math.h>
 
 /* Kaiser's design formulas for a stop-band attenuation of ATTEN_DB (the

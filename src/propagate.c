@@ -3,36 +3,9 @@
 #include "events.h"
 #include "memory.h"
 #include "stencil.h"
-#include "wavelet.h"
 
 /* Target reflection coefficient of the CPML profile at normal incidence. */
 #define CPML_REFLECTION 1e-3
-
-PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscReal dt, PetscReal cfl, TimeAxis *t)
-{
-  PetscReal inv = 0, m;
-  double    steps;
-  MPI_Comm  comm;
-
-  PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < g->dim; a++) inv += 1.0 / (g->d[a] * g->d[a]);
-  t->nt        = nt;
-  t->dt        = dt;
-  t->dt_stable = 2.0 / (vmax * PetscSqrtReal(fwi_d2_symbol_max((int)g->order) * inv));
-  /* the smallest m with dt/m <= cfl * dt_stable; the slack keeps exact ratios exact */
-  m = PetscMax(1, PetscCeilReal(dt / (cfl * t->dt_stable) * (1 - 1e-12)));
-  /* steps are counted in PetscInt; (nt - 1 + W) m + 1 bounds ResampleInternalSteps for every m */
-  steps = ((double)nt - 1 + RESAMPLE_HALF_WIDTH) * m + 1;
-  PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
-  PetscCheck(steps <= PETSC_MAX_INT, comm, PETSC_ERR_INT_OVERFLOW,
-             "-nt %" PetscInt_FMT " samples at %.6g internal steps each (-dt %.6g s over a stable step of %.6g s, -cfl %.6g) need about %.4g internal steps, more than the %" PetscInt_FMT
-             " this PETSc counts (%d-bit PetscInt): record a shorter time (-nt x -dt)",
-             nt, (double)m, (double)dt, (double)(cfl * t->dt_stable), (double)cfl, steps, PETSC_MAX_INT, (int)(8 * sizeof(PetscInt)));
-  t->m      = (PetscInt)m;
-  t->dt_int = dt / t->m;
-  t->nsteps = ResampleInternalSteps(nt, t->m);
-  PetscFunctionReturn(0);
-}
 
 /* The CPML weights of every padded index along axis a (zero in the core and in ghosts). */
 static PetscErrorCode LayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)

@@ -9,19 +9,7 @@
 #include "kernels.h"
 #include "store.h"
 #include "survey.h"
-#include "wavelet.h"
-
-/* Recording axis and the solver's internal steps. */
-typedef struct {
-  PetscInt  nt;        /* recorded samples */
-  PetscReal dt;        /* recording interval */
-  PetscReal dt_stable; /* stability limit of the scheme for this model */
-  PetscInt  m;         /* internal steps per recorded sample */
-  PetscReal dt_int;    /* dt / m */
-  PetscInt  nsteps;    /* internal steps simulated */
-} TimeAxis;
-
-PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscReal dt, PetscReal cfl, TimeAxis *t);
+#include "timeaxis.h"
 
 /* How a run exchanges halos, reports and guards itself. */
 typedef struct {

@@ -7,6 +7,7 @@
 #include "events.h"
 #include "geometry.h"
 #include "propagate.h"
+#include "wavelet.h"
 #include "survey.h"
 #include "unit_check.h"
 

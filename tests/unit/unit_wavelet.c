@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* getpid */
 #include "rsf.h"
 #include "unit_check.h"
+#include "timeaxis.h"
 #include "wavelet.h"
 #include <unistd.h>
 
