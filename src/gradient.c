@@ -12,8 +12,7 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
   PetscLogDouble t0, t1;
 
   PetscFunctionBeginUser;
-  PetscCall(OutputPrepare(world, o->output_dir, 0, o->overwrite));
-  PetscCall(OutputRefuseExisting(world, o->output_dir, "gradient.rsf", o->overwrite));
+  PetscCall(OutputPrepareKind(world, o->output_dir, OUTPUT_GRADIENT, 0, o->overwrite, PETSC_FALSE));
   PetscCall(ObjectiveCreate(world, o, &obj));
   PetscCall(PetscMalloc2(obj.ms.nlocal + 1, &grad, obj.ms.nlocal + 1, &out));
   PetscCall(PetscTime(&t0));

@@ -105,9 +105,10 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
     char name[64];
     PetscCall(ModelFromVec(inv, inv->X));
     PetscCall(PetscSNPrintf(name, sizeof(name), "vp_%04" PetscInt_FMT ".rsf", inv->iteration));
+    /* this run's own file: earlier ones were refused or removed at the start; with -restart, the interrupted run's, rewritten the same */
     PetscCall(ObjectiveWriteModel(&inv->obj, name, inv->vp, PETSC_TRUE));
   }
-  PetscCall(ReplayLogIteration(&inv->replay, inv->o->output_dir, inv->band + 1, inv->iteration, f, gnorm, its ? step : 0, inv->seconds));
+  PetscCall(ReplayLogIteration(&inv->replay, inv->band + 1, inv->iteration, f, gnorm, its ? step : 0, inv->seconds));
   PetscCall(PetscPrintf(inv->obj.l.world,
                         "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s, %.4f G cell-updates/s\n",
                         inv->band + 1, inv->fcut > 0 ? "up to " : "all, f0 ", inv->fcut > 0 ? (double)inv->fcut : (double)inv->o->f0, its, inv->iteration, (double)f,
@@ -202,11 +203,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&inv, sizeof(inv)));
   inv.o = o;
-  PetscCall(OutputPrepare(world, o->output_dir, 0, o->overwrite));
-  if (!o->restart) {
-    PetscCall(OutputRefuseExisting(world, o->output_dir, "misfit.csv", o->overwrite));
-    PetscCall(OutputRefuseExisting(world, o->output_dir, "vp.rsf", o->overwrite));
-  }
+  PetscCall(OutputPrepareKind(world, o->output_dir, OUTPUT_INVERSION, 0, o->overwrite, o->restart));
   PetscCall(ObjectiveCreate(world, o, &inv.obj));
   for (PetscInt b = 0; b < o->nbands; b++)
     PetscCheck(o->bands[b] < 0.5 / o->dt, world, PETSC_ERR_ARG_OUTOFRANGE, "-bands: band %" PetscInt_FMT " at %.6g Hz is not below the Nyquist frequency %.6g Hz of -dt %.6g s",
@@ -237,7 +234,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
                           inv.iteration, o->output_dir));
   } else {
     PetscCall(ModelFromVec(&inv, inv.X));
-    PetscCall(ObjectiveWriteModel(&inv.obj, "vp.rsf", inv.vp, PETSC_TRUE));
+    PetscCall(ObjectiveWriteModel(&inv.obj, "vp.rsf", inv.vp, o->overwrite));
     PetscCall(PetscPrintf(world, "inverted model -> %s/vp.rsf, misfit history -> %s/misfit.csv\n", o->output_dir, o->output_dir));
   }
   signal(SIGTERM, SIG_DFL);

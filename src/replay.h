@@ -3,7 +3,12 @@
    starts again from the beginning and each evaluation it asks for that was
    saved (the same model, bit for bit) is answered from disk, so the run
    carries on exactly where it stopped and ends at the model an
-   uninterrupted run gives.  Also keeps misfit.csv. */
+   uninterrupted run gives.  restart/run.txt records the options that define
+   the evaluations (model, survey and observed data with checksums of their
+   samples, bands, bounds, wavelet, grid, time axis, TAO type); -restart
+   refuses, naming each difference, when they differ.  Also keeps
+   misfit.csv.  Every file is written whole under a temporary name and
+   renamed (util.h). */
 #pragma once
 #include "objective.h"
 
@@ -21,19 +26,20 @@ typedef struct {
   MPI_Comm     world;
   Objective   *obj;
   char         dir[PETSC_MAX_PATH_LEN]; /* -output_dir */
-  PetscInt     nentries;
+  PetscInt     nentries, maxentries;
   ReplayEntry *entries;
   PetscInt     nrows, maxrows;
   MisfitRow   *rows;
 } Replay;
 
-/* restart: read the saved evaluations (an error when there are none);
-   otherwise start a fresh record. */
+/* restart: check restart/run.txt against the options and read the saved
+   evaluations (an error when there are none or the options differ);
+   otherwise start a fresh record.  Collective. */
 PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, Replay *r);
 PetscErrorCode ReplayDestroy(Replay *r);
 /* Evaluation `eval` of band `band` at model vp (every group): *cached, and
    then J, grad (group 0) and the seconds it took first time. */
 PetscErrorCode ReplayLookup(Replay *r, PetscInt band, PetscInt eval, const float *vp, PetscBool *cached, double *J, double *grad, double *seconds);
 PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *vp, double J, const double *grad, double seconds);
-/* Adds a row to misfit.csv (band, iteration, misfit, gradient norm, step, seconds), rewritten whole. */
-PetscErrorCode ReplayLogIteration(Replay *r, const char *dir, PetscInt band, PetscInt iteration, double J, double gnorm, double step, double seconds);
+/* Adds a row to -output_dir/misfit.csv (band, iteration, misfit, gradient norm, step, seconds), rewritten whole. */
+PetscErrorCode ReplayLogIteration(Replay *r, PetscInt band, PetscInt iteration, double J, double gnorm, double step, double seconds);

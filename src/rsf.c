@@ -1,8 +1,10 @@
 /* RSF headers and binaries: see rsf.h. */
-#define _POSIX_C_SOURCE 200809L /* getline, getpid */
+#define _POSIX_C_SOURCE 200809L /* getline, open_memstream, pwrite */
 #include "rsf.h"
+#include "util.h"
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,20 +28,44 @@ static PetscErrorCode ParseInt(const char *path, const char *key, const char *va
   errno = 0;
   v     = strtol(val, &end, 10);
   PetscCheck(end != val && !*end && !errno && v >= min && v <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-             "RSF header %s: %s=%s, expected an integer >= %d", path, key, val, (int)min);
+             "RSF header %s: %s=%s, expected a decimal integer >= %d", path, key, val, (int)min);
   *out = (PetscInt)v;
   PetscFunctionReturn(0);
 }
 
+/* [sign] digits [. digits] [e [sign] digits]: strtod alone would also take
+   hexadecimal (0x64), inf and nan. */
+static PetscBool IsDecimal(const char *s)
+{
+  size_t digits, exp;
+
+  if (*s == '+' || *s == '-') s++;
+  digits = strspn(s, "0123456789");
+  s += digits;
+  if (*s == '.') {
+    const size_t frac = strspn(s + 1, "0123456789");
+    digits += frac;
+    s += 1 + frac;
+  }
+  if (!digits) return PETSC_FALSE;
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-') s++;
+    exp = strspn(s, "0123456789");
+    if (!exp) return PETSC_FALSE;
+    s += exp;
+  }
+  return *s ? PETSC_FALSE : PETSC_TRUE;
+}
+
 static PetscErrorCode ParseReal(const char *path, const char *key, const char *val, PetscBool positive, PetscReal *out)
 {
-  char  *end;
   double v;
 
   PetscFunctionBeginUser;
-  v = strtod(val, &end);
-  PetscCheck(end != val && !*end && isfinite(v) && (!positive || v > 0), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-             "RSF header %s: %s=%s, expected a %s number", path, key, val, positive ? "positive" : "finite");
+  v = strtod(val, NULL);
+  PetscCheck(IsDecimal(val) && isfinite(v) && (!positive || v > 0), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "RSF header %s: %s=%s, expected a %s decimal number", path, key, val, positive ? "positive" : "finite");
   *out = v;
   PetscFunctionReturn(0);
 }
@@ -111,6 +137,19 @@ static PetscErrorCode ParseLine(const char *path, char *line, RsfParse *p)
   PetscFunctionReturn(0);
 }
 
+/* n1*n2*n3*4, checked: huge axes must not wrap around to a plausible size. */
+static PetscErrorCode DataBytes(const char *path, const PetscInt n[RSF_MAXAXES], long long *bytes)
+{
+  PetscBool over = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  *bytes = sizeof(float);
+  for (int i = 0; i < RSF_MAXAXES && !over; i++) over = __builtin_mul_overflow(*bytes, (long long)n[i], bytes) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(!over, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "RSF header %s: n1=%d n2=%d n3=%d: n1*n2*n3*4 bytes overflows 64 bits", path, (int)n[0],
+             (int)n[1], (int)n[2]);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ParseHeader(const char *path, RsfHeader *h)
 {
   RsfParse       p = {.format = "native_float", .esize = 4};
@@ -137,8 +176,8 @@ static PetscErrorCode ParseHeader(const char *path, RsfHeader *h)
              p.format);
   PetscCheck(p.esize == 4, PETSC_COMM_SELF, PETSC_ERR_SUP, "RSF header %s: esize=%d, expected 4", path, (int)p.esize);
   PetscCheck(p.have_in, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "RSF header %s has no in= naming its binary", path);
+  PetscCall(DataBytes(path, p.h.n, &expect));
   PetscCheck(!stat(p.h.data_path, &st), PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "RSF header %s: binary %s: %s", path, p.h.data_path, strerror(errno));
-  expect = 4LL * p.h.n[0] * p.h.n[1] * p.h.n[2];
   PetscCheck((long long)st.st_size == expect, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
              "RSF header %s: binary %s has %lld bytes, expected %lld (n1*n2*n3*4 = %d*%d*%d*4)", path, p.h.data_path, (long long)st.st_size, expect,
              (int)p.h.n[0], (int)p.h.n[1], (int)p.h.n[2]);
@@ -146,32 +185,6 @@ static PetscErrorCode ParseHeader(const char *path, RsfHeader *h)
   for (int i = 1; i < RSF_MAXAXES; i++)
     if (p.h.n[i] > 1) p.h.naxes = i + 1;
   *h = p.h;
-  PetscFunctionReturn(0);
-}
-
-/* Rank 0 of comm ran a call under PetscReturnErrorHandler and got err (the
-   other ranks pass 0); every rank raises the same error, so none is left
-   waiting. */
-static PetscErrorCode ShareRootError(MPI_Comm comm, PetscErrorCode err)
-{
-  struct {
-    PetscErrorCode err;
-    char           msg[1024];
-  } r;
-  PetscMPIInt rank;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(&r, sizeof r));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (!rank && err) {
-    char *msg;
-
-    PetscCall(PetscErrorMessage(err, NULL, &msg));
-    PetscCall(PetscStrncpy(r.msg, msg, sizeof r.msg));
-    r.err = err;
-  }
-  PetscCallMPI(MPI_Bcast(&r, sizeof r, MPI_BYTE, 0, comm));
-  PetscCheck(!r.err, comm, r.err, "%s", r.msg);
   PetscFunctionReturn(0);
 }
 
@@ -187,84 +200,184 @@ PetscErrorCode RsfReadHeader(MPI_Comm comm, const char *path, RsfHeader *h)
     ierr = ParseHeader(path, h);
     PetscCall(PetscPopErrorHandler());
   }
-  PetscCall(ShareRootError(comm, ierr));
+  PetscCall(RootShareError(comm, ierr));
   PetscCallMPI(MPI_Bcast(h, sizeof *h, MPI_BYTE, 0, comm));
+  PetscFunctionReturn(0);
+}
+
+
+/* One rank's box of an (up to 3D) array: its MPI-IO types and sizes. */
+typedef struct {
+  PetscInt64   n[RSF_MAXAXES], start[RSF_MAXAXES], count[RSF_MAXAXES]; /* axes beyond naxes: n = count = 1 */
+  MPI_Datatype file, mem;   /* the box in the file, and packed in the buffer */
+  PetscMPIInt  nitems;      /* 1, or 0 for an empty box */
+  MPI_Offset   bytes, total; /* of the box, and of the whole array */
+} Block;
+
+/* Collective: every rank's box must lie inside the array; agreed before any
+   file is opened, so that a bad box cannot hang the others. */
+static PetscErrorCode CheckBlocks(MPI_Comm comm, const char *path, PetscInt naxes, const PetscInt n[], const PetscInt start[], const PetscInt count[])
+{
+  PetscMPIInt bad = -1, anybad;
+
+  PetscFunctionBeginUser;
+  for (int i = 0; i < naxes; i++)
+    if (start[i] < 0 || count[i] < 0 || start[i] + count[i] > n[i]) bad = i;
+  PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: block start %d count %d on axis %d lies outside [0, %d)", path, (int)start[bad],
+             (int)count[bad], bad + 1, (int)n[bad]);
+  PetscCheck(anybad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: another rank's block lies outside the array", path);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BlockCreate(PetscInt naxes, const PetscInt n[], const PetscInt start[], const PetscInt count[], Block *b)
+{
+  PetscMPIInt nd = (PetscMPIInt)naxes, sizes[RSF_MAXAXES], sub[RSF_MAXAXES], st[RSF_MAXAXES], zero[RSF_MAXAXES] = {0};
+
+  PetscFunctionBeginUser;
+  b->file = b->mem = MPI_FLOAT;
+  b->nitems        = 1;
+  b->bytes = b->total = sizeof(float);
+  for (int i = 0; i < RSF_MAXAXES; i++) {
+    b->n[i]     = i < naxes ? n[i] : 1;
+    b->start[i] = i < naxes ? start[i] : 0;
+    b->count[i] = i < naxes ? count[i] : 1;
+    if (!b->count[i]) b->nitems = 0;
+    b->bytes *= b->count[i];
+    b->total *= b->n[i];
+  }
+  if (!b->nitems) PetscFunctionReturn(0);
+  for (int i = 0; i < nd; i++) {
+    sizes[i] = (PetscMPIInt)n[i];
+    sub[i]   = (PetscMPIInt)count[i];
+    st[i]    = (PetscMPIInt)start[i];
+  }
+  PetscCallMPI(MPI_Type_create_subarray(nd, sizes, sub, st, MPI_ORDER_FORTRAN, MPI_FLOAT, &b->file));
+  PetscCallMPI(MPI_Type_create_subarray(nd, sub, sub, zero, MPI_ORDER_FORTRAN, MPI_FLOAT, &b->mem));
+  PetscCallMPI(MPI_Type_commit(&b->file));
+  PetscCallMPI(MPI_Type_commit(&b->mem));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BlockDestroy(Block *b)
+{
+  PetscFunctionBeginUser;
+  if (!b->nitems) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Type_free(&b->file));
+  PetscCallMPI(MPI_Type_free(&b->mem));
+  PetscFunctionReturn(0);
+}
+
+/* msg = "cannot VERB PATH: MPI's reason (CALL)" for the first failed call of err[]. */
+static PetscErrorCode MpiFailure(const int err[], const char *const call[], int ncalls, const char *verb, const char *path, char msg[FWI_MSG_LEN])
+{
+  char reason[MPI_MAX_ERROR_STRING];
+  int  len;
+
+  PetscFunctionBeginUser;
+  for (int i = 0; i < ncalls && !msg[0]; i++) {
+    if (err[i] == MPI_SUCCESS) continue;
+    PetscCallMPI(MPI_Error_string(err[i], reason, &len));
+    snprintf(msg, FWI_MSG_LEN, "cannot %s %s: %s (%s)", verb, path, reason, call[i]);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Collective open; *ok is false on every rank when it failed on any, so
+   that none goes on to collective calls the others miss. */
+static PetscErrorCode OpenAll(MPI_Comm comm, const char *file, int amode, const char *verb, const char *path, MPI_File *fh, PetscBool *ok, char msg[FWI_MSG_LEN])
+{
+  const char *const call[1] = {"MPI_File_open"};
+  int               err[1];
+  PetscMPIInt       bad, anybad;
+
+  PetscFunctionBeginUser;
+  err[0] = MPI_File_open(comm, file, amode, MPI_INFO_NULL, fh);
+  bad    = err[0] != MPI_SUCCESS;
+  PetscCall(MpiFailure(err, call, 1, verb, path, msg));
+  PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
+  if (anybad && !bad) snprintf(msg, FWI_MSG_LEN, "cannot %s %s: it could not be opened on another rank", verb, path);
+  *ok = anybad ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Collective: reads this rank's box of file into buf.  msg (empty = fine)
+   gets an MPI error with MPI's reason, or a short read; *size is the file's
+   size (-1 unknown). */
+static PetscErrorCode ReadBlockFile(MPI_Comm comm, const char *file, const Block *b, void *buf, MPI_Offset *size, char msg[FWI_MSG_LEN])
+{
+  const char *const call[4] = {"MPI_File_set_view", "MPI_File_read_all", "MPI_File_get_size", "MPI_File_close"};
+  int               err[4];
+  MPI_File          fh;
+  MPI_Status        status;
+  MPI_Count         got = 0;
+  PetscBool         ok;
+
+  PetscFunctionBeginUser;
+  *size = -1;
+  PetscCall(OpenAll(comm, file, MPI_MODE_RDONLY, "read", file, &fh, &ok, msg));
+  if (!ok) PetscFunctionReturn(0);
+  err[0] = MPI_File_set_view(fh, 0, MPI_FLOAT, b->file, "native", MPI_INFO_NULL);
+  err[1] = MPI_File_read_all(fh, buf, b->nitems, b->mem, &status);
+  err[2] = MPI_File_get_size(fh, size);
+  err[3] = MPI_File_close(&fh);
+  PetscCall(MpiFailure(err, call, 4, "read", file, msg));
+  if (!msg[0]) PetscCallMPI(MPI_Get_elements_x(&status, MPI_BYTE, &got));
+  if (!msg[0] && got != b->bytes)
+    snprintf(msg, FWI_MSG_LEN, "cannot read %s: %lld of the %lld bytes asked for were read", file, (long long)got, (long long)b->bytes);
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode RsfReadBlock(MPI_Comm comm, const RsfHeader *h, const PetscInt start[RSF_MAXAXES], const PetscInt count[RSF_MAXAXES], float *buf)
 {
-  PetscMPIInt  nd = (PetscMPIInt)h->naxes, sizes[RSF_MAXAXES], sub[RSF_MAXAXES], st[RSF_MAXAXES], zero[RSF_MAXAXES] = {0}, nread = 0;
-  PetscMPIInt  bad = -1, anybad, got;
-  PetscBool    empty = PETSC_FALSE;
-  MPI_Datatype ftype = MPI_FLOAT, mtype = MPI_FLOAT;
-  MPI_File     fh;
-  MPI_Status   status;
+  Block      b;
+  MPI_Offset size;
+  char       msg[FWI_MSG_LEN] = "";
 
   PetscFunctionBeginUser;
-  /* Axes beyond naxes have n = 1 and are ignored. */
-  for (int i = 0; i < nd; i++) {
-    if (start[i] < 0 || count[i] < 0 || start[i] + count[i] > h->n[i]) bad = i;
-    if (!count[i]) empty = PETSC_TRUE;
-    sizes[i] = (PetscMPIInt)h->n[i];
-    sub[i]   = (PetscMPIInt)count[i];
-    st[i]    = (PetscMPIInt)start[i];
-  }
-  /* Agree before the collective open so that a bad block cannot hang the others. */
-  PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
-  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: block start %d count %d on axis %d lies outside [0, %d)", h->data_path,
-             (int)start[bad], (int)count[bad], bad + 1, (int)h->n[bad]);
-  PetscCheck(anybad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: another rank asked for a block outside the array", h->data_path);
-  if (!empty) {
-    PetscCallMPI(MPI_Type_create_subarray(nd, sizes, sub, st, MPI_ORDER_FORTRAN, MPI_FLOAT, &ftype));
-    PetscCallMPI(MPI_Type_create_subarray(nd, sub, sub, zero, MPI_ORDER_FORTRAN, MPI_FLOAT, &mtype));
-    PetscCallMPI(MPI_Type_commit(&ftype));
-    PetscCallMPI(MPI_Type_commit(&mtype));
-    nread = 1;
-  }
-  PetscCallMPI(MPI_File_open(comm, h->data_path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
-  PetscCallMPI(MPI_File_set_view(fh, 0, MPI_FLOAT, ftype, "native", MPI_INFO_NULL));
-  PetscCallMPI(MPI_File_read_all(fh, buf, nread, mtype, &status));
-  PetscCallMPI(MPI_File_close(&fh));
-  PetscCallMPI(MPI_Get_count(&status, mtype, &got));
-  if (!empty) {
-    PetscCallMPI(MPI_Type_free(&ftype));
-    PetscCallMPI(MPI_Type_free(&mtype));
-  }
-  PetscCheck(got == nread, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "RSF %s: short read (file changed since its header was read?)", h->data_path);
+  PetscCall(CheckBlocks(comm, h->data_path, h->naxes, h->n, start, count));
+  PetscCall(BlockCreate(h->naxes, h->n, start, count, &b));
+  PetscCall(ReadBlockFile(comm, h->data_path, &b, buf, &size, msg));
+  PetscCall(BlockDestroy(&b));
+  /* ompio (Open MPI 4.1) reports a read past the end as complete: the size tells */
+  if (!msg[0] && size != b.total)
+    snprintf(msg, FWI_MSG_LEN, "cannot read %s: it holds %lld bytes, expected %lld (changed since its header was read?)", h->data_path, (long long)size,
+             (long long)b.total);
+  PetscCall(AnyCheck(comm, msg));
   PetscFunctionReturn(0);
 }
 
-/* Closes fp; on any earlier (ok false) or closing failure removes path and raises. */
-static PetscErrorCode CloseOrRemove(FILE *fp, const char *path, PetscBool ok)
-{
-  int err = ok ? 0 : errno;
-
-  PetscFunctionBeginUser;
-  if (fclose(fp) && ok) {
-    ok  = PETSC_FALSE;
-    err = errno;
-  }
-  if (!ok) remove(path);
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "writing %s failed: %s", path, strerror(err));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode WriteHeader(const char *tmp, const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[],
-                                  const char *const label[])
+/* The header's text; *text is malloc'ed. */
+static PetscErrorCode HeaderText(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[], const char *const label[],
+                                 char **text, size_t *len)
 {
   const char *slash = strrchr(path, '/');
-  FILE       *fp;
+  FILE       *fp    = open_memstream(text, len);
 
   PetscFunctionBeginUser;
-  fp = fopen(tmp, "w");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create %s: %s", tmp, strerror(errno));
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "RSF %s: no memory for the header: %s", path, strerror(errno));
   for (int i = 0; i < naxes; i++) {
     fprintf(fp, "n%d=%d\nd%d=%.17g\no%d=%.17g\n", i + 1, (int)n[i], i + 1, (double)d[i], i + 1, (double)o[i]);
     if (label && label[i]) fprintf(fp, "label%d=\"%s\"\n", i + 1, label[i]);
   }
   fprintf(fp, "data_format=\"native_float\"\nesize=4\nin=\"%s@\"\n", slash ? slash + 1 : path);
-  PetscCall(CloseOrRemove(fp, tmp, ferror(fp) ? PETSC_FALSE : PETSC_TRUE));
+  PetscCheck(!fclose(fp), PETSC_COMM_SELF, PETSC_ERR_MEM, "RSF %s: no memory for the header: %s", path, strerror(errno));
+  PetscFunctionReturn(0);
+}
+
+/* Writes the header under its temporary name. */
+static PetscErrorCode WriteHeader(const char *tmp, const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[],
+                                  const char *const label[])
+{
+  char          *text = NULL;
+  size_t         len  = 0;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(HeaderText(path, naxes, n, d, o, label, &text, &len));
+  ierr = FileWriteTemp(tmp, path, text, len);
+  free(text);
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -287,27 +400,28 @@ typedef struct {
   char bin[PETSC_MAX_PATH_LEN], tmpbin[PETSC_MAX_PATH_LEN], tmphdr[PETSC_MAX_PATH_LEN];
 } RsfNames;
 
-/* The binary's name and the temporary names (with this process's id) that
-   header and binary are written under; refuses an existing path unless overwrite. */
+/* The binary's name and the temporary names header and binary are written
+   under; refuses an existing path unless overwrite. */
 static PetscErrorCode TempNames(const char *path, PetscBool overwrite, RsfNames *nm)
 {
-  int pid = (int)getpid(), len;
-
   PetscFunctionBeginUser;
   PetscCheck(overwrite || access(path, F_OK), PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "%s exists; pass -overwrite to replace it", path);
-  len = snprintf(nm->tmpbin, sizeof nm->tmpbin, "%s@.tmp.%d", path, pid); /* the longest name */
-  PetscCheck(len < (int)sizeof nm->tmpbin, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "RSF path %s is too long", path);
   PetscCall(PetscSNPrintf(nm->bin, sizeof nm->bin, "%s@", path));
-  PetscCall(PetscSNPrintf(nm->tmphdr, sizeof nm->tmphdr, "%s.tmp.%d", path, pid));
+  PetscCall(FileTempName(nm->bin, nm->tmpbin));
+  PetscCall(FileTempName(path, nm->tmphdr));
   PetscFunctionReturn(0);
 }
 
 /* Binary first, header last: a header never points at a missing or partial binary. */
 static PetscErrorCode Publish(const RsfNames *nm, const char *path)
 {
+  PetscErrorCode ierr;
+
   PetscFunctionBeginUser;
-  PetscCheck(!rename(nm->tmpbin, nm->bin), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s: %s", nm->tmpbin, nm->bin, strerror(errno));
-  PetscCheck(!rename(nm->tmphdr, path), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s: %s", nm->tmphdr, path, strerror(errno));
+  ierr = FilePublish(nm->tmpbin, nm->bin);
+  if (ierr) remove(nm->tmphdr);
+  PetscCall(ierr);
+  PetscCall(FilePublish(nm->tmphdr, path));
   PetscFunctionReturn(0);
 }
 
@@ -316,15 +430,12 @@ PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], co
 {
   RsfNames       nm;
   size_t         count;
-  FILE          *fp;
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
   PetscCall(CheckShape(path, naxes, n, d, &count));
   PetscCall(TempNames(path, overwrite, &nm));
-  fp = fopen(nm.tmpbin, "wb");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create %s: %s", nm.tmpbin, strerror(errno));
-  PetscCall(CloseOrRemove(fp, nm.tmpbin, fwrite(data, sizeof(float), count, fp) == count ? PETSC_TRUE : PETSC_FALSE));
+  PetscCall(FileWriteTemp(nm.tmpbin, nm.bin, data, count * sizeof(float)));
   ierr = WriteHeader(nm.tmphdr, path, naxes, n, d, o, label);
   if (ierr) remove(nm.tmpbin);
   PetscCall(ierr);
@@ -332,54 +443,114 @@ PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], co
   PetscFunctionReturn(0);
 }
 
-/* Collective: every rank writes its block of the binary file.  Every rank
-   makes every collective call even after a local failure, so that none is
-   left waiting; all agree on the outcome afterwards. */
-static PetscErrorCode WriteBinaryBlock(MPI_Comm comm, const char *file, PetscInt naxes, const PetscInt n[], const PetscInt start[],
-                                       const PetscInt count[], const float *buf)
+/* The first sample of this rank's box that was not written: it differs in
+   back (read from the file) from buf, or lies beyond the file's size.
+   *first = -1 when all are there; else *offset is its byte offset in the
+   file and *run the samples from it to the end of its contiguous run. */
+static void FirstMissing(const Block *b, MPI_Offset size, const float *buf, const float *back, PetscInt64 *first, MPI_Offset *offset, PetscInt64 *run)
 {
-  PetscMPIInt  nd = (PetscMPIInt)naxes, sizes[RSF_MAXAXES], sub[RSF_MAXAXES], st[RSF_MAXAXES], zero[RSF_MAXAXES] = {0}, nwrite = 0, got = 0;
-  PetscMPIInt  err[4], first = MPI_SUCCESS, failed, anyfailed, len;
-  PetscBool    empty = PETSC_FALSE;
-  MPI_Offset   bytes = sizeof(float);
-  MPI_Datatype ftype = MPI_FLOAT, mtype = MPI_FLOAT;
-  MPI_File     fh;
-  MPI_Status   status;
-  char         msg[MPI_MAX_ERROR_STRING] = "";
+  PetscInt64 c = 0;
+
+  *first = -1;
+  for (PetscInt64 k = 0; k < b->count[2]; k++)
+    for (PetscInt64 j = 0; j < b->count[1]; j++)
+      for (PetscInt64 i = 0; i < b->count[0]; i++, c++) {
+        const MPI_Offset at = (MPI_Offset)sizeof(float) * ((b->start[0] + i) + b->n[0] * ((b->start[1] + j) + b->n[1] * (b->start[2] + k)));
+        if (at + (MPI_Offset)sizeof(float) <= size && !memcmp(&buf[c], &back[c], sizeof(float))) continue;
+        *first  = c;
+        *offset = at;
+        *run    = b->count[0] - i;
+        return;
+      }
+}
+
+/* The system's reason why samples did not reach file: they are written
+   again with pwrite(2), which reports what MPI-IO did not. */
+static void MissingReason(const char *file, MPI_Offset offset, const float *data, PetscInt64 nsamples, char reason[256])
+{
+  const char *p    = (const char *)data;
+  size_t      left = (size_t)nsamples * sizeof(float);
+  int         fd   = open(file, O_WRONLY), err = fd < 0 ? errno : 0;
+
+  while (!err && left) {
+    const ssize_t w = pwrite(fd, p, left, (off_t)offset);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      err = w ? errno : EIO;
+      continue;
+    }
+    p += w;
+    left -= (size_t)w;
+    offset += w;
+  }
+  if (!err && fsync(fd)) err = errno;
+  if (fd >= 0) close(fd);
+  snprintf(reason, 256, "%s", err ? strerror(err) : "the data read back differ from those written, and no call reported an error");
+}
+
+/* Collective: writes this rank's box of the binary file through MPI-IO and
+   checks it.  ompio (Open MPI 4.1) reports neither a failed nor a short
+   pwrite (a full disk leaves holes or a short file, and MPI_SUCCESS), so the
+   box is also read back and compared.  msg (empty = fine) says what failed
+   on this rank, with the system's or MPI's reason. */
+static PetscErrorCode WriteBlockFile(MPI_Comm comm, const char *file, const char *path, const Block *b, const float *buf, char msg[FWI_MSG_LEN])
+{
+  const char *const call[4] = {"MPI_File_set_view", "MPI_File_write_all", "MPI_File_sync", "MPI_File_close"};
+  int               err[4];
+  MPI_File          fh;
+  MPI_Status        status;
+  MPI_Count         put = 0;
+  MPI_Offset        size, offset = 0;
+  PetscInt64        first, run = 0;
+  PetscBool         ok;
+  float            *back;
+  char              rmsg[FWI_MSG_LEN] = "", reason[256];
 
   PetscFunctionBeginUser;
-  for (int i = 0; i < nd; i++) {
-    if (!count[i]) empty = PETSC_TRUE;
-    sizes[i] = (PetscMPIInt)n[i];
-    sub[i]   = (PetscMPIInt)count[i];
-    st[i]    = (PetscMPIInt)start[i];
-    bytes *= n[i];
-  }
-  if (!empty) {
-    PetscCallMPI(MPI_Type_create_subarray(nd, sizes, sub, st, MPI_ORDER_FORTRAN, MPI_FLOAT, &ftype));
-    PetscCallMPI(MPI_Type_create_subarray(nd, sub, sub, zero, MPI_ORDER_FORTRAN, MPI_FLOAT, &mtype));
-    PetscCallMPI(MPI_Type_commit(&ftype));
-    PetscCallMPI(MPI_Type_commit(&mtype));
-    nwrite = 1;
-  }
-  PetscCallMPI(MPI_File_open(comm, file, MPI_MODE_WRONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh));
-  err[0] = MPI_File_set_size(fh, bytes); /* a stale temporary of the same name may be longer */
-  err[1] = MPI_File_set_view(fh, 0, MPI_FLOAT, ftype, "native", MPI_INFO_NULL);
-  err[2] = MPI_File_write_all(fh, buf, nwrite, mtype, &status);
+  PetscCall(OpenAll(comm, file, MPI_MODE_WRONLY | MPI_MODE_CREATE | MPI_MODE_EXCL, "write", path, &fh, &ok, msg));
+  if (!ok) PetscFunctionReturn(0);
+  err[0] = MPI_File_set_view(fh, 0, MPI_FLOAT, b->file, "native", MPI_INFO_NULL);
+  err[1] = MPI_File_write_all(fh, buf, b->nitems, b->mem, &status);
+  err[2] = MPI_File_sync(fh);
   err[3] = MPI_File_close(&fh);
-  for (int i = 0; i < 4 && first == MPI_SUCCESS; i++) first = err[i];
-  if (first == MPI_SUCCESS) PetscCallMPI(MPI_Get_count(&status, mtype, &got));
-  else PetscCallMPI(MPI_Error_string(first, msg, &len));
-  if (!empty) {
-    PetscCallMPI(MPI_Type_free(&ftype));
-    PetscCallMPI(MPI_Type_free(&mtype));
+  PetscCall(MpiFailure(err, call, 4, "write", path, msg));
+  if (!msg[0]) PetscCallMPI(MPI_Get_elements_x(&status, MPI_BYTE, &put));
+  if (!msg[0] && put != b->bytes) snprintf(msg, FWI_MSG_LEN, "cannot write %s: %lld of %lld bytes were written", path, (long long)put, (long long)b->bytes);
+
+  PetscCall(PetscCalloc1(b->bytes / sizeof(float) + 1, &back));
+  PetscCall(ReadBlockFile(comm, file, b, back, &size, rmsg));
+  if (!msg[0] && rmsg[0]) PetscCall(PetscStrncpy(msg, rmsg, FWI_MSG_LEN));
+  if (!msg[0]) FirstMissing(b, size, buf, back, &first, &offset, &run);
+  if (!msg[0] && first >= 0) {
+    MissingReason(file, offset, buf + first, run, reason);
+    snprintf(msg, FWI_MSG_LEN, "cannot write %s: %s (byte %lld of %lld did not reach the file, though MPI-IO reported success)", path, reason,
+             (long long)offset, (long long)b->total);
   }
-  failed = first != MPI_SUCCESS || got != nwrite;
-  PetscCallMPI(MPI_Allreduce(&failed, &anyfailed, 1, MPI_INT, MPI_MAX, comm));
-  PetscCheck(first == MPI_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "writing %s failed: %s", file, msg);
-  PetscCheck(got == nwrite, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "writing %s: short write", file);
-  PetscCheck(!anyfailed, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "writing %s failed on another rank", file);
+  PetscCall(PetscFree(back));
   PetscFunctionReturn(0);
+}
+
+/* Rank 0: the header under its temporary name; a stale binary temporary of
+   the same name goes, so that nothing of it can survive in the new one. */
+static PetscErrorCode StartBlockWrite(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[], const char *const label[],
+                                      PetscBool overwrite, RsfNames *nm)
+{
+  PetscFunctionBeginUser;
+  PetscCall(TempNames(path, overwrite, nm));
+  PetscCheck(!remove(nm->tmpbin) || errno == ENOENT, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s: cannot remove the stale %s: %s", nm->bin,
+             nm->tmpbin, strerror(errno));
+  PetscCall(WriteHeader(nm->tmphdr, path, naxes, n, d, o, label));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0, after every rank wrote: the binary's size on disk. */
+static void CheckSize(const RsfNames *nm, MPI_Offset total, char msg[FWI_MSG_LEN])
+{
+  struct stat st;
+
+  if (stat(nm->tmpbin, &st)) snprintf(msg, FWI_MSG_LEN, "cannot write %s: %s", nm->bin, strerror(errno));
+  else if ((MPI_Offset)st.st_size != total)
+    snprintf(msg, FWI_MSG_LEN, "cannot write %s: %lld of its %lld bytes reached the disk", nm->bin, (long long)st.st_size, (long long)total);
 }
 
 PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[],
@@ -387,23 +558,18 @@ PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, co
                              PetscBool overwrite)
 {
   RsfNames       nm;
+  Block          b;
   size_t         total;
   long long      mine = 1, all;
-  PetscMPIInt    rank, bad = -1, anybad;
+  PetscMPIInt    rank;
   PetscErrorCode ierr = 0;
+  char           msg[FWI_MSG_LEN] = "";
 
   PetscFunctionBeginUser;
   PetscCall(CheckShape(path, naxes, n, d, &total)); /* the same arguments, so the same outcome, on every rank */
-  for (int i = 0; i < naxes; i++) {
-    if (start[i] < 0 || count[i] < 0 || start[i] + count[i] > n[i]) bad = i;
-    mine *= count[i];
-  }
-  /* Agree before any file is made so that a bad block cannot hang the others. */
-  PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
+  PetscCall(CheckBlocks(comm, path, naxes, n, start, count));
+  for (int i = 0; i < naxes; i++) mine *= count[i];
   PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, comm));
-  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: block start %d count %d on axis %d lies outside [0, %d)", path, (int)start[bad],
-             (int)count[bad], bad + 1, (int)n[bad]);
-  PetscCheck(anybad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: another rank gave a block outside the array", path);
   /* Catches blocks that leave part of the array out (unless others overlap). */
   PetscCheck(all == (long long)total, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
              "RSF %s: the blocks of all ranks hold %lld samples, expected the %lld of the array", path, all, (long long)total);
@@ -411,24 +577,26 @@ PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, co
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (!rank) {
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = TempNames(path, overwrite, &nm);
-    if (!ierr) ierr = WriteHeader(nm.tmphdr, path, naxes, n, d, o, label);
+    ierr = StartBlockWrite(path, naxes, n, d, o, label, overwrite, &nm);
     PetscCall(PetscPopErrorHandler());
   }
-  PetscCall(ShareRootError(comm, ierr));
-  PetscCallMPI(MPI_Bcast(&nm, sizeof nm, MPI_BYTE, 0, comm)); /* rank 0's process id names the temporaries */
-  ierr = WriteBinaryBlock(comm, nm.tmpbin, naxes, n, start, count, buf);
-  if (ierr && !rank) {
+  PetscCall(RootShareError(comm, ierr));
+  PetscCallMPI(MPI_Bcast(&nm, sizeof nm, MPI_BYTE, 0, comm)); /* rank 0's host and process name the temporaries */
+  PetscCall(BlockCreate(naxes, n, start, count, &b));
+  PetscCall(WriteBlockFile(comm, nm.tmpbin, nm.bin, &b, buf, msg));
+  PetscCall(BlockDestroy(&b));
+  PetscCall(FirstMessage(comm, msg));
+  if (!rank && !msg[0]) CheckSize(&nm, b.total, msg);
+  if (!rank && msg[0]) {
     remove(nm.tmpbin);
     remove(nm.tmphdr);
   }
-  PetscCall(ierr);
-  PetscCallMPI(MPI_Barrier(comm)); /* every rank has closed the binary */
+  PetscCall(RootCheck(comm, msg)); /* after the removal: no rank ends the run before it */
   if (!rank) {
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = Publish(&nm, path);
     PetscCall(PetscPopErrorHandler());
   }
-  PetscCall(ShareRootError(comm, ierr));
+  PetscCall(RootShareError(comm, ierr));
   PetscFunctionReturn(0);
 }

@@ -1,4 +1,10 @@
 #include "util.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 PetscErrorCode RootCheck(MPI_Comm comm, char msg[FWI_MSG_LEN])
 {
@@ -6,5 +12,150 @@ PetscErrorCode RootCheck(MPI_Comm comm, char msg[FWI_MSG_LEN])
   PetscCallMPI(MPI_Bcast(msg, FWI_MSG_LEN, MPI_CHAR, 0, comm));
   msg[FWI_MSG_LEN - 1] = 0;
   PetscCheck(!msg[0], comm, PETSC_ERR_USER_INPUT, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RootShareError(MPI_Comm comm, PetscErrorCode err)
+{
+  struct {
+    PetscErrorCode err;
+    char           msg[FWI_MSG_LEN];
+  } r;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&r, sizeof r));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank && err) {
+    char *msg;
+
+    PetscCall(PetscErrorMessage(err, NULL, &msg));
+    PetscCall(PetscStrncpy(r.msg, msg, sizeof r.msg));
+    r.err = err;
+  }
+  PetscCallMPI(MPI_Bcast(&r, sizeof r, MPI_BYTE, 0, comm));
+  PetscCheck(!r.err, comm, r.err, "%s", r.msg);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FirstMessage(MPI_Comm comm, char msg[FWI_MSG_LEN])
+{
+  PetscMPIInt rank, size, mine, first;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  mine = msg[0] ? rank : size;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first < size) PetscCallMPI(MPI_Bcast(msg, FWI_MSG_LEN, MPI_CHAR, first, comm));
+  msg[FWI_MSG_LEN - 1] = 0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode AnyCheck(MPI_Comm comm, char msg[FWI_MSG_LEN])
+{
+  PetscFunctionBeginUser;
+  PetscCall(FirstMessage(comm, msg));
+  PetscCheck(!msg[0], comm, PETSC_ERR_FILE_UNEXPECTED, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FileHostName(char host[256])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!gethostname(host, 256), PETSC_COMM_SELF, PETSC_ERR_SYS, "gethostname failed: %s", strerror(errno));
+  host[255] = 0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FileTempName(const char *path, char tmp[PETSC_MAX_PATH_LEN])
+{
+  char host[256];
+  int  len;
+
+  PetscFunctionBeginUser;
+  PetscCall(FileHostName(host));
+  len = snprintf(tmp, PETSC_MAX_PATH_LEN, "%s.tmp.%s.%d", path, host, (int)getpid());
+  PetscCheck(len < PETSC_MAX_PATH_LEN, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the path is too long for its temporary name (at most %d characters)", path,
+             PETSC_MAX_PATH_LEN - 1);
+  PetscFunctionReturn(0);
+}
+
+PetscBool FileTempParse(const char *name, char host[256], int *pid)
+{
+  /* the endings of the names halofwi writes, each followed by .tmp. */
+  static const char *const marks[] = {".rsf.tmp.", ".rsf@.tmp.", ".csv.tmp.", ".txt.tmp."};
+
+  for (size_t m = 0; m < sizeof marks / sizeof marks[0]; m++) {
+    const char *h = strstr(name, marks[m]), *dot;
+
+    if (!h) continue;
+    h += strlen(marks[m]);
+    dot = strrchr(h, '.');
+    if (!dot || dot == h || dot - h > 255 || !dot[1] || dot[1 + strspn(dot + 1, "0123456789")]) continue;
+    snprintf(host, 256, "%.*s", (int)(dot - h), h);
+    *pid = atoi(dot + 1);
+    return PETSC_TRUE;
+  }
+  return PETSC_FALSE;
+}
+
+PetscErrorCode FileWriteTemp(const char *tmp, const char *path, const void *data, size_t len)
+{
+  FILE       *fp = fopen(tmp, "wb");
+  int         err = 0;
+  struct stat st = {0};
+
+  PetscFunctionBeginUser;
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot write %s: cannot create its temporary %s: %s", path, tmp, strerror(errno));
+  if (len && fwrite(data, 1, len, fp) != len) err = errno ? errno : EIO;
+  if (!err && fflush(fp)) err = errno;
+  if (!err && fsync(fileno(fp))) err = errno; /* a full disk may show only here */
+  if (fclose(fp) && !err) err = errno;
+  if (!err && stat(tmp, &st)) err = errno;
+  if (err || (size_t)st.st_size != len) remove(tmp);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s: %s", path, strerror(err));
+  PetscCheck((size_t)st.st_size == len, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s: %lld of its %zu bytes reached the disk", path,
+             (long long)st.st_size, len);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FilePublish(const char *tmp, const char *path)
+{
+  int err;
+
+  PetscFunctionBeginUser;
+  if (!rename(tmp, path)) PetscFunctionReturn(0);
+  err = errno;
+  remove(tmp);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s: %s", tmp, path, strerror(err));
+}
+
+PetscErrorCode FileWrite(const char *path, const void *data, size_t len)
+{
+  char tmp[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCall(FileTempName(path, tmp));
+  PetscCall(FileWriteTemp(tmp, path, data, len));
+  PetscCall(FilePublish(tmp, path));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FileChecksum(const char *path, uint64_t *sum)
+{
+  FILE         *fp = fopen(path, "rb");
+  unsigned char buf[65536];
+  size_t        got;
+  int           err;
+
+  PetscFunctionBeginUser;
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot read %s: %s", path, strerror(errno));
+  *sum = 14695981039346656037ULL; /* FNV-1a 64 offset basis and prime */
+  while ((got = fread(buf, 1, sizeof buf, fp)))
+    for (size_t i = 0; i < got; i++) *sum = (*sum ^ buf[i]) * 1099511628211ULL;
+  err = ferror(fp) ? errno : 0;
+  fclose(fp);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read %s: %s", path, strerror(err));
   PetscFunctionReturn(0);
 }

@@ -1,9 +1,40 @@
 /* Small helpers shared by the I/O and set-up code. */
 #pragma once
 #include <petscsys.h>
+#include <stdint.h>
 
 #define FWI_MSG_LEN 1024
 
 /* Rank 0 of comm has filled msg (empty = fine); every rank of comm raises
    the same error if it is not empty, so no rank is left waiting. */
 PetscErrorCode RootCheck(MPI_Comm comm, char msg[FWI_MSG_LEN]);
+/* Rank 0 of comm ran a call under PetscReturnErrorHandler and got err (the
+   other ranks pass 0); every rank raises the same error. */
+PetscErrorCode RootShareError(MPI_Comm comm, PetscErrorCode err);
+/* Every rank's msg (empty = fine) becomes, on every rank, the message of the
+   lowest rank that has one.  Raises nothing, so that the caller can clean up
+   before RootCheck raises it everywhere. */
+PetscErrorCode FirstMessage(MPI_Comm comm, char msg[FWI_MSG_LEN]);
+/* FirstMessage, then every rank raises it. */
+PetscErrorCode AnyCheck(MPI_Comm comm, char msg[FWI_MSG_LEN]);
+
+/* Results are written under a temporary name, PATH.tmp.HOST.PID, and renamed
+   when complete, so that a file under its final name is always whole.  A
+   temporary names its writer, so that a later run can tell a dead writer's
+   leftovers (removed) from a running one's. */
+PetscErrorCode FileTempName(const char *path, char tmp[PETSC_MAX_PATH_LEN]);
+/* Whether name (a folder entry) is a halofwi temporary: then its writer's
+   host and process id. */
+PetscBool FileTempParse(const char *name, char host[256], int *pid);
+/* This machine's name as temporaries carry it. */
+PetscErrorCode FileHostName(char host[256]);
+/* Writes len bytes to tmp (a stale file of that name is truncated), flushes,
+   syncs, closes and checks the size on disk.  On failure tmp is removed and
+   the error names path (the final name) and the system's reason. */
+PetscErrorCode FileWriteTemp(const char *tmp, const char *path, const void *data, size_t len);
+/* Renames tmp to path; on failure removes tmp. */
+PetscErrorCode FilePublish(const char *tmp, const char *path);
+/* FileWriteTemp and FilePublish: path is replaced only by a complete file. */
+PetscErrorCode FileWrite(const char *path, const void *data, size_t len);
+/* 64-bit FNV-1a of a file's bytes (for records that must notice a change). */
+PetscErrorCode FileChecksum(const char *path, uint64_t *sum);

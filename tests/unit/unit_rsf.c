@@ -16,6 +16,17 @@ static float Value(PetscInt i, PetscInt j, PetscInt k)
   return (float)(i + 100 * j + 10000 * k);
 }
 
+/* The temporary name of path for this process: PATH.tmp.HOST.PID. */
+static PetscErrorCode TempPath(const char *path, char tmp[PETSC_MAX_PATH_LEN])
+{
+  char host[256];
+
+  PetscFunctionBeginUser;
+  PetscCheck(!gethostname(host, sizeof host), PETSC_COMM_SELF, PETSC_ERR_SYS, "gethostname failed");
+  PetscCall(PetscSNPrintf(tmp, PETSC_MAX_PATH_LEN, "%s.tmp.%s.%d", path, host, (int)getpid()));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Path(const char *name, char path[PETSC_MAX_PATH_LEN])
 {
   PetscFunctionBeginUser;
@@ -63,7 +74,7 @@ static PetscErrorCode TestCube(void)
   const PetscInt    n[3] = {5, 4, 3}, zero[3] = {0, 0, 0};
   const PetscReal   d[3] = {0.004, 12.5, 20}, o[3] = {0, -5, 1.25};
   const char *const label[3] = {"Depth (m)", NULL, "y"};
-  char              path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
+  char              path[PETSC_MAX_PATH_LEN], bin[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
   float             data[60];
   RsfHeader         h;
   PetscInt          s[3] = {1 + rank % 2, 1, rank % 2}, c[3] = {3, 2, 2};
@@ -75,7 +86,8 @@ static PetscErrorCode TestCube(void)
   PetscCall(Path("cube.rsf", path));
   if (!rank) {
     PetscCall(RsfWrite(path, 3, n, d, o, label, data, PETSC_FALSE));
-    PetscCall(PetscSNPrintf(tmp, sizeof tmp, "%s@.tmp.%d", path, (int)getpid()));
+    PetscCall(PetscSNPrintf(bin, sizeof bin, "%s@", path));
+    PetscCall(TempPath(bin, tmp));
     PetscCheck(access(tmp, F_OK), PETSC_COMM_SELF, PETSC_ERR_PLIB, "temporary %s left behind", tmp);
     EXPECT_ERROR(RsfWrite(path, 3, n, d, o, label, data, PETSC_FALSE), "-overwrite");
     PetscCall(RsfWrite(path, 3, n, d, o, NULL, data, PETSC_TRUE));
@@ -109,7 +121,7 @@ static PetscErrorCode TestWriteBlock(void)
   const PetscReal   d[3] = {0.5, 10, 12.5}, o[3] = {-1, 0, 2.5}, o2[3] = {3, 0, 2.5};
   const char *const label[3] = {"Time (s)", "Offset (m)", NULL};
   PetscInt          s[3] = {0, rank * n[1] / size, 0}, c[3] = {n[0], (rank + 1) * n[1] / size - s[1], n[2]};
-  char              path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
+  char              path[PETSC_MAX_PATH_LEN], bin[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
   float            *buf;
   RsfHeader         h;
 
@@ -119,7 +131,9 @@ static PetscErrorCode TestWriteBlock(void)
     for (PetscInt j = 0; j < c[1]; j++)
       for (PetscInt i = 0; i < c[0]; i++) buf[i + c[0] * (j + c[1] * k)] = Value(s[0] + i, s[1] + j, s[2] + k);
   PetscCall(Path("blocks.rsf", path));
-  PetscCall(PetscSNPrintf(tmp, sizeof tmp, "%s@.tmp.%d", path, (int)getpid())); /* rank 0's process id names the temporaries */
+  PetscCall(PetscSNPrintf(bin, sizeof bin, "%s@", path));
+  PetscCall(TempPath(bin, tmp)); /* rank 0's host and process name the temporaries */
+  PetscCallMPI(MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, PETSC_COMM_WORLD));
   if (!rank) { /* a stale temporary binary, longer than the new one, must not leave its tail */
     FILE *fp = fopen(tmp, "wb");
 
@@ -128,7 +142,7 @@ static PetscErrorCode TestWriteBlock(void)
   PetscCall(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o, label, s, c, buf, PETSC_FALSE));
   if (!rank) {
     PetscCheck(access(tmp, F_OK), PETSC_COMM_SELF, PETSC_ERR_PLIB, "temporary %s left behind", tmp);
-    PetscCall(PetscSNPrintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()));
+    PetscCall(TempPath(path, tmp));
     PetscCheck(access(tmp, F_OK), PETSC_COMM_SELF, PETSC_ERR_PLIB, "temporary %s left behind", tmp);
   }
   EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o2, label, s, c, buf, PETSC_FALSE), "-overwrite");
@@ -212,6 +226,14 @@ static PetscErrorCode TestHeaderErrors(void)
     {"n1=0 in=trace.rsf@\n", "n1=0"},
     {"n1=7 d1=0 in=trace.rsf@\n", "d1=0"},
     {"n1=7 n4=2 in=trace.rsf@\n", "at most 3 axes"},
+    {"n1=7 d1=0x64 in=trace.rsf@\n", "d1=0x64, expected a positive decimal number"},
+    {"n1=7 o1=inf in=trace.rsf@\n", "o1=inf"},
+    {"n1=7 o1=nan in=trace.rsf@\n", "o1=nan"},
+    {"n1=7 d1=1e in=trace.rsf@\n", "d1=1e"},
+    {"n1=0x64 in=trace.rsf@\n", "n1=0x64"},
+    /* sizes beyond 64 bits: the product must not overflow or wrap around to 0 */
+    {"n1=2147483647 n2=2147483647 n3=2147483647 in=trace.rsf@\n", "n1=2147483647 n2=2147483647 n3=2147483647: n1*n2*n3*4 bytes overflows 64 bits"},
+    {"n1=2097152 n2=2097152 n3=1048576 in=trace.rsf@\n", "n1=2097152 n2=2097152 n3=1048576: n1*n2*n3*4 bytes overflows 64 bits"},
   };
   char      path[PETSC_MAX_PATH_LEN];
   RsfHeader h;

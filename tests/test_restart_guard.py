@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""-restart carries on only the run it was given, and nothing replaces results
+without -overwrite.
+
+(a) an inversion (-bands 3,5,8, -tao_max_it 2) interrupted by SIGTERM after
+    its first iteration; restarted with -bands 3,6,8, with -vp_max 2600
+    instead of 2500, and with one sample of an observed gather changed: each
+    is refused with a message naming the option and both values (the
+    gather: its file), and leaves the output folder as it was;
+(b) restarted with the same options it ends (vp.rsf written);
+(c) -restart where vp.rsf exists, without -overwrite: refused, naming vp.rsf
+    and -overwrite; nothing changes;
+(d) a fresh run with -overwrite removes the longer earlier run's vp_NNNN.rsf
+    and restart state and says so; a fresh run without -overwrite where only
+    a vp_NNNN.rsf exists is refused, naming it; -mode gradient likewise for
+    gradient.rsf;
+(e) forward: a temporary of a dead process of this host (in the folder and in
+    its restart/) is removed, and said so; one of another host and one of a
+    running process are left, with a note; -overwrite removes the shot
+    gathers of an earlier run with more shots."""
+import os
+import socket
+import subprocess
+
+import numpy as np
+
+import common as c
+from test_inversion import file_state, run_interrupted
+
+DX = 10.0
+NZ, NX = 30, 40
+
+
+def refused(tag, args, outdir, wants, unchanged=True):
+    """The run fails, its message holds every string of wants, and (unchanged)
+    the files in outdir and outdir/restart are as they were."""
+    before = [file_state(d) for d in (outdir, os.path.join(outdir, "restart")) if os.path.isdir(d)]
+    out = c.run(1, args, outdir, expect_fail=True)
+    msg = c.error_message(out)
+    missing = [w for w in wants if w not in msg]
+    c.check(not missing, f"{tag}: the message does not name {missing}: {msg!r}")
+    after = [file_state(d) for d in (outdir, os.path.join(outdir, "restart")) if os.path.isdir(d)]
+    c.check(not unchanged or after == before, f"{tag}: the refused run changed the files in {outdir}")
+    print(f"  {tag}: refused: " + msg.replace("\n", " | "), flush=True)
+    return out
+
+
+def said(out, *words):
+    """Prints the output lines that hold one of words."""
+    for line in out.splitlines():
+        if any(w in line for w in words):
+            print("    " + line, flush=True)
+
+
+def vp_files(outdir):
+    return sorted(f for f in os.listdir(outdir) if f.startswith("vp_") and f.endswith(".rsf"))
+
+
+def dead_pid():
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+def main():
+    scr = c.Scratch("restart_guard")
+    with scr:
+        true = c.smooth_random_model((NX, NZ), seed=10, vmin=2000.0, vmax=2300.0, layer=False)
+        true_path = c.write_model(scr.sub("true.rsf"), true, DX)
+        start_path = c.write_model(scr.sub("start.rsf"), np.full((NX, NZ), 2000.0, np.float32), DX)
+        acq = ["-nshots", 3, "-nrec", 20, "-source_depth", 20.0, "-receiver_depth", 250.0, "-nt", 200, "-dt", 0.002,
+               "-f0", 10, "-pml_width", 10, "-progress_interval", 0]
+        obs = scr.sub("obs")
+        c.run(1, ["-mode", "forward", "-vp", true_path] + acq, obs)
+
+        def inv(bands="3,5,8", vp_max=2500, its=2):
+            return (["-mode", "invert", "-vp", start_path] + acq
+                    + ["-observed_dir", obs, "-vp_max", vp_max, "-tao_max_it", its, "-bands", bands])
+        bands = inv()
+
+        # (a) interrupted, then restarted with other options
+        part = scr.sub("part")
+        rc, out = run_interrupted(bands, part, "[1 overall]")
+        c.check(rc != 0 and not os.path.exists(os.path.join(part, "vp.rsf")),
+                f"(a) the interrupted run exited {rc} or wrote vp.rsf")
+        refused("(a) -bands 3,6,8", inv(bands="3,6,8") + ["-restart"], part, ["-bands", "3,5,8", "3,6,8"])
+        refused("(a) -vp_max 2600", inv(vp_max=2600) + ["-restart"], part, ["-vp_max", "2500", "2600"])
+        gather = os.path.join(obs, "shot_0001.rsf@")
+        original = open(gather, "rb").read()
+        changed = np.frombuffer(original, dtype="<f4").copy()
+        changed[123] += 1e-3
+        changed.tofile(gather)
+        refused("(a) changed observed gather", bands + ["-restart"], part, ["-observed_dir", "shot_0001.rsf"])
+        with open(gather, "wb") as f:
+            f.write(original)
+
+        # (b) the same options: carries on to the end
+        c.run(1, bands + ["-restart"], part)
+        c.check(os.path.isfile(os.path.join(part, "vp.rsf")), "(b) -restart with the same options wrote no vp.rsf")
+        print(f"  (b) -restart with the same options ended: {vp_files(part)} and vp.rsf", flush=True)
+
+        # (c) a finished run is not replaced by -restart
+        refused("(c) -restart over a finished run", bands + ["-restart"], part, [os.path.join(part, "vp.rsf"), "-overwrite"])
+
+        # (d) -overwrite clears the earlier, longer run; without it a lone vp_NNNN.rsf is refused
+        longer = vp_files(part)
+        c.check(len(longer) >= 3, f"(d) the earlier run wrote only {longer}")
+        out = c.run(1, inv(bands="3", its=1) + ["-overwrite"], part)
+        said(out, "-overwrite")
+        c.check("-overwrite: removed" in out and longer[-1] in out, "(d) -overwrite did not say what it removed")
+        c.check(vp_files(part) == ["vp_0001.rsf"], f"(d) after -overwrite: {vp_files(part)}, expected vp_0001.rsf only")
+        saved = sorted(os.listdir(os.path.join(part, "restart")))
+        c.check(not any(f.startswith("band02") for f in saved), f"(d) restart/ still holds the earlier run's band 2: {saved}")
+        lone = scr.sub("lone")
+        os.makedirs(lone)
+        c.write_model(os.path.join(lone, "vp_0003.rsf"), true, DX)
+        refused("(d) a lone vp_0003.rsf", bands, lone, [os.path.join(lone, "vp_0003.rsf"), "-overwrite"])
+        grad = ["-mode", "gradient", "-vp", start_path] + acq + ["-observed_dir", obs, "-vp_max", 2500]
+        gdir = scr.sub("gradient")
+        c.run(1, grad, gdir)
+        refused("(d) existing gradient.rsf", grad, gdir, [os.path.join(gdir, "gradient.rsf"), "-overwrite"])
+        out = c.run(1, grad + ["-overwrite"], gdir)
+        said(out, "-overwrite")
+        c.check("-overwrite: removed" in out and "gradient.rsf" in out, "(d) gradient -overwrite did not say what it removed")
+
+        # (e) stale temporaries, and -overwrite of a run with more shots
+        fwd = scr.sub("forward")
+        os.makedirs(os.path.join(fwd, "restart"))
+        host, dead = socket.gethostname(), dead_pid()
+        stale = [f"shot_0000.rsf@.tmp.{host}.{dead}", f"restart/evaluations.txt.tmp.{host}.{dead}"]
+        kept = [f"shot_0001.rsf.tmp.other-host.example.{dead}", f"shot_0002.rsf@.tmp.{host}.{os.getpid()}"]
+        for f in stale + kept:
+            with open(os.path.join(fwd, f), "wb") as fp:
+                fp.write(b"\0" * 100)
+        out = c.run(1, ["-mode", "forward", "-vp", true_path] + acq, fwd)
+        said(out, "removed", "note")
+        for f in stale:
+            c.check(not os.path.exists(os.path.join(fwd, f)), f"(e) the stale temporary {f} is still there")
+            c.check(f"removed {os.path.join(fwd, f)}" in out, f"(e) no 'removed {f}' line")
+        for f in kept:
+            c.check(os.path.exists(os.path.join(fwd, f)), f"(e) {f} was removed")
+        c.check("of other hosts left" in out and "being written by process" in out,
+                "(e) no note on the temporaries of another host and of a running process")
+        out = c.run(1, ["-mode", "forward", "-vp", true_path] + acq[:1] + [2] + acq[2:] + ["-overwrite"], fwd)
+        said(out, "-overwrite")
+        shots = sorted(f for f in os.listdir(fwd) if f.startswith("shot_") and f.endswith(".rsf"))
+        c.check(shots == ["shot_0000.rsf", "shot_0001.rsf"], f"(e) after -overwrite with 2 shots: {shots}")
+        print("  (e) stale temporaries removed, others left with a note; -overwrite removed shot_0002", flush=True)
+
+
+if __name__ == "__main__":
+    c.main(main)
