@@ -130,8 +130,12 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   bytes[MEM_GRID]   = s.padded * (2 * sizeof(PetscInt) + fl) + 2 * fl * s.owned + (gradient ? s.owned * (fl + 2 * sizeof(double)) + s.user * (fl + sizeof(double)) : 0);
   bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? fl * s.padded : 0);
   bytes[MEM_LAYERS] = s.layers;
-  /* this rank's traces; the group's first rank gathers the whole shot (twice: in rank order, then in receiver order) */
-  bytes[MEM_TRACES]    = s.local_rec * nt * fl + (l->group_rank ? 0 : 2 * nrec_max * nt * fl) + 2 * fl * (nt + (double)r->nsteps);
+  /* this rank's receivers at the recording rate, with, while the shot runs,
+     the same at every internal step in backend and host memory, or, once it
+     is done, the whole shot gathered twice on the group's first rank (in
+     rank order, then in receiver order); the wavelet at both rates and on
+     the backend */
+  bytes[MEM_TRACES] = fl * (s.local_rec * nt + PetscMax(2.0 * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt + 3.0 * r->nsteps);
   bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
   bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id ? s.user * (OPTIMISER_VECTORS + 2) * sizeof(double) : 0;
   /* a device backend places the store where it fits and checks it there */

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The memory estimate made before any work (src/memory.c).
 
-- It is right: the peak resident memory of a forward and of a gradient run,
+- It is right: the peak resident memory of two forward runs (one dominated
+  by the wavefields, one by the traces kept at every internal step) and of
+  a gradient run,
   less that of a tiny run (MPI, PETSc and the program itself), lies within
   0.8 to 1.25 times the figure printed as "memory per rank ... host X".
 - It refuses before any work, naming the need and the limit, and leaves no
@@ -80,6 +82,9 @@ def main():
         _, base = peak_rss(["-mode", "forward", "-nx", 20, "-nz", 20, "-nt", 100] + small, scr.sub("base"))
         check_estimate("forward 2000 x 2000", ["-mode", "forward", "-nx", 2000, "-nz", 2000, "-nt", 100] + small,
                        scr.sub("fwd"), base)
+        check_estimate("forward, 200 receivers x 20000 samples, 2 internal steps each",
+                       ["-mode", "forward", "-nx", 200, "-nz", 200, "-nt", 20000, "-dt", 0.004, "-vp", 2000, "-dx", 10,
+                        "-nrec", 200], scr.sub("fwd_traces"), base)
         obs = scr.sub("obs")
         grad = ["-nx", 600, "-nz", 600, "-nt", 1000, "-nshots", 1] + small
         c.run(1, ["-mode", "forward"] + grad, obs)
