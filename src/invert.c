@@ -17,6 +17,12 @@
 static volatile sig_atomic_t interrupt_requested = 0;
 static void OnSignal(int sig) { interrupt_requested = sig; }
 
+/* One row of misfit.csv. */
+typedef struct {
+  double   values[4]; /* misfit, gradient norm, step, seconds */
+  PetscInt band, iteration;
+} MisfitRow;
+
 typedef struct {
   Objective      obj;
   const Options *o;
@@ -31,6 +37,8 @@ typedef struct {
   double         seconds;   /* evaluation time since the last iteration */
   PetscInt       evals_since; /* evaluations since the last iteration */
   PetscBool      interrupted;
+  PetscInt       nrows, maxrows; /* misfit.csv so far */
+  MisfitRow     *rows;
 } Inversion;
 
 /* The model of X (group 0) on every group, as floats. */
@@ -85,6 +93,33 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
   PetscFunctionReturn(0);
 }
 
+/* Rank 0: misfit.csv, rewritten whole. */
+static PetscErrorCode WriteMisfit(void *ctx)
+{
+  const Inversion *inv = (const Inversion *)ctx;
+  Text             t;
+
+  PetscFunctionBeginUser;
+  PetscCall(TextOpen(&t));
+  fprintf(t.fp, "band,iteration,misfit,gradient_norm,step,seconds\n");
+  for (PetscInt k = 0; k < inv->nrows; k++) {
+    const MisfitRow *row = &inv->rows[k];
+    fprintf(t.fp, "%d,%d,%.9e,%.9e,%.9e,%.3f\n", (int)row->band, (int)row->iteration, row->values[0], row->values[1], row->values[2], row->values[3]);
+  }
+  PetscCall(TextWrite(&t, inv->o->output_dir, "misfit.csv"));
+  PetscFunctionReturn(0);
+}
+
+/* Adds a row to -output_dir/misfit.csv (band, iteration, misfit, gradient norm, step, seconds). */
+static PetscErrorCode LogIteration(Inversion *inv, MisfitRow row)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ArrayReserve(sizeof(MisfitRow), inv->nrows, &inv->maxrows, &inv->rows));
+  inv->rows[inv->nrows++] = row;
+  PetscCall(RootRun(inv->obj.l.world, WriteMisfit, inv));
+  PetscFunctionReturn(0);
+}
+
 /* Per iteration: the model, a misfit.csv row, a progress line; and the
    interrupt check, on every rank at once. */
 static PetscErrorCode Monitor(Tao tao, void *ctx)
@@ -108,7 +143,10 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
     /* this run's own file: earlier ones were refused or removed at the start; with -restart, the interrupted run's, rewritten the same */
     PetscCall(ObjectiveWriteModel(&inv->obj, name, inv->vp, PETSC_TRUE));
   }
-  PetscCall(ReplayLogIteration(&inv->replay, inv->band + 1, inv->iteration, f, gnorm, its ? step : 0, inv->seconds));
+  {
+    const MisfitRow row = {{f, gnorm, its ? step : 0, inv->seconds}, inv->band + 1, inv->iteration};
+    PetscCall(LogIteration(inv, row));
+  }
   PetscCall(PetscPrintf(inv->obj.l.world,
                         "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s, %.4f G cell-updates/s\n",
                         inv->band + 1, inv->fcut > 0 ? "up to " : "all, f0 ", inv->fcut > 0 ? (double)inv->fcut : (double)inv->o->f0, its, inv->iteration, (double)f,
@@ -158,6 +196,15 @@ static PetscErrorCode Weights(Inversion *inv)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode InvertTaoCreate(MPI_Comm comm, Tao *tao)
+{
+  PetscFunctionBeginUser;
+  PetscCall(TaoCreate(comm, tao));
+  PetscCall(TaoSetType(*tao, TAOBLMVM));
+  PetscCall(TaoSetMaximumIterations(*tao, 20));
+  PetscFunctionReturn(0);
+}
+
 /* One band: a fresh Tao from the options, the model carried in X. */
 static PetscErrorCode SolveBand(Inversion *inv)
 {
@@ -167,9 +214,7 @@ static PetscErrorCode SolveBand(Inversion *inv)
 
   PetscFunctionBeginUser;
   PetscCall(ObjectiveSetBand(&inv->obj, inv->fcut));
-  PetscCall(TaoCreate(world, &tao));
-  PetscCall(TaoSetType(tao, TAOBLMVM));
-  PetscCall(TaoSetMaximumIterations(tao, 20));
+  PetscCall(InvertTaoCreate(world, &tao));
   PetscCall(TaoSetSolution(tao, inv->X));
   PetscCall(TaoSetVariableBounds(tao, inv->XL, inv->XU));
   PetscCall(TaoSetObjectiveAndGradient(tao, NULL, FormFunctionGradient, inv));
@@ -240,6 +285,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   signal(SIGTERM, SIG_DFL);
   signal(SIGINT, SIG_DFL);
   PetscCall(ReplayDestroy(&inv.replay));
+  PetscCall(PetscFree(inv.rows));
   PetscCall(PetscFree3(inv.weight, inv.vp, inv.grad));
   PetscCall(VecDestroy(&inv.X));
   PetscCall(VecDestroy(&inv.XL));

@@ -1,5 +1,6 @@
 /* Options nobody reads, and strict decimal numbers: see optcheck.h. */
 #include "optcheck.h"
+#include "invert.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,15 +30,6 @@ typedef struct {
 } NameList;
 
 static NameList *collecting; /* where CollectOptionName puts what it finds */
-
-PetscErrorCode InvertTaoCreate(MPI_Comm comm, Tao *tao)
-{
-  PetscFunctionBeginUser;
-  PetscCall(TaoCreate(comm, tao));
-  PetscCall(TaoSetType(*tao, TAOBLMVM));
-  PetscCall(TaoSetMaximumIterations(*tao, 20));
-  PetscFunctionReturn(0);
-}
 
 /* TAO reads its options in TaoSetFromOptions, which -mode invert calls only
    once the model is loaded: a Tao read and dropped now marks them as read

@@ -1,7 +1,6 @@
 /* Checks on what the user typed: options nobody reads, and numbers read
    strictly (decimal only, no silent wrap-around). */
 #pragma once
-#include <petsctao.h>
 #include "options.h"
 
 /* Reads the options of the library the mode drives (TAO in -mode invert,
@@ -11,10 +10,6 @@
    reads them); an error on every rank alike, or with -unused_options warn a
    warning on rank 0.  PETSc's own start-up and finish options never count. */
 PetscErrorCode OptionsCheckUnused(MPI_Comm comm, const Options *o);
-
-/* The Tao every band of -mode invert starts from before its options: BLMVM,
-   at most 20 iterations. */
-PetscErrorCode InvertTaoCreate(MPI_Comm comm, Tao *tao);
 
 /* Is s a decimal number: sign, digits, point, exponent, nothing else (no
    hexadecimal, inf or nan)? */

@@ -6,8 +6,8 @@
    uninterrupted run gives.  restart/run.txt records the options that define
    the evaluations (model, survey and observed data with checksums of their
    samples, bands, bounds, wavelet, grid, time axis, TAO type); -restart
-   refuses, naming each difference, when they differ.  Also keeps
-   misfit.csv.  Every file is written whole under a temporary name and
+   refuses, naming each difference, when they differ (runrecord.h).  Every
+   file is written whole under a temporary name and
    renamed (util.h). */
 #pragma once
 #include "objective.h"
@@ -18,18 +18,12 @@ typedef struct {
 } ReplayEntry;
 
 typedef struct {
-  double    values[4]; /* misfit, gradient norm, step, seconds */
-  PetscInt  band, iteration;
-} MisfitRow;
-
-typedef struct {
   MPI_Comm     world;
   Objective   *obj;
   char         dir[PETSC_MAX_PATH_LEN]; /* -output_dir */
+  PetscBool    restart;
   PetscInt     nentries, maxentries;
   ReplayEntry *entries;
-  PetscInt     nrows, maxrows;
-  MisfitRow   *rows;
 } Replay;
 
 /* restart: check restart/run.txt against the options and read the saved
@@ -41,5 +35,3 @@ PetscErrorCode ReplayDestroy(Replay *r);
    then J, grad (group 0) and the seconds it took first time. */
 PetscErrorCode ReplayLookup(Replay *r, PetscInt band, PetscInt eval, const float *vp, PetscBool *cached, double *J, double *grad, double *seconds);
 PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *vp, double J, const double *grad, double seconds);
-/* Adds a row to -output_dir/misfit.csv (band, iteration, misfit, gradient norm, step, seconds), rewritten whole. */
-PetscErrorCode ReplayLogIteration(Replay *r, PetscInt band, PetscInt iteration, double J, double gnorm, double step, double seconds);

@@ -187,19 +187,23 @@ static PetscErrorCode ParseHeader(const char *path, RsfHeader *h)
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  const char *path;
+  RsfHeader  *h;
+} ParseJob;
+
+static PetscErrorCode RunParse(void *ctx)
+{
+  ParseJob *job = (ParseJob *)ctx;
+  return ParseHeader(job->path, job->h);
+}
+
 PetscErrorCode RsfReadHeader(MPI_Comm comm, const char *path, RsfHeader *h)
 {
-  PetscMPIInt    rank;
-  PetscErrorCode ierr = 0;
+  ParseJob job = {path, h};
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (!rank) {
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = ParseHeader(path, h);
-    PetscCall(PetscPopErrorHandler());
-  }
-  PetscCall(RootShareError(comm, ierr));
+  PetscCall(RootRun(comm, RunParse, &job));
   PetscCallMPI(MPI_Bcast(h, sizeof *h, MPI_BYTE, 0, comm));
   PetscFunctionReturn(0);
 }

@@ -38,6 +38,22 @@ PetscErrorCode RootShareError(MPI_Comm comm, PetscErrorCode err)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode RootRun(MPI_Comm comm, PetscErrorCode (*fn)(void *), void *ctx)
+{
+  PetscMPIInt    rank;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) {
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = fn(ctx);
+    PetscCall(PetscPopErrorHandler());
+  }
+  PetscCall(RootShareError(comm, ierr));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode FirstMessage(MPI_Comm comm, char msg[FWI_MSG_LEN])
 {
   PetscMPIInt rank, size, mine, first;
@@ -157,5 +173,47 @@ PetscErrorCode FileChecksum(const char *path, uint64_t *sum)
   err = ferror(fp) ? errno : 0;
   fclose(fp);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read %s: %s", path, strerror(err));
+  PetscFunctionReturn(0);
+}
+
+/* Room for one more element in *array (n used of *max, elem bytes each). */
+PetscErrorCode ArrayReserve(size_t elem, PetscInt n, PetscInt *max, void *array)
+{
+  PetscFunctionBeginUser;
+  if (n < *max) PetscFunctionReturn(0);
+  *max = 2 * *max + 16;
+  PetscCall(PetscRealloc(elem * (size_t)*max, (void **)array));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TextOpen(Text *t)
+{
+  PetscFunctionBeginUser;
+  t->text = NULL;
+  t->len  = 0;
+  t->fp   = open_memstream(&t->text, &t->len);
+  PetscCheck(t->fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "no memory for a text file: %s", strerror(errno));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TextClose(Text *t)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!fclose(t->fp), PETSC_COMM_SELF, PETSC_ERR_MEM, "no memory for a text file: %s", strerror(errno));
+  PetscFunctionReturn(0);
+}
+
+/* Closes t and writes it to dir/name. */
+PetscErrorCode TextWrite(Text *t, const char *dir, const char *name)
+{
+  char           path[PETSC_MAX_PATH_LEN];
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TextClose(t));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", dir, name));
+  ierr = FileWrite(path, t->text, t->len);
+  free(t->text);
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }

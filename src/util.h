@@ -11,6 +11,8 @@ PetscErrorCode RootCheck(MPI_Comm comm, char msg[FWI_MSG_LEN]);
 /* Rank 0 of comm ran a call under PetscReturnErrorHandler and got err (the
    other ranks pass 0); every rank raises the same error. */
 PetscErrorCode RootShareError(MPI_Comm comm, PetscErrorCode err);
+/* Runs fn(ctx) on rank 0 of comm; its error, if any, is raised on every rank. */
+PetscErrorCode RootRun(MPI_Comm comm, PetscErrorCode (*fn)(void *), void *ctx);
 /* Every rank's msg (empty = fine) becomes, on every rank, the message of the
    lowest rank that has one.  Raises nothing, so that the caller can clean up
    before RootCheck raises it everywhere. */
@@ -38,3 +40,19 @@ PetscErrorCode FilePublish(const char *tmp, const char *path);
 PetscErrorCode FileWrite(const char *path, const void *data, size_t len);
 /* 64-bit FNV-1a of a file's bytes (for records that must notice a change). */
 PetscErrorCode FileChecksum(const char *path, uint64_t *sum);
+
+/* Room for one more element in *array (n used of *max, elem bytes each). */
+PetscErrorCode ArrayReserve(size_t elem, PetscInt n, PetscInt *max, void *array);
+
+/* Text files are formatted in memory (open_memstream) and written whole
+   through FileWrite: a temporary, synced, checked and renamed. */
+typedef struct {
+  FILE  *fp;
+  char  *text;
+  size_t len;
+} Text;
+
+PetscErrorCode TextOpen(Text *t);
+PetscErrorCode TextClose(Text *t);
+/* Closes t and writes it to dir/name (FileWrite); frees its text. */
+PetscErrorCode TextWrite(Text *t, const char *dir, const char *name);
