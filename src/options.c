@@ -1,5 +1,7 @@
 #include "options.h"
 #include "optcheck.h"
+#include "store.h"
+#include <halofwi/halo.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -10,7 +12,8 @@
 /* Above RICKER_BAND x f0 a Ricker wavelet's spectrum is below 3% of its peak. */
 #define RICKER_BAND 2.5
 
-const char *const RunModeNames[] = {"forward", "gradient", "invert", "RunMode", "MODE_", NULL};
+const char *const RunModeNames[]   = {"forward", "gradient", "invert", "RunMode", "MODE_", NULL};
+const char *const BackendChoices[] = {"auto", "cpu", "cuda", "BackendChoice", "BACKEND_", NULL};
 
 /* text as a decimal integer in [lo, hi], or an error naming the option, the
    text as typed and the range. */
@@ -160,23 +163,20 @@ static PetscErrorCode ReadLayout(PetscOptionItems *PetscOptionsObject, Options *
 
 static PetscErrorCode ReadBackend(PetscOptionItems *PetscOptionsObject, Options *o)
 {
-  const char *const backends[] = {"auto", "cpu", "cuda"};
-  const char *const halos[]    = {"auto", "host", "staged", "mpi-device", "nccl"};
-  const char *const storage[]  = {"auto", "device", "host"};
-  PetscInt          k          = o->backend;
+  const char *halos[HALO_NCCL + 2] = {"auto"}; /* auto, then HaloTypes */
+  PetscInt    k                    = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsEList("-backend", "Kernels: cpu, or cuda (one GPU per rank); auto = cuda when a GPU is visible", NULL, backends, 3, backends[k], &k, NULL));
-  o->backend = (BackendChoice)k;
-  k          = 0;
-  PetscCall(PetscOptionsEList("-halo_type", "Halo exchange: host (cpu); staged, mpi-device or nccl (cuda); auto = the best available", NULL, halos, 5, halos[0], &k, NULL));
+  for (int t = HALO_HOST; t <= HALO_NCCL; t++) halos[t + 1] = HaloTypes[t];
+  PetscCall(PetscOptionsEnum("-backend", "Kernels: cpu, or cuda (one GPU per rank); auto = cuda when a GPU is visible", NULL, BackendChoices, (PetscEnum)o->backend,
+                             (PetscEnum *)&o->backend, NULL));
+  PetscCall(PetscOptionsEList("-halo_type", "Halo exchange: host (cpu); staged, mpi-device or nccl (cuda); auto = the best available", NULL, halos, HALO_NCCL + 2, halos[0],
+                              &k, NULL));
   o->halo_type = k - 1;
   PetscCall(PetscOptionsBool("-halo_overlap", "Compute the interior while the halos travel", NULL, o->halo_overlap, &o->halo_overlap, NULL));
   PetscCall(PetscOptionsBool("-gpu_shared", "Let several ranks of a node share a GPU (for testing; NCCL refuses it)", NULL, o->gpu_shared, &o->gpu_shared, NULL));
-  k = o->wavefield_storage;
-  PetscCall(PetscOptionsEList("-wavefield_storage", "Where the gradient keeps the forward wavefield: device, host (page-locked) or auto (device when it fits)", NULL, storage, 3,
-                              storage[k], &k, NULL));
-  o->wavefield_storage = k;
+  PetscCall(PetscOptionsEnum("-wavefield_storage", "Where the gradient keeps the forward wavefield: device, host (page-locked) or auto (device when it fits)", NULL,
+                             WavefieldStorages, (PetscEnum)o->wavefield_storage, (PetscEnum *)&o->wavefield_storage, NULL));
   PetscFunctionReturn(0);
 }
 

@@ -14,6 +14,7 @@ typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
 
 /* -mode names, for PetscOptionsEnum and messages */
 extern const char *const RunModeNames[];
+extern const char *const BackendChoices[];
 
 typedef struct {
   RunMode   mode;
