@@ -22,7 +22,7 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
   PetscCall(ObjectiveWriteModel(&obj, "gradient.rsf", out, o->overwrite));
   PetscCall(PetscPrintf(world, "misfit %.17g\n", J));
   PetscCall(PetscPrintf(world, "gradient: %.3f s, %.4f G cell-updates/s (forward + adjoint) -> %s/gradient.rsf\n", t1 - t0,
-                        obj.cells * obj.t.nsteps * 2 * obj.geo.nshots / (t1 - t0) * 1e-9, o->output_dir));
+                        obj.e.cells * obj.e.t.nsteps * 2 * obj.e.geo.nshots / (t1 - t0) * 1e-9, o->output_dir));
   PetscCall(PetscFree2(grad, out));
   PetscCall(ObjectiveDestroy(&obj));
   PetscFunctionReturn(0);

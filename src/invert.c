@@ -49,10 +49,10 @@ static PetscErrorCode ModelFromVec(Inversion *inv, Vec X)
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &x));
-  if (!inv->obj.l.group_id)
+  if (!inv->obj.e.l.group_id)
     for (PetscInt c = 0; c < n; c++) inv->vp[c] = (float)x[c];
   PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCallMPI(MPI_Bcast(inv->vp, (PetscMPIInt)n, MPI_FLOAT, 0, inv->obj.l.cross));
+  PetscCallMPI(MPI_Bcast(inv->vp, (PetscMPIInt)n, MPI_FLOAT, 0, inv->obj.e.l.cross));
   PetscFunctionReturn(0);
 }
 
@@ -78,15 +78,15 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
   }
   if (!inv->evals) {
     double mine = 0, most;
-    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->grad[c]));
-    PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, inv->obj.l.world));
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->grad[c]));
+    PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, inv->obj.e.l.world));
     inv->scale = most > 0 ? FIRST_STEP_SHARE * (inv->obj.vp_hi - inv->obj.vp_lo) / most : 1;
   }
   inv->evals++;
   inv->evals_since++;
   inv->seconds += seconds;
   PetscCall(VecGetArray(G, &g));
-  if (!inv->obj.l.group_id)
+  if (!inv->obj.e.l.group_id)
     for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) g[c] = inv->scale * inv->grad[c];
   PetscCall(VecRestoreArray(G, &g));
   *f = inv->scale * J;
@@ -116,7 +116,7 @@ static PetscErrorCode LogIteration(Inversion *inv, MisfitRow row)
   PetscFunctionBeginUser;
   PetscCall(ArrayReserve(sizeof(MisfitRow), inv->nrows, &inv->maxrows, &inv->rows));
   inv->rows[inv->nrows++] = row;
-  PetscCall(RootRun(inv->obj.l.world, WriteMisfit, inv));
+  PetscCall(RootRun(inv->obj.e.l.world, WriteMisfit, inv));
   PetscFunctionReturn(0);
 }
 
@@ -147,14 +147,14 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
     const MisfitRow row = {{f, gnorm, its ? step : 0, inv->seconds}, inv->band + 1, inv->iteration};
     PetscCall(LogIteration(inv, row));
   }
-  PetscCall(PetscPrintf(inv->obj.l.world,
+  PetscCall(PetscPrintf(inv->obj.e.l.world,
                         "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s, %.4f G cell-updates/s\n",
                         inv->band + 1, inv->fcut > 0 ? "up to " : "all, f0 ", inv->fcut > 0 ? (double)inv->fcut : (double)inv->o->f0, its, inv->iteration, (double)f,
                         inv->J0 > 0 ? (double)(f / inv->J0) : 1.0, (double)gnorm, its ? (double)step : 0.0, inv->seconds,
-                        inv->seconds > 0 ? inv->evals_since * inv->obj.cells * inv->obj.t.nsteps * 2 * inv->obj.geo.nshots / inv->seconds * 1e-9 : 0.0));
+                        inv->seconds > 0 ? inv->evals_since * inv->obj.e.cells * inv->obj.e.t.nsteps * 2 * inv->obj.e.geo.nshots / inv->seconds * 1e-9 : 0.0));
   inv->seconds     = 0;
   inv->evals_since = 0;
-  PetscCallMPI(MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, inv->obj.l.world));
+  PetscCallMPI(MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, inv->obj.e.l.world));
   if (any) {
     inv->interrupted = PETSC_TRUE;
     PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
@@ -167,7 +167,7 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
 static PetscErrorCode Weights(Inversion *inv)
 {
   const Objective *obj = &inv->obj;
-  const ModelInfo *m   = &obj->m;
+  const ModelInfo *m   = &obj->e.m;
   const PetscReal  R   = inv->o->source_taper;
   PetscScalar     *xl, *xu;
   const PetscScalar *x;
@@ -182,13 +182,13 @@ static PetscErrorCode Weights(Inversion *inv)
         const PetscInt  c      = i + obj->ms.n[0] * (j + obj->ms.n[1] * k);
         const PetscReal pos[3] = {(obj->ms.lo[0] + i) * m->d[0], (obj->ms.lo[1] + j) * m->d[1], (obj->ms.lo[2] + k) * m->d[2]};
         double          w      = pos[0] < inv->o->fix_above ? 0 : 1;
-        for (PetscInt s = 0; s < obj->geo.nshots && R > 0 && w > 0; s++) {
+        for (PetscInt s = 0; s < obj->e.geo.nshots && R > 0 && w > 0; s++) {
           PetscReal r2 = 0;
-          for (PetscInt a = 0; a < m->dim; a++) r2 += PetscSqr(pos[a] - obj->geo.src[s].c[a]);
+          for (PetscInt a = 0; a < m->dim; a++) r2 += PetscSqr(pos[a] - obj->e.geo.src[s].c[a]);
           if (r2 < R * R) w *= 0.5 * (1 - PetscCosReal(PETSC_PI * PetscSqrtReal(r2) / R));
         }
         inv->weight[c] = w;
-        if (!obj->l.group_id && pos[0] < inv->o->fix_above) xl[c] = xu[c] = x[c];
+        if (!obj->e.l.group_id && pos[0] < inv->o->fix_above) xl[c] = xu[c] = x[c];
       }
   PetscCall(VecRestoreArrayRead(inv->X, &x));
   PetscCall(VecRestoreArray(inv->XL, &xl));
@@ -210,7 +210,7 @@ static PetscErrorCode SolveBand(Inversion *inv)
 {
   Tao       tao;
   PetscBool bounded;
-  MPI_Comm  world = inv->obj.l.world;
+  MPI_Comm  world = inv->obj.e.l.world;
 
   PetscFunctionBeginUser;
   PetscCall(ObjectiveSetBand(&inv->obj, inv->fcut));
@@ -255,7 +255,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
                b + 1, (double)o->bands[b], 0.5 / o->dt, (double)o->dt);
   PetscCall(ReplayCreate(world, &inv.obj, o->output_dir, o->restart, &inv.replay));
   {
-    const PetscInt n = inv.obj.l.group_id ? 0 : inv.obj.ms.nlocal;
+    const PetscInt n = inv.obj.e.l.group_id ? 0 : inv.obj.ms.nlocal;
     PetscScalar   *x;
     PetscCall(VecCreateMPI(world, n, PETSC_DETERMINE, &inv.X));
     PetscCall(VecDuplicate(inv.X, &inv.XL));

@@ -5,10 +5,9 @@
 #include "memory.h"
 #include "output.h"
 #include "rsf.h"
-#include "setup.h"
 #include "survey.h"
 #include "util.h"
-#include "wavelet.h"
+#include "timeaxis.h"
 
 /* Bytes each rank may give the stored wavefield: -wavefield_memory, else
    what the rank may use at all. */
@@ -24,7 +23,7 @@ static PetscErrorCode StoreLimit(MPI_Comm world, const Options *o, double *limit
 
 /* Every shot's observed gather must exist with nt samples at dt and one trace
    per receiver of the shot; errors name the shot and the file. */
-static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geometry *geo, const TimeAxis *t)
+static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geometry *geo)
 {
   PetscMPIInt rank;
 
@@ -42,12 +41,12 @@ static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geom
     }
     PetscCall(RootCheck(world, msg));
     PetscCall(RsfReadHeader(world, path, &h));
-    PetscCheck(h.n[0] == t->nt && h.n[1] == nrec && h.n[2] == 1, world, PETSC_ERR_USER_INPUT,
+    PetscCheck(h.n[0] == o->nt && h.n[1] == nrec && h.n[2] == 1, world, PETSC_ERR_USER_INPUT,
                "Observed data for shot %" PetscInt_FMT ": %s holds %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " samples, expected %" PetscInt_FMT
                " samples (-nt) x %" PetscInt_FMT " receivers",
-               s, path, h.n[0], h.n[1], h.n[2], t->nt, nrec);
-    PetscCheck(PetscAbsReal(h.d[0] - t->dt) <= 1e-6 * t->dt, world, PETSC_ERR_USER_INPUT, "Observed data for shot %" PetscInt_FMT ": %s is sampled at d1=%.6g s, expected -dt %.6g s", s,
-               path, (double)h.d[0], (double)t->dt);
+               s, path, h.n[0], h.n[1], h.n[2], o->nt, nrec);
+    PetscCheck(PetscAbsReal(h.d[0] - o->dt) <= 1e-6 * o->dt, world, PETSC_ERR_USER_INPUT, "Observed data for shot %" PetscInt_FMT ": %s is sampled at d1=%.6g s, expected -dt %.6g s", s,
+               path, (double)h.d[0], (double)o->dt);
   }
   PetscFunctionReturn(0);
 }
@@ -56,77 +55,60 @@ static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geom
 static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective *obj)
 {
   PetscFunctionBeginUser;
-  obj->vp_lo = o->vp_min > 0 ? o->vp_min : 0.8 * obj->vmin;
-  obj->vp_hi = o->vp_max > 0 ? o->vp_max : (o->mode == MODE_INVERT ? 1.25 : 1.0) * obj->vmax;
+  obj->vp_lo = o->vp_min > 0 ? o->vp_min : 0.8 * obj->e.vmin;
+  obj->vp_hi = o->vp_max > 0 ? o->vp_max : (o->mode == MODE_INVERT ? 1.25 : 1.0) * obj->e.vmax;
   PetscCheck(obj->vp_lo < obj->vp_hi, world, PETSC_ERR_ARG_OUTOFRANGE, "Velocity bounds %.6g to %.6g m/s (-vp_min, -vp_max or their defaults): expected vp_min < vp_max",
              (double)obj->vp_lo, (double)obj->vp_hi);
-  PetscCheck(obj->vmin >= obj->vp_lo && obj->vmax <= obj->vp_hi, world, PETSC_ERR_USER_INPUT,
-             "The starting model %s spans %.6g to %.6g m/s, outside the bounds %.6g to %.6g m/s (-vp_min, -vp_max): widen the bounds or fix the model", obj->m.name,
-             (double)obj->vmin, (double)obj->vmax, (double)obj->vp_lo, (double)obj->vp_hi);
+  PetscCheck(obj->e.vmin >= obj->vp_lo && obj->e.vmax <= obj->vp_hi, world, PETSC_ERR_USER_INPUT,
+             "The starting model %s spans %.6g to %.6g m/s, outside the bounds %.6g to %.6g m/s (-vp_min, -vp_max): widen the bounds or fix the model", obj->e.m.name,
+             (double)obj->e.vmin, (double)obj->e.vmax, (double)obj->vp_lo, (double)obj->vp_hi);
+  PetscFunctionReturn(0);
+}
+
+/* Group rank 0: this group's observed gathers, as read. */
+static PetscErrorCode ReadObserved(Objective *obj)
+{
+  const Experiment *e = &obj->e;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc2(e->nshots + 1, &obj->obs_raw, e->nshots + 1, &obj->obs));
+  if (e->l.group_rank) PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+  for (PetscInt k = 0; k < e->nshots; k++) {
+    const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
+    const PetscInt start[3] = {0, 0, 0}, count[3] = {e->t.nt, nrec, 1};
+    char           path[PETSC_MAX_PATH_LEN];
+    RsfHeader      h;
+    PetscCall(OutputShotPath(obj->o->observed_dir, s, path));
+    PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
+    MemoryCall(PetscMalloc2((size_t)nrec * e->t.nt, &obj->obs_raw[k], (size_t)nrec * e->t.nt, &obj->obs[k]), "the observed data", 8.0 * nrec * e->t.nt);
+    PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, obj->obs_raw[k]));
+  }
+  PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
 {
-  double limit = 0;
+  Experiment *e     = &obj->e;
+  double      limit = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(obj, sizeof(*obj)));
   obj->o = o;
-  PetscCall(LayoutCreate(world, o->shot_groups, &obj->l));
-  PetscCall(BackendSetUp(&obj->l, o, &obj->backend));
-  PetscCall(ModelDescribe(world, o, &obj->m));
-  PetscCall(SurveyRead(world, o, &obj->m, &obj->geo));
-  PetscCall(MemoryCheck(o, &obj->l, obj->backend.ops, &obj->m, &obj->geo, NULL, NULL));
-  PetscCall(GridCreate(obj->l.group, obj->m.dim, obj->m.n, obj->m.d, o->order, o->pml, o->procs, &obj->g));
-  PetscCall(PetscMalloc1((size_t)obj->g.size[0] * obj->g.size[1] * obj->g.size[2], &obj->vp_ext));
-  PetscCall(ModelLoadBlock(&obj->m, &obj->g, obj->l.cross, obj->vp_ext, &obj->vmin, &obj->vmax));
+  PetscCall(ExperimentCreate(world, o, e));
+  PetscCall(ExperimentLoadModel(e));
   PetscCall(ResolveBounds(world, o, obj));
-  PetscCall(TimeAxisSetUp(&obj->g, obj->vp_hi, o->nt, o->dt, o->cfl, &obj->t));
-  PetscCall(PrintSetUp(world, &obj->l, &obj->m, &obj->g, &obj->geo, &obj->t, obj->vmin, obj->vmax));
+  PetscCall(ObservedCheck(world, o, &e->geo));
+  PetscCall(ExperimentSetUp(e, obj->vp_hi, obj->vp_lo));
   PetscCall(PetscPrintf(world, "velocity bounds %.6g to %.6g m/s; the time step and absorbing layers are set for %.6g m/s\n", (double)obj->vp_lo, (double)obj->vp_hi,
                         (double)obj->vp_hi));
-  PetscCall(WarnOnDispersion(world, o, &obj->m, obj->vp_lo));
-  PetscCall(MemoryCheck(o, &obj->l, obj->backend.ops, &obj->m, &obj->geo, &obj->g, &obj->t));
-  PetscCall(ObservedCheck(world, o, &obj->geo, &obj->t));
-
-  PetscCall(ModelSpaceCreate(&obj->g, &obj->ms));
+  PetscCall(ModelSpaceCreate(&e->g, &obj->ms));
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
-  ModelSpaceRestrict(&obj->ms, &obj->g, obj->vp_ext, obj->vp_start);
-  {
-    const PropagatorSettings settings = {.f_pml              = o->f0,
-                                         .nan_check_interval = o->nan_check_interval,
-                                         .progress_interval  = o->progress_interval,
-                                         .halo_type          = obj->backend.halo_type,
-                                         .overlap            = obj->backend.overlap};
-    PetscCall(PropagatorCreate(&obj->g, obj->backend.ops, obj->vp_ext, obj->vp_hi, &obj->t, &settings, &obj->p));
-  }
-  obj->cells = (double)obj->g.N[0] * obj->g.N[1] * obj->g.N[2];
-
+  ModelSpaceRestrict(&obj->ms, &e->g, e->vp_ext, obj->vp_start);
   PetscCall(StoreLimit(world, o, &limit));
-  PetscCall(WavefieldStoreCreate(world, obj->p.ops, &obj->p.f, obj->t.nsteps, (WavefieldStorage)o->wavefield_storage, limit, &obj->store));
-
-  /* this group's shots, round robin, with their observed gathers on the group's first rank */
-  PetscCall(PetscMalloc4(obj->geo.nshots, &obj->shot, obj->geo.nshots, &obj->sl, obj->geo.nshots, &obj->obs_raw, obj->geo.nshots, &obj->obs));
-  for (PetscInt s = obj->l.group_id; s < obj->geo.nshots; s += obj->l.ngroups) {
-    const PetscInt k = obj->nshots++, nrec = obj->geo.rec_start[s + 1] - obj->geo.rec_start[s];
-    obj->shot[k]     = s;
-    PetscCall(ShotLocalize(&obj->g, &obj->p.f, &obj->geo, s, &obj->sl[k]));
-    obj->obs_raw[k] = obj->obs[k] = NULL;
-    if (!obj->l.group_rank) {
-      char            path[PETSC_MAX_PATH_LEN];
-      RsfHeader       h;
-      const PetscInt  start[3] = {0, 0, 0}, count[3] = {obj->t.nt, nrec, 1};
-      PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
-      PetscCall(OutputShotPath(o->observed_dir, s, path));
-      PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
-      MemoryCall(PetscMalloc2((size_t)nrec * obj->t.nt, &obj->obs_raw[k], (size_t)nrec * obj->t.nt, &obj->obs[k]), "the observed data", 8.0 * nrec * obj->t.nt);
-      PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, obj->obs_raw[k]));
-      PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
-    }
-  }
-  PetscCall(PetscMalloc2(obj->t.nt, &obj->w_raw, obj->t.nsteps, &obj->wint));
-  PetscCall(SourceWavelet(world, o, &obj->t, obj->w_raw));
+  PetscCall(WavefieldStoreCreate(world, e->p.ops, &e->p.f, e->t.nsteps, (WavefieldStorage)o->wavefield_storage, limit, &obj->store));
+  PetscCall(ReadObserved(obj));
   PetscCall(ObjectiveSetBand(obj, 0));
   PetscFunctionReturn(0);
 }
@@ -134,36 +116,29 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
 PetscErrorCode ObjectiveDestroy(Objective *obj)
 {
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < obj->nshots; k++) {
-    PetscCall(ShotLocalDestroy(&obj->sl[k]));
+  for (PetscInt k = 0; k < obj->e.nshots && obj->obs_raw; k++)
     if (obj->obs_raw[k]) PetscCall(PetscFree2(obj->obs_raw[k], obj->obs[k]));
-  }
-  PetscCall(PetscFree4(obj->shot, obj->sl, obj->obs_raw, obj->obs));
-  PetscCall(PetscFree2(obj->w_raw, obj->wint));
-  PetscCall(PetscFree(obj->vp_ext));
+  PetscCall(PetscFree2(obj->obs_raw, obj->obs));
   PetscCall(PetscFree(obj->vp_start));
   PetscCall(WavefieldStoreDestroy(&obj->store));
-  PetscCall(PropagatorDestroy(&obj->p));
   PetscCall(ModelSpaceDestroy(&obj->ms));
-  PetscCall(GridDestroy(&obj->g));
-  PetscCall(GeometryDestroy(&obj->geo));
-  PetscCall(LayoutDestroy(&obj->l));
+  PetscCall(ExperimentDestroy(&obj->e));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut)
 {
-  const TimeAxis *t = &obj->t;
+  const TimeAxis *t = &obj->e.t;
   float          *w;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(t->nt, &w));
-  PetscCall(PetscArraycpy(w, obj->w_raw, t->nt));
+  PetscCall(PetscArraycpy(w, obj->e.w_raw, t->nt));
   if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, 1, w));
-  PetscCall(ResampleUp(t->nt, w, t->m, t->nsteps, obj->wint));
+  PetscCall(ResampleUp(t->nt, w, t->m, t->nsteps, obj->e.wint));
   PetscCall(PetscFree(w));
-  for (PetscInt k = 0; k < obj->nshots; k++) {
-    const PetscInt nrec = obj->geo.rec_start[obj->shot[k] + 1] - obj->geo.rec_start[obj->shot[k]];
+  for (PetscInt k = 0; k < obj->e.nshots; k++) {
+    const PetscInt nrec = obj->e.geo.rec_start[obj->e.shot[k] + 1] - obj->e.geo.rec_start[obj->e.shot[k]];
     if (!obj->obs[k]) continue;
     PetscCall(PetscArraycpy(obj->obs[k], obj->obs_raw[k], (size_t)nrec * t->nt));
     if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, nrec, obj->obs[k]));
@@ -176,25 +151,25 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut)
    group's first rank. */
 static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J)
 {
-  const TimeAxis  *t    = &obj->t;
-  const ShotLocal *sl   = &obj->sl[k];
-  const PetscInt   s    = obj->shot[k], nrec = obj->geo.rec_start[s + 1] - obj->geo.rec_start[s];
+  const TimeAxis  *t    = &obj->e.t;
+  const ShotLocal *sl   = &obj->e.sl[k];
+  const PetscInt   s    = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
   float           *mine, *all = NULL;
 
   PetscFunctionBeginUser;
   MemoryCall(PetscMalloc1((size_t)sl->nrec * t->nt + 1, &mine), "the shot's traces", 4.0 * sl->nrec * t->nt);
-  PetscCall(PropagatorRun(&obj->p, t, sl, s, obj->wint, mine, grad ? obj->store : NULL));
-  if (!obj->l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, &all), "the shot's gather", 4.0 * nrec * t->nt);
-  PetscCall(ShotGather(&obj->l, t->nt, sl, s, nrec, mine, all));
+  PetscCall(PropagatorRun(&obj->e.p, t, sl, s, obj->e.wint, mine, grad ? obj->store : NULL));
+  if (!obj->e.l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, &all), "the shot's gather", 4.0 * nrec * t->nt);
+  PetscCall(ShotGather(&obj->e.l, t->nt, sl, s, nrec, mine, all));
   *J = 0;
-  if (!obj->l.group_rank)
+  if (!obj->e.l.group_rank)
     for (size_t i = 0; i < (size_t)nrec * t->nt; i++) {
       all[i] -= obj->obs[k][i];
       *J += 0.5 * (double)all[i] * all[i];
     }
   if (grad) {
-    PetscCall(ShotScatter(&obj->l, t->nt, sl, nrec, all, mine));
-    PetscCall(PropagatorAdjoint(&obj->p, t, sl, s, obj->wint, mine, obj->store));
+    PetscCall(ShotScatter(&obj->e.l, t->nt, sl, nrec, all, mine));
+    PetscCall(PropagatorAdjoint(&obj->e.p, t, sl, s, obj->e.wint, mine, obj->store));
   }
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(mine));
@@ -204,14 +179,14 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
 /* The owned extended cells' dJ/dv, folded onto the user cells, summed over the groups into group 0. */
 static PetscErrorCode GradientReduce(Objective *obj, double *grad)
 {
-  const Grid *g = &obj->g;
+  const Grid *g = &obj->e.g;
   double     *ext, *user;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2((size_t)g->size[0] * g->size[1] * g->size[2], &ext, obj->ms.nlocal + 1, &user));
-  PetscCall(PropagatorGradient(&obj->p, obj->vp_ext, ext));
+  PetscCall(PropagatorGradient(&obj->e.p, obj->e.vp_ext, ext));
   PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext, user));
-  PetscCallMPI(MPI_Reduce(user, grad, (PetscMPIInt)obj->ms.nlocal, MPI_DOUBLE, MPI_SUM, 0, obj->l.cross));
+  PetscCallMPI(MPI_Reduce(user, grad, (PetscMPIInt)obj->ms.nlocal, MPI_DOUBLE, MPI_SUM, 0, obj->e.l.cross));
   PetscCall(PetscFree2(ext, user));
   PetscFunctionReturn(0);
 }
@@ -222,38 +197,38 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
   PetscReal range[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, all[2];
 
   PetscFunctionBeginUser;
-  PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, vp, obj->vp_ext));
-  for (PetscInt c = 0; c < obj->g.size[0] * obj->g.size[1] * obj->g.size[2]; c++) {
-    range[0] = PetscMin(range[0], obj->vp_ext[c]);
-    range[1] = PetscMin(range[1], -obj->vp_ext[c]);
+  PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, vp, obj->e.vp_ext));
+  for (PetscInt c = 0; c < obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2]; c++) {
+    range[0] = PetscMin(range[0], obj->e.vp_ext[c]);
+    range[1] = PetscMin(range[1], -obj->e.vp_ext[c]);
   }
-  PetscCallMPI(MPIU_Allreduce(range, all, 2, MPIU_REAL, MPIU_MIN, obj->l.world));
-  PetscCheck(all[0] > 0 && -all[1] <= obj->vp_hi * (1 + 1e-6), obj->l.world, PETSC_ERR_ARG_OUTOFRANGE,
+  PetscCallMPI(MPIU_Allreduce(range, all, 2, MPIU_REAL, MPIU_MIN, obj->e.l.world));
+  PetscCheck(all[0] > 0 && -all[1] <= obj->vp_hi * (1 + 1e-6), obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE,
              "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",
              (double)all[0], (double)-all[1], (double)obj->vp_hi);
-  PetscCall(PropagatorSetModel(&obj->p, &obj->t, obj->vp_ext));
-  if (grad) PetscCall(PropagatorGradientReset(&obj->p));
-  for (PetscInt k = 0; k < obj->nshots; k++) {
+  PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, obj->e.vp_ext));
+  if (grad) PetscCall(PropagatorGradientReset(&obj->e.p));
+  for (PetscInt k = 0; k < obj->e.nshots; k++) {
     double         Js = 0;
     PetscLogDouble t0, t1;
     PetscCall(PetscTime(&t0));
     PetscCall(Shot(obj, k, grad ? PETSC_TRUE : PETSC_FALSE, &Js));
     mine += Js;
     PetscCall(PetscTime(&t1));
-    if (!obj->l.group_rank && obj->o->progress_interval > 0) {
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "  shot %" PetscInt_FMT " (group %d): misfit %.6e, %s %.3f s, %.4f G cell-updates/s\n", obj->shot[k], obj->l.group_id, Js,
-                             grad ? "forward + adjoint" : "forward", t1 - t0, obj->cells * obj->t.nsteps * (grad ? 2 : 1) / (t1 - t0) * 1e-9));
+    if (!obj->e.l.group_rank && obj->o->progress_interval > 0) {
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "  shot %" PetscInt_FMT " (group %d): misfit %.6e, %s %.3f s, %.4f G cell-updates/s\n", obj->e.shot[k], obj->e.l.group_id, Js,
+                             grad ? "forward + adjoint" : "forward", t1 - t0, obj->e.cells * obj->e.t.nsteps * (grad ? 2 : 1) / (t1 - t0) * 1e-9));
       fflush(stdout);
     }
   }
-  PetscCallMPI(MPI_Allreduce(&mine, J, 1, MPI_DOUBLE, MPI_SUM, obj->l.world));
+  PetscCallMPI(MPI_Allreduce(&mine, J, 1, MPI_DOUBLE, MPI_SUM, obj->e.l.world));
   if (grad) PetscCall(GradientReduce(obj, grad));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const float *user, PetscBool overwrite)
 {
-  const ModelInfo  *m        = &obj->m;
+  const ModelInfo  *m        = &obj->e.m;
   const PetscReal   origin[3] = {0, 0, 0};
   const char *const label[3]  = {"Depth", "X", "Y"};
   PetscInt          start[3], count[3];
@@ -263,10 +238,10 @@ PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const float
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
   for (PetscInt a = 0; a < 3; a++) {
     start[a] = obj->ms.lo[a];
-    count[a] = obj->l.group_id ? 0 : obj->ms.n[a];
+    count[a] = obj->e.l.group_id ? 0 : obj->ms.n[a];
   }
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", obj->o->output_dir, name));
-  PetscCall(RsfWriteBlock(obj->l.world, path, m->dim, m->n, m->d, origin, label, start, count, user, overwrite));
+  PetscCall(RsfWriteBlock(obj->e.l.world, path, m->dim, m->n, m->d, origin, label, start, count, user, overwrite));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

@@ -4,37 +4,18 @@
    and the gradient reduced over the cross comm into group 0 (see
    docs/architecture.md). */
 #pragma once
-#include "backend.h"
-#include "geometry.h"
-#include "grid.h"
-#include "layout.h"
-#include "model.h"
+#include "experiment.h"
 #include "modelspace.h"
-#include "options.h"
-#include "propagate.h"
 #include "store.h"
 
 typedef struct {
   const Options *o;
-  Layout         l;
-  Backend        backend;
-  ModelInfo      m;
-  Geometry       geo;
-  Grid           g;
+  Experiment     e;
   ModelSpace     ms;
-  TimeAxis       t;
-  Propagator     p;
   WavefieldStore store;
-  PetscReal      vmin, vmax;   /* the starting model's range */
-  PetscReal      vp_lo, vp_hi; /* bounds; vp_hi also set the time step and the layers */
-  PetscInt       nshots;       /* this group's shots: shot[k], k < nshots */
-  PetscInt      *shot;
-  ShotLocal     *sl;
-  float        **obs_raw, **obs; /* group rank 0: whole gathers as read, and low-passed for the band */
-  float         *w_raw, *wint;   /* wavelet at the recording rate; the band's at the internal step */
-  float         *vp_ext;         /* owned extended block */
+  PetscReal      vp_lo, vp_hi;   /* bounds; vp_hi also set the time step and the layers */
+  float        **obs_raw, **obs; /* group rank 0: this group's gathers as read, and low-passed for the band */
   float         *vp_start;       /* the starting model's user cells on this rank */
-  double         cells;          /* extended grid cells */
 } Objective;
 
 /* Reads the model, survey and observed data; checks bounds and memory. */

@@ -55,7 +55,7 @@ static PetscErrorCode PutRsfChecksum(FILE *fp, const char *key, const char *path
 static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
 {
   const Options   *o = obj->o;
-  const ModelInfo *m = &obj->m;
+  const ModelInfo *m = &obj->e.m;
 
   PetscFunctionBeginUser;
   if (m->homogeneous) Put(fp, "-vp", "%.17g", (double)m->value);
@@ -77,7 +77,7 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
     Put(fp, "-receiver_depth", "%.17g", (double)o->receiver_depth);
   }
   PutPath(fp, "-observed_dir", o->observed_dir);
-  for (PetscInt s = 0; s < obj->geo.nshots; s++) {
+  for (PetscInt s = 0; s < obj->e.geo.nshots; s++) {
     char path[PETSC_MAX_PATH_LEN], key[64];
     PetscCall(OutputShotPath(o->observed_dir, s, path));
     PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples", (int)s));

@@ -1,0 +1,82 @@
+#include "experiment.h"
+#include "events.h"
+#include "memory.h"
+#include "setup.h"
+#include "survey.h"
+#include "wavelet.h"
+
+PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(e, sizeof(*e)));
+  e->o = o;
+  PetscCall(LayoutCreate(world, o->shot_groups, &e->l));
+  PetscCall(BackendSetUp(&e->l, o, &e->backend));
+  PetscCall(ModelDescribe(world, o, &e->m));
+  PetscCall(SurveyRead(world, o, &e->m, &e->geo));
+  PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, NULL, NULL));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ExperimentLoadModel(Experiment *e)
+{
+  const Options *o = e->o;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+  PetscCall(GridCreate(e->l.group, e->m.dim, e->m.n, e->m.d, o->order, o->pml, o->procs, &e->g));
+  PetscCall(PetscMalloc1((size_t)e->g.size[0] * e->g.size[1] * e->g.size[2], &e->vp_ext));
+  PetscCall(ModelLoadBlock(&e->m, &e->g, e->l.cross, e->vp_ext, &e->vmin, &e->vmax));
+  PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+  e->cells = (double)e->g.N[0] * e->g.N[1] * e->g.N[2];
+  PetscFunctionReturn(0);
+}
+
+/* This group's shots, round robin over the groups. */
+static PetscErrorCode LocalizeShots(Experiment *e)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(e->geo.nshots, &e->shot, e->geo.nshots, &e->sl));
+  for (PetscInt s = e->l.group_id; s < e->geo.nshots; s += e->l.ngroups) {
+    e->shot[e->nshots] = s;
+    PetscCall(ShotLocalize(&e->g, &e->p.f, &e->geo, s, &e->sl[e->nshots++]));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
+{
+  const Options           *o        = e->o;
+  MPI_Comm                 world    = e->l.world;
+  const PropagatorSettings settings = {.f_pml              = o->f0,
+                                       .nan_check_interval = o->nan_check_interval,
+                                       .progress_interval  = o->progress_interval,
+                                       .halo_type          = e->backend.halo_type,
+                                       .overlap            = e->backend.overlap};
+
+  PetscFunctionBeginUser;
+  PetscCall(TimeAxisSetUp(&e->g, vfast, o->nt, o->dt, o->cfl, &e->t));
+  PetscCall(PrintSetUp(world, &e->l, &e->m, &e->g, &e->geo, &e->t, e->vmin, e->vmax));
+  PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t));
+  PetscCall(WarnOnDispersion(world, o, &e->m, vslow));
+  PetscCall(PropagatorCreate(&e->g, e->backend.ops, e->vp_ext, vfast, &e->t, &settings, &e->p));
+  PetscCall(LocalizeShots(e));
+  PetscCall(PetscMalloc2(e->t.nt, &e->w_raw, e->t.nsteps, &e->wint));
+  PetscCall(SourceWavelet(world, o, &e->t, e->w_raw));
+  PetscCall(ResampleUp(e->t.nt, e->w_raw, e->t.m, e->t.nsteps, e->wint));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ExperimentDestroy(Experiment *e)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < e->nshots; k++) PetscCall(ShotLocalDestroy(&e->sl[k]));
+  PetscCall(PetscFree2(e->shot, e->sl));
+  PetscCall(PetscFree2(e->w_raw, e->wint));
+  PetscCall(PetscFree(e->vp_ext));
+  PetscCall(PropagatorDestroy(&e->p));
+  PetscCall(GridDestroy(&e->g));
+  PetscCall(GeometryDestroy(&e->geo));
+  PetscCall(LayoutDestroy(&e->l));
+  PetscFunctionReturn(0);
+}

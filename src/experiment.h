@@ -1,0 +1,46 @@
+/* What every mode sets up before its first shot, as PETSc tutorials keep an
+   AppCtx: the parallel layout and backend, the model and the survey, the
+   decomposed grid with this rank's block of the model, the time axis, the
+   propagator, this group's shots and the source wavelet.  In three steps,
+   so that a mode can check what it needs in between (the output folder
+   before anything large is read; the inversion's bounds and the observed
+   data before anything large is allocated). */
+#pragma once
+#include "backend.h"
+#include "geometry.h"
+#include "grid.h"
+#include "layout.h"
+#include "model.h"
+#include "options.h"
+#include "propagate.h"
+
+typedef struct {
+  const Options *o;
+  Layout         l;
+  Backend        backend;
+  ModelInfo      m;
+  Geometry       geo;
+  Grid           g;
+  TimeAxis       t;
+  Propagator     p;
+  float         *vp_ext;     /* this rank's owned extended block of the model */
+  PetscReal      vmin, vmax; /* the model's range */
+  PetscInt       nshots;     /* this group's shots (round robin): shot[k], k < nshots */
+  PetscInt      *shot;
+  ShotLocal     *sl;         /* their sources and receivers in this rank's block */
+  float         *w_raw;      /* source wavelet at the recording interval */
+  float         *wint;       /* and at the internal step */
+  double         cells;      /* extended grid cells */
+} Experiment;
+
+/* Layout, backend, model description and survey, and the memory's lower
+   bound: nothing large is read or allocated. */
+PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e);
+/* The decomposed grid and this rank's block of the model (vmin, vmax). */
+PetscErrorCode ExperimentLoadModel(Experiment *e);
+/* The time axis for the fastest velocity the run will meet (vfast; it also
+   tunes the absorbing layers), the printed set-up, the memory check, the
+   dispersion warning for the slowest (vslow), the propagator, this group's
+   shots and the wavelet. */
+PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow);
+PetscErrorCode ExperimentDestroy(Experiment *e);
