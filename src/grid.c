@@ -1,4 +1,5 @@
 #include "grid.h"
+#include "stencil.h"
 
 static const char *const axis_name[3] = {"z", "x", "y"};
 
@@ -153,4 +154,25 @@ void GridBlockFields(const Grid *g, Fields *f)
     }
   }
   FieldsDescribe(&b, f);
+}
+
+/* Target reflection coefficient of the CPML profile at normal incidence. */
+#define CPML_REFLECTION 1e-3
+
+PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
+{
+  const PetscInt r = g->radius, np = g->size[a] + 2 * r;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < np; k++) {
+    const PetscInt i  = g->start[a] + k - r; /* extended global index */
+    const PetscInt lo = g->pml[a][0], hi = g->pml[a][0] + g->n[a] - 1;
+    PetscInt       depth = 0, width = 0;
+    pa[k] = pb[k] = 0;
+    if (i < 0 || i >= g->N[a]) continue;
+    if (i < lo) { depth = lo - i; width = g->pml[a][0]; }
+    if (i > hi) { depth = i - hi; width = g->pml[a][1]; }
+    if (depth) fwi_cpml_profile((double)depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, dt, &pa[k], &pb[k]);
+  }
+  PetscFunctionReturn(0);
 }

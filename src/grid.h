@@ -32,5 +32,9 @@ PetscErrorCode GridDestroy(Grid *g);
 PetscBool GridFaceNearLayer(const Grid *g, PetscInt a, PetscInt t, PetscInt s);
 /* Is face (a, s) of the owned box a free surface (global edge, zero width)? */
 PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);
+/* The CPML weights a (pa) and b (pb) of every padded index of this rank's
+   box along axis a: zero in the core and in ghosts beyond the grid; vmax and
+   f_pml (Hz) tune the profile, dt is the internal step. */
+PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb);
 /* The description (no memory) of the fields of this rank's owned box. */
 void GridBlockFields(const Grid *g, Fields *f);

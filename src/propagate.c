@@ -1,30 +1,7 @@
-#include "propagate.h"
+#include "propagate_impl.h"
 #include "boxes.h"
 #include "events.h"
 #include "memory.h"
-#include "stencil.h"
-
-/* Target reflection coefficient of the CPML profile at normal incidence. */
-#define CPML_REFLECTION 1e-3
-
-/* The CPML weights of every padded index along axis a (zero in the core and in ghosts). */
-static PetscErrorCode LayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
-{
-  const PetscInt r = g->radius, np = g->size[a] + 2 * r;
-
-  PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < np; k++) {
-    const PetscInt i  = g->start[a] + k - r; /* extended global index */
-    const PetscInt lo = g->pml[a][0], hi = g->pml[a][0] + g->n[a] - 1;
-    PetscInt       depth = 0, width = 0;
-    pa[k] = pb[k] = 0;
-    if (i < 0 || i >= g->N[a]) continue;
-    if (i < lo) { depth = lo - i; width = g->pml[a][0]; }
-    if (i > hi) { depth = i - hi; width = g->pml[a][1]; }
-    if (depth) fwi_cpml_profile((double)depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, dt, &pa[k], &pb[k]);
-  }
-  PetscFunctionReturn(0);
-}
 
 /* The interior and shell boxes, cut for the backend.  Ghosts beyond a free
    surface are mirrored before the interior starts, so only neighbours count. */
@@ -91,7 +68,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   PetscCall(PropagatorSetModel(p, t, vp));
   PetscCall(PetscMalloc1(f->ncells, &host));
   for (PetscInt a = 0; a < g->dim; a++) {
-    PetscCall(LayerProfile(g, a, vmax, settings->f_pml, t->dt_int, host, host + f->padded[a]));
+    PetscCall(GridLayerProfile(g, a, vmax, settings->f_pml, t->dt_int, host, host + f->padded[a]));
     PetscCall(ops->mem_upload(f->pml_a[a], host, f->padded[a] * sizeof(float)));
     PetscCall(ops->mem_upload(f->pml_b[a], host + f->padded[a], f->padded[a] * sizeof(float)));
   }
@@ -181,7 +158,7 @@ static PetscErrorCode ExchangeEnd(Propagator *p)
 
 /* A line from the group's first rank every progress_interval seconds; the
    clock is read every 16 steps only. */
-static PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscLogDouble last[2])
+PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscLogDouble last[2])
 {
   const Grid    *g = p->grid;
   PetscLogDouble now;
@@ -225,7 +202,7 @@ static PetscErrorCode AdvanceMemory(Propagator *p)
 
 /* Every nan_check_interval steps and after the last: a clear error, on every
    rank of the group, once the field holds NaN or Inf. */
-static PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done)
+PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done)
 {
   PetscBool finite, all;
   MPI_Comm  comm;
@@ -242,17 +219,7 @@ static PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *
   PetscFunctionReturn(0);
 }
 
-/* A shot's points and per-step amplitudes in backend memory, so a step
-   needs no transfer: the source cell and the receiver cells; per internal
-   step the source amplitude (forward: injected; adjoint: the field read at
-   the source) and the receivers' samples (forward: recorded; adjoint: the
-   residual injected). */
-typedef struct {
-  ptrdiff_t *src_cell, *rec_cell;
-  float     *src, *rec;
-} ShotPoints;
-
-static PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, ShotPoints *d)
+PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, ShotPoints *d)
 {
   const KernelOps *ops = p->ops;
 
@@ -266,7 +233,7 @@ static PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, c
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
+PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
 {
   PetscFunctionBeginUser;
   PetscCall(p->ops->mem_free((void **)&d->src_cell));
@@ -279,7 +246,7 @@ static PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
 /* The part of a step between the free-surface ghosts and the shell: the
    interior (forward or adjoint) on the side lane while the halos travel,
    or after them without overlap; then the shell, and the lanes joined. */
-static PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
+PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
 {
   const KernelOps *ops  = p->ops;
   const BoxOp      step = adjoint ? ops->adjoint_step : ops->step;
@@ -358,115 +325,5 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   for (PetscInt n = 0; n < t->nsteps; n++) DecimatorAdd(&p->decimator, n, shot->nrec, host + (size_t)n * shot->nrec, traces);
   PetscCall(ShotPointsDestroy(p, &d));
   PetscCall(PetscFree(host));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode PropagatorGradientReset(Propagator *p)
-{
-  PetscFunctionBeginUser;
-  if (p->f.grad) PetscCall(p->ops->mem_free((void **)&p->f.grad));
-  PetscCall(p->ops->mem_alloc((void **)&p->f.grad, p->f.ncells * sizeof(float)));
-  p->nsrc_terms = 0;
-  PetscFunctionReturn(0);
-}
-
-/* Keeps a source's gradient term: its cell from the padded index, and the sum. */
-static PetscErrorCode KeepSourceTerm(Propagator *p, ptrdiff_t cell, double sum)
-{
-  const Fields *f = &p->f;
-  PetscInt      i[3];
-
-  PetscFunctionBeginUser;
-  if (p->nsrc_terms == p->max_src_terms) {
-    PetscInt  *owned;
-    double    *sums;
-    PetscInt   n = 2 * p->max_src_terms + 8;
-    PetscCall(PetscMalloc2(n, &owned, n, &sums));
-    PetscCall(PetscArraycpy(owned, p->src_owned, p->nsrc_terms));
-    PetscCall(PetscArraycpy(sums, p->src_sums, p->nsrc_terms));
-    PetscCall(PetscFree2(p->src_owned, p->src_sums));
-    p->src_owned     = owned;
-    p->src_sums      = sums;
-    p->max_src_terms = n;
-  }
-  for (PetscInt a = 2; a >= 0; a--) i[a] = (PetscInt)((cell / f->stride[a]) % f->padded[a]) - (a < f->dim ? f->radius : 0);
-  p->src_owned[p->nsrc_terms] = i[0] + f->n[0] * (i[1] + f->n[1] * i[2]);
-  p->src_sums[p->nsrc_terms++] = sum;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
-{
-  const Fields *f = &p->f;
-  float        *padded;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(f->ncells, &padded));
-  PetscCall(p->ops->mem_download(padded, f->grad, f->ncells * sizeof(float)));
-  for (PetscInt k = 0; k < f->n[2]; k++)
-    for (PetscInt j = 0; j < f->n[1]; j++)
-      for (PetscInt i = 0; i < f->n[0]; i++) {
-        const PetscInt idx[3] = {i, j, k};
-        grad[i + f->n[0] * (j + f->n[1] * k)] = padded[FieldsIndex(f, idx)];
-      }
-  PetscCall(PetscFree(padded));
-  for (PetscInt k = 0; k < p->nsrc_terms; k++) grad[p->src_owned[k]] += p->src_sums[k];
-  for (PetscInt c = 0; c < f->n[0] * f->n[1] * f->n[2]; c++) grad[c] *= 2.0 / vp[c];
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
-                                 const float *residual, WavefieldStore store)
-{
-  const KernelOps *ops = p->ops;
-  Fields          *f   = &p->f;
-  ShotPoints       d;
-  float           *host, *at_src;
-  double           src_sum = 0;
-  PetscLogDouble   last[2] = {0, 0};
-
-  PetscFunctionBeginUser;
-  PetscCheck(f->grad, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
-  PetscCall(PetscMalloc2((size_t)t->nsteps * PetscMax(shot->nrec, 1), &host, t->nsteps, &at_src));
-  PetscCall(ShotPointsCreate(p, t, shot, &d));
-  for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nrec, residual, host + (size_t)n * shot->nrec);
-  PetscCall(ops->mem_upload(d.rec, host, (size_t)t->nsteps * shot->nrec * sizeof(float)));
-  PetscCall(ops->zero_state(f));
-  PetscCall(PetscTime(&last[0]));
-  /* reverse step n takes the adjoint of u^{n+1} (in u) and of u^{n+2} (in
-     uprev) to that of u^n, and adds the gradient term of forward step n */
-  for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
-    PetscCall(PhaseBegin(FWI_STEP));
-    PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
-    PetscCall(PhaseBegin(FWI_INJREC));
-    if (shot->nsrc) PetscCall(ops->record(f, 1, d.src_cell, d.src + n));
-    PetscCall(PhaseEnd(FWI_INJREC));
-    PetscCall(ops->adjoint_layers_begin(f));
-    PetscCall(ops->mirror_ghosts(f));
-    PetscCall(StepRegions(p, PETSC_TRUE));
-    PetscCall(PhaseBegin(FWI_SHELL));
-    PetscCall(ops->adjoint_layers_end(f));
-    PetscCall(PhaseEnd(FWI_SHELL));
-
-    PetscCall(PhaseBegin(FWI_INJREC));
-    PetscCall(ops->inject(f, shot->nrec, d.rec_cell, d.rec + (size_t)n * shot->nrec));
-    PetscCall(ops->zero_surface(f));
-    PetscCall(PhaseEnd(FWI_INJREC));
-    FieldsSwap(f);
-    PetscCall(WavefieldStoreReadEnd(store, n));
-    f->lap = NULL;
-    PetscCall(PhaseEnd(FWI_STEP));
-
-    PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - n, last));
-    PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - n));
-  }
-  if (shot->nsrc) {
-    /* the source amplitude is scaled by v^2 dt^2 too; summed from the last step back */
-    PetscCall(ops->mem_download(at_src, d.src, t->nsteps * sizeof(float)));
-    for (PetscInt n = t->nsteps - 1; n >= 0; n--) src_sum += (double)at_src[n] * wavelet[n] * shot->src_scale;
-    PetscCall(KeepSourceTerm(p, shot->src_cell, src_sum));
-  }
-  PetscCall(ShotPointsDestroy(p, &d));
-  PetscCall(PetscFree2(host, at_src));
   PetscFunctionReturn(0);
 }

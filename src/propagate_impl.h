@@ -1,0 +1,27 @@
+/* Private to the propagator: the pieces of a time step that the forward
+   run (propagate.c) and its adjoint (adjoint.c) share. */
+#pragma once
+#include "propagate.h"
+
+/* A shot's points and per-step amplitudes in backend memory, so a step
+   needs no transfer: the source cell and the receiver cells; per internal
+   step the source amplitude (forward: injected; adjoint: the field read at
+   the source) and the receivers' samples (forward: recorded; adjoint: the
+   residual injected). */
+typedef struct {
+  ptrdiff_t *src_cell, *rec_cell;
+  float     *src, *rec;
+} ShotPoints;
+
+PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, ShotPoints *d);
+PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d);
+/* The part of a step between the free-surface ghosts and the shell: the
+   interior (forward or adjoint) on the side lane while the halos travel,
+   or after them without overlap; then the shell, and the lanes joined. */
+PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint);
+/* A progress line from the group's first rank every progress_interval
+   seconds (last: time and step of the previous one). */
+PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscLogDouble last[2]);
+/* Every nan_check_interval steps and after the last: a clear error, on
+   every rank of the group, once the field holds NaN or Inf. */
+PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done);
