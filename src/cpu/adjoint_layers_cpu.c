@@ -1,11 +1,13 @@
 /* CPU backend: the adjoint of the CPML terms, slab by slab (see
-   KernelOps.adjoint_layers_begin/end and docs/numerics.md).  The layers are
-   a small share of the cells, so these loops favour plainness. */
+   KernelOps.adjoint_layers_begin/end and docs/numerics.md).  Rows along
+   axis 0 are contiguous in the field and in the slab, so each row is one
+   vectorised loop, and the stencil radius is a constant of each instance. */
 #include "kernels_cpu.h"
 
-/* Runs BODY for every owned cell of slab (a, s) within `reach` of its layer,
-   with sl (the slab), p (padded index), c (offset in the field) and q (offset
-   in the slab) in scope. */
+/* Runs BODY for every owned cell of slab (a, s) within `reach` of its
+   layer, row by row along axis 0: sl (the slab), c (offset in the field), q
+   (offset in the slab) and pk (the cell's padded index along axis a) are in
+   scope. */
 #define FOR_SLAB_CELLS(f, a, s, reach, BODY) \
   do { \
     const LayerSlab *sl = &(f)->slab[a][s]; \
@@ -13,15 +15,19 @@
     FieldsSlabBox((f), a, s, reach, lo_, hi_); \
     _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = lo_[2]; i2 < hi_[2]; i2++) \
     { \
-      for (PetscInt i1 = lo_[1]; i1 < hi_[1]; i1++) \
-        for (PetscInt i0 = lo_[0]; i0 < hi_[0]; i0++) { \
-          const PetscInt  i[3] = {i0, i1, i2}; \
-          PetscInt        p[3]; \
-          for (PetscInt b = 0; b < 3; b++) p[b] = i[b] + (b < (f)->dim ? (f)->radius : 0); \
-          const ptrdiff_t c = FieldsIndex((f), i), q = SlabIndex(sl, a, p); \
+      for (PetscInt i1 = lo_[1]; i1 < hi_[1]; i1++) { \
+        const PetscInt  i[3] = {lo_[0], i1, i2}; \
+        PetscInt        p[3]; \
+        for (PetscInt b = 0; b < 3; b++) p[b] = i[b] + (b < (f)->dim ? (f)->radius : 0); \
+        const ptrdiff_t c0 = FieldsIndex((f), i), q0 = SlabIndex(sl, a, p); \
+        _Pragma("omp simd") for (PetscInt j = 0; j < hi_[0] - lo_[0]; j++) \
+        { \
+          const ptrdiff_t c = c0 + j, q = q0 + j; \
+          const PetscInt  pk = p[a] + (a ? 0 : j); \
           (void)c; \
           BODY; \
         } \
+      } \
     } \
   } while (0)
 
@@ -34,27 +40,42 @@
 PetscErrorCode CPUAdjointLayersBegin(Fields *f)
 {
   PetscFunctionBeginUser;
-  FOR_EACH_SLAB(f) FOR_SLAB_CELLS(f, a, s, 0, sl->zeta[q] += f->u[c]);
+  FOR_EACH_SLAB(f) FOR_SLAB_CELLS(f, a, s, 0, (void)pk; sl->zeta[q] += f->u[c]);
   PetscFunctionReturn(0);
 }
 
+/* The passes of CPUAdjointLayersEnd, one function per radius R so that the
+   stencil loops unroll inside OpenMP's outlined loop bodies. */
+#define DEFINE_LAYERS_END(R, DIM) \
+  static void LayersEnd_r##R(Fields *f) \
+  { \
+    /* every read of the adjoint psi before it steps back */ \
+    FOR_EACH_SLAB(f) \
+    { \
+      const ptrdiff_t ss = f->slab[a][s].stride[a]; \
+      FOR_SLAB_CELLS(f, a, s, f->radius, \
+                     f->uprev[c] += f->vdt2[c] * fwi_adj_cpml_reach(sl->zeta + q, sl->psi + q, ss, f->pml_a[a] + pk, f->c2[a], f->c1[a], R)); \
+    } \
+    /* psi reads E at neighbours: E becomes zeta only once psi is done */ \
+    FOR_EACH_SLAB(f) \
+    { \
+      const ptrdiff_t ss = f->slab[a][s].stride[a], us = f->stride[a]; \
+      FOR_SLAB_CELLS(f, a, s, 0, \
+                     sl->psi[q] = fwi_adj_cpml_psi(sl->psi[q], f->u + c, us, sl->zeta + q, ss, f->pml_a[a] + pk, f->pml_b[a] + pk, f->c1[a], R)); \
+    } \
+    FOR_EACH_SLAB(f) FOR_SLAB_CELLS(f, a, s, 0, sl->zeta[q] *= f->pml_b[a][pk]); \
+  }
+FWI_KERNEL_RADII(DEFINE_LAYERS_END, 0)
+
 PetscErrorCode CPUAdjointLayersEnd(Fields *f)
 {
-  const int r = (int)f->radius;
-
   PetscFunctionBeginUser;
-  /* every read of the adjoint psi before it steps back */
-  FOR_EACH_SLAB(f)
-  {
-    const ptrdiff_t ss = f->slab[a][s].stride[a];
-    FOR_SLAB_CELLS(f, a, s, f->radius, f->uprev[c] += f->vdt2[c] * fwi_adj_cpml_reach(sl->zeta + q, sl->psi + q, ss, f->pml_a[a] + p[a], f->c2[a], f->c1[a], r));
+#define LAYERS_CASE(R, DIM) \
+  case R: LayersEnd_r##R(f); break;
+  switch (f->radius) {
+    FWI_KERNEL_RADII(LAYERS_CASE, 0)
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CPU kernel for radius %" PetscInt_FMT, f->radius);
   }
-  /* psi reads E at neighbours: E becomes zeta only once psi is done */
-  FOR_EACH_SLAB(f)
-  {
-    const ptrdiff_t ss = f->slab[a][s].stride[a], us = f->stride[a];
-    FOR_SLAB_CELLS(f, a, s, 0, sl->psi[q] = fwi_adj_cpml_psi(sl->psi[q], f->u + c, us, sl->zeta + q, ss, f->pml_a[a] + p[a], f->pml_b[a] + p[a], f->c1[a], r));
-  }
-  FOR_EACH_SLAB(f) FOR_SLAB_CELLS(f, a, s, 0, sl->zeta[q] *= f->pml_b[a][p[a]]);
+#undef LAYERS_CASE
   PetscFunctionReturn(0);
 }
