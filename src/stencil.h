@@ -129,8 +129,9 @@ FWI_HD static inline float fwi_adj_cpml_psi(float psi, const float *u, ptrdiff_t
 {
   float d1 = 0.0f;
   for (int k = 1; k <= r; k++) {
-    const float hi = pb[k] != 0.0f ? u[k * us] + pa[k] * E[k * ss] : 0.0f;
-    const float lo = pb[-k] != 0.0f ? u[-k * us] + pa[-k] * E[-k * ss] : 0.0f;
+    /* both sides computed, then chosen: a select the CPU loops vectorise */
+    const float xhi = u[k * us] + pa[k] * E[k * ss], xlo = u[-k * us] + pa[-k] * E[-k * ss];
+    const float hi = pb[k] != 0.0f ? xhi : 0.0f, lo = pb[-k] != 0.0f ? xlo : 0.0f;
     d1 += c1[k] * (hi - lo);
   }
   return pb[0] * psi - d1;
