@@ -122,6 +122,19 @@ FWI_HD static inline float fwi_adj_cpml_reach(const float *E, const float *psi, 
   return d2 - d1;
 }
 
+/* x where flag != 0, else +0: exactly the select `flag != 0 ? x : 0`, as a
+   bit mask, so that the CPU loops vectorise it (a select of a computed value
+   stays a branch there). */
+FWI_HD static inline float fwi_where_nonzero(float x, float flag)
+{
+  union {
+    float        f;
+    unsigned int u;
+  } v = {x};
+  v.u &= flag != 0.0f ? 0xffffffffu : 0u;
+  return v.f;
+}
+
 /* The adjoint psi one step back at a layer cell: pb psi - d1(chi (u + pa E)),
    chi = 1 in the layer (where pb != 0: b = exp(-(d + alpha) dt) > 0 there). */
 FWI_HD static inline float fwi_adj_cpml_psi(float psi, const float *u, ptrdiff_t us, const float *E, ptrdiff_t ss, const float *pa,
@@ -129,9 +142,8 @@ FWI_HD static inline float fwi_adj_cpml_psi(float psi, const float *u, ptrdiff_t
 {
   float d1 = 0.0f;
   for (int k = 1; k <= r; k++) {
-    /* both sides computed, then chosen: a select the CPU loops vectorise */
-    const float xhi = u[k * us] + pa[k] * E[k * ss], xlo = u[-k * us] + pa[-k] * E[-k * ss];
-    const float hi = pb[k] != 0.0f ? xhi : 0.0f, lo = pb[-k] != 0.0f ? xlo : 0.0f;
+    const float hi = fwi_where_nonzero(u[k * us] + pa[k] * E[k * ss], pb[k]);
+    const float lo = fwi_where_nonzero(u[-k * us] + pa[-k] * E[-k * ss], pb[-k]);
     d1 += c1[k] * (hi - lo);
   }
   return pb[0] * psi - d1;
