@@ -2,9 +2,9 @@
 #include "events.h"
 #include "experiment.h"
 #include "gather.h"
-#include "memory.h"
 #include "output.h"
 #include "rsf.h"
+#include "util.h"
 
 /* Gathers the shot's traces on group rank 0, which writes it. */
 static PetscErrorCode WriteShot(const Layout *l, const Options *o, const TimeAxis *t, const ShotLocal *sl, PetscInt shot, PetscInt nrec,

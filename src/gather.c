@@ -1,16 +1,5 @@
 #include "gather.h"
 
-/* ntr traces of nt samples as one MPI count. */
-static PetscErrorCode TraceCount(PetscInt ntr, PetscInt nt, PetscMPIInt *count)
-{
-  PetscFunctionBeginUser;
-  PetscCheck((PetscInt64)ntr * nt <= PETSC_MPI_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "%" PetscInt_FMT " traces of %" PetscInt_FMT " samples make %" PetscInt64_FMT " samples, more than one MPI message carries (%d): use fewer samples (-nt) or fewer receivers per shot",
-             ntr, nt, (PetscInt64)ntr * nt, PETSC_MPI_INT_MAX);
-  *count = (PetscMPIInt)(ntr * nt);
-  PetscFunctionReturn(0);
-}
-
 /* Receiver ids and trace counts of every group rank, on group rank 0. */
 typedef struct {
   PetscMPIInt *counts, *displs, *idcounts, *iddispls;
@@ -29,8 +18,8 @@ static PetscErrorCode PlanCreate(const Layout *l, PetscInt nt, const ShotLocal *
   if (!l->group_rank) {
     for (PetscMPIInt r = 0; r < l->group_size; r++) {
       p->iddispls[r] = ntotal;
-      PetscCall(TraceCount(p->idcounts[r], nt, &p->counts[r]));
-      PetscCall(TraceCount(ntotal, nt, &p->displs[r]));
+      PetscCall(PetscMPIIntCast(p->idcounts[r] * nt, &p->counts[r]));
+      PetscCall(PetscMPIIntCast(ntotal * nt, &p->displs[r]));
       ntotal += p->idcounts[r];
     }
     PetscCheck(ntotal == nrec, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Shot %" PetscInt_FMT ": %d of %" PetscInt_FMT " receivers located", shot, ntotal, nrec);
@@ -56,7 +45,7 @@ PetscErrorCode ShotGather(const Layout *l, PetscInt nt, const ShotLocal *sl, Pet
   PetscMPIInt mine;
 
   PetscFunctionBeginUser;
-  PetscCall(TraceCount(sl->nrec, nt, &mine));
+  PetscCall(PetscMPIIntCast(sl->nrec * nt, &mine));
   PetscCall(PlanCreate(l, nt, sl, shot, nrec, &p));
   PetscCallMPI(MPI_Gatherv(traces, mine, MPI_FLOAT, p.buf, p.counts, p.displs, MPI_FLOAT, 0, l->group));
   if (!l->group_rank)
@@ -71,7 +60,7 @@ PetscErrorCode ShotScatter(const Layout *l, PetscInt nt, const ShotLocal *sl, Pe
   PetscMPIInt mine;
 
   PetscFunctionBeginUser;
-  PetscCall(TraceCount(sl->nrec, nt, &mine));
+  PetscCall(PetscMPIIntCast(sl->nrec * nt, &mine));
   PetscCall(PlanCreate(l, nt, sl, -1, nrec, &p));
   if (!l->group_rank)
     for (PetscInt k = 0; k < nrec; k++) PetscCall(PetscArraycpy(p.buf + (size_t)k * nt, all + (size_t)p.ids[k] * nt, nt));

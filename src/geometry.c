@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L /* getline */
 #include "geometry.h"
 #include "optcheck.h"
+#include "util.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,17 +14,13 @@ static const int slot[2][3] = {{1, 0, -1}, {1, 2, 0}};
 
 static PetscErrorCode GeometryAlloc(PetscInt nshots, PetscInt nrec, const char *source, Geometry *g)
 {
-  const double   bytes = (double)nshots * (sizeof(Position) + 2 * sizeof(PetscInt)) + (double)nrec * (sizeof(Position) + sizeof(PetscInt));
-  PetscErrorCode ierr;
+  const double bytes = (double)nshots * (sizeof(Position) + 2 * sizeof(PetscInt)) + (double)nrec * (sizeof(Position) + sizeof(PetscInt));
+  char         what[PETSC_MAX_PATH_LEN + 96];
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(g, sizeof *g));
-  /* a failed allocation is reported with the survey's size */
-  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = PetscMalloc5(nshots, &g->src, nshots + 1, &g->rec_start, nrec, &g->rec, nshots, &g->src_line, nrec, &g->rec_line);
-  PetscCall(PetscPopErrorHandler());
-  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cannot allocate %.4g GB for %" PetscInt_FMT " shots and %" PetscInt_FMT " receivers in all on every rank", source,
-             bytes * 1e-9, nshots, nrec);
+  PetscCall(PetscSNPrintf(what, sizeof what, "the survey %s (%" PetscInt_FMT " shots, %" PetscInt_FMT " receivers in all, on every rank)", source, nshots, nrec));
+  MemoryCall(PetscMalloc5(nshots, &g->src, nshots + 1, &g->rec_start, nrec, &g->rec, nshots, &g->src_line, nrec, &g->rec_line), what, bytes);
   PetscCall(PetscStrncpy(g->source, source, sizeof g->source));
   g->nshots            = nshots;
   g->rec_start[nshots] = nrec;

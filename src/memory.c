@@ -1,6 +1,7 @@
 #include "memory.h"
 #include "survey.h"
 #include "store.h"
+#include "util.h"
 #include <stdio.h>
 
 /* Share of the available memory a run may plan to use: the rest is for the
@@ -143,24 +144,18 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   PetscFunctionReturn(0);
 }
 
-static void Describe(double bytes, char *out, size_t len)
-{
-  if (bytes >= 1073741824.0) snprintf(out, len, "%.1f GB", bytes / 1073741824.0);
-  else snprintf(out, len, "%.1f MB", bytes / 1048576.0);
-}
-
 /* "total (item a, item b, ...)" of the items on one side (host or device). */
 static void Summary(const double bytes[MEM_NITEMS], const PetscBool device[MEM_NITEMS], PetscBool on_device, double total, char *out, size_t len)
 {
   size_t used;
 
-  Describe(total, out, len);
+  FormatBytes(total, out, len);
   used = strlen(out);
   snprintf(out + used, len - used, " (");
   for (int k = 0, first = 1; k < MEM_NITEMS; k++) {
     char amount[32];
     if (device[k] != on_device || !bytes[k]) continue;
-    Describe(bytes[k], amount, sizeof(amount));
+    FormatBytes(bytes[k], amount, sizeof(amount));
     used = strlen(out);
     snprintf(out + used, len - used, "%s%s %s", first ? "" : ", ", item_name[k], amount);
     first = 0;
@@ -193,8 +188,8 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
   for (int side = 0; side < 2; side++) over[side] = most[MEM_NITEMS + side] > limit[side] ? PETSC_TRUE : PETSC_FALSE;
   if (over[0] || over[1] || r->grid) {
     Summary(most, device, over[1], most[MEM_NITEMS + (over[1] ? 1 : 0)], need, sizeof(need));
-    Describe(limit[0], have, sizeof(have));
-    if (r->ops->device_free_memory) Describe(limit[1], have_device, sizeof(have_device));
+    FormatBytes(limit[0], have, sizeof(have));
+    if (r->ops->device_free_memory) FormatBytes(limit[1], have_device, sizeof(have_device));
   }
   PetscCheck(!over[0], world, PETSC_ERR_USER_INPUT,
              "Not enough memory: the busiest rank needs %s%s of host memory but may use %s (%s); use more ranks per shot group "
@@ -227,15 +222,5 @@ PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *o
     r.pml[a][1] = o->pml[a][1];
   }
   PetscCall(CheckRun(&r, o->memory_limit));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode MemoryExplain(PetscErrorCode ierr, const char *what, double bytes)
-{
-  char amount[32];
-
-  PetscFunctionBeginUser;
-  Describe(bytes, amount, sizeof(amount));
-  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Allocating %s (%s on this rank) failed: out of memory", what, amount);
   PetscFunctionReturn(0);
 }

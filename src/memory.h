@@ -2,7 +2,7 @@
    against what the machine can give each rank, so that a run too large
    stops at once with the figures instead of failing, or being killed, part
    way through.  Allocations that can fail all the same name what they were
-   for (MemoryCall). */
+   for (MemoryCall, util.h). */
 #pragma once
 #include "geometry.h"
 #include "grid.h"
@@ -27,16 +27,3 @@ PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes
    the figures are exact up to small buffers, and printed. */
 PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
                            const TimeAxis *t);
-
-/* A call that only allocates: its failure becomes one error naming what
-   was being allocated and how many bytes, in place of PETSc's bare
-   "MemAlloc". */
-PetscErrorCode MemoryExplain(PetscErrorCode ierr, const char *what, double bytes);
-#define MemoryCall(call, what, bytes) \
-  do { \
-    PetscErrorCode memory_ierr_; \
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
-    memory_ierr_ = (call); \
-    PetscCall(PetscPopErrorHandler()); \
-    PetscCall(MemoryExplain(memory_ierr_, (what), (bytes))); \
-  } while (0)

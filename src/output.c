@@ -237,10 +237,21 @@ static PetscErrorCode RefuseExisting(const char *dir, const char *restart_dir, O
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  const char *dir;
+  OutputKind  kind;
+  PetscInt    nshots;
+  PetscBool   overwrite, restart;
+} Preparation;
+
 /* Rank 0's part of OutputPrepareKind. */
-static PetscErrorCode PrepareFolder(const char *dir, OutputKind kind, PetscInt nshots, PetscBool overwrite, PetscBool restart)
+static PetscErrorCode PrepareFolder(void *ctx)
 {
-  char restart_dir[PETSC_MAX_PATH_LEN];
+  const Preparation *w    = (const Preparation *)ctx;
+  const char        *dir  = w->dir;
+  const OutputKind   kind = w->kind;
+  const PetscBool    overwrite = w->overwrite, restart = w->restart;
+  char               restart_dir[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
   PetscCall(MakeFolders(dir));
@@ -249,7 +260,7 @@ static PetscErrorCode PrepareFolder(const char *dir, OutputKind kind, PetscInt n
   PetscCall(RemoveStaleTemporaries(dir));
   PetscCall(RemoveStaleTemporaries(restart_dir));
   if (!overwrite || (kind == OUTPUT_INVERSION && restart)) {
-    if (!overwrite) PetscCall(RefuseExisting(dir, restart_dir, kind, nshots, restart));
+    if (!overwrite) PetscCall(RefuseExisting(dir, restart_dir, kind, w->nshots, restart));
     PetscFunctionReturn(0);
   }
   PetscCall(RemoveResults(dir, kind == OUTPUT_SHOTS ? shot_names : kind == OUTPUT_GRADIENT ? gradient_names : inversion_names, PETSC_TRUE));
@@ -259,19 +270,12 @@ static PetscErrorCode PrepareFolder(const char *dir, OutputKind kind, PetscInt n
 
 PetscErrorCode OutputPrepareKind(MPI_Comm comm, const char *dir, OutputKind kind, PetscInt nshots, PetscBool overwrite, PetscBool restart)
 {
-  PetscMPIInt    rank;
-  PetscErrorCode ierr = 0;
+  Preparation w = {dir, kind, nshots, overwrite, restart};
 
   PetscFunctionBeginUser;
   /* a write past a file-size limit (ulimit -f) then fails with EFBIG, which is reported, instead of ending the rank */
   signal(SIGXFSZ, SIG_IGN);
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (!rank) {
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = PrepareFolder(dir, kind, nshots, overwrite, restart);
-    PetscCall(PetscPopErrorHandler());
-  }
-  PetscCall(RootShareError(comm, ierr));
+  PetscCall(RootRun(comm, PrepareFolder, &w));
   PetscFunctionReturn(0);
 }
 

@@ -1,7 +1,7 @@
 #include "propagate_impl.h"
 #include "boxes.h"
 #include "events.h"
-#include "memory.h"
+#include "util.h"
 
 /* The interior and shell boxes, cut for the backend.  Ghosts beyond a free
    surface are mirrored before the interior starts, so only neighbours count. */

@@ -1,5 +1,4 @@
 /* Writing RSF files under temporary names: see rsf.h. */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "rsf_impl.h"
 #include <errno.h>
 #include <stdio.h>
@@ -8,36 +7,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The header's text; *text is malloc'ed. */
-static PetscErrorCode HeaderText(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[], const char *const label[],
-                                 char **text, size_t *len)
-{
-  const char *slash = strrchr(path, '/');
-  FILE       *fp    = open_memstream(text, len);
-
-  PetscFunctionBeginUser;
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "RSF %s: no memory for the header: %s", path, strerror(errno));
-  for (int i = 0; i < naxes; i++) {
-    fprintf(fp, "n%d=%d\nd%d=%.17g\no%d=%.17g\n", i + 1, (int)n[i], i + 1, (double)d[i], i + 1, (double)o[i]);
-    if (label && label[i]) fprintf(fp, "label%d=\"%s\"\n", i + 1, label[i]);
-  }
-  fprintf(fp, "data_format=\"native_float\"\nesize=4\nin=\"%s@\"\n", slash ? slash + 1 : path);
-  PetscCheck(!fclose(fp), PETSC_COMM_SELF, PETSC_ERR_MEM, "RSF %s: no memory for the header: %s", path, strerror(errno));
-  PetscFunctionReturn(0);
-}
-
 /* Writes the header under its temporary name. */
 static PetscErrorCode WriteHeader(const char *tmp, const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[],
                                   const char *const label[])
 {
-  char          *text = NULL;
-  size_t         len  = 0;
+  const char    *slash = strrchr(path, '/');
+  Text           t;
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
-  PetscCall(HeaderText(path, naxes, n, d, o, label, &text, &len));
-  ierr = FileWriteTemp(tmp, path, text, len);
-  free(text);
+  PetscCall(TextOpen(&t));
+  for (int i = 0; i < naxes; i++) {
+    fprintf(t.fp, "n%d=%d\nd%d=%.17g\no%d=%.17g\n", i + 1, (int)n[i], i + 1, (double)d[i], i + 1, (double)o[i]);
+    if (label && label[i]) fprintf(t.fp, "label%d=\"%s\"\n", i + 1, label[i]);
+  }
+  fprintf(t.fp, "data_format=\"native_float\"\nesize=4\nin=\"%s@\"\n", slash ? slash + 1 : path);
+  ierr = TextClose(&t);
+  if (!ierr) ierr = FileWriteTemp(tmp, path, t.text, t.len);
+  free(t.text);
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
@@ -104,16 +91,39 @@ PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], co
   PetscFunctionReturn(0);
 }
 
+/* What rank 0 does alone in RsfWriteBlock. */
+typedef struct {
+  const char       *path;
+  PetscInt          naxes;
+  const PetscInt   *n;
+  const PetscReal  *d, *o;
+  const char *const *label;
+  PetscBool         overwrite;
+  RsfNames          nm;
+} BlockWrite;
+
 /* Rank 0: the header under its temporary name; a stale binary temporary of
    the same name goes, so that nothing of it can survive in the new one. */
-static PetscErrorCode StartBlockWrite(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[], const char *const label[],
-                                      PetscBool overwrite, RsfNames *nm)
+static PetscErrorCode StartBlockWrite(void *ctx)
 {
+  BlockWrite *w  = (BlockWrite *)ctx;
+  RsfNames   *nm = &w->nm;
+
   PetscFunctionBeginUser;
-  PetscCall(TempNames(path, overwrite, nm));
+  PetscCall(TempNames(w->path, w->overwrite, nm));
   PetscCheck(!remove(nm->tmpbin) || errno == ENOENT, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s: cannot remove the stale %s: %s", nm->bin,
              nm->tmpbin, strerror(errno));
-  PetscCall(WriteHeader(nm->tmphdr, path, naxes, n, d, o, label));
+  PetscCall(WriteHeader(nm->tmphdr, w->path, w->naxes, w->n, w->d, w->o, w->label));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0, every rank's part written and checked. */
+static PetscErrorCode FinishBlockWrite(void *ctx)
+{
+  const BlockWrite *w = (const BlockWrite *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(Publish(&w->nm, w->path));
   PetscFunctionReturn(0);
 }
 
@@ -131,13 +141,13 @@ PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, co
                              const char *const label[], const PetscInt start[RSF_MAXAXES], const PetscInt count[RSF_MAXAXES], const float *buf,
                              PetscBool overwrite)
 {
-  RsfNames       nm;
-  RsfBlock          b;
-  size_t         total;
-  long long      mine = 1, all;
-  PetscMPIInt    rank;
-  PetscErrorCode ierr = 0;
-  char           msg[FWI_MSG_LEN] = "";
+  BlockWrite  w = {.path = path, .naxes = naxes, .n = n, .d = d, .o = o, .label = label, .overwrite = overwrite};
+  RsfNames   *nm = &w.nm;
+  RsfBlock    b;
+  size_t      total;
+  long long   mine = 1, all;
+  PetscMPIInt rank;
+  char        msg[FWI_MSG_LEN] = "";
 
   PetscFunctionBeginUser;
   PetscCall(CheckShape(path, naxes, n, d, &total)); /* the same arguments, so the same outcome, on every rank */
@@ -149,28 +159,18 @@ PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, co
              "RSF %s: the blocks of all ranks hold %lld samples, expected the %lld of the array", path, all, (long long)total);
 
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (!rank) {
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = StartBlockWrite(path, naxes, n, d, o, label, overwrite, &nm);
-    PetscCall(PetscPopErrorHandler());
-  }
-  PetscCall(RootShareError(comm, ierr));
-  PetscCallMPI(MPI_Bcast(&nm, sizeof nm, MPI_BYTE, 0, comm)); /* rank 0's host and process name the temporaries */
+  PetscCall(RootRun(comm, StartBlockWrite, &w));
+  PetscCallMPI(MPI_Bcast(nm, sizeof *nm, MPI_BYTE, 0, comm)); /* rank 0's host and process name the temporaries */
   PetscCall(RsfBlockCreate(naxes, n, start, count, &b));
-  PetscCall(RsfBlockWrite(comm, nm.tmpbin, nm.bin, &b, buf, msg));
+  PetscCall(RsfBlockWrite(comm, nm->tmpbin, nm->bin, &b, buf, msg));
   PetscCall(RsfBlockDestroy(&b));
   PetscCall(FirstMessage(comm, msg));
-  if (!rank && !msg[0]) CheckSize(&nm, b.total, msg);
+  if (!rank && !msg[0]) CheckSize(nm, b.total, msg);
   if (!rank && msg[0]) {
-    remove(nm.tmpbin);
-    remove(nm.tmphdr);
+    remove(nm->tmpbin);
+    remove(nm->tmphdr);
   }
   PetscCall(RootCheck(comm, msg)); /* after the removal: no rank ends the run before it */
-  if (!rank) {
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = Publish(&nm, path);
-    PetscCall(PetscPopErrorHandler());
-  }
-  PetscCall(RootShareError(comm, ierr));
+  PetscCall(RootRun(comm, FinishBlockWrite, &w));
   PetscFunctionReturn(0);
 }

@@ -30,16 +30,19 @@ static PetscErrorCode WarnOnFreeSurface(MPI_Comm comm, const Options *o, const M
   PetscFunctionReturn(0);
 }
 
-/* A shot's traces (receivers x -nt samples) are sized and sent in PetscInt. */
+/* A shot's traces (receivers x -nt samples) are sized in PetscInt and
+   gathered in one MPI message (src/gather.c): checked here, before any work. */
 static PetscErrorCode CheckGatherSize(MPI_Comm comm, const Options *o, const Geometry *geo)
 {
+  const PetscInt64 most = PetscMin((PetscInt64)PETSC_MAX_INT, (PetscInt64)PETSC_MPI_INT_MAX);
+
   PetscFunctionBeginUser;
   for (PetscInt s = 0; s < geo->nshots; s++) {
     const PetscInt64 nrec = geo->rec_start[s + 1] - geo->rec_start[s];
-    PetscCheck(nrec * o->nt < PETSC_MAX_INT, comm, PETSC_ERR_INT_OVERFLOW,
+    PetscCheck(nrec * o->nt < most, comm, PETSC_ERR_INT_OVERFLOW,
                "shot %" PetscInt_FMT " (%s): %" PetscInt64_FMT " receivers x -nt %" PetscInt_FMT " samples = %" PetscInt64_FMT
-               " trace samples, more than the %" PetscInt_FMT " this PETSc counts (%d-bit indices): fewer receivers per shot or a smaller -nt",
-               s, geo->source, nrec, o->nt, nrec * o->nt, PETSC_MAX_INT, (int)(8 * sizeof(PetscInt)));
+               " trace samples, more than the %" PetscInt64_FMT " this PETSc counts (%d-bit indices) and one MPI message carries: fewer receivers per shot or a smaller -nt",
+               s, geo->source, nrec, o->nt, nrec * o->nt, most, (int)(8 * sizeof(PetscInt)));
   }
   PetscFunctionReturn(0);
 }

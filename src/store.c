@@ -4,7 +4,7 @@
    step is written into one while the previous step's copy to the host runs,
    and read back from one while the next (earlier) step is fetched. */
 #include "store.h"
-#include "memory.h"
+#include "util.h"
 
 const char *const WavefieldStorages[] = {"auto", "device", "host", "WavefieldStorage", "STORAGE_", NULL};
 

@@ -217,3 +217,19 @@ PetscErrorCode TextWrite(Text *t, const char *dir, const char *name)
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
+
+void FormatBytes(double bytes, char *out, size_t len)
+{
+  if (bytes >= 1073741824.0) snprintf(out, len, "%.1f GB", bytes / 1073741824.0);
+  else snprintf(out, len, "%.1f MB", bytes / 1048576.0);
+}
+
+PetscErrorCode MemoryExplain(PetscErrorCode ierr, const char *what, double bytes)
+{
+  char amount[32];
+
+  PetscFunctionBeginUser;
+  FormatBytes(bytes, amount, sizeof(amount));
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Allocating %s (%s on this rank) failed: out of memory", what, amount);
+  PetscFunctionReturn(0);
+}

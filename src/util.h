@@ -56,3 +56,19 @@ PetscErrorCode TextOpen(Text *t);
 PetscErrorCode TextClose(Text *t);
 /* Closes t and writes it to dir/name (FileWrite); frees its text. */
 PetscErrorCode TextWrite(Text *t, const char *dir, const char *name);
+
+/* bytes as "12.3 MB" or "4.5 GB". */
+void FormatBytes(double bytes, char *out, size_t len);
+
+/* A call that only allocates: its failure becomes one error naming what
+   was being allocated and how many bytes, in place of PETSc's bare
+   "MemAlloc". */
+PetscErrorCode MemoryExplain(PetscErrorCode ierr, const char *what, double bytes);
+#define MemoryCall(call, what, bytes) \
+  do { \
+    PetscErrorCode memory_ierr_; \
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
+    memory_ierr_ = (call); \
+    PetscCall(PetscPopErrorHandler()); \
+    PetscCall(MemoryExplain(memory_ierr_, (what), (bytes))); \
+  } while (0)
