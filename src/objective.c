@@ -65,26 +65,33 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
   PetscFunctionReturn(0);
 }
 
-/* Group rank 0: this group's observed gathers, as read. */
+/* Group rank 0: this group's observed gathers, as read; every rank: the
+   checksum of every shot's samples (restart/run.txt records them), taken
+   from the gathers in memory rather than by reading the files again. */
 static PetscErrorCode ReadObserved(Objective *obj)
 {
   const Experiment *e = &obj->e;
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc2(e->nshots + 1, &obj->obs_raw, e->nshots + 1, &obj->obs));
-  if (e->l.group_rank) PetscFunctionReturn(0);
-  PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
-  for (PetscInt k = 0; k < e->nshots; k++) {
-    const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
-    const PetscInt start[3] = {0, 0, 0}, count[3] = {e->t.nt, nrec, 1};
-    char           path[PETSC_MAX_PATH_LEN];
-    RsfHeader      h;
-    PetscCall(OutputShotPath(obj->o->observed_dir, s, path));
-    PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
-    MemoryCall(PetscMalloc2((size_t)nrec * e->t.nt, &obj->obs_raw[k], (size_t)nrec * e->t.nt, &obj->obs[k]), "the observed data", 8.0 * nrec * e->t.nt);
-    PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, obj->obs_raw[k]));
+  PetscCall(PetscCalloc1(e->geo.nshots, &obj->obs_sum));
+  if (!e->l.group_rank) {
+    PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+    for (PetscInt k = 0; k < e->nshots; k++) {
+      const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
+      const PetscInt start[3] = {0, 0, 0}, count[3] = {e->t.nt, nrec, 1};
+      char           path[PETSC_MAX_PATH_LEN];
+      RsfHeader      h;
+      PetscCall(OutputShotPath(obj->o->observed_dir, s, path));
+      PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
+      MemoryCall(PetscMalloc2((size_t)nrec * e->t.nt, &obj->obs_raw[k], (size_t)nrec * e->t.nt, &obj->obs[k]), "the observed data", 8.0 * nrec * e->t.nt);
+      PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, obj->obs_raw[k]));
+      obj->obs_sum[s] = Fnv1a(FNV_START, obj->obs_raw[k], sizeof(float) * (size_t)nrec * e->t.nt);
+    }
+    PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   }
-  PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+  /* one group rank 0 holds each shot's checksum, the other ranks zero */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, obj->obs_sum, (PetscMPIInt)e->geo.nshots, MPI_UINT64_T, MPI_SUM, e->l.world));
   PetscFunctionReturn(0);
 }
 
@@ -119,6 +126,7 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
   for (PetscInt k = 0; k < obj->e.nshots && obj->obs_raw; k++)
     if (obj->obs_raw[k]) PetscCall(PetscFree2(obj->obs_raw[k], obj->obs[k]));
   PetscCall(PetscFree2(obj->obs_raw, obj->obs));
+  PetscCall(PetscFree(obj->obs_sum));
   PetscCall(PetscFree(obj->vp_start));
   PetscCall(WavefieldStoreDestroy(&obj->store));
   PetscCall(ModelSpaceDestroy(&obj->ms));

@@ -7,6 +7,7 @@
 #include "experiment.h"
 #include "modelspace.h"
 #include "store.h"
+#include <stdint.h>
 
 typedef struct {
   const Options *o;
@@ -15,6 +16,7 @@ typedef struct {
   WavefieldStore store;
   PetscReal      vp_lo, vp_hi;   /* bounds; vp_hi also set the time step and the layers */
   float        **obs_raw, **obs; /* group rank 0: this group's gathers as read, and low-passed for the band */
+  uint64_t      *obs_sum;        /* every shot's observed samples, FNV-1a 64 (Fnv1a), on every rank */
   float         *vp_start;       /* the starting model's user cells on this rank */
 } Objective;
 

@@ -31,13 +31,15 @@ static void PutPath(FILE *fp, const char *key, const char *path)
   free(full);
 }
 
+static void PutSum(FILE *fp, const char *key, uint64_t sum) { Put(fp, key, "fnv1a64 %016llx", (unsigned long long)sum); }
+
 static PetscErrorCode PutChecksum(FILE *fp, const char *key, const char *path)
 {
   uint64_t sum;
 
   PetscFunctionBeginUser;
   PetscCall(FileChecksum(path, &sum));
-  Put(fp, key, "fnv1a64 %016llx", (unsigned long long)sum);
+  PutSum(fp, key, sum);
   PetscFunctionReturn(0);
 }
 
@@ -78,10 +80,9 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
   }
   PutPath(fp, "-observed_dir", o->observed_dir);
   for (PetscInt s = 0; s < obj->e.geo.nshots; s++) {
-    char path[PETSC_MAX_PATH_LEN], key[64];
-    PetscCall(OutputShotPath(o->observed_dir, s, path));
+    char key[64];
     PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples", (int)s));
-    PetscCall(PutRsfChecksum(fp, key, path));
+    PutSum(fp, key, obj->obs_sum[s]);
   }
   PetscFunctionReturn(0);
 }

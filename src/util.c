@@ -158,6 +158,14 @@ PetscErrorCode FileWrite(const char *path, const void *data, size_t len)
   PetscFunctionReturn(0);
 }
 
+uint64_t Fnv1a(uint64_t sum, const void *data, size_t len)
+{
+  const unsigned char *p = (const unsigned char *)data;
+
+  for (size_t i = 0; i < len; i++) sum = (sum ^ p[i]) * 1099511628211ULL; /* FNV-1a 64 prime */
+  return sum;
+}
+
 PetscErrorCode FileChecksum(const char *path, uint64_t *sum)
 {
   FILE         *fp = fopen(path, "rb");
@@ -167,9 +175,8 @@ PetscErrorCode FileChecksum(const char *path, uint64_t *sum)
 
   PetscFunctionBeginUser;
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot read %s: %s", path, strerror(errno));
-  *sum = 14695981039346656037ULL; /* FNV-1a 64 offset basis and prime */
-  while ((got = fread(buf, 1, sizeof buf, fp)))
-    for (size_t i = 0; i < got; i++) *sum = (*sum ^ buf[i]) * 1099511628211ULL;
+  *sum = FNV_START;
+  while ((got = fread(buf, 1, sizeof buf, fp))) *sum = Fnv1a(*sum, buf, got);
   err = ferror(fp) ? errno : 0;
   fclose(fp);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read %s: %s", path, strerror(err));

@@ -40,6 +40,10 @@ PetscErrorCode FilePublish(const char *tmp, const char *path);
 PetscErrorCode FileWrite(const char *path, const void *data, size_t len);
 /* 64-bit FNV-1a of a file's bytes (for records that must notice a change). */
 PetscErrorCode FileChecksum(const char *path, uint64_t *sum);
+/* FNV-1a 64 of len more bytes, carried on from sum (FNV_START to begin):
+   the same value FileChecksum gives a file of those bytes. */
+#define FNV_START 14695981039346656037ULL
+uint64_t Fnv1a(uint64_t sum, const void *data, size_t len);
 
 /* Room for one more element in *array (n used of *max, elem bytes each). */
 PetscErrorCode ArrayReserve(size_t elem, PetscInt n, PetscInt *max, void *array);
