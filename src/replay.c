@@ -4,7 +4,6 @@
 #include "rsf.h"
 #include "util.h"
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
