@@ -69,7 +69,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   PetscFunctionBeginUser;
   PetscCheck(f->grad, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
   PetscCall(PetscMalloc2((size_t)t->nsteps * PetscMax(shot->nrec, 1), &host, t->nsteps, &at_src));
-  PetscCall(ShotPointsCreate(p, t, shot, &d));
+  PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
   for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nrec, residual, host + (size_t)n * shot->nrec);
   PetscCall(ops->mem_upload(d.rec, host, (size_t)t->nsteps * shot->nrec * sizeof(float)));
   PetscCall(ops->zero_state(f));
@@ -78,7 +78,10 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
      uprev) to that of u^n, and adds the gradient term of forward step n */
   for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
     PetscCall(PhaseBegin(FWI_STEP));
-    PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
+    if (p->method == GRADIENT_BOUNDARY) {
+      PetscCall(ReconstructionStep(p, &d, store, n, shot->nsrc));
+      f->lap = p->rec.f.lap;
+    } else PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
     PetscCall(PhaseBegin(FWI_INJREC));
     if (shot->nsrc) PetscCall(ops->record(f, 1, d.src_cell, d.src + n));
     PetscCall(PhaseEnd(FWI_INJREC));
@@ -94,7 +97,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     PetscCall(ops->zero_surface(f));
     PetscCall(PhaseEnd(FWI_INJREC));
     FieldsSwap(f);
-    PetscCall(WavefieldStoreReadEnd(store, n));
+    if (p->method != GRADIENT_BOUNDARY) PetscCall(WavefieldStoreReadEnd(store, n));
     f->lap = NULL;
     PetscCall(PhaseEnd(FWI_STEP));
 

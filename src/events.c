@@ -3,7 +3,7 @@
   #include <nvtx3/nvToolsExt.h>
 #endif
 
-PetscLogEvent FWI_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_IO;
+PetscLogEvent FWI_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_RECONSTRUCT, FWI_IO;
 
 static const struct {
   PetscLogEvent *event;
@@ -14,6 +14,7 @@ static const struct {
   {&FWI_SHELL,    "fwiShell"   }, /* boundary shell + CPML memory */
   {&FWI_HALO,     "fwiHaloExch"}, /* Begin and End (waiting) */
   {&FWI_INJREC,   "fwiInjRec"  }, /* source injection, recording */
+  {&FWI_RECONSTRUCT, "fwiRecons"}, /* the forward field run backwards (boundary gradient) */
   {&FWI_IO,       "fwiIO"      }, /* models, gathers */
 };
 

@@ -14,7 +14,7 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   PetscCall(BackendSetUp(&e->l, o, &e->backend));
   PetscCall(ModelDescribe(world, o, &e->m));
   PetscCall(SurveyRead(world, o, &e->m, &e->geo));
-  PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, NULL, NULL));
+  PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, NULL, NULL, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -53,13 +53,16 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
                                        .progress_interval  = o->progress_interval,
                                        .halo_type          = e->backend.halo_type,
                                        .overlap            = e->backend.overlap};
+  const PetscBool          gradient = o->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(TimeAxisSetUp(&e->g, vfast, o->nt, o->dt, o->cfl, &e->t));
   PetscCall(PrintSetUp(world, &e->l, &e->m, &e->g, &e->geo, &e->t, e->vmin, e->vmax));
-  PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t));
+  if (gradient) PetscCall(GradientPlanChoose(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, &e->plan));
+  PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, gradient ? e->plan.bytes : NULL));
   PetscCall(WarnOnDispersion(world, o, &e->m, vslow));
   PetscCall(PropagatorCreate(&e->g, e->backend.ops, e->vp_ext, vfast, &e->t, &settings, &e->p));
+  if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
   PetscCall(LocalizeShots(e));
   PetscCall(PetscMalloc2(e->t.nt, &e->w_raw, e->t.nsteps, &e->wint));
   PetscCall(SourceWavelet(world, o, &e->t, e->w_raw));

@@ -12,6 +12,7 @@
 #include "layout.h"
 #include "model.h"
 #include "options.h"
+#include "plan.h"
 #include "propagate.h"
 
 typedef struct {
@@ -31,6 +32,7 @@ typedef struct {
   float         *w_raw;      /* source wavelet at the recording interval */
   float         *wint;       /* and at the internal step */
   double         cells;      /* extended grid cells */
+  GradientPlan   plan;       /* gradient and invert modes */
 } Experiment;
 
 /* Layout, backend, model description and survey, and the memory's lower
@@ -39,7 +41,9 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
 /* The decomposed grid and this rank's block of the model (vmin, vmax). */
 PetscErrorCode ExperimentLoadModel(Experiment *e);
 /* The time axis for the fastest velocity the run will meet (vfast; it also
-   tunes the absorbing layers), the printed set-up, the memory check, the
+   tunes the absorbing layers), the printed set-up, the gradient's plan
+   (modes other than forward; the propagator set to its method), the memory
+   check, the
    dispersion warning for the slowest (vslow), the propagator, this group's
    shots and the wavelet. */
 PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow);

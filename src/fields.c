@@ -80,3 +80,46 @@ void FieldsBytes(const Fields *f, double *all, double *layers)
   for (PetscInt a = 0; a < f->dim; a++)
     for (PetscInt s = 0; s < 2; s++) *layers += 2.0 * f->slab[a][s].ncells * sizeof(float);
 }
+
+void FieldsCoreBox(const Fields *f, Box *b)
+{
+  b->layer_axes = 0;
+  for (PetscInt a = 0; a < 3; a++) {
+    b->lo[a] = f->core[a][0];
+    b->hi[a] = f->core[a][1];
+  }
+}
+
+static size_t BoxCells(const Box *b)
+{
+  size_t n = 1;
+  for (PetscInt a = 0; a < 3; a++) n *= (size_t)PetscMax(0, b->hi[a] - b->lo[a]);
+  return n;
+}
+
+size_t FieldsBandBoxes(const Fields *f, Box band[6], PetscInt *nband)
+{
+  const PetscInt r     = f->radius;
+  size_t         total = 0;
+
+  *nband = 0;
+  for (PetscInt a = 0; a < f->dim; a++)
+    for (PetscInt s = 0; s < 2; s++) {
+      Box *b = &band[*nband];
+      if (!f->layer[a][s]) continue;
+      b->layer_axes = 1u << a;
+      for (PetscInt c = 0; c < 3; c++) {
+        PetscInt lo = f->layer_edge[c][0], hi = f->layer_edge[c][1];
+        if (c == a) {
+          lo = s ? f->layer_edge[a][1] : f->layer_edge[a][0] - r;
+          hi = lo + r;
+        }
+        b->lo[c] = PetscMax(0, PetscMin(f->n[c], lo));
+        b->hi[c] = PetscMax(b->lo[c], PetscMin(f->n[c], hi));
+      }
+      if (!BoxCells(b)) continue;
+      total += BoxCells(b);
+      (*nband)++;
+    }
+  return total;
+}

@@ -148,6 +148,14 @@ void FieldsDescribe(const FieldsBlock *b, Fields *f);
 /* Bytes of the arrays a backend allocates for f (FieldsAllocArrays): all of
    them, and the CPML memory slabs' share. */
 void FieldsBytes(const Fields *f, double *all, double *layers);
+/* The owned cells outside every layer (the core), as a box (empty when the
+   rank owns none). */
+void FieldsCoreBox(const Fields *f, Box *b);
+/* The layer cells the core's stencil reads: on each face of the core that
+   meets a layer, the `radius` layer cells beyond it over the core's extent
+   on the other axes; the owned part of each, up to 2 boxes per axis, none
+   empty.  Returns their number of cells. */
+size_t FieldsBandBoxes(const Fields *f, Box band[6], PetscInt *nband);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,9 @@ typedef struct {
   PetscErrorCode (*inject)(Fields *, PetscInt n, const ptrdiff_t cell[], const float amp[]); /* uprev += vdt2 amp */
   PetscErrorCode (*record)(Fields *, PetscInt n, const ptrdiff_t cell[], float out[]);      /* out = u */
   PetscErrorCode (*all_finite)(Fields *, PetscBool *);     /* waits for the queued work */
+  /* The cells of box[] (owned indices) of `field` (a padded array of f's
+     layout) into buf, box after box, axis 0 fastest; or back (unpack). */
+  PetscErrorCode (*pack_boxes)(Fields *, float *field, PetscInt nbox, const Box box[], float *buf, PetscBool unpack);
   /* The adjoint step (see docs/numerics.md) on u = the adjoint field:
        adjoint_step: uprev <- 2u - uprev + v^2 dt^2 lap(u) over the box, no
                      CPML, and grad += u * lap;

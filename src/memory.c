@@ -21,12 +21,13 @@ typedef struct {
   PetscInt         dim, n[3];  /* the user's grid */
   PetscInt         pml[3][2];  /* absorbing layer widths */
   PetscInt         nt, nsteps; /* recorded samples, internal steps (nt when not yet known) */
+  double           store[2];   /* the gradient's forward wavefield: host, device bytes (GradientPlan) */
 } MemoryRun;
 
-typedef enum { MEM_GRID, MEM_FIELDS, MEM_LAYERS, MEM_TRACES, MEM_OBSERVED, MEM_OPTIMISER, MEM_STORE, MEM_NITEMS } MemoryItem;
+typedef enum { MEM_GRID, MEM_FIELDS, MEM_LAYERS, MEM_TRACES, MEM_OBSERVED, MEM_OPTIMISER, MEM_STORE, MEM_STORE_DEVICE, MEM_NITEMS } MemoryItem;
 
 static const char *const item_name[MEM_NITEMS] = {"grid and model", "wavefields", "absorbing layers", "traces and wavelet",
-                                                  "observed data", "optimiser", "forward wavefield store"};
+                                                  "observed data", "optimiser", "forward wavefield for the gradient", "forward wavefield for the gradient"};
 
 PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes, char why[], size_t len)
 {
@@ -139,8 +140,8 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   bytes[MEM_TRACES] = fl * (s.local_rec * nt + PetscMax(2.0 * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt + 3.0 * r->nsteps);
   bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
   bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id ? s.user * (OPTIMISER_VECTORS + 2) * sizeof(double) : 0;
-  /* a device backend places the store where it fits and checks it there */
-  bytes[MEM_STORE] = gradient && !r->ops->device_free_memory ? WavefieldStoreBytes((size_t)s.padded, r->nsteps) : 0;
+  bytes[MEM_STORE]        = r->store[0];
+  bytes[MEM_STORE_DEVICE] = r->store[1];
   PetscFunctionReturn(0);
 }
 
@@ -176,7 +177,7 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
   PetscCall(Estimate(r, mine));
   if (r->ops->device_free_memory) {
     size_t avail;
-    device[MEM_FIELDS] = device[MEM_LAYERS] = PETSC_TRUE;
+    device[MEM_FIELDS] = device[MEM_LAYERS] = device[MEM_STORE_DEVICE] = PETSC_TRUE;
     PetscCall(r->ops->device_free_memory(&avail));
     free_device = -(double)avail; /* the least over the world, by a max */
   }
@@ -208,19 +209,55 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
-                           const TimeAxis *t)
+/* The run as MemoryRun describes it, from MemoryCheck's arguments. */
+static PetscErrorCode Describe(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g, const TimeAxis *t,
+                               const double store[2], MemoryRun *r)
 {
-  MemoryRun r = {.mode = o->mode, .ops = ops, .l = l, .geo = geo, .grid = g, .dim = m->dim, .nt = o->nt, .nsteps = t ? t->nsteps : o->nt};
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(r, sizeof(*r)));
+  r->mode   = o->mode;
+  r->ops    = ops;
+  r->l      = l;
+  r->geo    = geo;
+  r->grid   = g;
+  r->dim    = m->dim;
+  r->nt     = o->nt;
+  r->nsteps = t ? t->nsteps : o->nt;
+  for (PetscInt a = 0; a < 3; a++) {
+    r->n[a]      = m->n[a];
+    r->pml[a][0] = o->pml[a][0];
+    r->pml[a][1] = o->pml[a][1];
+  }
+  if (store) {
+    r->store[0] = store[0];
+    r->store[1] = store[1];
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+                           const TimeAxis *t, const double store[2])
+{
+  MemoryRun r;
 
   PetscFunctionBeginUser;
   /* a grid PETSc cannot index has no memory figure worth giving */
   if (!g) PetscCall(GridCheckCellCount(l->group, m->dim, m->n, o->pml));
-  for (PetscInt a = 0; a < 3; a++) {
-    r.n[a]      = m->n[a];
-    r.pml[a][0] = o->pml[a][0];
-    r.pml[a][1] = o->pml[a][1];
-  }
+  PetscCall(Describe(o, l, ops, m, geo, g, t, store, &r));
   PetscCall(CheckRun(&r, o->memory_limit));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MemoryRest(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g, const TimeAxis *t,
+                          double rest[2])
+{
+  MemoryRun r;
+  double    bytes[MEM_NITEMS];
+
+  PetscFunctionBeginUser;
+  PetscCall(Describe(o, l, ops, m, geo, g, t, NULL, &r));
+  PetscCall(Estimate(&r, bytes));
+  rest[0] = rest[1] = 0;
+  for (int k = 0; k < MEM_NITEMS; k++) rest[ops->device_free_memory && (k == MEM_FIELDS || k == MEM_LAYERS) ? 1 : 0] += bytes[k];
   PetscFunctionReturn(0);
 }

@@ -23,7 +23,13 @@ PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes
    is decomposed (g and t NULL) the grid's size is checked against what
    PETSc can index and a lower bound of the memory, from an even split
    of the cells without ghosts, no absorbing layer memory, no receivers of a
-   rank's own and one internal step per sample; afterwards (g and t given)
-   the figures are exact up to small buffers, and printed. */
+   rank's own, one internal step per sample and no gradient store; afterwards
+   (g and t given) the figures are exact up to small buffers, and printed.
+   store: this rank's bytes for the gradient's forward wavefield in host and
+   device memory (GradientPlan), or NULL. */
 PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
-                           const TimeAxis *t);
+                           const TimeAxis *t, const double store[2]);
+/* This rank's estimate without the gradient's forward wavefield: host and
+   device bytes (g and t given). */
+PetscErrorCode MemoryRest(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g, const TimeAxis *t,
+                          double rest[2]);

@@ -9,18 +9,6 @@
 #include "util.h"
 #include "timeaxis.h"
 
-/* Bytes each rank may give the stored wavefield: -wavefield_memory, else
-   what the rank may use at all. */
-static PetscErrorCode StoreLimit(MPI_Comm world, const Options *o, double *limit)
-{
-  char why[256];
-
-  PetscFunctionBeginUser;
-  if (o->wavefield_memory > 0) *limit = o->wavefield_memory * 1048576.0;
-  else PetscCall(MemoryHostLimit(world, o->memory_limit, limit, why, sizeof(why)));
-  PetscFunctionReturn(0);
-}
-
 /* Every shot's observed gather must exist with nt samples at dt and one trace
    per receiver of the shot; errors name the shot and the file. */
 static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geometry *geo)
@@ -97,8 +85,7 @@ static PetscErrorCode ReadObserved(Objective *obj)
 
 PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
 {
-  Experiment *e     = &obj->e;
-  double      limit = 0;
+  Experiment *e = &obj->e;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(obj, sizeof(*obj)));
@@ -113,8 +100,8 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(ModelSpaceCreate(&e->g, &obj->ms));
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
   ModelSpaceRestrict(&obj->ms, &e->g, e->vp_ext, obj->vp_start);
-  PetscCall(StoreLimit(world, o, &limit));
-  PetscCall(WavefieldStoreCreate(world, e->p.ops, &e->p.f, e->t.nsteps, (WavefieldStorage)o->wavefield_storage, limit, &obj->store));
+  PetscCall(WavefieldStoreCreate(world, e->p.ops, &e->p.f, e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage,
+                                 e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
   PetscCall(ReadObserved(obj));
   PetscCall(ObjectiveSetBand(obj, 0));
   PetscFunctionReturn(0);

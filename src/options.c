@@ -1,5 +1,6 @@
 #include "options.h"
 #include "optcheck.h"
+#include "propagate.h"
 #include "store.h"
 #include <halofwi/halo.h>
 #include <errno.h>
@@ -211,8 +212,12 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-vp_max",
                             "Upper velocity bound (m/s), also fixes the time step and the layers; auto = the model's maximum (gradient) or 1.25 x it (invert)", MIN_VELOCITY,
                             PETSC_FALSE, "a velocity of at least 1 m/s", &o->vp_max));
-  PetscCall(OptionsRealAuto(PetscOptionsObject, "-wavefield_memory", "MB per rank for the stored forward wavefield; auto = 90% of the node's available memory shared by its ranks", 0,
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-wavefield_memory",
+                            "MB per rank for what the gradient keeps of the forward wavefield; auto = what the host memory limit leaves after the rest of the run", 0,
                             PETSC_TRUE, "a positive number of MB", &o->wavefield_memory));
+  PetscCall(PetscOptionsEnum("-gradient_method",
+                             "How the adjoint gets the forward wavefield: full (every step kept), boundary (the layer band kept, the field run backwards) or auto (the fastest that fits)",
+                             NULL, GradientMethods, (PetscEnum)o->gradient_method, (PetscEnum *)&o->gradient_method, NULL));
   PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
   PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
   o->nbands = MAX_BANDS;

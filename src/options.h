@@ -50,7 +50,8 @@ typedef struct {
   /* gradient and inversion */
   char      observed_dir[PETSC_MAX_PATH_LEN];
   PetscReal vp_min, vp_max;      /* bounds (m/s); vp_max also sets the time step and layers; 0 = from the model */
-  PetscReal wavefield_memory;    /* MB per rank for the stored forward wavefield; 0 = from the free memory */
+  PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
+  PetscInt  gradient_method;     /* a GradientMethod */
   PetscReal memory_limit;        /* MB of host memory per rank a run may plan to use; 0 = from the free memory */
   PetscReal fix_above;           /* metres: cells shallower keep their velocity */
   PetscReal source_taper;        /* metres: gradient tapered to zero at the sources over this radius */

@@ -58,6 +58,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   p->ops                = ops;
   p->grid               = g;
   p->settings           = *settings;
+  p->method             = GRADIENT_FULL;
   GridBlockFields(g, f);
   {
     double bytes, layers;
@@ -116,6 +117,7 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
   PetscFunctionBeginUser;
   if (p->ops) PetscCall(p->ops->free(&p->f));
   if (p->f.grad) PetscCall(p->ops->mem_free((void **)&p->f.grad));
+  PetscCall(ReconstructionDestroy(p));
   PetscCall(HaloDestroy(&p->halo));
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt s = 0; s < 2; s++) PetscCall(HaloDestroy(&p->slab_halo[a][s]));
@@ -219,11 +221,17 @@ PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, P
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, ShotPoints *d)
+PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, ShotPoints *d)
 {
   const KernelOps *ops = p->ops;
+  float           *amp;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(t->nsteps, &amp));
+  for (PetscInt n = 0; n < t->nsteps; n++) amp[n] = wavelet[n] * shot->src_scale;
+  PetscCall(ops->mem_alloc((void **)&d->wav, t->nsteps * sizeof(float)));
+  PetscCall(ops->mem_upload(d->wav, amp, t->nsteps * sizeof(float)));
+  PetscCall(PetscFree(amp));
   PetscCall(ops->mem_alloc((void **)&d->src_cell, sizeof(ptrdiff_t)));
   PetscCall(ops->mem_alloc((void **)&d->rec_cell, (shot->nrec + 1) * sizeof(ptrdiff_t)));
   PetscCall(ops->mem_alloc((void **)&d->src, t->nsteps * sizeof(float)));
@@ -240,6 +248,7 @@ PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
   PetscCall(p->ops->mem_free((void **)&d->rec_cell));
   PetscCall(p->ops->mem_free((void **)&d->src));
   PetscCall(p->ops->mem_free((void **)&d->rec));
+  PetscCall(p->ops->mem_free((void **)&d->wav));
   PetscFunctionReturn(0);
 }
 
@@ -288,14 +297,13 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1((size_t)t->nsteps * PetscMax(shot->nrec, 1), &host));
-  PetscCall(ShotPointsCreate(p, t, shot, &d));
-  for (PetscInt n = 0; n < t->nsteps; n++) host[n] = wavelet[n] * shot->src_scale;
-  PetscCall(ops->mem_upload(d.src, host, t->nsteps * sizeof(float)));
+  PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
   PetscCall(ops->zero_state(f));
   PetscCall(PetscTime(&last[0]));
   for (PetscInt n = 0; n < t->nsteps; n++) {
     PetscCall(PhaseBegin(FWI_STEP));
-    if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &f->lap));
+    if (store && p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionSave(p, store, n, t->nsteps));
+    else if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &f->lap));
     PetscCall(PhaseBegin(FWI_INJREC));
     PetscCall(ops->record(f, shot->nrec, d.rec_cell, d.rec + (size_t)n * shot->nrec));
     PetscCall(PhaseEnd(FWI_INJREC));
@@ -306,11 +314,11 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(PhaseEnd(FWI_SHELL));
 
     PetscCall(PhaseBegin(FWI_INJREC));
-    if (shot->nsrc) PetscCall(ops->inject(f, 1, d.src_cell, d.src + n));
+    if (shot->nsrc) PetscCall(ops->inject(f, 1, d.src_cell, d.wav + n));
     PetscCall(ops->zero_surface(f));
     PetscCall(PhaseEnd(FWI_INJREC));
     FieldsSwap(f);
-    if (store) {
+    if (f->lap) {
       PetscCall(WavefieldStoreWriteEnd(store, n));
       f->lap = NULL;
     }
@@ -319,6 +327,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(ReportProgress(p, t, "forward", shot_id, n + 1, last));
     PetscCall(CheckFinite(p, t, "forward", shot_id, n + 1));
   }
+  if (store && p->method == GRADIENT_BOUNDARY) ReconstructionStart(p);
   /* the traces at the recording interval, from every internal step's samples */
   PetscCall(ops->mem_download(host, d.rec, (size_t)t->nsteps * shot->nrec * sizeof(float)));
   PetscCall(PetscArrayzero(traces, shot->nrec * t->nt));

@@ -20,6 +20,31 @@ typedef struct {
   PetscBool overlap;            /* interior computed while the halos travel */
 } PropagatorSettings;
 
+/* How the adjoint gets the forward field of each step (docs/numerics.md,
+   "Gradient methods"): full keeps the term v^2 dt^2 multiplies at every
+   step and every cell; boundary keeps only the layer band the core's
+   stencil reads (FieldsBandBoxes) and the last two time levels, and runs
+   the forward field backwards beside the adjoint, the layers taking no
+   gradient.  auto: the planner's choice (GradientPlanChoose). */
+typedef enum { GRADIENT_AUTO, GRADIENT_FULL, GRADIENT_BOUNDARY } GradientMethod;
+extern const char *const GradientMethods[];
+
+/* The boundary method's forward field, run backwards: its own u, uprev and
+   the Laplacian term it leaves for the adjoint (lap, zero in the layers);
+   the model and everything else the propagator's. */
+typedef struct {
+  Fields   f;
+  Box      core;
+  PetscInt nband;
+  Box      band[6];
+} Reconstruction;
+
+/* The store a method needs: n floats per step for nsteps steps. */
+void GradientStoreShape(const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps);
+/* Backend bytes the method needs besides its store (the boundary method's
+   three fields). */
+double GradientFieldBytes(const Fields *f, GradientMethod m);
+
 typedef struct {
   const KernelOps *ops;
   const Grid      *grid;
@@ -33,6 +58,8 @@ typedef struct {
   PetscInt         nsrc_terms, max_src_terms; /* the sources' own gradient terms since the last reset */
   PetscInt        *src_owned;                 /* their cells, owned index (z fastest) */
   double          *src_sums;
+  GradientMethod   method;  /* how PropagatorRun with a store and PropagatorAdjoint work */
+  Reconstruction   rec;     /* boundary method */
 } Propagator;
 
 /* vp: the owned box, z fastest. */
@@ -49,6 +76,12 @@ PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float 
    adjoint needs.  Collective over the group; shot names errors. */
 PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id,
                              const float *wavelet, float *traces, WavefieldStore store);
+
+/* Sets how the store is used (GRADIENT_FULL, as created, or
+   GRADIENT_BOUNDARY, which allocates the reconstruction's fields); the
+   store given to PropagatorRun and PropagatorAdjoint must have the shape
+   GradientStoreShape gives. */
+PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
 
 /* Zeroes the gradient sum f.grad (allocated on first use). */
 PetscErrorCode PropagatorGradientReset(Propagator *p);

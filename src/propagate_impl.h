@@ -11,9 +11,11 @@
 typedef struct {
   ptrdiff_t *src_cell, *rec_cell;
   float     *src, *rec;
+  float     *wav; /* the amplitude the forward run injects, per internal step */
 } ShotPoints;
 
-PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, ShotPoints *d);
+/* wavelet: at the internal step, before the source scaling. */
+PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, ShotPoints *d);
 PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d);
 /* The part of a step between the free-surface ghosts and the shell: the
    interior (forward or adjoint) on the side lane while the halos travel,
@@ -25,3 +27,12 @@ PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char
 /* Every nan_check_interval steps and after the last: a clear error, on
    every rank of the group, once the field holds NaN or Inf. */
 PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done);
+
+/* The boundary method (reconstruct.c).  Save: the band of u^n into the
+   store at forward step n (n < nsteps - 1).  Start: after the forward run,
+   its last two levels become the reconstruction's.  Step: at reverse step
+   n, L u^n into rec.f.lap (the core) and u^{n-1} from u^n, u^{n+1}. */
+PetscErrorCode ReconstructionSave(Propagator *p, WavefieldStore store, PetscInt n, PetscInt nsteps);
+void           ReconstructionStart(Propagator *p);
+PetscErrorCode ReconstructionStep(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsrc);
+PetscErrorCode ReconstructionDestroy(Propagator *p);

@@ -51,10 +51,9 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double b
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, PetscInt nsteps, WavefieldStorage where, double host_limit,
+PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, size_t n, PetscInt nsteps, WavefieldStorage where, const char *what,
                                     WavefieldStore *s)
 {
-  const size_t n     = f->ncells;
   const double bytes = WavefieldStoreBytes(n, nsteps);
   double       most, device_usable = 0;
   PetscBool    staged;
@@ -64,13 +63,8 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields 
   PetscCall(ChooseStaged(comm, ops, bytes, where, &staged, &device_usable));
   place = !ops->device_free_memory ? "host memory" : staged ? "page-locked host memory, copied asynchronously" : "device memory";
   PetscCallMPI(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
-  PetscCall(PetscPrintf(comm, "forward wavefield kept for the adjoint: %.1f MB per rank (%" PetscInt_FMT " steps x %zu cells) in %s, limit %.1f MB per rank\n",
-                        most / 1048576.0, nsteps, n, place, (ops->device_free_memory && !staged ? device_usable : host_limit) / 1048576.0));
-  PetscCheck(!(staged || !ops->device_free_memory) || most <= host_limit, comm, PETSC_ERR_MEM,
-             "The forward wavefield needs %.1f MB on the busiest rank (%" PetscInt_FMT " internal steps of its cells), over the limit of %.1f MB per rank "
-             "(-wavefield_memory): use more ranks per shot group (fewer -shot_groups or more processes), fewer samples (-nt), a larger -dt, "
-             "or raise -wavefield_memory if the memory is there",
-             most / 1048576.0, nsteps, host_limit / 1048576.0);
+  PetscCall(PetscPrintf(comm, "forward wavefield kept for the adjoint: %s, %.1f MB on the busiest rank (%" PetscInt_FMT " steps x %zu cells), in %s\n", what,
+                        most / 1048576.0, nsteps, n, place));
   PetscCall(PetscNew(s));
   (*s)->ops    = ops;
   (*s)->f      = f;

@@ -1,5 +1,6 @@
 /* Where the forward run keeps, step by step, what the adjoint needs of it
-   (the term v^2 dt^2 multiplies, over the padded cells).  One small
+   (the term v^2 dt^2 multiplies over the padded cells, or the layer band
+   of u; see GradientMethod).  One small
    interface so that checkpointing, compression or out-of-core storage can
    take the place of the in-memory store: a step is written between
    WriteBegin/End and read back, in reverse order, between ReadBegin/End.
@@ -19,11 +20,13 @@ extern const char *const WavefieldStorages[];
 /* Bytes the store needs for nsteps steps of n floats. */
 double WavefieldStoreBytes(size_t n, PetscInt nsteps);
 
-/* A store for nsteps steps of f's padded cells.  Refuses, collectively over
-   comm, when a rank's share exceeds host_limit (host memory) or the free
-   device memory (device memory), with the figures and what to change; says
-   where the steps are kept. */
-PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, PetscInt nsteps, WavefieldStorage where, double host_limit,
+/* A store for nsteps steps of n floats (what: how they are described),
+   placed as `where` asks: with auto, a device backend keeps them in device
+   memory when the busiest rank's share fits in 90% of the least free device
+   memory of any rank, else in page-locked host memory.  Says, collectively
+   over comm, where they are kept; the budgets were checked before
+   (GradientPlanChoose). */
+PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, size_t n, PetscInt nsteps, WavefieldStorage where, const char *what,
                                     WavefieldStore *s);
 PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s);
 PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float **buf);

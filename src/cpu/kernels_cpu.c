@@ -236,6 +236,24 @@ static PetscErrorCode Record(Fields *f, PetscInt n, const ptrdiff_t cell[], floa
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode PackBoxes(Fields *f, float *field, PetscInt nbox, const Box box[], float *buf, PetscBool unpack)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < nbox; k++) {
+    const Box     *b   = &box[k];
+    const PetscInt len = b->hi[0] - b->lo[0], rows = (b->hi[1] - b->lo[1]) * (b->hi[2] - b->lo[2]);
+    _Pragma("omp parallel for schedule(static)") for (PetscInt row = 0; row < rows; row++)
+    {
+      const PetscInt i[3] = {b->lo[0], b->lo[1] + row % (b->hi[1] - b->lo[1]), b->lo[2] + row / (b->hi[1] - b->lo[1])};
+      float         *cell = field + FieldsIndex(f, i), *packed = buf + (size_t)row * len;
+      if (unpack) memcpy(cell, packed, len * sizeof(float));
+      else memcpy(packed, cell, len * sizeof(float));
+    }
+    buf += (size_t)rows * len;
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode AllFinite(Fields *f, PetscBool *finite)
 {
   int bad = 0;
@@ -316,6 +334,7 @@ const KernelOps KernelOpsCPU = {
   .inject         = Inject,
   .record         = Record,
   .all_finite     = AllFinite,
+  .pack_boxes     = PackBoxes,
   .adjoint_step         = AdjointStep,
   .adjoint_layers_begin = CPUAdjointLayersBegin,
   .adjoint_layers_end   = CPUAdjointLayersEnd,

@@ -191,6 +191,7 @@ extern "C" const KernelOps KernelOpsCUDA = {
   .inject               = CudaInject,
   .record               = CudaRecord,
   .all_finite           = CudaAllFinite,
+  .pack_boxes           = CudaPackBoxes,
   .adjoint_step         = CudaAdjointStep,
   .adjoint_layers_begin = CudaAdjointLayersBegin,
   .adjoint_layers_end   = CudaAdjointLayersEnd,

@@ -59,3 +59,4 @@ PetscErrorCode CudaZeroSurface(Fields *f);
 PetscErrorCode CudaInject(Fields *f, PetscInt n, const ptrdiff_t cell[], const float amp[]);
 PetscErrorCode CudaRecord(Fields *f, PetscInt n, const ptrdiff_t cell[], float out[]);
 PetscErrorCode CudaAllFinite(Fields *f, PetscBool *finite);
+PetscErrorCode CudaPackBoxes(Fields *f, float *field, PetscInt nbox, const Box box[], float *buf, PetscBool unpack);

@@ -1,0 +1,145 @@
+#include "plan.h"
+#include "memory.h"
+#include "store.h"
+#include "util.h"
+
+/* Share of the free device memory a run plans to use (as MemoryCheck). */
+#define DEVICE_SHARE 0.9
+/* Expected cost of a gradient in forward runs: the adjoint run (layers and
+   imaging included), and the reconstruction per core cell, measured with
+   scripts/bench-gradient on the CPU. */
+#define COST_ADJOINT     1.6
+#define COST_RECONSTRUCT 0.8
+
+#define NMETHODS 2 /* GRADIENT_FULL, GRADIENT_BOUNDARY: method k + 1 */
+
+static const char *const keeps[NMETHODS] = {"the Laplacian term of every step and cell", "the layer band of every step, 3 fields"};
+
+/* What a method needs on a rank (bytes): backend fields, the stored steps,
+   and a staged store's two device buffers. */
+typedef struct {
+  double fields, steps, buffers;
+} Need;
+
+/* A device backend keeps the steps in device memory when the busiest rank's fit there. */
+static PetscBool OnDevice(const KernelOps *ops, WavefieldStorage where, const Need *busiest, double device_budget)
+{
+  return ops->device_free_memory && where != STORAGE_HOST && busiest->fields + busiest->steps <= device_budget ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* Host and device bytes of a need, placed. */
+static void Place(const KernelOps *ops, PetscBool on_device, const Need *n, double bytes[2])
+{
+  if (!ops->device_free_memory) {
+    bytes[0] = n->fields + n->steps;
+    bytes[1] = 0;
+  } else if (on_device) {
+    bytes[0] = 0;
+    bytes[1] = n->fields + n->steps;
+  } else {
+    bytes[0] = n->steps;
+    bytes[1] = n->fields + n->buffers;
+  }
+}
+
+static void Amount(double bytes, char *s, size_t len)
+{
+  if (bytes > 0) FormatBytes(bytes, s, len);
+  else PetscStrncpy(s, "-", len);
+}
+
+/* The refusal: what the least demanding method needs, against what the
+   gradient may use, and the ranks that would fit (a rank's share shrinks
+   about as 1 / ranks). */
+static PetscErrorCode Refuse(const Options *o, const Layout *l, const KernelOps *ops, PetscInt named, double busiest[NMETHODS][2], double host_budget,
+                             double device_budget, const char *host_why)
+{
+  PetscInt small = 0;
+  double   over;
+  char     need[2][32], have[2][32];
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 1; k < NMETHODS; k++)
+    if (busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
+  if (named >= 0) small = named;
+  over = PetscMax(busiest[small][0] / PetscMax(host_budget, 1.0), ops->device_free_memory ? busiest[small][1] / PetscMax(device_budget, 1.0) : 0);
+  FormatBytes(busiest[small][0], need[0], sizeof(need[0]));
+  FormatBytes(busiest[small][1], need[1], sizeof(need[1]));
+  FormatBytes(PetscMax(host_budget, 0), have[0], sizeof(have[0]));
+  FormatBytes(PetscMax(device_budget, 0), have[1], sizeof(have[1]));
+  SETERRQ(l->world, PETSC_ERR_USER_INPUT,
+          "%s%s: the gradient's forward wavefield needs %s of host memory%s%s per rank with -gradient_method %s%s, but a rank may give it %s of host memory "
+          "(%s)%s%s%s; use about %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
+          named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], ops->device_free_memory ? " and " : "",
+          ops->device_free_memory ? need[1] : "", GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why,
+          ops->device_free_memory ? " and " : "", ops->device_free_memory ? have[1] : "", ops->device_free_memory ? " of device memory" : "",
+          PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
+}
+
+PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+                                  const TimeAxis *t, GradientPlan *plan)
+{
+  const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
+  enum { REST_HOST = 3 * NMETHODS, REST_DEVICE, FREE_DEVICE, NFIGURES };
+  Fields    f;
+  Need      need[NMETHODS];
+  double    mine[NFIGURES] = {0}, most[NFIGURES], rest[2], host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1;
+  PetscBool fits[NMETHODS], device[NMETHODS];
+  PetscInt  chosen = -1;
+  char      why[256], host_why[512], text[2][32];
+
+  PetscFunctionBeginUser;
+  GridBlockFields(g, &f);
+  for (PetscInt k = 0; k < NMETHODS; k++) {
+    size_t   n;
+    PetscInt nsteps;
+    GradientStoreShape(&f, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps);
+    need[k].fields  = mine[3 * k] = GradientFieldBytes(&f, (GradientMethod)(k + 1));
+    need[k].steps   = mine[3 * k + 1] = WavefieldStoreBytes(n, nsteps);
+    need[k].buffers = mine[3 * k + 2] = 2.0 * n * sizeof(float);
+  }
+  /* the busiest rank's figures, and the least free device memory (by a max of its negative) */
+  PetscCall(MemoryRest(o, l, ops, m, geo, g, t, rest));
+  mine[REST_HOST]   = rest[0];
+  mine[REST_DEVICE] = rest[1];
+  if (ops->device_free_memory) {
+    size_t avail;
+    PetscCall(ops->device_free_memory(&avail));
+    mine[FREE_DEVICE] = -(double)avail;
+  }
+  PetscCallMPI(MPI_Allreduce(mine, most, NFIGURES, MPI_DOUBLE, MPI_MAX, l->world));
+  PetscCall(MemoryHostLimit(l->world, o->memory_limit, &host_limit, why, sizeof(why)));
+  host_budget = host_limit - most[REST_HOST];
+  FormatBytes(host_limit, text[0], sizeof(text[0]));
+  PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "what the host limit of %s, %s, leaves after the rest of the run", text[0], why));
+  if (o->wavefield_memory > 0 && o->wavefield_memory * 1048576.0 < host_budget) {
+    host_budget = o->wavefield_memory * 1048576.0;
+    PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "-wavefield_memory"));
+  }
+  if (ops->device_free_memory) device_budget = -DEVICE_SHARE * most[FREE_DEVICE] - most[REST_DEVICE];
+
+  for (PetscInt a = 0; a < 3; a++) {
+    cells *= (double)g->N[a];
+    core *= (double)g->n[a];
+  }
+  PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-9s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
+  for (PetscInt k = 0; k < NMETHODS; k++) {
+    const Need n = {most[3 * k], most[3 * k + 1], most[3 * k + 2]};
+    device[k]    = OnDevice(ops, where, &n, device_budget);
+    Place(ops, device[k], &n, busiest[k]);
+    fits[k]      = busiest[k][0] <= host_budget && (!ops->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
+                     ? PETSC_TRUE
+                     : PETSC_FALSE;
+    cost[k] = 1 + COST_ADJOINT + (k + 1 == GRADIENT_BOUNDARY ? COST_RECONSTRUCT * core / cells : 0);
+    Amount(busiest[k][0], text[0], sizeof(text[0]));
+    Amount(busiest[k][1], text[1], sizeof(text[1]));
+    PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
+    if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
+  }
+  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(o, l, ops, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, busiest, host_budget, device_budget, host_why));
+  plan->method = (GradientMethod)(chosen + 1);
+  GradientStoreShape(&f, plan->method, t->nsteps, &plan->n, &plan->nsteps);
+  Place(ops, device[chosen], &need[chosen], plan->bytes);
+  PetscCall(PetscPrintf(l->world, "gradient method: %s (%s)\n", GradientMethods[plan->method], o->gradient_method == GRADIENT_AUTO ? "the fastest that fits" : "-gradient_method"));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,110 @@
+/* The boundary gradient method: the forward run saves, each step, the
+   layer band of u that the core's stencil reads; the adjoint runs the
+   forward field backwards from the last two time levels, the band put back
+   each step, and images on the fly.  See propagate.h and docs/numerics.md. */
+#include "propagate_impl.h"
+#include "events.h"
+#include "util.h"
+
+const char *const GradientMethods[] = {"auto", "full", "boundary", "GradientMethod", "GRADIENT_", NULL};
+
+void GradientStoreShape(const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps)
+{
+  Box      band[6];
+  PetscInt nband;
+
+  if (m == GRADIENT_BOUNDARY) {
+    /* the band of u^0 .. u^{N-2}: u^{N-1} and u^N are kept whole */
+    *n      = FieldsBandBoxes(f, band, &nband);
+    *nsteps = PetscMax(steps - 1, 0);
+  } else {
+    *n      = f->ncells;
+    *nsteps = steps;
+  }
+}
+
+double GradientFieldBytes(const Fields *f, GradientMethod m) { return m == GRADIENT_BOUNDARY ? 3.0 * f->ncells * sizeof(float) : 0; }
+
+PetscErrorCode ReconstructionDestroy(Propagator *p)
+{
+  Fields *r = &p->rec.f;
+
+  PetscFunctionBeginUser;
+  if (!p->ops) PetscFunctionReturn(0);
+  PetscCall(p->ops->mem_free((void **)&r->u));
+  PetscCall(p->ops->mem_free((void **)&r->uprev));
+  PetscCall(p->ops->mem_free((void **)&r->lap));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m)
+{
+  Reconstruction *rec = &p->rec;
+  const double    bytes = p->f.ncells * sizeof(float);
+
+  PetscFunctionBeginUser;
+  PetscCheck(m == GRADIENT_FULL || m == GRADIENT_BOUNDARY, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Gradient method %s: expected full or boundary", GradientMethods[m]);
+  PetscCall(ReconstructionDestroy(p));
+  p->method = m;
+  if (m != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
+  rec->f       = p->f;
+  rec->f.grad  = NULL;
+  MemoryCall(p->ops->mem_alloc((void **)&rec->f.u, bytes), "the reconstructed forward field", bytes);
+  MemoryCall(p->ops->mem_alloc((void **)&rec->f.uprev, bytes), "the reconstructed forward field", bytes);
+  MemoryCall(p->ops->mem_alloc((void **)&rec->f.lap, bytes), "the reconstructed Laplacian", bytes);
+  FieldsCoreBox(&p->f, &rec->core);
+  (void)FieldsBandBoxes(&p->f, rec->band, &rec->nband);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ReconstructionSave(Propagator *p, WavefieldStore store, PetscInt n, PetscInt nsteps)
+{
+  float *buf;
+
+  PetscFunctionBeginUser;
+  if (n >= nsteps - 1) PetscFunctionReturn(0);
+  PetscCall(WavefieldStoreWriteBegin(store, n, &buf));
+  PetscCall(p->ops->pack_boxes(&p->f, p->f.u, p->rec.nband, p->rec.band, buf, PETSC_FALSE));
+  PetscCall(WavefieldStoreWriteEnd(store, n));
+  PetscFunctionReturn(0);
+}
+
+/* The last two levels change hands instead of being copied: the forward
+   fields are zeroed before the adjoint uses them. */
+void ReconstructionStart(Propagator *p)
+{
+  float *u = p->rec.f.u, *uprev = p->rec.f.uprev;
+
+  p->rec.f.u     = p->f.uprev; /* u^{N-1} */
+  p->rec.f.uprev = p->f.u;     /* u^N */
+  p->f.u         = u;
+  p->f.uprev     = uprev;
+}
+
+PetscErrorCode ReconstructionStep(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsrc)
+{
+  const KernelOps *ops = p->ops;
+  Reconstruction  *rec = &p->rec;
+  Fields          *r   = &rec->f;
+  const HaloField  u   = {r->u, HALO_ALL_FACES};
+  float           *buf;
+
+  PetscFunctionBeginUser;
+  PetscCall(PhaseBegin(FWI_RECONSTRUCT));
+  PetscCall(ops->mirror_ghosts(r));
+  PetscCall(HaloExchangeBegin(p->halo, 1, &u));
+  PetscCall(HaloExchangeEnd(p->halo));
+  /* u^{n-1} = 2 u^n - u^{n+1} + v^2 dt^2 (L u^n + source): the forward step
+     read backwards, which leaves L u^n in lap for the adjoint */
+  PetscCall(ops->step(r, &rec->core));
+  if (nsrc) PetscCall(ops->inject(r, 1, d->src_cell, d->wav + n));
+  PetscCall(ops->zero_surface(r));
+  if (n >= 1) {
+    PetscCall(WavefieldStoreReadBegin(store, n - 1, &buf));
+    PetscCall(ops->pack_boxes(r, r->uprev, rec->nband, rec->band, buf, PETSC_TRUE));
+    PetscCall(WavefieldStoreReadEnd(store, n - 1));
+  }
+  FieldsSwap(r);
+  PetscCall(PhaseEnd(FWI_RECONSTRUCT));
+  PetscFunctionReturn(0);
+}
