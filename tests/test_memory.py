@@ -2,12 +2,14 @@
 """The memory estimate made before any work (src/memory.c).
 
 - It is right: the peak resident memory of two forward runs (one dominated
-  by the wavefields, one by the traces kept at every internal step) and of
-  a gradient run,
-  less that of a tiny run (MPI, PETSc and the program itself), lies within
-  0.8 to 1.25 times the figure printed as "memory per rank ... host X".
+  by the wavefields, one by the traces kept at every internal step), less
+  that of a tiny run (MPI, PETSc and the program itself), lies within 0.8 to
+  1.25 times the figure printed as "memory per rank ... host X"; that of a
+  gradient run with each method (-gradient_method full, boundary), within
+  0.9 to 1.1.
 - It refuses before any work, naming the need and the limit, and leaves no
-  output: -nt 2000000000 with one receiver (traces and wavelet of 52 GB,
+  output: a gradient for which no method fits (naming the least demanding
+  one and the ranks that would fit); -nt 2000000000 with one receiver (traces and wavelet of 52 GB,
   forward, against -memory_limit 20000), a 3D model of 1200^3
   cells on 2 ranks (the refusal comes before the grid is decomposed), a
   gradient over -memory_limit, and a forward over -memory_limit on 2 shot
@@ -24,6 +26,7 @@ import subprocess
 import common as c
 
 TIMEOUT = 300
+PLANNER_WITHIN = (0.9, 1.1)  # the gradient planner's figure against the measured peak
 MB = 1048576.0
 UNITS = {"MB": MB, "GB": 1024 * MB}
 
@@ -49,12 +52,13 @@ def estimate(out):
     return float(m.group(1)) * UNITS[m.group(2)]
 
 
-def check_estimate(name, args, outdir, base):
+def check_estimate(name, args, outdir, base, within=(0.8, 1.25)):
     out, rss = peak_rss(args, outdir)
     est = estimate(out)
     ratio = (rss - base) / est
     print(f"{name}: estimate {est / MB:.1f} MB, measured {(rss - base) / MB:.1f} MB above a tiny run's, ratio {ratio:.3f}")
-    c.check(0.8 <= ratio <= 1.25, f"{name}: measured / estimated memory = {ratio:.3f}, expected 0.8 to 1.25")
+    c.check(within[0] <= ratio <= within[1], f"{name}: measured / estimated memory = {ratio:.3f}, expected {within[0]} to {within[1]}")
+    return out
 
 
 def refused(name, nranks, args, outdir, expect, address_space=None):
@@ -88,8 +92,11 @@ def main():
         obs = scr.sub("obs")
         grad = ["-nx", 600, "-nz", 600, "-nt", 1000, "-nshots", 1] + small
         c.run(1, ["-mode", "forward"] + grad, obs)
-        check_estimate("gradient 600 x 600, 1000 samples", ["-mode", "gradient", "-observed_dir", obs] + grad,
-                       scr.sub("grad"), base)
+        for method in ("full", "boundary"):
+            out = check_estimate(f"gradient 600 x 600, 1000 samples, {method}",
+                                 ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method] + grad,
+                                 scr.sub(f"grad_{method}"), base, PLANNER_WITHIN)
+            c.check(f"gradient method: {method}" in out, f"the run does not say it uses -gradient_method {method}:\n{out}")
 
         refused("-nt 2000000000", 1, ["-mode", "forward", "-nx", 100, "-nz", 50, "-nt", 2000000000, "-vp", 2000, "-dx", 10,
                                       "-nrec", 1, "-memory_limit", 20000], scr.sub("o_nt"),
@@ -98,7 +105,10 @@ def main():
                 scr.sub("o_3d"), ["not enough memory", "wavefields", "more ranks per shot group"])
         refused("gradient over -memory_limit", 1,
                 ["-mode", "gradient", "-observed_dir", obs, "-memory_limit", 20] + grad, scr.sub("o_grad"),
-                ["not enough memory", "forward wavefield store", "20.0 MB", "-memory_limit"])
+                ["not enough memory", "20.0 MB", "-memory_limit"])
+        refused("no gradient method fits", 1,
+                ["-mode", "gradient", "-observed_dir", obs, "-memory_limit", 50] + grad, scr.sub("o_plan"),
+                ["no gradient method fits", "-gradient_method boundary", "host limit of 50.0 MB", "ranks per shot group"])
         refused("forward over -memory_limit, 2 groups x 2 subdomains", 4,
                 ["-mode", "forward", "-nx", 400, "-nz", 400, "-nt", 100, "-nshots", 2, "-shot_groups", 2,
                  "-memory_limit", 0.5] + small, scr.sub("o_groups"), ["not enough memory", "0.5 MB"])
