@@ -113,6 +113,8 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-cfl", "%.17g", (double)o->cfl);
   PetscCall(PetscOptionsGetString(NULL, NULL, "-tao_type", type, sizeof(type), &set));
   Put(fp, "-tao_type", "%s", type);
+  /* the methods' gradients differ next to the layers: the one chosen, even by auto */
+  Put(fp, "-gradient_method", "%s", GradientMethods[obj->e.plan.method]);
   PetscFunctionReturn(0);
 }
 

@@ -10,7 +10,8 @@ the surface and along the bottom; the inversion starts from 2000 m/s.
 (b) the same on 2 ranks with -shot_groups 2 ends at the same vp.rsf:
     max |diff| / max |v| <= 1e-5 (measured ~1e-6: the groups sum the
     gradient in another order).
-(c) restart: a single-process run (no mpiexec) with -bands 6,12 and
+(c) restart: a single-process run (no mpiexec) with -bands 6,12,
+    -gradient_method boundary and
     -tao_max_it 4 gets SIGTERM when '[2 overall]' is printed: non-zero exit,
     a message naming -restart, no vp.rsf; rerun with -restart: vp.rsf and
     every vp_NNNN.rsf equal an uninterrupted run's bit for bit, and so do
@@ -153,7 +154,7 @@ def main():
         c.check(dv <= GROUPS_TOL, f"(b) 2 groups vs 1: vp.rsf max |diff| / max |v| {dv:.2e} > {GROUPS_TOL:.0e}")
 
         # (c) interrupt and restart
-        bands = base + ["-bands", "6,12", "-tao_max_it", 4]
+        bands = base + ["-bands", "6,12", "-tao_max_it", 4, "-gradient_method", "boundary"]
         ref = scr.sub("ref")
         c.run(1, bands, ref)
         ref_rows = read_csv(os.path.join(ref, "misfit.csv"))

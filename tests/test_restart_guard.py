@@ -4,7 +4,8 @@ without -overwrite.
 
 (a) an inversion (-bands 3,5,8, -tao_max_it 2) interrupted by SIGTERM after
     its first iteration; restarted with -bands 3,6,8, with -vp_max 2600
-    instead of 2500, and with one sample of an observed gather changed: each
+    instead of 2500, with -gradient_method boundary where auto chose full,
+    and with one sample of an observed gather changed: each
     is refused with a message naming the option and both values (the
     gather: its file), and leaves the output folder as it was;
 (b) restarted with the same options it ends (vp.rsf written);
@@ -85,6 +86,8 @@ def main():
                 f"(a) the interrupted run exited {rc} or wrote vp.rsf")
         refused("(a) -bands 3,6,8", inv(bands="3,6,8") + ["-restart"], part, ["-bands", "3,5,8", "3,6,8"])
         refused("(a) -vp_max 2600", inv(vp_max=2600) + ["-restart"], part, ["-vp_max", "2500", "2600"])
+        refused("(a) -gradient_method boundary", bands + ["-gradient_method", "boundary", "-restart"], part,
+                ["-gradient_method", "full", "boundary"])
         gather = os.path.join(obs, "shot_0001.rsf@")
         original = open(gather, "rb").read()
         changed = np.frombuffer(original, dtype="<f4").copy()
