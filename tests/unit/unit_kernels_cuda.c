@@ -17,7 +17,8 @@
    advance_memory; adjoint_step (lap and grad set); adjoint_layers_begin and
    _end; mirror_ghosts; zero_surface; inject and record (distinct cells,
    cells and amplitudes in backend memory; record also against u itself);
-   zero_state; a forward and an adjoint step as propagate.c runs them with
+   zero_state; pack_boxes of the boundary gradient method's layer band
+   (packed from u, unpacked into uprev); a forward and an adjoint step as propagate.c runs them with
    the interior on the side lane and the shell on the main lane, joined;
    all_finite on a finite field and with one NaN or Inf planted; every array
    zeroed by alloc and mem_alloc; and the device-only calls (free memory,
@@ -262,6 +263,20 @@ static PetscErrorCode ZeroSurface(Block *b, const Regions *g) { return b->ops->z
 static PetscErrorCode Inject(Block *b, const Regions *g) { return b->ops->inject(&b->f, NCELLS, b->cell, b->amp); }
 static PetscErrorCode Record(Block *b, const Regions *g) { return b->ops->record(&b->f, NCELLS, b->cell, b->out); }
 static PetscErrorCode ZeroState(Block *b, const Regions *g) { return b->ops->zero_state(&b->f); }
+/* The boundary gradient method's band (FieldsBandBoxes) of u packed into
+   lap, and lap unpacked into uprev's band. */
+static PetscErrorCode PackBand(Block *b, PetscBool unpack)
+{
+  Box      band[6];
+  PetscInt nband;
+
+  PetscFunctionBeginUser;
+  (void)FieldsBandBoxes(&b->f, band, &nband);
+  PetscCall(b->ops->pack_boxes(&b->f, unpack ? b->f.uprev : b->f.u, nband, band, b->lap, unpack));
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode Pack(Block *b, const Regions *g) { return PackBand(b, PETSC_FALSE); }
+static PetscErrorCode Unpack(Block *b, const Regions *g) { return PackBand(b, PETSC_TRUE); }
 
 static const struct {
   const char *name;
@@ -284,6 +299,8 @@ static const struct {
   {"inject",                                              Inject        },
   {"record",                                              Record        },
   {"zero_state",                                          ZeroState     },
+  {"pack_boxes, the layer band of u",                     Pack          },
+  {"pack_boxes, unpacked into uprev",                     Unpack        },
 };
 
 /* ------------------------------------------------------------------------ */
