@@ -5,11 +5,13 @@
 
 /* Share of the free device memory a run plans to use (as MemoryCheck). */
 #define DEVICE_SHARE 0.9
-/* Expected cost of a gradient in forward runs: the adjoint run (layers and
-   imaging included), and the reconstruction per core cell, measured with
-   scripts/bench-gradient on the CPU. */
-#define COST_ADJOINT     1.6
-#define COST_RECONSTRUCT 0.8
+/* Expected cost of a gradient in forward runs: the adjoint run per core
+   cell and per layer cell (share of the extended grid's cells), and the
+   reconstruction per core cell; fitted to scripts/bench-gradient on the CPU
+   (2D 512^2 to 2048^2, 3D 96^3 with 20-cell layers), within about 20%. */
+#define COST_ADJOINT_CORE  1.2
+#define COST_ADJOINT_LAYER 7.8
+#define COST_RECONSTRUCT   1.3
 
 #define NMETHODS 2 /* GRADIENT_FULL, GRADIENT_BOUNDARY: method k + 1 */
 
@@ -130,7 +132,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     fits[k]      = busiest[k][0] <= host_budget && (!ops->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
                      ? PETSC_TRUE
                      : PETSC_FALSE;
-    cost[k] = 1 + COST_ADJOINT + (k + 1 == GRADIENT_BOUNDARY ? COST_RECONSTRUCT * core / cells : 0);
+    cost[k] = 1 + COST_ADJOINT_CORE * core / cells + COST_ADJOINT_LAYER * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? COST_RECONSTRUCT * core / cells : 0);
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
