@@ -13,7 +13,8 @@ band saved at every step (docs/numerics.md, "Gradient methods").
 (c) against full storage: over the cells not next to the layers, the
     relative L2 difference is at most 1e-5 of the gradient's norm at 5000
     internal steps (float32 reversal error, printed), and the misfit is the
-    same bit for bit.  (Next to the layers the two differ by what full
+    same bit for bit; also with sources and receivers on the user cells next
+    to the layers, 2D and 3D, decomposed.  (Next to the layers the two differ by what full
     storage's layers fold onto those cells; unit_adjoint checks that the
     layer cells take exactly no gradient with this method.)
 """
@@ -26,6 +27,17 @@ import common as c
 import test_gradient as tg
 
 RECON_TOL = 1e-5
+
+
+def without(args, names):
+    """args less the options in names and their values."""
+    out, it = [], iter(args)
+    for a in it:
+        if a in names:
+            next(it)
+        else:
+            out.append(a)
+    return out
 
 
 def run_gradient(nranks, args, outdir, layout=None):
@@ -138,6 +150,35 @@ def check_long(scr, failures):
         failures.append(f"(c) 2D {steps} steps: boundary vs full relative L2 {rel:.2e} > {RECON_TOL:.0e}")
 
 
+def check_edges(scr, failures):
+    """(c) sources and receivers on the user cells next to the layers (the
+    band is the layer cells just beyond them), 2D and 3D: boundary against
+    full storage as above, 2 shot groups x 2 subdomains."""
+    for dim in (2, 3):
+        true, start, acq, layouts = tg.models(dim)
+        n4, opts4, lay4 = layouts["groups"]
+        # the far corner of the horizontal axes, as the geometry file orders them: x (then y)
+        far = [(n - 1) * tg.DX for n in reversed(start.shape[:-1])]
+        near = [0.0] * (dim - 1)
+        deep = (start.shape[-1] - 1) * tg.DX
+        shots = [(tuple(far) + (30.0,), [tuple(near) + (20.0,), tuple(far) + (deep,)]),
+                 (tuple(near) + (deep,), [tuple(far) + (40.0,), tuple(near) + (10.0,)])]
+        geo = c.write_geometry(scr.sub(f"edges{dim}.txt"), shots, comment="sources and receivers next to the layers")
+        acq_e = without(acq, ("-nshots", "-nrec", "-source_depth", "-receiver_depth")) + ["-geometry", geo]
+        obs = scr.sub(f"obs_edges{dim}")
+        c.run(1, ["-mode", "forward", "-vp", c.write_model(scr.sub(f"true_edges{dim}.rsf"), true, tg.DX)] + acq_e, obs)
+        base = ["-mode", "gradient"] + acq_e + ["-vp_max", tg.VP_MAX, "-observed_dir", obs,
+                                                "-vp", c.write_model(scr.sub(f"m_edges{dim}.rsf"), start, tg.DX)]
+        Jb, gb, _ = run_gradient(n4, base + opts4 + ["-gradient_method", "boundary"], scr.sub(f"edges{dim}_b"), lay4)
+        Jf, gf, _ = run_gradient(n4, base + opts4 + ["-gradient_method", "full"], scr.sub(f"edges{dim}_f"), lay4)
+        inner = ~edge_mask(gb.shape, layered_faces(dim, True))
+        rel = float(np.linalg.norm((gb - gf)[inner]) / np.linalg.norm(gf[inner]))
+        print(f"  (c) {dim}D, sources and receivers next to the layers: boundary vs full relative L2 {rel:.2e}; "
+              f"misfit {Jb!r} vs {Jf!r}", flush=True)
+        if not rel <= RECON_TOL or Jb != Jf:
+            failures.append(f"(c) {dim}D edges: boundary vs full relative L2 {rel:.2e}, misfits {Jb!r} {Jf!r}")
+
+
 def main():
     scr = c.Scratch("gradient_boundary")
     failures = []
@@ -146,6 +187,7 @@ def main():
         check_case(scr, 2, False, failures)
         check_case(scr, 3, True, failures)
         check_long(scr, failures)
+        check_edges(scr, failures)
         if failures:
             c.fail(f"{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
 
