@@ -50,17 +50,19 @@ static void Amount(double bytes, char *s, size_t len)
   else PetscStrncpy(s, "-", len);
 }
 
-/* The refusal: what the least demanding method needs, against what the
-   gradient may use, and the ranks that would fit (a rank's share shrinks
-   about as 1 / ranks). */
-static PetscErrorCode Refuse(const Options *o, const Layout *l, const KernelOps *ops, PetscInt named, double busiest[NMETHODS][2], double host_budget,
-                             double device_budget, const char *host_why)
+/* The refusal: what the named or least demanding method needs, against
+   what the gradient may use; a method that fits, or the ranks that would
+   (a rank's share shrinks about as 1 / ranks). */
+static PetscErrorCode Refuse(const Layout *l, const KernelOps *ops, PetscInt named, const PetscBool fits[NMETHODS], double busiest[NMETHODS][2],
+                             double host_budget, double device_budget, const char *host_why)
 {
   PetscInt small = 0;
   double   over;
-  char     need[2][32], have[2][32];
+  char     need[2][32], have[2][32], other[64] = "";
 
   PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < NMETHODS; k++)
+    if (fits[k]) PetscCall(PetscSNPrintf(other, sizeof(other), "-gradient_method %s (or auto), which fits, or ", GradientMethods[k + 1]));
   for (PetscInt k = 1; k < NMETHODS; k++)
     if (busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
   if (named >= 0) small = named;
@@ -71,10 +73,10 @@ static PetscErrorCode Refuse(const Options *o, const Layout *l, const KernelOps 
   FormatBytes(PetscMax(device_budget, 0), have[1], sizeof(have[1]));
   SETERRQ(l->world, PETSC_ERR_USER_INPUT,
           "%s%s: the gradient's forward wavefield needs %s of host memory%s%s per rank with -gradient_method %s%s, but a rank may give it %s of host memory "
-          "(%s)%s%s%s; use about %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
+          "(%s)%s%s%s; use %sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
           named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], ops->device_free_memory ? " and " : "",
           ops->device_free_memory ? need[1] : "", GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why,
-          ops->device_free_memory ? " and " : "", ops->device_free_memory ? have[1] : "", ops->device_free_memory ? " of device memory" : "",
+          ops->device_free_memory ? " and " : "", ops->device_free_memory ? have[1] : "", ops->device_free_memory ? " of device memory" : "", other,
           PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
 }
 
@@ -138,7 +140,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
-  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(o, l, ops, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, busiest, host_budget, device_budget, host_why));
+  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, ops, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
   plan->method = (GradientMethod)(chosen + 1);
   GradientStoreShape(&f, plan->method, t->nsteps, &plan->n, &plan->nsteps);
   Place(ops, device[chosen], &need[chosen], plan->bytes);
