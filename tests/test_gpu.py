@@ -9,7 +9,9 @@ device or no CUDA build):
     so bit-identical gathers are expected; only 1e-5 is required).
 (b) gradient (-mode gradient, the models of test_gradient.py), GPU vs CPU:
     relative L2 difference <= 1e-4, misfit relative difference <= 1e-5; and
-    -wavefield_storage host vs device on the GPU: identical, bit for bit.
+    -wavefield_storage host vs device on the GPU: identical, bit for bit;
+    -gradient_method boundary with the band in device and in host memory
+    against the CPU's boundary gradient, the same tolerances.
 (c) decomposed GPU runs, 2 and 4 ranks sharing the one GPU (-gpu_shared),
     -halo_type staged with -halo_overlap 1 and 0: gathers and gradients bit
     for bit those of the 1-rank GPU run; the same with -halo_type mpi-device
@@ -224,6 +226,12 @@ def part_b(scr, failures):
         host = gradient(1, base + ["-backend", "cuda", "-wavefield_storage", "host"], scr.sub(f"b{dim}_host"))
         failures += gradient_within(cpu, dev, f"(b) {dim}D cuda vs cpu", "relative L2", GRAD_TOL, MISFIT_TOL)
         failures.append(bitwise_gradient(dev, host, f"(b) {dim}D -wavefield_storage host vs device"))
+        boundary = ["-gradient_method", "boundary"]
+        cpu_b = gradient(1, base + boundary + ["-backend", "cpu"], scr.sub(f"b{dim}_cpu_boundary"))
+        for where in ("device", "host"):
+            got = gradient(1, base + boundary + ["-backend", "cuda", "-wavefield_storage", where], scr.sub(f"b{dim}_{where}_boundary"))
+            failures += gradient_within(cpu_b, got, f"(b) {dim}D -gradient_method boundary, band in {where} memory, cuda vs cpu",
+                                        "relative L2", GRAD_TOL, MISFIT_TOL)
         out[dim] = (base + ["-backend", "cuda"], dev)
     return out
 
