@@ -79,8 +79,8 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
     PetscCall(PhaseBegin(FWI_STEP));
     if (p->method == GRADIENT_BOUNDARY) {
-      PetscCall(ReconstructionStep(p, &d, store, n, shot->nsrc));
-      f->lap = p->rec.f.lap;
+      PetscCall(ops->mirror_ghosts(&p->rec.f));
+      ReconstructionBegin(p);
     } else PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
     PetscCall(PhaseBegin(FWI_INJREC));
     if (shot->nsrc) PetscCall(ops->record(f, 1, d.src_cell, d.src + n));
@@ -96,6 +96,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     PetscCall(ops->inject(f, shot->nrec, d.rec_cell, d.rec + (size_t)n * shot->nrec));
     PetscCall(ops->zero_surface(f));
     PetscCall(PhaseEnd(FWI_INJREC));
+    if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionEnd(p, &d, store, n, shot->nsrc));
     FieldsSwap(f);
     if (p->method != GRADIENT_BOUNDARY) PetscCall(WavefieldStoreReadEnd(store, n));
     f->lap = NULL;

@@ -81,15 +81,6 @@ void FieldsBytes(const Fields *f, double *all, double *layers)
     for (PetscInt s = 0; s < 2; s++) *layers += 2.0 * f->slab[a][s].ncells * sizeof(float);
 }
 
-void FieldsCoreBox(const Fields *f, Box *b)
-{
-  b->layer_axes = 0;
-  for (PetscInt a = 0; a < 3; a++) {
-    b->lo[a] = f->core[a][0];
-    b->hi[a] = f->core[a][1];
-  }
-}
-
 static size_t BoxCells(const Box *b)
 {
   size_t n = 1;

@@ -58,6 +58,9 @@ typedef struct {
   float *lap;                   /* forward: when set, a step also stores here the term v^2 dt^2 multiplies;
                                    adjoint: that term of the matching forward step */
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
+  float *fu, *fuprev;           /* adjoint, boundary gradient method: the forward field u^n, u^{n+1}
+                                   run backwards; when set the adjoint step also writes u^{n-1} over
+                                   fuprev in the core and images with L u^n there (lap unused) */
   void  *backend;               /* the backend's own state (streams, events) */
 } Fields;
 
@@ -148,9 +151,6 @@ void FieldsDescribe(const FieldsBlock *b, Fields *f);
 /* Bytes of the arrays a backend allocates for f (FieldsAllocArrays): all of
    them, and the CPML memory slabs' share. */
 void FieldsBytes(const Fields *f, double *all, double *layers);
-/* The owned cells outside every layer (the core), as a box (empty when the
-   rank owns none). */
-void FieldsCoreBox(const Fields *f, Box *b);
 /* The layer cells the core's stencil reads: on each face of the core that
    meets a layer, the `radius` layer cells beyond it over the core's extent
    on the other axes; the owned part of each, up to 2 boxes per axis, none

@@ -15,7 +15,7 @@
 
 #define NMETHODS 2 /* GRADIENT_FULL, GRADIENT_BOUNDARY: method k + 1 */
 
-static const char *const keeps[NMETHODS] = {"the Laplacian term of every step and cell", "the layer band of every step, 3 fields"};
+static const char *const keeps[NMETHODS] = {"the Laplacian term of every step and cell", "the layer band of every step, 2 fields"};
 
 /* What a method needs on a rank (bytes): backend fields, the stored steps,
    and a staged store's two device buffers. */

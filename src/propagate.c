@@ -129,13 +129,18 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
 }
 
 /* Starts the exchange of u and of the CPML memory: psi, and for the adjoint
-   also zeta (which then holds E, see stencil.h). */
+   also zeta (which then holds E, see stencil.h) and, under the boundary
+   gradient method, the forward field run backwards. */
 static PetscErrorCode ExchangeBegin(Propagator *p, PetscBool adjoint)
 {
-  const HaloField u = {p->f.u, HALO_ALL_FACES};
+  /* the boundary method's forward field travels with the adjoint's */
+  const HaloField u[2] = {
+    {p->f.u,  HALO_ALL_FACES},
+    {p->f.fu, HALO_ALL_FACES}
+  };
 
   PetscFunctionBeginUser;
-  PetscCall(HaloExchangeBegin(p->halo, 1, &u));
+  PetscCall(HaloExchangeBegin(p->halo, adjoint && p->f.fu ? 2 : 1, u));
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt s = 0; s < 2; s++)
       if (p->slab_halo[a][s]) {

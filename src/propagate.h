@@ -29,12 +29,10 @@ typedef struct {
 typedef enum { GRADIENT_AUTO, GRADIENT_FULL, GRADIENT_BOUNDARY } GradientMethod;
 extern const char *const GradientMethods[];
 
-/* The boundary method's forward field, run backwards: its own u, uprev and
-   the Laplacian term it leaves for the adjoint (lap, zero in the layers);
+/* The boundary method's forward field, run backwards: its own u and uprev;
    the model and everything else the propagator's. */
 typedef struct {
   Fields   f;
-  Box      core;
   PetscInt nband;
   Box      band[6];
 } Reconstruction;
@@ -42,7 +40,7 @@ typedef struct {
 /* The store a method needs: n floats per step for nsteps steps. */
 void GradientStoreShape(const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps);
 /* Backend bytes the method needs besides its store (the boundary method's
-   three fields). */
+   two fields). */
 double GradientFieldBytes(const Fields *f, GradientMethod m);
 
 typedef struct {

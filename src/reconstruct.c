@@ -23,7 +23,7 @@ void GradientStoreShape(const Fields *f, GradientMethod m, PetscInt steps, size_
   }
 }
 
-double GradientFieldBytes(const Fields *f, GradientMethod m) { return m == GRADIENT_BOUNDARY ? 3.0 * f->ncells * sizeof(float) : 0; }
+double GradientFieldBytes(const Fields *f, GradientMethod m) { return m == GRADIENT_BOUNDARY ? 2.0 * f->ncells * sizeof(float) : 0; }
 
 PetscErrorCode ReconstructionDestroy(Propagator *p)
 {
@@ -33,7 +33,6 @@ PetscErrorCode ReconstructionDestroy(Propagator *p)
   if (!p->ops) PetscFunctionReturn(0);
   PetscCall(p->ops->mem_free((void **)&r->u));
   PetscCall(p->ops->mem_free((void **)&r->uprev));
-  PetscCall(p->ops->mem_free((void **)&r->lap));
   PetscFunctionReturn(0);
 }
 
@@ -47,12 +46,10 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m)
   PetscCall(ReconstructionDestroy(p));
   p->method = m;
   if (m != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
-  rec->f       = p->f;
-  rec->f.grad  = NULL;
+  rec->f      = p->f;
+  rec->f.grad = rec->f.lap = NULL;
   MemoryCall(p->ops->mem_alloc((void **)&rec->f.u, bytes), "the reconstructed forward field", bytes);
   MemoryCall(p->ops->mem_alloc((void **)&rec->f.uprev, bytes), "the reconstructed forward field", bytes);
-  MemoryCall(p->ops->mem_alloc((void **)&rec->f.lap, bytes), "the reconstructed Laplacian", bytes);
-  FieldsCoreBox(&p->f, &rec->core);
   (void)FieldsBandBoxes(&p->f, rec->band, &rec->nband);
   PetscFunctionReturn(0);
 }
@@ -81,22 +78,23 @@ void ReconstructionStart(Propagator *p)
   p->f.uprev     = uprev;
 }
 
-PetscErrorCode ReconstructionStep(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsrc)
+void ReconstructionBegin(Propagator *p)
+{
+  p->f.fu     = p->rec.f.u;
+  p->f.fuprev = p->rec.f.uprev;
+}
+
+PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsrc)
 {
   const KernelOps *ops = p->ops;
   Reconstruction  *rec = &p->rec;
   Fields          *r   = &rec->f;
-  const HaloField  u   = {r->u, HALO_ALL_FACES};
   float           *buf;
 
   PetscFunctionBeginUser;
   PetscCall(PhaseBegin(FWI_RECONSTRUCT));
-  PetscCall(ops->mirror_ghosts(r));
-  PetscCall(HaloExchangeBegin(p->halo, 1, &u));
-  PetscCall(HaloExchangeEnd(p->halo));
-  /* u^{n-1} = 2 u^n - u^{n+1} + v^2 dt^2 (L u^n + source): the forward step
-     read backwards, which leaves L u^n in lap for the adjoint */
-  PetscCall(ops->step(r, &rec->core));
+  p->f.fu = p->f.fuprev = NULL;
+  /* the forward step read backwards: its source term, surface and band */
   if (nsrc) PetscCall(ops->inject(r, 1, d->src_cell, d->wav + n));
   PetscCall(ops->zero_surface(r));
   if (n >= 1) {

@@ -22,8 +22,8 @@ static inline PetscInt TileCount(PetscInt rows)
    axis a).  Profiles vary along the row for axis 0 and are constant along it
    for axes 1 and 2. */
 typedef struct {
-  const float *u, *v, *pa0, *pb0;
-  float       *up, *psi[3], *zeta[3], *lap, *grad;
+  const float *u, *v, *pa0, *pb0, *fu;
+  float       *up, *psi[3], *zeta[3], *lap, *grad, *fup;
   float        pa[3], pb[3];
 } Row;
 
@@ -45,6 +45,8 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
   w->v   = f->vdt2 + cell;
   w->lap  = f->lap ? f->lap + cell : NULL;
   w->grad = f->grad ? f->grad + cell : NULL;
+  w->fu   = f->fu ? f->fu + cell : NULL;
+  w->fup  = f->fu ? f->fuprev + cell : NULL;
   w->pa0 = f->pml_a[0] + p[0];
   w->pb0 = f->pml_b[0] + p[0];
   for (PetscInt a = 0; a < 3; a++) {
@@ -102,17 +104,31 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
     } \
   } \
   /* adjoint leapfrog without CPML (the layers are corrected afterwards) and \
-     the gradient term of this step */ \
-  static void SegmentAdjoint_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
+     the gradient term of this step: IMAGE 0 none, 1 with the stored lap, 2 \
+     with the forward field's Laplacian as it steps back (boundary method) */ \
+  static inline __attribute__((always_inline)) void SegmentAdjointI_##DIM##d_r##R(const Fields *f, const Row *w, const int image, PetscInt len) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
     _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) \
     { \
       float lap = fwi_d2(w->u + j, 1, f->c2[0], R) + fwi_d2(w->u + j, s1, f->c2[1], R); \
       if (DIM == 3) lap += fwi_d2(w->u + j, s2, f->c2[2], R); \
-      w->grad[j] += w->u[j] * w->lap[j]; \
+      if (image == 1) w->grad[j] += w->u[j] * w->lap[j]; \
+      if (image == 2) { \
+        float lapf = fwi_d2(w->fu + j, 1, f->c2[0], R) + fwi_d2(w->fu + j, s1, f->c2[1], R); \
+        if (DIM == 3) lapf += fwi_d2(w->fu + j, s2, f->c2[2], R); \
+        w->fup[j] = fwi_leapfrog(w->fu[j], w->fup[j], w->v[j], lapf); \
+        w->grad[j] += w->u[j] * lapf; \
+      } \
       w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
     } \
+  } \
+  /* L: 0 no imaging (layer cells under the boundary method), else as IMAGE */ \
+  static void SegmentAdjoint_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
+  { \
+    if (L == 2) SegmentAdjointI_##DIM##d_r##R(f, w, 2, len); \
+    else if (L == 1) SegmentAdjointI_##DIM##d_r##R(f, w, 1, len); \
+    else SegmentAdjointI_##DIM##d_r##R(f, w, 0, len); \
   } \
   /* psi <- b psi + a du/dx on the axes in L, after every read of the old psi */ \
   static void SegmentMemory_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
@@ -131,7 +147,8 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
     } \
   } \
   /* A box, row by row; each row in up to three segments: z layer, z core, z \
-     layer (one segment for the adjoint, which has no CPML terms). */ \
+     layer (the adjoint, which has no CPML terms: one segment, or three under \
+     the boundary method, which images in the core only). */ \
   static void Step_##DIM##d_r##R(Fields *f, const Box *b, Pass pass) \
   { \
     const unsigned L  = b->layer_axes & ~1u; /* axis 0 is split along each row */ \
@@ -146,9 +163,25 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
-          if (pass == PASS_ADJOINT) { \
+          if (pass == PASS_ADJOINT && !f->fu) { \
             RowSetUp(f, i1, i2, b->lo[0], 0, 0, &w); \
-            segment(f, &w, 0, b->hi[0] - b->lo[0]); \
+            segment(f, &w, 1, b->hi[0] - b->lo[0]); \
+            continue; \
+          } \
+          if (pass == PASS_ADJOINT) { /* boundary method: imaging and the forward field in the core only */ \
+            const PetscInt k0 = L ? b->hi[0] : c0; \
+            if (k0 > b->lo[0]) { \
+              RowSetUp(f, i1, i2, b->lo[0], 0, 0, &w); \
+              segment(f, &w, 0, k0 - b->lo[0]); \
+            } \
+            if (!L && c1 > c0) { \
+              RowSetUp(f, i1, i2, c0, 0, 0, &w); \
+              segment(f, &w, 2, c1 - c0); \
+            } \
+            if (!L && b->hi[0] > c1) { \
+              RowSetUp(f, i1, i2, c1, 0, 0, &w); \
+              segment(f, &w, 0, b->hi[0] - c1); \
+            } \
             continue; \
           } \
           if (c0 > b->lo[0]) { \

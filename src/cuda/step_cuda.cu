@@ -92,15 +92,29 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) MemoryKernel(const Fields f,
   });
 }
 
+/* Boundary gradient method, a core cell: the forward field one step back
+   (fuprev <- u^{n-1}) and the gradient term with its Laplacian; adj: the
+   adjoint field at the cell. */
+template <int R, int DIM>
+__device__ static inline void BackwardAndImage(const Fields &f, ptrdiff_t c, float adj)
+{
+  float lap = fwi_d2(f.fu + c, 1, f.c2[0], R) + fwi_d2(f.fu + c, f.stride[1], f.c2[1], R);
+  if (DIM == 3) lap += fwi_d2(f.fu + c, f.stride[2], f.c2[2], R);
+  f.fuprev[c] = fwi_leapfrog(f.fu[c], f.fuprev[c], f.vdt2[c], lap);
+  f.grad[c] += adj * lap;
+}
+
 /* Adjoint leapfrog without CPML (the layers are corrected afterwards) and
-   the gradient term; 2D (3D: ColumnKernel). */
+   the gradient term, from the stored lap or (boundary method) the forward
+   field run backwards in the core; 2D (3D: ColumnKernel). */
 template <int R, int DIM>
 __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) AdjointKernel(const Fields f, const Box b)
 {
   FOR_THREAD_CELLS(f, b, DIM, {
     float lap = fwi_d2(f.u + c, 1, f.c2[0], R) + fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
     if (DIM == 3) lap += fwi_d2(f.u + c, f.stride[2], f.c2[2], R);
-    f.grad[c] += f.u[c] * f.lap[c];
+    if (!f.fu) f.grad[c] += f.u[c] * f.lap[c];
+    else if (InCore(f, DIM, i)) BackwardAndImage<R, DIM>(f, c, f.u[c]);
     f.uprev[c] = fwi_leapfrog(f.u[c], f.uprev[c], f.vdt2[c], lap);
   });
 }
@@ -127,7 +141,11 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) ColumnKernel(const Fields f,
     float lap = fwi_d2(f.u + c, 1, f.c2[0], R) + fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
     lap += fwi_d2(q + R, 1, f.c2[2], R);
     if (STORE) f.lap[c] = lap;
-    if (ADJOINT) f.grad[c] += q[R] * f.lap[c];
+    if (ADJOINT && !f.fu) f.grad[c] += q[R] * f.lap[c];
+    if (ADJOINT && f.fu) {
+      const PetscInt i[3] = {i0, i1, i2};
+      if (InCore(f, 3, i)) BackwardAndImage<R, 3>(f, c, q[R]);
+    }
     f.uprev[c] = fwi_leapfrog(q[R], f.uprev[c], f.vdt2[c], lap);
   }
 }

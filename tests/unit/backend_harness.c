@@ -23,6 +23,8 @@ void ListArrays(const Fields *f, ArrayList *l)
   ArrayAdd(l, "vdt2", ARRAY_FIELD, 0, 0, f->ncells);
   ArrayAdd(l, "lap", ARRAY_FIELD, 0, 0, f->ncells);
   ArrayAdd(l, "grad", ARRAY_FIELD, 0, 0, f->ncells);
+  ArrayAdd(l, "fu", ARRAY_FIELD, 0, 0, f->ncells);
+  ArrayAdd(l, "fuprev", ARRAY_FIELD, 0, 0, f->ncells);
   for (PetscInt a = 0; a < f->dim; a++) {
     PetscSNPrintf(name, sizeof name, "pml_a[%d]", (int)a);
     ArrayAdd(l, name, ARRAY_PROFILE, a, 0, (size_t)f->padded[a]);
@@ -54,6 +56,8 @@ static float **ArrayMember(Block *b, const ArrayList *l, PetscInt k)
   if (!strcmp(name, "u")) return &f->u;
   if (!strcmp(name, "uprev")) return &f->uprev;
   if (!strcmp(name, "vdt2")) return &f->vdt2;
+  if (!strcmp(name, "fu")) return &b->fu;
+  if (!strcmp(name, "fuprev")) return &b->fuprev;
   return !strcmp(name, "lap") ? &b->lap : &b->grad;
 }
 
@@ -178,6 +182,8 @@ PetscErrorCode BlockCreate(const KernelOps *ops, const Fields *geometry, const p
   PetscCall(ops->alloc(&b->f));
   PetscCall(ops->mem_alloc((void **)&b->lap, sizeof(float) * b->f.ncells));
   PetscCall(ops->mem_alloc((void **)&b->grad, sizeof(float) * b->f.ncells));
+  PetscCall(ops->mem_alloc((void **)&b->fu, sizeof(float) * b->f.ncells));
+  PetscCall(ops->mem_alloc((void **)&b->fuprev, sizeof(float) * b->f.ncells));
   PetscCall(ops->mem_alloc((void **)&b->cell, sizeof(ptrdiff_t) * NCELLS));
   PetscCall(ops->mem_alloc((void **)&b->amp, sizeof(float) * NCELLS));
   PetscCall(ops->mem_alloc((void **)&b->out, sizeof(float) * NCELLS));
@@ -190,10 +196,12 @@ PetscErrorCode BlockDestroy(Block *b)
 {
   PetscFunctionBeginUser;
   if (!b->ops) PetscFunctionReturn(0);
-  b->f.lap = b->f.grad = NULL;
+  b->f.lap = b->f.grad = b->f.fu = b->f.fuprev = NULL;
   PetscCall(b->ops->free(&b->f));
   PetscCall(b->ops->mem_free((void **)&b->lap));
   PetscCall(b->ops->mem_free((void **)&b->grad));
+  PetscCall(b->ops->mem_free((void **)&b->fu));
+  PetscCall(b->ops->mem_free((void **)&b->fuprev));
   PetscCall(b->ops->mem_free((void **)&b->cell));
   PetscCall(b->ops->mem_free((void **)&b->amp));
   PetscCall(b->ops->mem_free((void **)&b->out));

@@ -7,14 +7,14 @@
 #include <string.h>
 #include "kernels.h"
 
-#define MAXARRAYS 32 /* u, uprev, vdt2, lap, grad, 2 x 3 profiles, 2 x 6 slab arrays */
+#define MAXARRAYS 32 /* u, uprev, vdt2, lap, grad, fu, fuprev, 2 x 3 profiles, 2 x 6 slab arrays, a list */
 #define NCELLS    40 /* inject/record cells */
 
 /* One backend's Fields and the backend memory the operations take besides. */
 typedef struct {
   const KernelOps *ops;
   Fields           f;
-  float           *lap, *grad; /* f.lap and f.grad point here while an operation uses them */
+  float           *lap, *grad, *fu, *fuprev; /* f's members of those names point here while an operation uses them */
   ptrdiff_t       *cell;       /* NCELLS distinct cells for inject and record */
   float           *amp, *out;
 } Block;

@@ -14,7 +14,8 @@
 
    The operations: step over the whole block as one box, over a sub-box
    and over the interior plus the shell slabs, with and without storing lap;
-   advance_memory; adjoint_step (lap and grad set); adjoint_layers_begin and
+   advance_memory; adjoint_step (lap and grad set, or grad and the forward
+   field run backwards: fu, fuprev); adjoint_layers_begin and
    _end; mirror_ghosts; zero_surface; inject and record (distinct cells,
    cells and amplitudes in backend memory; record also against u itself);
    zero_state; pack_boxes of the boundary gradient method's layer band
@@ -237,6 +238,14 @@ static PetscErrorCode AdjointSplit(Block *b, const Regions *g)
   b->f.grad = b->grad;
   return ApplySplit(b, g, BOX_ADJOINT);
 }
+/* With the forward field run backwards (the boundary gradient method). */
+static PetscErrorCode AdjointBackwardSplit(Block *b, const Regions *g)
+{
+  b->f.grad   = b->grad;
+  b->f.fu     = b->fu;
+  b->f.fuprev = b->fuprev;
+  return ApplySplit(b, g, BOX_ADJOINT);
+}
 static PetscErrorCode LayersBegin(Block *b, const Regions *g) { return b->ops->adjoint_layers_begin(&b->f); }
 static PetscErrorCode LayersEnd(Block *b, const Regions *g) { return b->ops->adjoint_layers_end(&b->f); }
 
@@ -291,6 +300,7 @@ static const struct {
   {"forward step with the lanes (interior on the side)",  StepLanes     },
   {"adjoint_step, whole block",                           AdjointWhole  },
   {"adjoint_step, interior + shell",                      AdjointSplit  },
+  {"adjoint_step with the forward field run backwards",   AdjointBackwardSplit},
   {"adjoint_layers_begin",                                LayersBegin   },
   {"adjoint_layers_end",                                  LayersEnd     },
   {"adjoint step with the lanes (interior on the side)",  AdjointLanes  },
@@ -326,7 +336,7 @@ static PetscErrorCode RunOperation(Pair *p, PetscInt k)
   for (PetscInt s = 0; s < 2; s++) {
     PetscCall(Upload(b[s], &p->l, &p->init));
     PetscCall(operations[k].run(b[s], &p->g));
-    b[s]->f.lap = b[s]->f.grad = NULL;
+    b[s]->f.lap = b[s]->f.grad = b[s]->f.fu = b[s]->f.fuprev = NULL;
     PetscCall(Download(b[s], &p->l, &p->out[s]));
   }
   for (PetscInt j = 0; j < p->l.n; j++) PetscCall(CompareArray(what, &p->gpu.f, &p->l, j, p->out[0].x[j], p->out[1].x[j]));
@@ -436,7 +446,7 @@ static PetscErrorCode CheckCopyLane(Pair *p)
     b[s]->f.lap  = b[s]->lap;
     b[s]->f.grad = b[s]->grad;
     PetscCall(ApplyBox(b[s], &p->g.whole, BOX_ADJOINT));
-    b[s]->f.lap = b[s]->f.grad = NULL;
+    b[s]->f.lap = b[s]->f.grad = b[s]->f.fu = b[s]->f.fuprev = NULL;
     PetscCall(Download(b[s], &p->l, &p->out[s]));
   }
   for (PetscInt j = 0; j < p->l.n; j++) PetscCall(CompareArray(what, &p->gpu.f, &p->l, j, p->out[0].x[j], p->out[1].x[j]));
