@@ -78,10 +78,8 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
      uprev) to that of u^n, and adds the gradient term of forward step n */
   for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
     PetscCall(PhaseBegin(FWI_STEP));
-    if (p->method == GRADIENT_BOUNDARY) {
-      PetscCall(ops->mirror_ghosts(&p->rec.f));
-      ReconstructionBegin(p);
-    } else PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
+    if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p));
+    else PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
     PetscCall(PhaseBegin(FWI_INJREC));
     if (shot->nsrc) PetscCall(ops->record(f, 1, d.src_cell, d.src + n));
     PetscCall(PhaseEnd(FWI_INJREC));
@@ -97,8 +95,8 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     PetscCall(ops->zero_surface(f));
     PetscCall(PhaseEnd(FWI_INJREC));
     if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionEnd(p, &d, store, n, shot->nsrc));
+    else PetscCall(WavefieldStoreReadEnd(store, n));
     FieldsSwap(f);
-    if (p->method != GRADIENT_BOUNDARY) PetscCall(WavefieldStoreReadEnd(store, n));
     f->lap = NULL;
     PetscCall(PhaseEnd(FWI_STEP));
 

@@ -81,13 +81,6 @@ void FieldsBytes(const Fields *f, double *all, double *layers)
     for (PetscInt s = 0; s < 2; s++) *layers += 2.0 * f->slab[a][s].ncells * sizeof(float);
 }
 
-static size_t BoxCells(const Box *b)
-{
-  size_t n = 1;
-  for (PetscInt a = 0; a < 3; a++) n *= (size_t)PetscMax(0, b->hi[a] - b->lo[a]);
-  return n;
-}
-
 size_t FieldsBandBoxes(const Fields *f, Box band[6], PetscInt *nband)
 {
   const PetscInt r     = f->radius;

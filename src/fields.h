@@ -33,6 +33,14 @@ typedef struct {
   float    *psi, *zeta;
 } LayerSlab;
 
+/* The number of cells of a box (0 when empty). */
+FWI_HD static inline size_t BoxCells(const Box *b)
+{
+  size_t n = 1;
+  for (int a = 0; a < 3; a++) n *= (size_t)(b->hi[a] > b->lo[a] ? b->hi[a] - b->lo[a] : 0);
+  return n;
+}
+
 /* Address of padded cell p[] in a slab of axis a. */
 FWI_HD static inline ptrdiff_t SlabIndex(const LayerSlab *s, PetscInt a, const PetscInt p[3])
 {

@@ -4,9 +4,6 @@
 #include "util.h"
 #include <stdio.h>
 
-/* Share of the available memory a run may plan to use: the rest is for the
-   system, MPI's buffers and what the estimate leaves out. */
-#define MEMORY_SHARE 0.9
 /* Vectors of the user's grid the optimiser keeps (TAO's solution, bounds,
    gradient and work vectors, and BLMVM's default 5 update pairs). */
 #define OPTIMISER_VECTORS 20
@@ -148,6 +145,13 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   PetscFunctionReturn(0);
 }
 
+/* Whether an item lives in device memory (device backends: the fields and
+   the part of the gradient's forward wavefield kept there). */
+static PetscBool ItemOnDevice(const KernelOps *ops, MemoryItem k)
+{
+  return ops->device_free_memory && (k == MEM_FIELDS || k == MEM_LAYERS || k == MEM_STORE_DEVICE) ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* "total (item a, item b, ...)" of the items on one side (host or device). */
 static void Summary(const double bytes[MEM_NITEMS], const PetscBool device[MEM_NITEMS], PetscBool on_device, double total, char *out, size_t len)
 {
@@ -180,11 +184,13 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
   PetscCall(Estimate(r, mine));
   if (r->ops->device_free_memory) {
     size_t avail;
-    device[MEM_FIELDS] = device[MEM_LAYERS] = device[MEM_STORE_DEVICE] = PETSC_TRUE;
     PetscCall(r->ops->device_free_memory(&avail));
     free_device = -(double)avail; /* the least over the world, by a max */
   }
-  for (int k = 0; k < MEM_NITEMS; k++) mine[MEM_NITEMS + (device[k] ? 1 : 0)] += mine[k];
+  for (int k = 0; k < MEM_NITEMS; k++) {
+    device[k] = ItemOnDevice(r->ops, (MemoryItem)k);
+    mine[MEM_NITEMS + (device[k] ? 1 : 0)] += mine[k];
+  }
   PetscCallMPI(MPI_Allreduce(mine, most, MEM_NITEMS + 2, MPI_DOUBLE, MPI_MAX, world));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &free_device, 1, MPI_DOUBLE, MPI_MAX, world));
   PetscCall(MemoryHostLimit(world, limit_mb, &limit[0], why, sizeof(why)));
@@ -261,6 +267,6 @@ PetscErrorCode MemoryRest(const Options *o, const Layout *l, const KernelOps *op
   PetscCall(Describe(o, l, ops, m, geo, g, t, NULL, &r));
   PetscCall(Estimate(&r, bytes));
   rest[0] = rest[1] = 0;
-  for (int k = 0; k < MEM_NITEMS; k++) rest[ops->device_free_memory && (k == MEM_FIELDS || k == MEM_LAYERS) ? 1 : 0] += bytes[k];
+  for (int k = 0; k < MEM_NITEMS; k++) rest[ItemOnDevice(ops, (MemoryItem)k) ? 1 : 0] += bytes[k];
   PetscFunctionReturn(0);
 }

@@ -12,6 +12,11 @@
 #include "options.h"
 #include "propagate.h"
 
+/* Share of the available memory (host, and free device memory) a run may
+   plan to use: the rest is for the system, MPI's buffers and what the
+   estimates leave out. */
+#define MEMORY_SHARE 0.9
+
 /* Bytes a rank may use in host memory: -memory_limit MB, else 90% of the
    node's available memory (MemAvailable) shared by the node's ranks; why
    says which.  Collective over world. */

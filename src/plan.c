@@ -3,8 +3,6 @@
 #include "store.h"
 #include "util.h"
 
-/* Share of the free device memory a run plans to use (as MemoryCheck). */
-#define DEVICE_SHARE 0.9
 /* Expected cost of a gradient in forward runs: the adjoint run per core
    cell and per layer cell (share of the extended grid's cells), and the
    reconstruction per core cell; fitted to scripts/bench-gradient on the CPU
@@ -22,6 +20,14 @@ static const char *const keeps[NMETHODS] = {"the Laplacian term of every step an
 typedef struct {
   double fields, steps, buffers;
 } Need;
+
+/* A rank's figures, reduced by a max over the world as doubles: each
+   method's need, the rest of the run (host, device), and the free device
+   memory's negative (so its max is the least). */
+typedef struct {
+  Need   need[NMETHODS];
+  double rest[2], free_device;
+} Figures;
 
 /* A device backend keeps the steps in device memory when the busiest rank's fit there. */
 static PetscBool OnDevice(const KernelOps *ops, WavefieldStorage where, const Need *busiest, double device_budget)
@@ -84,10 +90,9 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
                                   const TimeAxis *t, GradientPlan *plan)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
-  enum { REST_HOST = 3 * NMETHODS, REST_DEVICE, FREE_DEVICE, NFIGURES };
   Fields    f;
-  Need      need[NMETHODS];
-  double    mine[NFIGURES] = {0}, most[NFIGURES], rest[2], host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1;
+  Figures   mine = {0}, most;
+  double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1;
   PetscBool fits[NMETHODS], device[NMETHODS];
   PetscInt  chosen = -1;
   char      why[256], host_why[512], text[2][32];
@@ -98,29 +103,26 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     size_t   n;
     PetscInt nsteps;
     GradientStoreShape(&f, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps);
-    need[k].fields  = mine[3 * k] = GradientFieldBytes(&f, (GradientMethod)(k + 1));
-    need[k].steps   = mine[3 * k + 1] = WavefieldStoreBytes(n, nsteps);
-    need[k].buffers = mine[3 * k + 2] = 2.0 * n * sizeof(float);
+    mine.need[k].fields  = GradientFieldBytes(&f, (GradientMethod)(k + 1));
+    mine.need[k].steps   = WavefieldStoreBytes(n, nsteps);
+    mine.need[k].buffers = 2.0 * n * sizeof(float);
   }
-  /* the busiest rank's figures, and the least free device memory (by a max of its negative) */
-  PetscCall(MemoryRest(o, l, ops, m, geo, g, t, rest));
-  mine[REST_HOST]   = rest[0];
-  mine[REST_DEVICE] = rest[1];
+  PetscCall(MemoryRest(o, l, ops, m, geo, g, t, mine.rest));
   if (ops->device_free_memory) {
     size_t avail;
     PetscCall(ops->device_free_memory(&avail));
-    mine[FREE_DEVICE] = -(double)avail;
+    mine.free_device = -(double)avail;
   }
-  PetscCallMPI(MPI_Allreduce(mine, most, NFIGURES, MPI_DOUBLE, MPI_MAX, l->world));
+  PetscCallMPI(MPI_Allreduce(&mine, &most, (PetscMPIInt)(sizeof(Figures) / sizeof(double)), MPI_DOUBLE, MPI_MAX, l->world));
   PetscCall(MemoryHostLimit(l->world, o->memory_limit, &host_limit, why, sizeof(why)));
-  host_budget = host_limit - most[REST_HOST];
+  host_budget = host_limit - most.rest[0];
   FormatBytes(host_limit, text[0], sizeof(text[0]));
   PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "what the host limit of %s, %s, leaves after the rest of the run", text[0], why));
   if (o->wavefield_memory > 0 && o->wavefield_memory * 1048576.0 < host_budget) {
     host_budget = o->wavefield_memory * 1048576.0;
     PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "-wavefield_memory"));
   }
-  if (ops->device_free_memory) device_budget = -DEVICE_SHARE * most[FREE_DEVICE] - most[REST_DEVICE];
+  if (ops->device_free_memory) device_budget = -MEMORY_SHARE * most.free_device - most.rest[1];
 
   for (PetscInt a = 0; a < 3; a++) {
     cells *= (double)g->N[a];
@@ -128,9 +130,8 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
   }
   PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-9s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
   for (PetscInt k = 0; k < NMETHODS; k++) {
-    const Need n = {most[3 * k], most[3 * k + 1], most[3 * k + 2]};
-    device[k]    = OnDevice(ops, where, &n, device_budget);
-    Place(ops, device[k], &n, busiest[k]);
+    device[k] = OnDevice(ops, where, &most.need[k], device_budget);
+    Place(ops, device[k], &most.need[k], busiest[k]);
     fits[k]      = busiest[k][0] <= host_budget && (!ops->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
                      ? PETSC_TRUE
                      : PETSC_FALSE;
@@ -143,7 +144,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, ops, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
   plan->method = (GradientMethod)(chosen + 1);
   GradientStoreShape(&f, plan->method, t->nsteps, &plan->n, &plan->nsteps);
-  Place(ops, device[chosen], &need[chosen], plan->bytes);
+  Place(ops, device[chosen], &mine.need[chosen], plan->bytes);
   PetscCall(PetscPrintf(l->world, "gradient method: %s (%s)\n", GradientMethods[plan->method], o->gradient_method == GRADIENT_AUTO ? "the fastest that fits" : "-gradient_method"));
   PetscFunctionReturn(0);
 }

@@ -31,12 +31,13 @@ PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, P
 /* The boundary method (reconstruct.c).  Save: the band of u^n into the
    store at forward step n (n < nsteps - 1).  Start: after the forward run,
    its last two levels become the reconstruction's.  At reverse step n,
-   Begin hands the adjoint step (which exchanges its halos too) the forward
-   field, u^n and u^{n+1}: over the core that step writes u^{n-1} =
+   Begin mirrors the forward field's ghosts across free surfaces and hands
+   the adjoint step (which exchanges its halos too) that field, u^n and
+   u^{n+1}: over the core that step writes u^{n-1} =
    2 u^n - u^{n+1} + v^2 dt^2 L u^n and images with L u^n; End adds the
    source term, zeroes the free surface and puts the band of u^{n-1} back. */
 PetscErrorCode ReconstructionSave(Propagator *p, WavefieldStore store, PetscInt n, PetscInt nsteps);
 void           ReconstructionStart(Propagator *p);
-void           ReconstructionBegin(Propagator *p);
+PetscErrorCode ReconstructionBegin(Propagator *p);
 PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsrc);
 PetscErrorCode ReconstructionDestroy(Propagator *p);

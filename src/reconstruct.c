@@ -78,10 +78,13 @@ void ReconstructionStart(Propagator *p)
   p->f.uprev     = uprev;
 }
 
-void ReconstructionBegin(Propagator *p)
+PetscErrorCode ReconstructionBegin(Propagator *p)
 {
+  PetscFunctionBeginUser;
+  PetscCall(p->ops->mirror_ghosts(&p->rec.f));
   p->f.fu     = p->rec.f.u;
   p->f.fuprev = p->rec.f.uprev;
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsrc)

@@ -4,12 +4,11 @@
    step is written into one while the previous step's copy to the host runs,
    and read back from one while the next (earlier) step is fetched. */
 #include "store.h"
+#include "memory.h"
 #include "util.h"
 
 const char *const WavefieldStorages[] = {"auto", "device", "host", "WavefieldStorage", "STORAGE_", NULL};
 
-/* Device memory left free for the fields' own work (halo buffers, traces). */
-#define DEVICE_MARGIN 0.9
 
 struct _p_WavefieldStore {
   const KernelOps *ops;
@@ -39,7 +38,7 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double b
   }
   PetscCall(ops->device_free_memory(&avail));
   mine[0] = bytes;
-  mine[1] = -DEVICE_MARGIN * (double)avail;
+  mine[1] = -MEMORY_SHARE * (double)avail;
   PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, comm));
   *device_usable = -most[1];
   fits           = most[0] <= *device_usable ? PETSC_TRUE : PETSC_FALSE;
@@ -47,7 +46,7 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double b
   PetscCheck(where != STORAGE_DEVICE || fits, comm, PETSC_ERR_ARG_INCOMP,
              "-wavefield_storage device: the forward wavefield needs %.1f MB on the busiest rank but a rank can use only %.1f MB of device memory (%.0f%% of what is free); "
              "use -wavefield_storage auto or host, or more ranks per shot group",
-             most[0] / 1048576.0, *device_usable / 1048576.0, 100 * DEVICE_MARGIN);
+             most[0] / 1048576.0, *device_usable / 1048576.0, 100 * MEMORY_SHARE);
   PetscFunctionReturn(0);
 }
 

@@ -174,8 +174,8 @@ PetscErrorCode CudaAllFinite(Fields *f, PetscBool *finite)
 /* One box's cells to or from its part of the packed buffer, a thread per cell. */
 __global__ void PackKernel(const Fields f, float *field, const Box b, float *buf, bool unpack)
 {
-  const PetscInt e0 = b.hi[0] - b.lo[0], e1 = b.hi[1] - b.lo[1], e2 = b.hi[2] - b.lo[2];
-  const size_t   n  = (size_t)e0 * e1 * e2;
+  const PetscInt e0 = b.hi[0] - b.lo[0], e1 = b.hi[1] - b.lo[1];
+  const size_t   n  = BoxCells(&b);
   for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += (size_t)gridDim.x * blockDim.x) {
     const PetscInt  i[3] = {b.lo[0] + (PetscInt)(k % e0), b.lo[1] + (PetscInt)(k / e0 % e1), b.lo[2] + (PetscInt)(k / e0 / e1)};
     const ptrdiff_t c    = FieldsIndex(&f, i);
@@ -189,7 +189,7 @@ PetscErrorCode CudaPackBoxes(Fields *f, float *field, PetscInt nbox, const Box b
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < nbox; k++) {
     const Box   &b = box[k];
-    const size_t n = (size_t)(b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]) * (b.hi[2] - b.lo[2]);
+    const size_t n = BoxCells(&b);
     if (!n) continue;
     CudaLaunch(PackKernel, dim3((unsigned)PetscMin((n + 255) / 256, 4096)), dim3(256), CudaLane(f), *f, field, b, buf, unpack ? true : false);
     CUDA_LAUNCHED();
