@@ -4,41 +4,29 @@
 
 PetscErrorCode PropagatorGradientReset(Propagator *p)
 {
+  const Fields *f = &p->f;
+
   PetscFunctionBeginUser;
-  if (p->f.grad) PetscCall(p->ops->mem_free((void **)&p->f.grad));
-  PetscCall(p->ops->mem_alloc((void **)&p->f.grad, p->f.ncells * sizeof(float)));
-  p->nsrc_terms = 0;
+  PetscCall(PetscFree(p->gsum));
+  PetscCall(PetscCalloc1((size_t)f->n[0] * f->n[1] * f->n[2], &p->gsum));
   PetscFunctionReturn(0);
 }
 
-/* Keeps a source's gradient term: its cell from the padded index, and the sum. */
-static PetscErrorCode KeepSourceTerm(Propagator *p, ptrdiff_t cell, double sum)
+/* The owned index (z fastest) of padded cell `cell`. */
+static PetscInt OwnedIndex(const Fields *f, ptrdiff_t cell)
 {
-  const Fields *f = &p->f;
-  PetscInt      i[3];
+  PetscInt i[3];
 
-  PetscFunctionBeginUser;
-  if (p->nsrc_terms == p->max_src_terms) {
-    PetscInt  *owned;
-    double    *sums;
-    PetscInt   n = 2 * p->max_src_terms + 8;
-    PetscCall(PetscMalloc2(n, &owned, n, &sums));
-    PetscCall(PetscArraycpy(owned, p->src_owned, p->nsrc_terms));
-    PetscCall(PetscArraycpy(sums, p->src_sums, p->nsrc_terms));
-    PetscCall(PetscFree2(p->src_owned, p->src_sums));
-    p->src_owned     = owned;
-    p->src_sums      = sums;
-    p->max_src_terms = n;
-  }
   for (PetscInt a = 2; a >= 0; a--) i[a] = (PetscInt)((cell / f->stride[a]) % f->padded[a]) - (a < f->dim ? f->radius : 0);
-  p->src_owned[p->nsrc_terms] = i[0] + f->n[0] * (i[1] + f->n[1] * i[2]);
-  p->src_sums[p->nsrc_terms++] = sum;
-  PetscFunctionReturn(0);
+  return i[0] + f->n[0] * (i[1] + f->n[1] * i[2]);
 }
 
-PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
+/* Adds the shot's image f.grad, and its source's term at src_cell (padded
+   index; src_cell < 0: none), to the sum over shots. */
+static PetscErrorCode ImageAdd(Propagator *p, ptrdiff_t src_cell, double src_sum)
 {
-  const Fields *f = &p->f;
+  const Fields *f   = &p->f;
+  int           bad = 0;
   float        *padded;
 
   PetscFunctionBeginUser;
@@ -48,11 +36,36 @@ PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
     for (PetscInt j = 0; j < f->n[1]; j++)
       for (PetscInt i = 0; i < f->n[0]; i++) {
         const PetscInt idx[3] = {i, j, k};
-        grad[i + f->n[0] * (j + f->n[1] * k)] = padded[FieldsIndex(f, idx)];
+        bad |= ExactSumAdd(&p->gsum[i + f->n[0] * (j + f->n[1] * k)], padded[FieldsIndex(f, idx)]);
       }
   PetscCall(PetscFree(padded));
-  for (PetscInt k = 0; k < p->nsrc_terms; k++) grad[p->src_owned[k]] += p->src_sums[k];
-  for (PetscInt c = 0; c < f->n[0] * f->n[1] * f->n[2]; c++) grad[c] *= 2.0 / vp[c];
+  if (src_cell >= 0) bad |= ExactSumAdd(&p->gsum[OwnedIndex(f, src_cell)], src_sum);
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross)
+{
+  const Fields *f = &p->f;
+  const size_t  n = (size_t)f->n[0] * f->n[1] * f->n[2];
+  MPI_Datatype  type;
+  MPI_Op        op;
+  PetscMPIInt   rank;
+
+  PetscFunctionBeginUser;
+  PetscCall(ExactSumMPI(&type, &op));
+  PetscCallMPI(MPI_Comm_rank(cross, &rank));
+  PetscCheck(n <= PETSC_MPI_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%zu cells per rank: more than one MPI message can reduce", n);
+  PetscCallMPI(MPI_Reduce(rank ? p->gsum : MPI_IN_PLACE, p->gsum, (PetscMPIInt)n, type, op, 0, cross));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
+{
+  const Fields *f = &p->f;
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < f->n[0] * f->n[1] * f->n[2]; c++) grad[c] = ExactSumValue(&p->gsum[c]) * 2.0 / vp[c];
   PetscFunctionReturn(0);
 }
 
@@ -67,7 +80,10 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   PetscLogDouble   last[2] = {0, 0};
 
   PetscFunctionBeginUser;
-  PetscCheck(f->grad, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
+  PetscCheck(p->gsum, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
+  /* the shot's image starts from zero (a fresh, zeroed allocation) */
+  if (f->grad) PetscCall(ops->mem_free((void **)&f->grad));
+  PetscCall(ops->mem_alloc((void **)&f->grad, f->ncells * sizeof(float)));
   PetscCall(PetscMalloc2((size_t)t->nsteps * PetscMax(shot->nrec, 1), &host, t->nsteps, &at_src));
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
   for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nrec, residual, host + (size_t)n * shot->nrec);
@@ -77,7 +93,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   /* reverse step n takes the adjoint of u^{n+1} (in u) and of u^{n+2} (in
      uprev) to that of u^n, and adds the gradient term of forward step n */
   for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
-    PetscCall(PhaseBegin(FWI_STEP));
+    PetscCall(PhaseBegin(FWI_ADJOINT_STEP));
     if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p));
     else PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
     PetscCall(PhaseBegin(FWI_INJREC));
@@ -98,7 +114,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     else PetscCall(WavefieldStoreReadEnd(store, n));
     FieldsSwap(f);
     f->lap = NULL;
-    PetscCall(PhaseEnd(FWI_STEP));
+    PetscCall(PhaseEnd(FWI_ADJOINT_STEP));
 
     PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - n, last));
     PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - n));
@@ -107,8 +123,8 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     /* the source amplitude is scaled by v^2 dt^2 too; summed from the last step back */
     PetscCall(ops->mem_download(at_src, d.src, t->nsteps * sizeof(float)));
     for (PetscInt n = t->nsteps - 1; n >= 0; n--) src_sum += (double)at_src[n] * wavelet[n] * shot->src_scale;
-    PetscCall(KeepSourceTerm(p, shot->src_cell, src_sum));
   }
+  PetscCall(ImageAdd(p, shot->nsrc ? shot->src_cell : -1, src_sum));
   PetscCall(ShotPointsDestroy(p, &d));
   PetscCall(PetscFree2(host, at_src));
   PetscFunctionReturn(0);

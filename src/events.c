@@ -3,13 +3,14 @@
   #include <nvtx3/nvToolsExt.h>
 #endif
 
-PetscLogEvent FWI_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_RECONSTRUCT, FWI_IO;
+PetscLogEvent FWI_STEP, FWI_ADJOINT_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_RECONSTRUCT, FWI_IO;
 
 static const struct {
   PetscLogEvent *event;
   const char    *name;
 } Events[] = {
   {&FWI_STEP,     "fwiStep"    }, /* one whole time step */
+  {&FWI_ADJOINT_STEP, "fwiAdjStep"}, /* one whole adjoint step, imaging and reconstruction included */
   {&FWI_INTERIOR, "fwiInterior"}, /* cells that need no ghosts */
   {&FWI_SHELL,    "fwiShell"   }, /* boundary shell + CPML memory */
   {&FWI_HALO,     "fwiHaloExch"}, /* Begin and End (waiting) */

@@ -1,4 +1,5 @@
 #include "memory.h"
+#include "exactsum.h"
 #include "survey.h"
 #include "store.h"
 #include "util.h"
@@ -125,11 +126,12 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
     observed += 2 * nrec * nt * fl; /* as read, and low-passed for the band */
   }
   /* PETSc's DMDA maps (two indices a ghosted cell), the model as read, kept
-     and staged; the gradient's sums over the extended and user cells, and
-     the PetscSF folding the one onto the other (its graph and per-rank
+     and staged; the gradient's exact sum over shots and its value on the
+     extended cells, a shot's image downloaded, the value on the user cells,
+     and the PetscSF folding the one onto the other (its graph and per-rank
      index lists: five indices a leaf, measured) */
   bytes[MEM_GRID] = s.padded * (2 * sizeof(PetscInt) + fl) + 2 * fl * s.owned +
-                    (gradient ? s.owned * (fl + 2 * sizeof(double) + 5 * sizeof(PetscInt)) + s.user * (fl + sizeof(double)) : 0);
+                    (gradient ? s.owned * (sizeof(ExactSum) + fl + 2 * sizeof(double) + 5 * sizeof(PetscInt)) + fl * s.padded + s.user * (fl + sizeof(double)) : 0);
   bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? fl * s.padded : 0);
   bytes[MEM_LAYERS] = s.layers;
   /* this rank's receivers at the recording rate, with, while the shot runs,

@@ -171,24 +171,28 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
   PetscFunctionReturn(0);
 }
 
-/* The owned extended cells' dJ/dv, folded onto the user cells, summed over the groups into group 0. */
+/* The owned extended cells' dJ/dv summed over the groups (exactly, so
+   that it does not depend on how the shots were spread), then folded onto
+   the user cells: valid on group 0. */
 static PetscErrorCode GradientReduce(Objective *obj, double *grad)
 {
   const Grid *g = &obj->e.g;
-  double     *ext, *user;
+  double     *ext;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc2((size_t)g->size[0] * g->size[1] * g->size[2], &ext, obj->ms.nlocal + 1, &user));
+  PetscCall(PetscMalloc1((size_t)g->size[0] * g->size[1] * g->size[2], &ext));
+  PetscCall(PropagatorGradientReduce(&obj->e.p, obj->e.l.cross));
   PetscCall(PropagatorGradient(&obj->e.p, obj->e.vp_ext, ext));
-  PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext, user));
-  PetscCallMPI(MPI_Reduce(user, grad, (PetscMPIInt)obj->ms.nlocal, MPI_DOUBLE, MPI_SUM, 0, obj->e.l.cross));
-  PetscCall(PetscFree2(ext, user));
+  PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext, grad));
+  PetscCall(PetscFree(ext));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad)
 {
-  double    mine = 0;
+  ExactSum     misfit = {{0}}; /* summed exactly: J does not depend on how the shots were spread */
+  MPI_Datatype exact_type;
+  MPI_Op       exact_op;
   PetscReal range[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, all[2];
 
   PetscFunctionBeginUser;
@@ -208,7 +212,7 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
     PetscLogDouble t0, t1;
     PetscCall(PetscTime(&t0));
     PetscCall(Shot(obj, k, grad ? PETSC_TRUE : PETSC_FALSE, &Js));
-    mine += Js;
+    PetscCheck(!ExactSumAdd(&misfit, Js), PETSC_COMM_SELF, PETSC_ERR_FP, "Shot %" PetscInt_FMT ": misfit %g: expected a finite value below 2^128", obj->e.shot[k], Js);
     PetscCall(PetscTime(&t1));
     if (!obj->e.l.group_rank && obj->o->progress_interval > 0) {
       PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "  shot %" PetscInt_FMT " (group %d): misfit %.6e, %s %.3f s, %.4f G cell-updates/s\n", obj->e.shot[k], obj->e.l.group_id, Js,
@@ -216,7 +220,9 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
       fflush(stdout);
     }
   }
-  PetscCallMPI(MPI_Allreduce(&mine, J, 1, MPI_DOUBLE, MPI_SUM, obj->e.l.world));
+  PetscCall(ExactSumMPI(&exact_type, &exact_op));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &misfit, 1, exact_type, exact_op, obj->e.l.world));
+  *J = ExactSumValue(&misfit);
   if (grad) PetscCall(GradientReduce(obj, grad));
   PetscFunctionReturn(0);
 }

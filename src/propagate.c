@@ -124,7 +124,7 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
   PetscCall(PetscFree(p->box[0]));
   PetscCall(PetscFree(p->box[1]));
   PetscCall(DecimatorDestroy(&p->decimator));
-  PetscCall(PetscFree2(p->src_owned, p->src_sums));
+  PetscCall(PetscFree(p->gsum));
   PetscFunctionReturn(0);
 }
 

@@ -5,6 +5,7 @@
    and its exact adjoint, run backwards in time, for the gradient. */
 #pragma once
 #include <halofwi/halo.h>
+#include "exactsum.h"
 #include "grid.h"
 #include "kernels.h"
 #include "store.h"
@@ -53,9 +54,7 @@ typedef struct {
   Box             *box[2];
   PropagatorSettings settings;
   Decimator        decimator; /* receiver traces: internal step -> recording interval */
-  PetscInt         nsrc_terms, max_src_terms; /* the sources' own gradient terms since the last reset */
-  PetscInt        *src_owned;                 /* their cells, owned index (z fastest) */
-  double          *src_sums;
+  ExactSum        *gsum;      /* the shots' gradient terms since the last reset, owned cells (z fastest) */
   GradientMethod   method;  /* how PropagatorRun with a store and PropagatorAdjoint work */
   Reconstruction   rec;     /* boundary method */
 } Propagator;
@@ -81,14 +80,18 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
    GradientStoreShape gives. */
 PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
 
-/* Zeroes the gradient sum f.grad (allocated on first use). */
+/* Zeroes the gradient's sum over shots. */
 PetscErrorCode PropagatorGradientReset(Propagator *p);
 /* The adjoint of PropagatorRun for the same shot and store: residual[] as
-   traces[] above.  Adds to f.grad, cell by cell, the sum over steps of the
-   adjoint field times the stored term, and keeps the source's own term (its
-   injection is scaled by v^2 dt^2 too). */
+   traces[] above.  The shot's image (f.grad: cell by cell, the sum over
+   steps of the adjoint field times the stored term, in float) and its
+   source's own term (its injection is scaled by v^2 dt^2 too) are added to
+   the sum over shots exactly, so that the sum does not depend on the order
+   or the grouping of the shots. */
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
                                  const float *residual, WavefieldStore store);
+/* Adds every group's sum over shots into the sum of group 0 (cross's rank 0). */
+PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross);
 /* dJ/dv of the owned cells (z fastest) since the last reset: 2 / v times the
-   sum of f.grad and the sources' terms; vp as given to PropagatorSetModel. */
+   sum over shots; vp as given to PropagatorSetModel. */
 PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad);
