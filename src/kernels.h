@@ -9,7 +9,7 @@ extern "C" {
 
 /* The (radius, dimension) pairs every backend instantiates its kernels for:
    X(R, DIM) for each; FWI_KERNEL_RADII(X, D) lists the radii alone. */
-#define FWI_KERNEL_RADII(X, D) X(1, D) X(2, D) X(4, D)
+#define FWI_KERNEL_RADII(X, D) X(1, D) X(2, D) X(3, D) X(4, D) X(5, D) X(6, D) X(7, D) X(8, D)
 #define FWI_KERNEL_VARIANTS(X) FWI_KERNEL_RADII(X, 2) FWI_KERNEL_RADII(X, 3)
 
 /* What a backend does.  Work is queued in order on the main lane; between

@@ -139,7 +139,7 @@ static PetscErrorCode ReadDiscretisation(PetscOptionItems *PetscOptionsObject, O
   PetscInt width = DEFAULT_PML_WIDTH;
 
   PetscFunctionBeginUser;
-  PetscCall(OptionsIntRange(PetscOptionsObject, "-order", "Spatial finite-difference order: 2, 4 or 8", 2, 8, &o->order));
+  PetscCall(OptionsIntRange(PetscOptionsObject, "-order", "Spatial finite-difference order: even, 2 to 16", 2, FWI_MAX_ORDER, &o->order));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-pml_width", "CPML width (cells) on every side; 0 = free surface", 0, PETSC_MAX_INT, &width));
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt s = 0; s < 2; s++) {
@@ -301,8 +301,8 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
   /* -help runs nothing, so it needs no data */
   PetscCheck(help || o->mode == MODE_FORWARD || o->observed_dir[0], comm, PETSC_ERR_USER_INPUT,
              "-mode %s needs the observed data: -observed_dir DIR (shot_NNNN.rsf files)", RunModeNames[o->mode]);
-  PetscCheck(o->order == 2 || o->order == 4 || o->order == 8, comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-order %" PetscInt_FMT " is not supported: expected 2, 4 or 8", o->order);
+  PetscCheck(o->order % 2 == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-order %" PetscInt_FMT " is not supported: expected an even order from 2 to %d", o->order,
+             FWI_MAX_ORDER);
   PetscCheck(o->dt > 0 && PetscIsNormalReal(o->dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt %.6g: expected a positive interval in seconds", (double)o->dt);
   PetscCheck(o->f0 > 0 && PetscIsNormalReal(o->f0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-f0 %.6g: expected a positive frequency in Hz", (double)o->f0);
   PetscCheck(o->t0 >= 0 && !PetscIsInfOrNanReal(o->t0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-t0 %.6g: expected a delay of 0 s or more (the default is 1.5/f0 = %.6g s)",

@@ -1,5 +1,6 @@
 /* Set-up shared by every mode: survey, warnings, source wavelet, the summary. */
 #include "setup.h"
+#include "stencil.h"
 #include "geometry.h"
 #include "wavelet.h"
 
@@ -64,12 +65,12 @@ PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, G
 }
 
 /* Too few cells per wavelength makes the grid dispersive: the waves arrive
-   late and ring.  The floor per order is where the phase error over ten
-   wavelengths of travel reaches about a tenth of a period. */
+   late and ring.  The floor per order (2, 4, ..., 16) is where the phase
+   error over ten wavelengths of travel reaches about a tenth of a period. */
 PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const ModelInfo *m, PetscReal vmin)
 {
-  PetscReal dmax = 0, cells;
-  PetscReal floor_ = o->order == 2 ? 20 : o->order == 4 ? 10 : 6;
+  static const PetscReal floors[FWI_MAX_ORDER / 2] = {20, 10, 7, 6, 5, 5, 4, 4};
+  PetscReal              dmax = 0, cells, floor_ = floors[o->order / 2 - 1];
 
   PetscFunctionBeginUser;
   for (PetscInt a = 0; a < m->dim; a++) dmax = PetscMax(dmax, m->d[a]);

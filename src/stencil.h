@@ -14,28 +14,59 @@
   #define FWI_HD __attribute__((always_inline))
 #endif
 
-#define FWI_MAX_RADIUS 4 /* order 8 */
+#define FWI_MAX_ORDER  16
+#define FWI_MAX_RADIUS (FWI_MAX_ORDER / 2)
+
+/* Weights of the central difference of derivative `deriv` (1 or 2) and
+   even order `order` for unit spacing, by Fornberg's recursion (Math. Comp.
+   51, 1988) over the nodes 0, 1, -1, 2, -2, ...: w[k] for the node at +k,
+   k = 0 .. order/2 (the node at -k has w[k] for the second derivative and
+   -w[k] for the first).  Host only: the kernels take the weights scaled by
+   the spacing from Fields. */
+static inline void fwi_fd_weights(int order, int deriv, double w[FWI_MAX_RADIUS + 1])
+{
+  const int n = order + 1;
+  /* in long double, so that the weights round correctly to double */
+  long double x[FWI_MAX_ORDER + 1], c[FWI_MAX_ORDER + 1][3] = {{0}}, c1 = 1, c4 = 0;
+
+  for (int i = 0; i < n; i++) x[i] = (i % 2 ? 1 : -1) * (long double)((i + 1) / 2);
+  c[0][0] = 1;
+  for (int i = 1; i < n; i++) {
+    const int   mn = i < deriv ? i : deriv;
+    long double c2 = 1, c5 = c4;
+    c4 = x[i];
+    for (int j = 0; j < i; j++) {
+      const long double c3 = x[i] - x[j];
+      c2 *= c3;
+      if (j == i - 1) {
+        for (int k = mn; k >= 1; k--) c[i][k] = c1 * (k * c[i - 1][k - 1] - c5 * c[i - 1][k]) / c2;
+        c[i][0] = -c1 * c5 * c[i - 1][0] / c2;
+      }
+      for (int k = mn; k >= 1; k--) c[j][k] = (c4 * c[j][k] - k * c[j][k - 1]) / c3;
+      c[j][0] = c4 * c[j][0] / c3;
+    }
+    c1 = c2;
+  }
+  w[0] = (double)c[0][deriv];
+  for (int k = 1; k <= order / 2; k++) w[k] = (double)c[2 * k - 1][deriv]; /* node 2k - 1 is at +k */
+}
 
 /* Central second-derivative weights for unit spacing: c[0] at the cell,
    c[k] for the pair at distance k. */
-FWI_HD static inline double fwi_d2_weight(int order, int k)
+static inline double fwi_d2_weight(int order, int k)
 {
-  switch (order) {
-  case 2: { const double c[] = {-2.0, 1.0}; return c[k]; }
-  case 4: { const double c[] = {-5.0 / 2, 4.0 / 3, -1.0 / 12}; return c[k]; }
-  default: { const double c[] = {-205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315, -1.0 / 560}; return c[k]; }
-  }
+  double w[FWI_MAX_RADIUS + 1];
+  fwi_fd_weights(order, 2, w);
+  return w[k];
 }
 
 /* Central first-derivative weights for unit spacing: c[k] multiplies
-   u[+k] - u[-k]; c[0] is unused (zero). */
-FWI_HD static inline double fwi_d1_weight(int order, int k)
+   u[+k] - u[-k]; c[0] is zero. */
+static inline double fwi_d1_weight(int order, int k)
 {
-  switch (order) {
-  case 2: { const double c[] = {0.0, 1.0 / 2}; return c[k]; }
-  case 4: { const double c[] = {0.0, 2.0 / 3, -1.0 / 12}; return c[k]; }
-  default: { const double c[] = {0.0, 4.0 / 5, -1.0 / 5, 4.0 / 105, -1.0 / 280}; return c[k]; }
-  }
+  double w[FWI_MAX_RADIUS + 1];
+  fwi_fd_weights(order, 1, w);
+  return k ? w[k] : 0.0;
 }
 
 /* Largest magnitude of the 1D second-difference symbol (at the Nyquist

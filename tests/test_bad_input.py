@@ -10,7 +10,7 @@ a 1e-30 m/s velocity in a model file, and -vp 1e-30; a source and a receiver
 outside the model; a malformed geometry line (1 and 2 ranks) and 0x64 as a
 coordinate; a world size that is not a multiple of -shot_groups; process
 grids that do not fit the group or name an axis a 2D model lacks;
-subdomains thinner than the halo (also on a free surface); -order 6;
+subdomains thinner than the halo (also on a free surface); -order 7 and 18;
 -backend cuda with no GPU visible, a halo type that does not go with the
 backend, an unknown one; a missing -vp file; an output directory that cannot
 be created; existing output without -overwrite; a blow-up; a -wavelet
@@ -220,7 +220,8 @@ def main():
              [num(3), num(4)])
 
         # unsupported order
-        case("-order 6", 1, SMALL + ["-order", 6], scr.sub("o_order"), [has("order"), num(6)])
+        case("-order 7", 1, SMALL + ["-order", 7], scr.sub("o_order"), [has("order"), num(7), has("even")])
+        case("-order 18", 1, SMALL + ["-order", 18], scr.sub("o_order18"), [has("order"), num(18), num(16)])
 
         # options nothing reads: refused before any work (not even the output folder), with the
         # closest option named; on 2 ranks, so that no rank is left waiting

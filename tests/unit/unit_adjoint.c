@@ -180,7 +180,10 @@ int main(int argc, char **argv)
     {2, 8, {30, 22, 1}, 6, PETSC_TRUE },
     {2, 4, {30, 34, 1}, 6, PETSC_FALSE},
     {2, 2, {30, 34, 1}, 5, PETSC_FALSE},
+    {2, 16, {30, 34, 1}, 6, PETSC_FALSE},
+    {2, 6, {30, 22, 1}, 5, PETSC_TRUE },
     {3, 8, {18, 20, 16}, 4, PETSC_FALSE},
+    {3, 12, {18, 20, 16}, 4, PETSC_FALSE},
     {3, 2, {18, 20, 16}, 4, PETSC_FALSE},
   };
 

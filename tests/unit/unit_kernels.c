@@ -469,11 +469,11 @@ static PetscErrorCode TestFreeSurface(PetscInt dim, PetscInt radius, const Petsc
 
 int main(int argc, char **argv)
 {
-  const PetscInt n2[3] = {17, 23, 1}, n3[3] = {9, 10, 11}, radii[3] = {1, 2, 4};
+  const PetscInt n2[3] = {17, 23, 1}, n3[3] = {9, 10, 11}, radii[FWI_MAX_RADIUS] = {1, 2, 3, 4, 5, 6, 7, 8};
   const PetscInt long2[3] = {601, 5, 1}, long3[3] = {300, 4, 5}; /* rows longer than a kernel's chunk of a row */
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  for (PetscInt j = 0; j < 3; j++) {
+  for (PetscInt j = 0; j < FWI_MAX_RADIUS; j++) {
     const PetscInt r = radii[j];
     /* no layers: the core kernel */
     PetscCall(TestStep(2, r, n2, CORE(0, 17, 0, 23, 0, 1)));
@@ -512,10 +512,12 @@ int main(int argc, char **argv)
     Fields   f;
     Box      whole, b;
     PetscInt n = 0;
-    PetscCall(FieldsSetUp(2, 3, n2, CORE(0, 17, 0, 23, 0, 1), &f));
+    PetscCall(FieldsSetUp(2, FWI_MAX_RADIUS, n2, CORE(0, 17, 0, 23, 0, 1), &f));
     whole = WholeBox(&f);
     BoxSplitAtLayers(&f, &whole, PETSC_FALSE, &b, &n);
-    EXPECT_ERROR(KernelOpsCPU.step(&f, &b), "radius 3");
+    f.radius = FWI_MAX_RADIUS + 1; /* beyond every instance */
+    EXPECT_ERROR(KernelOpsCPU.step(&f, &b), "radius 9");
+    f.radius = FWI_MAX_RADIUS;
     PetscCall(KernelOpsCPU.free(&f));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_kernels: all checks passed\n"));

@@ -1,7 +1,7 @@
 /* The CUDA backend against the CPU backend, bit for bit.
 
-   Both backends get Fields of identical geometry (2D and 3D, radius 1, 2
-   and 4, uneven sizes, CPML layers of different widths on some sides, free
+   Both backends get Fields of identical geometry (2D and 3D, radius 1 to 8,
+   uneven sizes, CPML layers of different widths on some sides, free
    surfaces on some faces, blocks that are a whole grid and blocks that are
    one rank's share of a larger grid, whose layers begin outside the block)
    and the same pseudo-random state in every array: u, uprev, vdt2, lap,
@@ -558,7 +558,7 @@ static const Config configs[] = {
 
 int main(int argc, char **argv)
 {
-  const PetscInt radii[3] = {1, 2, 4};
+  const PetscInt radii[FWI_MAX_RADIUS] = {1, 2, 3, 4, 5, 6, 7, 8};
   int            ndev     = 0;
   cudaError_t    err      = cudaGetDeviceCount(&ndev);
   PetscBool      none;
@@ -575,7 +575,7 @@ int main(int argc, char **argv)
     return SKIPPED;
   }
   for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
-    for (PetscInt j = 0; j < 3; j++) {
+    for (PetscInt j = 0; j < FWI_MAX_RADIUS; j++) {
       /* an error (PETSc has printed it) counts as a failure; the other blocks still run */
       ierr = TestConfig(&configs[c], radii[j]);
       if (ierr) {

@@ -4,7 +4,7 @@
 #include "stencil.h"
 #include "unit_check.h"
 
-static const int orders[] = {2, 4, 8};
+static const int orders[] = {2, 4, 6, 8, 10, 12, 14, 16};
 
 /* The d2 weights at unit spacing applied to (x0 + k)^p, against p (p-1) x0^(p-2);
    err and scale (sum of the terms' magnitudes) returned. */
