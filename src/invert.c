@@ -35,6 +35,7 @@ typedef struct {
   PetscReal      fcut, J0;
   double         scale;     /* TAO's objective = scale x misfit, fixed at the band's first evaluation */
   double         seconds;   /* evaluation time since the last iteration */
+  double         band_seconds; /* evaluation time since the band began */
   PetscInt       evals_since; /* evaluations since the last iteration */
   PetscBool      interrupted;
   PetscInt       nrows, maxrows; /* misfit.csv so far */
@@ -125,7 +126,7 @@ static PetscErrorCode LogIteration(Inversion *inv, MisfitRow row)
 static PetscErrorCode Monitor(Tao tao, void *ctx)
 {
   Inversion         *inv = (Inversion *)ctx;
-  PetscInt           its;
+  PetscInt           its, max_its;
   PetscReal          f, gnorm, step;
   TaoConvergedReason reason;
   int                flag = interrupt_requested, any;
@@ -147,11 +148,16 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
     const MisfitRow row = {{f, gnorm, its ? step : 0, inv->seconds}, inv->band + 1, inv->iteration};
     PetscCall(LogIteration(inv, row));
   }
+  /* what is left of the band if every remaining iteration takes the band's mean so far: a bound, as TAO may stop sooner */
+  PetscCall(TaoGetMaximumIterations(tao, &max_its));
+  inv->band_seconds += inv->seconds;
   PetscCall(PetscPrintf(inv->obj.e.l.world,
-                        "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s, %.4f G cell-updates/s\n",
+                        "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s in %" PetscInt_FMT
+                        " evaluation%s, %.4f G cell-updates/s; band: %.0f s so far, at most about %.0f s left (%" PetscInt_FMT " iteration%s)\n",
                         inv->band + 1, inv->fcut > 0 ? "up to " : "all, f0 ", inv->fcut > 0 ? (double)inv->fcut : (double)inv->o->f0, its, inv->iteration, (double)f,
-                        inv->J0 > 0 ? (double)(f / inv->J0) : 1.0, (double)gnorm, its ? (double)step : 0.0, inv->seconds,
-                        inv->seconds > 0 ? inv->evals_since * inv->obj.e.cells * inv->obj.e.t.nsteps * 2 * inv->obj.e.geo.nshots / inv->seconds * 1e-9 : 0.0));
+                        inv->J0 > 0 ? (double)(f / inv->J0) : 1.0, (double)gnorm, its ? (double)step : 0.0, inv->seconds, inv->evals_since, inv->evals_since == 1 ? "" : "s",
+                        inv->seconds > 0 ? inv->evals_since * inv->obj.e.cells * inv->obj.e.t.nsteps * 2 * inv->obj.e.geo.nshots / inv->seconds * 1e-9 : 0.0,
+                        inv->band_seconds, inv->band_seconds / (its + 1) * PetscMax(max_its - its, 0), PetscMax(max_its - its, 0), max_its - its == 1 ? "" : "s"));
   inv->seconds     = 0;
   inv->evals_since = 0;
   PetscCallMPI(MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, inv->obj.e.l.world));
@@ -229,7 +235,8 @@ static PetscErrorCode SolveBand(Inversion *inv)
                                  "for which the time step was chosen (blmvm, bqnls and bncg honour bounds)\n",
                           type, (double)inv->obj.vp_hi));
   }
-  inv->evals = 0;
+  inv->evals        = 0;
+  inv->band_seconds = 0;
   PetscCall(TaoSolve(tao));
   {
     TaoConvergedReason reason;

@@ -22,6 +22,7 @@ the surface and along the bottom; the inversion starts from 2000 m/s.
     where nothing was saved is refused too."""
 import csv
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -120,6 +121,11 @@ def main():
         J = [float(r[2]) for r in rows]
         for i in range(9):
             c.check(f"[{i} overall]" in out, f"(a) no '[{i} overall]' line in the output")
+            # each says what the iteration took and what is left of the band (8 - i iterations at most)
+            line = next(ln for ln in out.splitlines() if f"[{i} overall]" in ln)
+            left = re.search(r"in (\d+) evaluations?,.*band: (\d+) s so far, at most about (\d+) s left \((\d+) iterations?\)", line)
+            c.check(left is not None and int(left.group(1)) >= 1 and int(left.group(4)) == 8 - i,
+                    f"(a) iteration {i}: expected its evaluations and '... s left ({8 - i} iterations)' in: {line}")
         c.check("[9 overall]" not in out, "(a) a '[9 overall]' line with -tao_max_it 8")
         for i in range(1, 9):
             c.check(J[i] <= J[i - 1], f"(a) misfit rose from {J[i - 1]:.9e} (iteration {i - 1}) to {J[i]:.9e} (iteration {i})")
