@@ -61,8 +61,8 @@ void FieldsDescribe(const FieldsBlock *b, Fields *f)
     }
     for (PetscInt k = 0; k <= r; k++) {
       const double h = active ? b->d[a] : 1;
-      f->c2[a][k]    = (float)(fwi_d2_weight((int)b->order, (int)k) / (h * h));
-      f->c1[a][k]    = (float)(fwi_d1_weight((int)b->order, (int)k) / h);
+      f->c2[a][k]    = (float)(fd_d2_weight((int)b->order, (int)k) / (h * h));
+      f->c1[a][k]    = (float)(fd_d1_weight((int)b->order, (int)k) / h);
     }
   }
   FieldsDescribeSlabs(f);

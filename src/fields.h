@@ -63,6 +63,7 @@ typedef struct {
   float *vdt2;                  /* v^2 dt^2 */
   LayerSlab slab[3][2];         /* CPML memory per axis and side (low, high) */
   float *pml_a[3], *pml_b[3];   /* 1D profiles over the padded index of axis a; b != 0 exactly in the layers */
+  float *pml_da[3];             /* d pml_a / dx (the first difference of the global profile), in the layers; 0 elsewhere */
   float *lap;                   /* forward: when set, a step also stores here the term v^2 dt^2 multiplies;
                                    adjoint: that term of the matching forward step */
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
@@ -100,6 +101,7 @@ FWI_HD static inline ptrdiff_t FieldsIndex(const Fields *f, const PetscInt i[3])
     for (PetscInt a_ = 0; a_ < (f)->dim; a_++) { \
       X((f)->pml_a[a_], (size_t)(f)->padded[a_]); \
       X((f)->pml_b[a_], (size_t)(f)->padded[a_]); \
+      X((f)->pml_da[a_], (size_t)(f)->padded[a_]); \
     } \
   } while (0)
 

@@ -156,23 +156,47 @@ void GridBlockFields(const Grid *g, Fields *f)
   FieldsDescribe(&b, f);
 }
 
-/* Target reflection coefficient of the CPML profile at normal incidence. */
-#define CPML_REFLECTION 1e-3
+/* The CPML profile: target reflection coefficient at normal incidence and
+   the power of the damping's rise (chosen by scripts/bench-absorbing:
+   docs/numerics.md). */
+#define CPML_REFLECTION 1e-5
+#define CPML_POWER      3.0
 
-PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
+/* The weights at global extended index i along axis a (0 outside the layers). */
+static void LayerWeights(const Grid *g, PetscInt a, PetscInt i, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
+{
+  const PetscInt lo = g->pml[a][0], hi = g->pml[a][0] + g->n[a] - 1;
+  PetscInt       depth = 0, width = 0;
+
+  *pa = *pb = 0;
+  if (i < 0 || i >= g->N[a]) return;
+  if (i < lo) {
+    depth = lo - i;
+    width = g->pml[a][0];
+  }
+  if (i > hi) {
+    depth = i - hi;
+    width = g->pml[a][1];
+  }
+  if (depth) fd_cpml_profile((double)depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, CPML_POWER, dt, pa, pb);
+}
+
+PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb, float *pda)
 {
   const PetscInt r = g->radius, np = g->size[a] + 2 * r;
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < np; k++) {
-    const PetscInt i  = g->start[a] + k - r; /* extended global index */
-    const PetscInt lo = g->pml[a][0], hi = g->pml[a][0] + g->n[a] - 1;
-    PetscInt       depth = 0, width = 0;
-    pa[k] = pb[k] = 0;
-    if (i < 0 || i >= g->N[a]) continue;
-    if (i < lo) { depth = lo - i; width = g->pml[a][0]; }
-    if (i > hi) { depth = i - hi; width = g->pml[a][1]; }
-    if (depth) fwi_cpml_profile((double)depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, dt, &pa[k], &pb[k]);
+    const PetscInt i = g->start[a] + k - r; /* extended global index */
+    double         da = 0;
+    LayerWeights(g, a, i, vmax, f_pml, dt, &pa[k], &pb[k]);
+    for (PetscInt j = 1; pb[k] != 0 && j <= r; j++) {
+      float ahi, alo, b;
+      LayerWeights(g, a, i + j, vmax, f_pml, dt, &ahi, &b);
+      LayerWeights(g, a, i - j, vmax, f_pml, dt, &alo, &b);
+      da += fd_d1_weight((int)g->order, (int)j) / g->d[a] * ((double)ahi - alo);
+    }
+    pda[k] = (float)da;
   }
   PetscFunctionReturn(0);
 }

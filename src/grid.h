@@ -33,8 +33,9 @@ PetscBool GridFaceNearLayer(const Grid *g, PetscInt a, PetscInt t, PetscInt s);
 /* Is face (a, s) of the owned box a free surface (global edge, zero width)? */
 PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);
 /* The CPML weights a (pa) and b (pb) of every padded index of this rank's
-   box along axis a: zero in the core and in ghosts beyond the grid; vmax and
-   f_pml (Hz) tune the profile, dt is the internal step. */
-PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb);
+   box along axis a, and the first difference of a (pda, at the grid's
+   order, in the layers only): zero in the core and in ghosts beyond the
+   grid; vmax and f_pml (Hz) tune the profile, dt is the internal step. */
+PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb, float *pda);
 /* The description (no memory) of the fields of this rank's owned box. */
 void GridBlockFields(const Grid *g, Fields *f);

@@ -67,11 +67,13 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   }
 
   PetscCall(PropagatorSetModel(p, t, vp));
-  PetscCall(PetscMalloc1(f->ncells, &host));
+  PetscCall(PetscMalloc1(3 * (size_t)PetscMax(f->padded[0], PetscMax(f->padded[1], f->padded[2])), &host));
   for (PetscInt a = 0; a < g->dim; a++) {
-    PetscCall(GridLayerProfile(g, a, vmax, settings->f_pml, t->dt_int, host, host + f->padded[a]));
-    PetscCall(ops->mem_upload(f->pml_a[a], host, f->padded[a] * sizeof(float)));
-    PetscCall(ops->mem_upload(f->pml_b[a], host + f->padded[a], f->padded[a] * sizeof(float)));
+    float *pa = host, *pb = host + f->padded[a], *pda = host + 2 * f->padded[a];
+    PetscCall(GridLayerProfile(g, a, vmax, settings->f_pml, t->dt_int, pa, pb, pda));
+    PetscCall(ops->mem_upload(f->pml_a[a], pa, f->padded[a] * sizeof(float)));
+    PetscCall(ops->mem_upload(f->pml_b[a], pb, f->padded[a] * sizeof(float)));
+    PetscCall(ops->mem_upload(f->pml_da[a], pda, f->padded[a] * sizeof(float)));
   }
   PetscCall(PetscFree(host));
 

@@ -1,6 +1,8 @@
 /* The arithmetic every backend shares: finite-difference coefficients, the
    per-cell update and the CPML profiles.  Valid C and CUDA: FWI_HD marks
-   functions for both host and device, so CPU and GPU round the same way. */
+   functions for both host and device, so CPU and GPU round the same way.
+   The per-cell helpers are fwi_* (tests/check_inlined.sh holds them
+   inlined); fd_* are set-up work, called once per run. */
 #pragma once
 #include <math.h>
 #include <stddef.h>
@@ -23,7 +25,7 @@
    k = 0 .. order/2 (the node at -k has w[k] for the second derivative and
    -w[k] for the first).  Host only: the kernels take the weights scaled by
    the spacing from Fields. */
-static inline void fwi_fd_weights(int order, int deriv, double w[FWI_MAX_RADIUS + 1])
+static inline void fd_weights(int order, int deriv, double w[FWI_MAX_RADIUS + 1])
 {
   const int n = order + 1;
   /* in long double, so that the weights round correctly to double */
@@ -53,29 +55,29 @@ static inline void fwi_fd_weights(int order, int deriv, double w[FWI_MAX_RADIUS 
 
 /* Central second-derivative weights for unit spacing: c[0] at the cell,
    c[k] for the pair at distance k. */
-static inline double fwi_d2_weight(int order, int k)
+static inline double fd_d2_weight(int order, int k)
 {
   double w[FWI_MAX_RADIUS + 1];
-  fwi_fd_weights(order, 2, w);
+  fd_weights(order, 2, w);
   return w[k];
 }
 
 /* Central first-derivative weights for unit spacing: c[k] multiplies
    u[+k] - u[-k]; c[0] is zero. */
-static inline double fwi_d1_weight(int order, int k)
+static inline double fd_d1_weight(int order, int k)
 {
   double w[FWI_MAX_RADIUS + 1];
-  fwi_fd_weights(order, 1, w);
+  fd_weights(order, 1, w);
   return k ? w[k] : 0.0;
 }
 
 /* Largest magnitude of the 1D second-difference symbol (at the Nyquist
    wavenumber): the leapfrog scheme is stable for
    v dt sqrt(K sum_i 1/d_i^2) <= 2. */
-static inline double fwi_d2_symbol_max(int order)
+static inline double fd_d2_symbol_max(int order)
 {
-  double K = -fwi_d2_weight(order, 0);
-  for (int k = 1; k <= order / 2; k++) K -= 2 * fwi_d2_weight(order, k) * ((k % 2) ? -1 : 1);
+  double K = -fd_d2_weight(order, 0);
+  for (int k = 1; k <= order / 2; k++) K -= 2 * fd_d2_weight(order, k) * ((k % 2) ? -1 : 1);
   return K;
 }
 
@@ -103,30 +105,43 @@ FWI_HD static inline float fwi_leapfrog(float u, float uprev, float vdt2, float 
 }
 
 /* CPML term of one axis inside an absorbing layer (second-order form with
-   memory variables psi, zeta; Pasalic & McGarry 2010):
-     t      = d2u + d psi/dx          (psi from the previous step)
+   memory variables psi, zeta; Pasalic & McGarry 2010).  The derivative of
+   this step's psi, psi' = b psi + a du/dx, is taken as d(b psi)/dx (psi
+   from the previous step, so neighbours read one time level) plus
+   a d2u/dx2 + (da/dx) du/dx: the product rule with the compact second
+   difference, so that the damping has no lag of one step:
+     t      = (1 + a) d2u + da du + d(b psi)
      zeta  <- b zeta + a t
      term   = t + zeta
-   psi is advanced afterwards by fwi_cpml_psi so neighbours read one time level. */
-FWI_HD static inline float fwi_cpml_term(float d2u, float dpsi, float a, float b, float *zeta)
+   psi is advanced afterwards by fwi_cpml_psi. */
+FWI_HD static inline float fwi_cpml_term(float d2u, float du, float dbpsi, float a, float da, float b, float *zeta)
 {
-  const float t = d2u + dpsi;
+  const float t = (1.0f + a) * d2u + da * du + dbpsi;
   const float z = b * (*zeta) + a * t;
   *zeta         = z;
   return t + z;
 }
 
+/* First difference of w x along the axis: x at stride s, the weights w (a
+   profile) at stride ws. */
+FWI_HD static inline float fwi_d1_weighted(const float *x, ptrdiff_t s, const float *w, ptrdiff_t ws, const float *c, int r)
+{
+  float acc = c[1] * (w[ws] * x[s] - w[-ws] * x[-s]);
+  for (int k = 2; k <= r; k++) acc += c[k] * (w[k * ws] * x[k * s] - w[-k * ws] * x[-k * s]);
+  return acc;
+}
+
 FWI_HD static inline float fwi_cpml_psi(float psi, float du, float a, float b) { return b * psi + a * du; }
 
 /* CPML profile at normalised depth x in (0, 1] into a layer of thickness L
-   (m): damping d = d0 x^2 with d0 = -3 vmax ln(R) / (2 L), frequency shift
-   alpha = pi f (1 - x); recursive-convolution weights b = exp(-(d+alpha) dt),
-   a = d (b - 1) / (d + alpha). */
-static inline void fwi_cpml_profile(double x, double L, double vmax, double f, double R, double dt, float *a,
+   (m): damping d = d0 x^p with d0 = -(p + 1) vmax ln(R) / (2 L), frequency
+   shift alpha = pi f (1 - x); recursive-convolution weights
+   b = exp(-(d+alpha) dt), a = d (b - 1) / (d + alpha). */
+static inline void fd_cpml_profile(double x, double L, double vmax, double f, double R, double p, double dt, float *a,
                                     float *b)
 {
-  const double d0    = -3.0 * vmax * log(R) / (2.0 * L);
-  const double d     = d0 * x * x;
+  const double d0    = -(p + 1.0) * vmax * log(R) / (2.0 * L);
+  const double d     = d0 * pow(x, p);
   const double alpha = 3.14159265358979323846 * f * (1.0 - x);
   const double bb    = exp(-(d + alpha) * dt);
   *b                 = (float)bb;
@@ -137,18 +152,20 @@ static inline void fwi_cpml_profile(double x, double L, double vmax, double f, d
    the start of an adjoint step a layer cell holds E = lambda + zeta (the
    adjoint field plus the adjoint zeta) in place of zeta, and psi holds the
    adjoint psi.  Pointers sit at the cell: E and psi in its slab (stride ss
-   along the axis), u in the field (stride us), pa/pb in the axis profiles.
-   Outside the layers pa = pb = 0 and E = psi = 0. */
+   along the axis), u in the field (stride us), pa/pb/pda in the axis
+   profiles.  Outside the layers pa = pb = pda = 0 and E = psi = 0.  T =
+   u + pa E is the adjoint of the forward's t. */
 
 /* What the axis's layer cells within r of this cell add to the adjoint
-   Laplacian: d2(pa E) - d1(pa psi). */
-FWI_HD static inline float fwi_adj_cpml_reach(const float *E, const float *psi, ptrdiff_t ss, const float *pa, const float *c2,
-                                               const float *c1, int r)
+   Laplacian: d2(pa (E + T)) - d1(pda T) - d1(pa psi). */
+FWI_HD static inline float fwi_adj_cpml_reach(const float *E, const float *psi, ptrdiff_t ss, const float *u, ptrdiff_t us, const float *pa,
+                                               const float *pda, const float *c2, const float *c1, int r)
 {
-  float d2 = c2[0] * (pa[0] * E[0]), d1 = 0.0f;
+  float d2 = c2[0] * (pa[0] * (E[0] + (u[0] + pa[0] * E[0]))), d1 = 0.0f;
   for (int k = 1; k <= r; k++) {
-    d2 += c2[k] * (pa[k] * E[k * ss] + pa[-k] * E[-k * ss]);
-    d1 += c1[k] * (pa[k] * psi[k * ss] - pa[-k] * psi[-k * ss]);
+    const float thi = u[k * us] + pa[k] * E[k * ss], tlo = u[-k * us] + pa[-k] * E[-k * ss];
+    d2 += c2[k] * (pa[k] * (E[k * ss] + thi) + pa[-k] * (E[-k * ss] + tlo));
+    d1 += c1[k] * ((pda[k] * thi + pa[k] * psi[k * ss]) - (pda[-k] * tlo + pa[-k] * psi[-k * ss]));
   }
   return d2 - d1;
 }
@@ -166,7 +183,7 @@ FWI_HD static inline float fwi_where_nonzero(float x, float flag)
   return v.f;
 }
 
-/* The adjoint psi one step back at a layer cell: pb psi - d1(chi (u + pa E)),
+/* The adjoint psi one step back at a layer cell: pb (psi - d1(chi T)),
    chi = 1 in the layer (where pb != 0: b = exp(-(d + alpha) dt) > 0 there). */
 FWI_HD static inline float fwi_adj_cpml_psi(float psi, const float *u, ptrdiff_t us, const float *E, ptrdiff_t ss, const float *pa,
                                              const float *pb, const float *c1, int r)
@@ -177,5 +194,5 @@ FWI_HD static inline float fwi_adj_cpml_psi(float psi, const float *u, ptrdiff_t
     const float lo = fwi_where_nonzero(u[-k * us] + pa[-k] * E[-k * ss], pb[-k]);
     d1 += c1[k] * (hi - lo);
   }
-  return pb[0] * psi - d1;
+  return pb[0] * (psi - d1);
 }

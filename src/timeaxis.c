@@ -20,7 +20,7 @@ PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscRe
   for (PetscInt a = 0; a < g->dim; a++) inv += 1.0 / (g->d[a] * g->d[a]);
   t->nt        = nt;
   t->dt        = dt;
-  t->dt_stable = 2.0 / (vmax * PetscSqrtReal(fwi_d2_symbol_max((int)g->order) * inv));
+  t->dt_stable = 2.0 / (vmax * PetscSqrtReal(fd_d2_symbol_max((int)g->order) * inv));
   /* the smallest m with dt/m <= cfl * dt_stable; the slack keeps exact ratios exact */
   m = PetscMax(1, PetscCeilReal(dt / (cfl * t->dt_stable) * (1 - 1e-12)));
   /* steps are counted in PetscInt; (nt - 1 + W) m + 1 bounds ResampleInternalSteps for every m */

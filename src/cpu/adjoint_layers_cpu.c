@@ -66,9 +66,9 @@ PetscErrorCode CPUAdjointLayersBegin(Fields *f)
 #define CHUNK 256
 
 /* Pointers at owned cell i: the field (u, up, v), slab (a, s) (E, psi) and
-   axis a's profiles (pa, pb). */
+   axis a's profiles (pa, pb, pda). */
 typedef struct {
-  const float *u, *v, *pa, *pb;
+  const float *u, *v, *pa, *pb, *pda;
   float       *up, *E, *psi;
 } SlabCells;
 
@@ -87,6 +87,7 @@ static inline SlabCells SlabCellsAt(const Fields *f, PetscInt a, PetscInt s, con
   w.psi = sl->psi + q;
   w.pa  = f->pml_a[a] + p[a];
   w.pb  = f->pml_b[a] + p[a];
+  w.pda = f->pml_da[a] + p[a];
   return w;
 }
 
@@ -107,10 +108,11 @@ static inline void PrefetchRows(const SlabCells *w, PetscInt n, PetscInt R, ptrd
 static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thread_num() * 2 * n; }
 
 /* The per-cell work, j along a z row of n cells from w; PS as in
-   FOR_SLAB_CELLS.  REACH: uprev's share.  BACK: the new psi and E into
-   npsi, nE. */
-#define SLAB_REACH(w, n, ss, c1, c2, R, PS) \
-  _Pragma("omp simd") for (PetscInt j = 0; j < (n); j++)(w).up[j] += (w).v[j] * fwi_adj_cpml_reach((w).E + j, (w).psi + j, ss, (w).pa + PS * j, c2, c1, R)
+   FOR_SLAB_CELLS, us the field's stride along the slab's axis.  REACH:
+   uprev's share.  BACK: the new psi and E into npsi, nE. */
+#define SLAB_REACH(w, n, ss, us, c1, c2, R, PS) \
+  _Pragma("omp simd") for (PetscInt j = 0; j < (n); j++)(w).up[j] += \
+    (w).v[j] * fwi_adj_cpml_reach((w).E + j, (w).psi + j, ss, (w).u + j, us, (w).pa + PS * j, (w).pda + PS * j, c2, c1, R)
 #define SLAB_BACK(w, n, ss, us, c1, R, PS, npsi, nE) \
   _Pragma("omp simd") for (PetscInt j = 0; j < (n); j++) \
   { \
@@ -134,7 +136,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
         const SlabCells w = SlabCellsAt(f, 0, s, i), l = SlabCellsAt(f, 0, s, il); \
         float *npsi = Scratch(work, nwork), *nE = npsi + nwork; \
         PrefetchRows(&w, n, R, PREFETCH_ROWS * f->stride[1]); \
-        SLAB_REACH(w, n, 1, c1, c2, R, 1); \
+        SLAB_REACH(w, n, 1, 1, c1, c2, R, 1); \
         SLAB_BACK(l, nl, 1, 1, c1, R, 1, npsi, nE); \
         PetscArraycpy(l.psi, npsi, nl); \
         PetscArraycpy(l.E, nE, nl); \
@@ -167,7 +169,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
           if (ia < hi[a]) { \
             i[a]              = ia; \
             const SlabCells w = SlabCellsAt(f, a, s, i); \
-            SLAB_REACH(w, n, ss, c1, c2, R, 0); \
+            SLAB_REACH(w, n, ss, us, c1, c2, R, 0); \
             if (ia >= llo[a] && ia < lhi[a]) { \
               float *npsi = ring + (ia % (R + 1)) * CHUNK, *nE = npsi + (R + 1) * CHUNK; \
               SLAB_BACK(w, n, ss, us, c1, R, 0, npsi, nE); \

@@ -22,9 +22,9 @@ static inline PetscInt TileCount(PetscInt rows)
    axis a).  Profiles vary along the row for axis 0 and are constant along it
    for axes 1 and 2. */
 typedef struct {
-  const float *u, *v, *pa0, *pb0, *fu;
+  const float *u, *v, *fu;
+  const float *pa[3], *pb[3], *pda[3]; /* each axis's profiles at the row's first cell */
   float       *up, *psi[3], *zeta[3], *lap, *grad, *fup;
-  float        pa[3], pb[3];
 } Row;
 
 /* What a pass over a box computes. */
@@ -47,23 +47,26 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
   w->grad = f->grad ? f->grad + cell : NULL;
   w->fu   = f->fu ? f->fu + cell : NULL;
   w->fup  = f->fu ? f->fuprev + cell : NULL;
-  w->pa0 = f->pml_a[0] + p[0];
-  w->pb0 = f->pml_b[0] + p[0];
   for (PetscInt a = 0; a < 3; a++) {
     const PetscInt   side = a ? (p[a] - r < f->core[a][0] ? 0 : 1) : zside;
     const LayerSlab *slab = &f->slab[a][side];
     const PetscBool  on   = (L & (1u << a)) ? PETSC_TRUE : PETSC_FALSE;
     w->psi[a]             = on ? slab->psi + SlabIndex(slab, a, p) : NULL;
     w->zeta[a]            = on ? slab->zeta + SlabIndex(slab, a, p) : NULL;
-    w->pa[a]              = on && a ? f->pml_a[a][p[a]] : 0;
-    w->pb[a]              = on && a ? f->pml_b[a][p[a]] : 0;
+    w->pa[a]              = on || !a ? f->pml_a[a] + p[a] : NULL;
+    w->pb[a]              = on || !a ? f->pml_b[a] + p[a] : NULL;
+    w->pda[a]             = on || !a ? f->pml_da[a] + p[a] : NULL;
   }
 }
 
+/* A profile of axis A at j: it varies along the row for axis 0 only. */
+#define PROFILE_AT(P, A) (A ? w->P[A] : w->P[0] + j)
+
 /* The Laplacian term of axis A at j, with its CPML memory where L says so. */
 #define AXIS_TERM(A, R, S) \
-  ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + j, S, f->c2[A], R), fwi_d1(w->psi[A] + j, S, f->c1[A], R), A ? w->pa[A] : w->pa0[j], \
-                                   A ? w->pb[A] : w->pb0[j], &w->zeta[A][j]) \
+  ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + j, S, f->c2[A], R), fwi_d1(w->u + j, S, f->c1[A], R), \
+                                   fwi_d1_weighted(w->psi[A] + j, S, PROFILE_AT(pb, A), 1, f->c1[A], R), PROFILE_AT(pa, A)[0], \
+                                   PROFILE_AT(pda, A)[0], PROFILE_AT(pb, A)[0], &w->zeta[A][j]) \
                    : fwi_d2(w->u + j, S, f->c2[A], R))
 
 /* Calls fn(..., L) with L a literal, so each CPML combination gets its own
@@ -139,10 +142,10 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
       const float *restrict u   = w->u; \
       const ptrdiff_t       s   = f->stride[a]; \
       if (a) { \
-        const float pa = w->pa[a], pb = w->pb[a]; \
+        const float pa = w->pa[a][0], pb = w->pb[a][0]; \
         _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, s, f->c1[a], R), pa, pb); \
       } else { \
-        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, 1, f->c1[0], R), w->pa0[j], w->pb0[j]); \
+        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, 1, f->c1[0], R), w->pa[0][j], w->pb[0][j]); \
       } \
     } \
   } \

@@ -12,7 +12,7 @@ template <int R>
 struct ReachOp {
   __device__ void operator()(const Fields &f, const LayerSlab &sl, int a, ptrdiff_t c, ptrdiff_t q, const PetscInt p[3]) const
   {
-    f.uprev[c] += f.vdt2[c] * fwi_adj_cpml_reach(sl.zeta + q, sl.psi + q, sl.stride[a], f.pml_a[a] + p[a], f.c2[a], f.c1[a], R);
+    f.uprev[c] += f.vdt2[c] * fwi_adj_cpml_reach(sl.zeta + q, sl.psi + q, sl.stride[a], f.u + c, f.stride[a], f.pml_a[a] + p[a], f.pml_da[a] + p[a], f.c2[a], f.c1[a], R);
   }
 };
 template <int R>

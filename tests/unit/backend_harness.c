@@ -30,6 +30,8 @@ void ListArrays(const Fields *f, ArrayList *l)
     ArrayAdd(l, name, ARRAY_PROFILE, a, 0, (size_t)f->padded[a]);
     PetscSNPrintf(name, sizeof name, "pml_b[%d]", (int)a);
     ArrayAdd(l, name, ARRAY_PROFILE, a, 0, (size_t)f->padded[a]);
+    PetscSNPrintf(name, sizeof name, "pml_da[%d]", (int)a);
+    ArrayAdd(l, name, ARRAY_PROFILE, a, 0, (size_t)f->padded[a]);
   }
   for (PetscInt a = 0; a < f->dim; a++)
     for (PetscInt s = 0; s < 2; s++)
@@ -48,7 +50,7 @@ static float **ArrayMember(Block *b, const ArrayList *l, PetscInt k)
   Fields     *f    = &b->f;
 
   switch (l->a[k].kind) {
-  case ARRAY_PROFILE: return name[4] == 'a' ? &f->pml_a[l->a[k].axis] : &f->pml_b[l->a[k].axis];
+  case ARRAY_PROFILE: return name[4] == 'a' ? &f->pml_a[l->a[k].axis] : name[4] == 'b' ? &f->pml_b[l->a[k].axis] : &f->pml_da[l->a[k].axis];
   case ARRAY_SLAB: return name[0] == 'p' ? &f->slab[l->a[k].axis][l->a[k].side].psi : &f->slab[l->a[k].axis][l->a[k].side].zeta;
   case ARRAY_LIST: return &b->out;
   default: break;

@@ -66,6 +66,7 @@ static void FieldsRandomize(Fields *f)
       }
     FillRandom(f->pml_a[a], (size_t)f->padded[a], -0.5, 0);
     FillRandom(f->pml_b[a], (size_t)f->padded[a], 0.5, 1);
+    FillRandom(f->pml_da[a], (size_t)f->padded[a], -0.5, 0.5);
   }
 }
 
@@ -147,11 +148,11 @@ static double D2(const Fields *f, const float *x, ptrdiff_t i, ptrdiff_t s, Pets
   const double h = spacing[a];
   double       acc, c;
 
-  c    = fwi_d2_weight((int)f->order, 0) / (h * h);
+  c    = fd_d2_weight((int)f->order, 0) / (h * h);
   acc  = c * x[i];
   *mag = PetscAbsReal(acc);
   for (PetscInt k = 1; k <= f->radius; k++) {
-    c = fwi_d2_weight((int)f->order, (int)k) / (h * h);
+    c = fd_d2_weight((int)f->order, (int)k) / (h * h);
     acc += c * ((double)x[i + k * s] + x[i - k * s]);
     *mag += PetscAbsReal(c) * (PetscAbsReal(x[i + k * s]) + PetscAbsReal(x[i - k * s]));
   }
@@ -164,9 +165,23 @@ static double D1(const Fields *f, const float *x, ptrdiff_t i, ptrdiff_t s, Pets
 
   *mag = 0;
   for (PetscInt k = 1; k <= f->radius; k++) {
-    const double c = fwi_d1_weight((int)f->order, (int)k) / spacing[a];
+    const double c = fd_d1_weight((int)f->order, (int)k) / spacing[a];
     acc += c * ((double)x[i + k * s] - x[i - k * s]);
     *mag += PetscAbsReal(c) * (PetscAbsReal(x[i + k * s]) + PetscAbsReal(x[i - k * s]));
+  }
+  return acc;
+}
+
+/* First difference of w x: x at offset i, stride s; w (a profile) at index k, stride 1. */
+static double D1Weighted(const Fields *f, const float *x, ptrdiff_t i, ptrdiff_t s, const float *w, PetscInt k, PetscInt a, double *mag)
+{
+  double acc = 0;
+
+  *mag = 0;
+  for (PetscInt j = 1; j <= f->radius; j++) {
+    const double c = fd_d1_weight((int)f->order, (int)j) / spacing[a];
+    acc += c * ((double)w[k + j] * x[i + j * s] - (double)w[k - j] * x[i - j * s]);
+    *mag += PetscAbsReal(c) * (PetscAbsReal(w[k + j] * x[i + j * s]) + PetscAbsReal(w[k - j] * x[i - j * s]));
   }
   return acc;
 }
@@ -211,11 +226,11 @@ static PetscErrorCode SlabCell(const Fields *f, PetscInt a, const PetscInt i[3],
 
 /* The reference term of axis a at owned cell i on state `before`: the
    second difference of u, and in a layer fwi_cpml_term with psi and zeta of
-   the cell's slab (*z: zeta's new value). */
+   the cell's slab (*z: zeta's new value): t = (1 + a) d2u + da du + d(b psi). */
 static PetscErrorCode AxisTerm(const Fields *f, const Snapshot *before, PetscInt a, const PetscInt i[3], double *term, double *mag, double *z, double *zmag)
 {
   const PetscInt s = LayerSide(f, a, i), k = i[a] + f->radius; /* padded index along a */
-  double         d2mag, dpsimag, t, tmag, pa, pb;
+  double         d2mag, dumag, dpsimag, du, t, tmag, pa, pb, pda;
   ptrdiff_t      off;
 
   PetscFunctionBeginUser;
@@ -226,8 +241,10 @@ static PetscErrorCode AxisTerm(const Fields *f, const Snapshot *before, PetscInt
   PetscCall(SlabCell(f, a, i, &off));
   pa    = f->pml_a[a][k];
   pb    = f->pml_b[a][k];
-  t     = *term + D1(f, before->psi[a][s], off, f->slab[a][s].stride[a], a, &dpsimag);
-  tmag  = d2mag + dpsimag;
+  pda   = f->pml_da[a][k];
+  du    = D1(f, f->u, FieldsIndex(f, i), f->stride[a], a, &dumag);
+  t     = (1 + pa) * *term + pda * du + D1Weighted(f, before->psi[a][s], off, f->slab[a][s].stride[a], f->pml_b[a], k, a, &dpsimag);
+  tmag  = (1 + PetscAbsReal(pa)) * d2mag + PetscAbsReal(pda) * dumag + dpsimag;
   *z    = pb * before->zeta[a][s][off] + pa * t;
   *zmag = PetscAbsReal(pb * before->zeta[a][s][off]) + PetscAbsReal(pa) * tmag;
   *term = t + *z;
