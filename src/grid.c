@@ -184,19 +184,20 @@ static void LayerWeights(const Grid *g, PetscInt a, PetscInt i, PetscReal vmax, 
 PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb, float *pda)
 {
   const PetscInt r = g->radius, np = g->size[a] + 2 * r;
+  double         c1[FWI_MAX_RADIUS + 1];
+  float         *ax, bx; /* a over padded indices -r .. np + r - 1, for its differences */
 
   PetscFunctionBeginUser;
+  fd_weights((int)g->order, 1, c1);
+  PetscCall(PetscMalloc1(np + 2 * r, &ax));
+  for (PetscInt k = -r; k < np + r; k++) /* extended global index start - r + k */
+    LayerWeights(g, a, g->start[a] - r + k, vmax, f_pml, dt, &ax[k + r], k >= 0 && k < np ? &pb[k] : &bx);
   for (PetscInt k = 0; k < np; k++) {
-    const PetscInt i = g->start[a] + k - r; /* extended global index */
-    double         da = 0;
-    LayerWeights(g, a, i, vmax, f_pml, dt, &pa[k], &pb[k]);
-    for (PetscInt j = 1; pb[k] != 0 && j <= r; j++) {
-      float ahi, alo, b;
-      LayerWeights(g, a, i + j, vmax, f_pml, dt, &ahi, &b);
-      LayerWeights(g, a, i - j, vmax, f_pml, dt, &alo, &b);
-      da += fd_d1_weight((int)g->order, (int)j) / g->d[a] * ((double)ahi - alo);
-    }
+    double da = 0;
+    pa[k]     = ax[k + r];
+    for (PetscInt j = 1; pb[k] != 0 && j <= r; j++) da += c1[j] / g->d[a] * ((double)ax[k + r + j] - ax[k + r - j]);
     pda[k] = (float)da;
   }
+  PetscCall(PetscFree(ax));
   PetscFunctionReturn(0);
 }

@@ -122,12 +122,12 @@ FWI_HD static inline float fwi_cpml_term(float d2u, float du, float dbpsi, float
   return t + z;
 }
 
-/* First difference of w x along the axis: x at stride s, the weights w (a
-   profile) at stride ws. */
-FWI_HD static inline float fwi_d1_weighted(const float *x, ptrdiff_t s, const float *w, ptrdiff_t ws, const float *c, int r)
+/* First difference of w x along the axis: x at stride s, the weights w (an
+   axis profile, at stride 1). */
+FWI_HD static inline float fwi_d1_weighted(const float *x, ptrdiff_t s, const float *w, const float *c, int r)
 {
-  float acc = c[1] * (w[ws] * x[s] - w[-ws] * x[-s]);
-  for (int k = 2; k <= r; k++) acc += c[k] * (w[k * ws] * x[k * s] - w[-k * ws] * x[-k * s]);
+  float acc = c[1] * (w[1] * x[s] - w[-1] * x[-s]);
+  for (int k = 2; k <= r; k++) acc += c[k] * (w[k] * x[k * s] - w[-k] * x[-k * s]);
   return acc;
 }
 

@@ -5,53 +5,6 @@
 #include "kernels_cpu.h"
 #include <omp.h>
 
-/* Runs BODY for every owned cell of slab (a, s) within `reach` of its
-   layer, row by row along axis 0, j along the row.  In scope: the row's
-   cells in the field (u_, up_, v_: u, uprev, vdt2) and in the slab (E_,
-   psi_: zeta, psi), the axis profiles at the row's first cell (pa_, pb_),
-   advancing along the row by PS (1 for axis 0, 0 for the others: a literal,
-   so that each case is its own vectorised loop), and the weights c1_, c2_. */
-#define FOR_SLAB_CELLS(f, a, s, reach, BODY) \
-  do { \
-    const LayerSlab *sl = &(f)->slab[a][s]; \
-    const float     *c1_ = (f)->c1[a], *c2_ = (f)->c2[a]; \
-    PetscInt         lo_[3], hi_[3]; \
-    FieldsSlabBox((f), a, s, reach, lo_, hi_); \
-    _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = lo_[2]; i2 < hi_[2]; i2++) \
-    { \
-      for (PetscInt i1 = lo_[1]; i1 < hi_[1]; i1++) { \
-        const PetscInt  i[3] = {lo_[0], i1, i2}, n_ = hi_[0] - lo_[0]; \
-        PetscInt        p[3]; \
-        for (PetscInt b = 0; b < 3; b++) p[b] = i[b] + (b < (f)->dim ? (f)->radius : 0); \
-        const ptrdiff_t c0 = FieldsIndex((f), i), q0 = SlabIndex(sl, a, p); \
-        const float *restrict u_ = (f)->u + c0, *restrict v_ = (f)->vdt2 + c0; \
-        float *restrict       up_ = (f)->uprev + c0, *restrict E_ = sl->zeta + q0, *restrict psi_ = sl->psi + q0; \
-        const float          *pa_ = (f)->pml_a[a] + p[a], *pb_ = (f)->pml_b[a] + p[a]; \
-        (void)u_, (void)v_, (void)up_, (void)psi_, (void)pa_, (void)pb_, (void)c1_, (void)c2_; \
-        if (a) { \
-          enum { PS = 0 }; \
-          _Pragma("omp simd") for (PetscInt j = 0; j < n_; j++) { BODY; } \
-        } else { \
-          enum { PS = 1 }; \
-          _Pragma("omp simd") for (PetscInt j = 0; j < n_; j++) { BODY; } \
-        } \
-      } \
-    } \
-  } while (0)
-
-/* Every slab, axis by axis, low side first. */
-#define FOR_EACH_SLAB(f) \
-  for (PetscInt a = 0; a < (f)->dim; a++) \
-    for (PetscInt s = 0; s < 2; s++) \
-      if ((f)->slab[a][s].ncells)
-
-PetscErrorCode CPUAdjointLayersBegin(Fields *f)
-{
-  PetscFunctionBeginUser;
-  FOR_EACH_SLAB(f) FOR_SLAB_CELLS(f, a, s, 0, E_[j] += u_[j]);
-  PetscFunctionReturn(0);
-}
-
 /* CPUAdjointLayersEnd, one sweep per slab: every cell's share of uprev,
    then psi and E one step back, in place.  Both read the old psi and E of
    neighbours along the slab's own axis only, so a cell's new values wait
@@ -91,6 +44,32 @@ static inline SlabCells SlabCellsAt(const Fields *f, PetscInt a, PetscInt s, con
   return w;
 }
 
+/* Every slab, axis by axis, low side first. */
+#define FOR_EACH_SLAB(f) \
+  for (PetscInt a = 0; a < (f)->dim; a++) \
+    for (PetscInt s = 0; s < 2; s++) \
+      if ((f)->slab[a][s].ncells)
+
+PetscErrorCode CPUAdjointLayersBegin(Fields *f)
+{
+  PetscFunctionBeginUser;
+  FOR_EACH_SLAB(f)
+  {
+    PetscInt lo[3], hi[3];
+    FieldsSlabBox(f, a, s, 0, lo, hi);
+    const PetscInt n = hi[0] - lo[0];
+    _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = lo[2]; i2 < hi[2]; i2++)
+    {
+      for (PetscInt i1 = lo[1]; i1 < hi[1]; i1++) {
+        const PetscInt  i[3] = {lo[0], i1, i2};
+        const SlabCells w    = SlabCellsAt(f, a, s, i);
+        _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) w.E[j] += w.u[j];
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The z slabs touch a short piece of every row of the field: without
    help the loads wait on memory row after row.  Asks for the pieces of the
    row `ahead` floats on, reach included. */
@@ -107,8 +86,10 @@ static inline void PrefetchRows(const SlabCells *w, PetscInt n, PetscInt R, ptrd
 /* A thread's scratch: n floats for new psi, then n for new E. */
 static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thread_num() * 2 * n; }
 
-/* The per-cell work, j along a z row of n cells from w; PS as in
-   FOR_SLAB_CELLS, us the field's stride along the slab's axis.  REACH:
+/* The per-cell work, j along a z row of n cells from w; PS how the axis
+   profiles advance along the row (1 for axis 0, 0 for the others: a
+   literal, so that each case is its own vectorised loop), us the field's
+   stride along the slab's axis.  REACH:
    uprev's share.  BACK: the new psi and E into npsi, nE. */
 #define SLAB_REACH(w, n, ss, us, c1, c2, R, PS) \
   _Pragma("omp simd") for (PetscInt j = 0; j < (n); j++)(w).up[j] += \

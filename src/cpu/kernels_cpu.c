@@ -65,7 +65,7 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
 /* The Laplacian term of axis A at j, with its CPML memory where L says so. */
 #define AXIS_TERM(A, R, S) \
   ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + j, S, f->c2[A], R), fwi_d1(w->u + j, S, f->c1[A], R), \
-                                   fwi_d1_weighted(w->psi[A] + j, S, PROFILE_AT(pb, A), 1, f->c1[A], R), PROFILE_AT(pa, A)[0], \
+                                   fwi_d1_weighted(w->psi[A] + j, S, PROFILE_AT(pb, A), f->c1[A], R), PROFILE_AT(pa, A)[0], \
                                    PROFILE_AT(pda, A)[0], PROFILE_AT(pb, A)[0], &w->zeta[A][j]) \
                    : fwi_d2(w->u + j, S, f->c2[A], R))
 

@@ -42,7 +42,7 @@ __device__ static inline float AxisTerm(const Fields &f, ptrdiff_t c, const Pets
   const LayerSlab &s = f.slab[A][side];
   const ptrdiff_t  q = SlabIndex(&s, A, p);
   const float     *pb = f.pml_b[A] + p[A];
-  return fwi_cpml_term(d2, fwi_d1(f.u + c, f.stride[A], f.c1[A], R), fwi_d1_weighted(s.psi + q, s.stride[A], pb, 1, f.c1[A], R), f.pml_a[A][p[A]],
+  return fwi_cpml_term(d2, fwi_d1(f.u + c, f.stride[A], f.c1[A], R), fwi_d1_weighted(s.psi + q, s.stride[A], pb, f.c1[A], R), f.pml_a[A][p[A]],
                        f.pml_da[A][p[A]], pb[0], &s.zeta[q]);
 }
 
