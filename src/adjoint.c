@@ -21,9 +21,9 @@ static PetscInt OwnedIndex(const Fields *f, ptrdiff_t cell)
   return i[0] + f->n[0] * (i[1] + f->n[1] * i[2]);
 }
 
-/* Adds the shot's image f.grad, and its source's term at src_cell (padded
-   index; src_cell < 0: none), to the sum over shots. */
-static PetscErrorCode ImageAdd(Propagator *p, ptrdiff_t src_cell, double src_sum)
+/* Adds the shot's image f.grad, and the source's term at each of its cells
+   (src: host map; sum[i] for row i), to the sum over shots. */
+static PetscErrorCode ImageAdd(Propagator *p, const PointMap *src, const double *sum)
 {
   const Fields *f   = &p->f;
   int           bad = 0;
@@ -39,8 +39,32 @@ static PetscErrorCode ImageAdd(Propagator *p, ptrdiff_t src_cell, double src_sum
         bad |= ExactSumAdd(&p->gsum[i + f->n[0] * (j + f->n[1] * k)], padded[FieldsIndex(f, idx)]);
       }
   PetscCall(PetscFree(padded));
-  if (src_cell >= 0) bad |= ExactSumAdd(&p->gsum[OwnedIndex(f, src_cell)], src_sum);
+  for (PetscInt i = 0; i < src->nrows; i++) bad |= ExactSumAdd(&p->gsum[OwnedIndex(f, src->cell[i])], sum[i]);
   PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)");
+  PetscFunctionReturn(0);
+}
+
+/* The source's term at each of its cells: the amplitude injected there (as
+   the forward run rounds it) is scaled by v^2 dt^2 too; summed from the
+   last step back. */
+static PetscErrorCode SourceTerm(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const ShotPoints *d, const float *wavelet, double *sum)
+{
+  const PointMap *src = &shot->src;
+  float          *at;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1((size_t)t->nsteps * src->nrows, &at));
+  PetscCall(p->ops->mem_download(at, d->at_src, (size_t)t->nsteps * src->nrows * sizeof(float)));
+  for (PetscInt i = 0; i < src->nrows; i++) {
+    sum[i] = 0;
+    for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
+      const float amp = wavelet[n] * shot->src_scale;
+      double      w   = 0;
+      for (PetscInt e = src->start[i]; e < src->start[i + 1]; e++) w += (double)src->weight[e] * amp;
+      sum[i] += (double)at[(size_t)n * src->nrows + i] * (float)w;
+    }
+  }
+  PetscCall(PetscFree(at));
   PetscFunctionReturn(0);
 }
 
@@ -75,8 +99,8 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   const KernelOps *ops = p->ops;
   Fields          *f   = &p->f;
   ShotPoints       d;
-  float           *host, *at_src;
-  double           src_sum = 0;
+  float           *host;
+  double          *src_sum;
   PetscLogDouble   last[2] = {0, 0};
 
   PetscFunctionBeginUser;
@@ -84,10 +108,10 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   /* the shot's image starts from zero (a fresh, zeroed allocation) */
   if (f->grad) PetscCall(ops->mem_free((void **)&f->grad));
   PetscCall(ops->mem_alloc((void **)&f->grad, f->ncells * sizeof(float)));
-  PetscCall(PetscMalloc2((size_t)t->nsteps * PetscMax(shot->nrec, 1), &host, t->nsteps, &at_src));
+  PetscCall(PetscMalloc2((size_t)t->nsteps * PetscMax(shot->nreach, 1), &host, shot->src.nrows + 1, &src_sum));
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
-  for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nrec, residual, host + (size_t)n * shot->nrec);
-  PetscCall(ops->mem_upload(d.rec, host, (size_t)t->nsteps * shot->nrec * sizeof(float)));
+  for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nreach, residual, host + (size_t)n * shot->nreach);
+  PetscCall(ops->mem_upload(d.traces, host, (size_t)t->nsteps * shot->nreach * sizeof(float)));
   PetscCall(ops->zero_state(f));
   PetscCall(PetscTime(&last[0]));
   /* reverse step n takes the adjoint of u^{n+1} (in u) and of u^{n+2} (in
@@ -97,7 +121,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p));
     else PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
     PetscCall(PhaseBegin(FWI_INJREC));
-    if (shot->nsrc) PetscCall(ops->record(f, 1, d.src_cell, d.src + n));
+    PetscCall(ops->record(f, &d.src_cells, NULL, d.at_src + (size_t)n * shot->src.nrows));
     PetscCall(PhaseEnd(FWI_INJREC));
     PetscCall(ops->adjoint_layers_begin(f));
     PetscCall(ops->mirror_ghosts(f));
@@ -107,10 +131,10 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     PetscCall(PhaseEnd(FWI_SHELL));
 
     PetscCall(PhaseBegin(FWI_INJREC));
-    PetscCall(ops->inject(f, shot->nrec, d.rec_cell, d.rec + (size_t)n * shot->nrec));
+    PetscCall(ops->inject(f, &d.reach, d.traces + (size_t)n * shot->nreach));
     PetscCall(ops->zero_surface(f));
     PetscCall(PhaseEnd(FWI_INJREC));
-    if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionEnd(p, &d, store, n, shot->nsrc));
+    if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionEnd(p, &d, store, n));
     else PetscCall(WavefieldStoreReadEnd(store, n));
     FieldsSwap(f);
     f->lap = NULL;
@@ -119,13 +143,9 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - n, last));
     PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - n));
   }
-  if (shot->nsrc) {
-    /* the source amplitude is scaled by v^2 dt^2 too; summed from the last step back */
-    PetscCall(ops->mem_download(at_src, d.src, t->nsteps * sizeof(float)));
-    for (PetscInt n = t->nsteps - 1; n >= 0; n--) src_sum += (double)at_src[n] * wavelet[n] * shot->src_scale;
-  }
-  PetscCall(ImageAdd(p, shot->nsrc ? shot->src_cell : -1, src_sum));
+  PetscCall(SourceTerm(p, t, shot, &d, wavelet, src_sum));
+  PetscCall(ImageAdd(p, &shot->src, src_sum));
   PetscCall(ShotPointsDestroy(p, &d));
-  PetscCall(PetscFree2(host, at_src));
+  PetscCall(PetscFree2(host, src_sum));
   PetscFunctionReturn(0);
 }

@@ -33,14 +33,18 @@ PetscErrorCode ExperimentLoadModel(Experiment *e)
 }
 
 /* This group's shots, round robin over the groups. */
-static PetscErrorCode LocalizeShots(Experiment *e)
+static PetscErrorCode GroupShots(Experiment *e)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc2(e->geo.nshots, &e->shot, e->geo.nshots, &e->sl));
-  for (PetscInt s = e->l.group_id; s < e->geo.nshots; s += e->l.ngroups) {
-    e->shot[e->nshots] = s;
-    PetscCall(ShotLocalize(&e->g, &e->p.f, &e->geo, s, &e->sl[e->nshots++]));
-  }
+  PetscCall(PetscMalloc1(e->geo.nshots, &e->shot));
+  for (PetscInt s = e->l.group_id; s < e->geo.nshots; s += e->l.ngroups) e->shot[e->nshots++] = s;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ShotLocalize(&e->g, &e->p.f, &e->geo, e->shot[k], e->o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE, sl));
   PetscFunctionReturn(0);
 }
 
@@ -63,7 +67,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   PetscCall(WarnOnDispersion(world, o, &e->m, vslow));
   PetscCall(PropagatorCreate(&e->g, e->backend.ops, e->vp_ext, vfast, &e->t, &settings, &e->p));
   if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
-  PetscCall(LocalizeShots(e));
+  PetscCall(GroupShots(e));
   PetscCall(PetscMalloc2(e->t.nt, &e->w_raw, e->t.nsteps, &e->wint));
   PetscCall(SourceWavelet(world, o, &e->t, e->w_raw));
   PetscCall(ResampleUp(e->t.nt, e->w_raw, e->t.m, e->t.nsteps, e->wint));
@@ -73,8 +77,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
 PetscErrorCode ExperimentDestroy(Experiment *e)
 {
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < e->nshots; k++) PetscCall(ShotLocalDestroy(&e->sl[k]));
-  PetscCall(PetscFree2(e->shot, e->sl));
+  PetscCall(PetscFree(e->shot));
   PetscCall(PetscFree2(e->w_raw, e->wint));
   PetscCall(PetscFree(e->vp_ext));
   PetscCall(PropagatorDestroy(&e->p));

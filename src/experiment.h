@@ -28,7 +28,6 @@ typedef struct {
   PetscReal      vmin, vmax; /* the model's range */
   PetscInt       nshots;     /* this group's shots (round robin): shot[k], k < nshots */
   PetscInt      *shot;
-  ShotLocal     *sl;         /* their sources and receivers in this rank's block */
   float         *w_raw;      /* source wavelet at the recording interval */
   float         *wint;       /* and at the internal step */
   double         cells;      /* extended grid cells */
@@ -47,4 +46,7 @@ PetscErrorCode ExperimentLoadModel(Experiment *e);
    dispersion warning for the slowest (vslow), the propagator, this group's
    shots and the wavelet. */
 PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow);
+/* Where the group's shot k (shot[k]) acts on this rank's cells: built per
+   shot, as off-grid points spread over many cells. */
+PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl);
 PetscErrorCode ExperimentDestroy(Experiment *e);

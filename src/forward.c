@@ -40,15 +40,17 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   PetscCall(ExperimentSetUp(&e, e.vmax, e.vmin));
   for (PetscInt k = 0; k < e.nshots; k++) {
     const PetscInt   s = e.shot[k], nrec = e.geo.rec_start[s + 1] - e.geo.rec_start[s];
-    const ShotLocal *sl = &e.sl[k];
-    float           *traces;
-    PetscLogDouble   t0, t1;
+    ShotLocal      sl;
+    float         *traces;
+    PetscLogDouble t0, t1;
 
     PetscCall(PetscTime(&t0));
-    MemoryCall(PetscMalloc1((size_t)sl->nrec * e.t.nt + 1, &traces), "the shot's traces", 4.0 * sl->nrec * e.t.nt);
-    PetscCall(PropagatorRun(&e.p, &e.t, sl, s, e.wint, traces, NULL));
-    PetscCall(WriteShot(&e.l, o, &e.t, sl, s, nrec, traces));
+    PetscCall(ExperimentShotLocalize(&e, k, &sl));
+    MemoryCall(PetscMalloc1((size_t)sl.nrec * e.t.nt + 1, &traces), "the shot's traces", 4.0 * sl.nrec * e.t.nt);
+    PetscCall(PropagatorRun(&e.p, &e.t, &sl, s, e.wint, traces, NULL));
+    PetscCall(WriteShot(&e.l, o, &e.t, &sl, s, nrec, traces));
     PetscCall(PetscFree(traces));
+    PetscCall(ShotLocalDestroy(&sl));
     PetscCall(PetscTime(&t1));
     if (!e.l.group_rank) {
       char path[PETSC_MAX_PATH_LEN];

@@ -4,6 +4,8 @@
 #include "layout.h"
 #include "survey.h"
 
-/* all[]: nrec x nt on group rank 0, unused elsewhere. */
+/* all[]: nrec x nt on group rank 0, unused elsewhere.  Gather: the traces
+   of the receivers each rank records (sl->rec_id); scatter: to each rank
+   those of the receivers that reach its cells (sl->reach_id). */
 PetscErrorCode ShotGather(const Layout *l, PetscInt nt, const ShotLocal *sl, PetscInt shot, PetscInt nrec, const float *traces, float *all);
 PetscErrorCode ShotScatter(const Layout *l, PetscInt nt, const ShotLocal *sl, PetscInt nrec, const float *all, float *traces);

@@ -12,6 +12,24 @@ extern "C" {
 #define FWI_KERNEL_RADII(X, D) X(1, D) X(2, D) X(3, D) X(4, D) X(5, D) X(6, D) X(7, D) X(8, D)
 #define FWI_KERNEL_VARIANTS(X) FWI_KERNEL_RADII(X, 2) FWI_KERNEL_RADII(X, 3)
 
+/* A sparse map between a shot's points (sources, receivers) and the grid,
+   row by row: row i has the entries [start[i], start[i+1]), each an index
+   and a weight.  Sums run in double in entry order, products of floats being
+   exact there, so a row's value depends neither on the backend nor on the
+   decomposition.
+   - inject: rows are distinct cells (cell[i]), entries index the amplitudes:
+       uprev[cell[i]] += vdt2 * (float) sum w amp[index];
+   - record: rows are points, entries index padded cells (index >= 0) or
+       values another rank sent (remote[-1 - index]):
+       out[i] = (float) sum w u[index]. */
+typedef struct {
+  PetscInt   nrows;
+  ptrdiff_t *cell; /* inject only */
+  PetscInt  *start;
+  ptrdiff_t *index;
+  float     *weight;
+} PointMap;
+
 /* What a backend does.  Work is queued in order on the main lane; between
    side_begin and side_end it goes to a second lane that runs alongside (on
    a GPU: the interior on the compute stream while the shell and the halo
@@ -28,9 +46,9 @@ typedef struct {
   PetscErrorCode (*advance_memory)(Fields *, const Box *); /* psi over the box's layer cells */
   PetscErrorCode (*mirror_ghosts)(Fields *);               /* u's ghosts across free surfaces */
   PetscErrorCode (*zero_surface)(Fields *);                /* uprev = 0 on free-surface samples */
-  /* cell[] and amp[]/out[]: backend memory */
-  PetscErrorCode (*inject)(Fields *, PetscInt n, const ptrdiff_t cell[], const float amp[]); /* uprev += vdt2 amp */
-  PetscErrorCode (*record)(Fields *, PetscInt n, const ptrdiff_t cell[], float out[]);      /* out = u */
+  /* the map's arrays and amp[]/remote[]/out[]: backend memory */
+  PetscErrorCode (*inject)(Fields *, const PointMap *, const float amp[]);
+  PetscErrorCode (*record)(Fields *, const PointMap *, const float remote[], float out[]);
   PetscErrorCode (*all_finite)(Fields *, PetscBool *);     /* waits for the queued work */
   /* The cells of box[] (owned indices) of `field` (a padded array of f's
      layout) into buf, box after box, axis 0 fastest; or back (unpack). */

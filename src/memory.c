@@ -16,6 +16,7 @@ typedef struct {
   const Layout    *l;
   const Geometry  *geo;
   const Grid      *grid;       /* NULL: not yet decomposed */
+  PetscBool        snap;       /* points at their nearest grid point */
   PetscInt         dim, n[3];  /* the user's grid */
   PetscInt         pml[3][2];  /* absorbing layer widths */
   PetscInt         nt, nsteps; /* recorded samples, internal steps (nt when not yet known) */
@@ -85,8 +86,8 @@ static PetscErrorCode ShareFromGrid(const MemoryRun *r, RankShare *s)
   s->local_rec = 0;
   for (PetscInt k = r->l->group_id; k < r->geo->nshots; k += r->l->ngroups) {
     ShotLocal sl;
-    PetscCall(ShotLocalize(g, &f, r->geo, k, &sl));
-    s->local_rec = PetscMax(s->local_rec, sl.nrec);
+    PetscCall(ShotLocalize(g, &f, r->geo, k, r->snap, &sl));
+    s->local_rec = PetscMax(s->local_rec, PetscMax(sl.nrec, sl.nreach));
     PetscCall(ShotLocalDestroy(&sl));
   }
   PetscFunctionReturn(0);
@@ -231,6 +232,7 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const KernelOp
   r->l      = l;
   r->geo    = geo;
   r->grid   = g;
+  r->snap   = o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE;
   r->dim    = m->dim;
   r->nt     = o->nt;
   r->nsteps = t ? t->nsteps : o->nt;

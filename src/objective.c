@@ -147,15 +147,18 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut)
 static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J)
 {
   const TimeAxis  *t    = &obj->e.t;
-  const ShotLocal *sl   = &obj->e.sl[k];
-  const PetscInt   s    = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
-  float           *mine, *all = NULL;
+  const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
+  ShotLocal       sl;
+  PetscInt        ntraces;
+  float          *mine, *all = NULL;
 
   PetscFunctionBeginUser;
-  MemoryCall(PetscMalloc1((size_t)sl->nrec * t->nt + 1, &mine), "the shot's traces", 4.0 * sl->nrec * t->nt);
-  PetscCall(PropagatorRun(&obj->e.p, t, sl, s, obj->e.wint, mine, grad ? obj->store : NULL));
+  PetscCall(ExperimentShotLocalize(&obj->e, k, &sl));
+  ntraces = PetscMax(sl.nrec, sl.nreach);
+  MemoryCall(PetscMalloc1((size_t)ntraces * t->nt + 1, &mine), "the shot's traces", 4.0 * ntraces * t->nt);
+  PetscCall(PropagatorRun(&obj->e.p, t, &sl, s, obj->e.wint, mine, grad ? obj->store : NULL));
   if (!obj->e.l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, &all), "the shot's gather", 4.0 * nrec * t->nt);
-  PetscCall(ShotGather(&obj->e.l, t->nt, sl, s, nrec, mine, all));
+  PetscCall(ShotGather(&obj->e.l, t->nt, &sl, s, nrec, mine, all));
   *J = 0;
   if (!obj->e.l.group_rank)
     for (size_t i = 0; i < (size_t)nrec * t->nt; i++) {
@@ -163,11 +166,12 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
       *J += 0.5 * (double)all[i] * all[i];
     }
   if (grad) {
-    PetscCall(ShotScatter(&obj->e.l, t->nt, sl, nrec, all, mine));
-    PetscCall(PropagatorAdjoint(&obj->e.p, t, sl, s, obj->e.wint, mine, obj->store));
+    PetscCall(ShotScatter(&obj->e.l, t->nt, &sl, nrec, all, mine));
+    PetscCall(PropagatorAdjoint(&obj->e.p, t, &sl, s, obj->e.wint, mine, obj->store));
   }
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(mine));
+  PetscCall(ShotLocalDestroy(&sl));
   PetscFunctionReturn(0);
 }
 

@@ -15,6 +15,7 @@
 
 const char *const RunModeNames[]   = {"forward", "gradient", "invert", "RunMode", "MODE_", NULL};
 const char *const BackendChoices[] = {"auto", "cpu", "cuda", "BackendChoice", "BACKEND_", NULL};
+const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolation", "POINTS_", NULL};
 
 /* text as a decimal integer in [lo, hi], or an error naming the option, the
    text as typed and the range. */
@@ -112,6 +113,9 @@ static PetscErrorCode ReadSurvey(PetscOptionItems *PetscOptionsObject, Options *
                             &o->source_depth));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-receiver_depth", "Regular survey: receiver depth (m); auto = 2 cells", 0, PETSC_FALSE, "a depth of 0 m or more",
                             &o->receiver_depth));
+  PetscCall(PetscOptionsEnum("-point_interpolation",
+                             "Sources and receivers between grid points: sinc (spread over the 8 points around them per axis, Kaiser-windowed) or nearest (moved to the nearest grid point)",
+                             NULL, PointInterpolations, (PetscEnum)o->point_interpolation, (PetscEnum *)&o->point_interpolation, NULL));
   PetscFunctionReturn(0);
 }
 

@@ -6,6 +6,7 @@
 
 typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_INVERT } RunMode;
 typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
+typedef enum { POINTS_SINC, POINTS_NEAREST } PointInterpolation;
 
 #define MAX_BANDS 16
 /* Slowest velocity accepted (m/s), in models and bounds: anything slower is a
@@ -15,6 +16,7 @@ typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
 /* -mode names, for PetscOptionsEnum and messages */
 extern const char *const RunModeNames[];
 extern const char *const BackendChoices[];
+extern const char *const PointInterpolations[];
 
 typedef struct {
   RunMode   mode;
@@ -26,6 +28,7 @@ typedef struct {
   char      geometry[PETSC_MAX_PATH_LEN];
   PetscInt  nshots, nrec;             /* nrec PETSC_DECIDE: one per x cell */
   PetscReal source_depth, receiver_depth; /* < 0: two cells */
+  PointInterpolation point_interpolation;
   /* time and source */
   PetscInt  nt;
   PetscReal dt, f0, t0, cfl;

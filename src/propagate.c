@@ -228,9 +228,22 @@ PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, P
   PetscFunctionReturn(0);
 }
 
+/* The source's cells one by one (weight 1), for reading the adjoint there. */
+static PetscErrorCode SourceCells(const KernelOps *ops, const PointMap *src, PointMap *d)
+{
+  PointMap h;
+
+  PetscFunctionBeginUser;
+  PetscCall(PointMapOfCells(src->nrows, src->cell, &h));
+  PetscCall(PointMapUpload(ops, &h, d));
+  PetscCall(PointMapDestroy(&h));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, ShotPoints *d)
 {
-  const KernelOps *ops = p->ops;
+  const KernelOps *ops     = p->ops;
+  const PetscInt   ntraces = PetscMax(shot->nrec, shot->nreach), nout = shot->send_start[shot->nnbr], nin = shot->recv_start[shot->nnbr];
   float           *amp;
 
   PetscFunctionBeginUser;
@@ -239,23 +252,63 @@ PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const Sh
   PetscCall(ops->mem_alloc((void **)&d->wav, t->nsteps * sizeof(float)));
   PetscCall(ops->mem_upload(d->wav, amp, t->nsteps * sizeof(float)));
   PetscCall(PetscFree(amp));
-  PetscCall(ops->mem_alloc((void **)&d->src_cell, sizeof(ptrdiff_t)));
-  PetscCall(ops->mem_alloc((void **)&d->rec_cell, (shot->nrec + 1) * sizeof(ptrdiff_t)));
-  PetscCall(ops->mem_alloc((void **)&d->src, t->nsteps * sizeof(float)));
-  PetscCall(ops->mem_alloc((void **)&d->rec, ((size_t)t->nsteps * shot->nrec + 1) * sizeof(float)));
-  if (shot->nsrc) PetscCall(ops->mem_upload(d->src_cell, &shot->src_cell, sizeof(ptrdiff_t)));
-  if (shot->nrec) PetscCall(ops->mem_upload(d->rec_cell, shot->rec_cell, shot->nrec * sizeof(ptrdiff_t)));
+  PetscCall(PointMapUpload(ops, &shot->src, &d->src));
+  PetscCall(SourceCells(ops, &shot->src, &d->src_cells));
+  PetscCall(PointMapUpload(ops, &shot->rec, &d->rec));
+  PetscCall(PointMapUpload(ops, &shot->reach, &d->reach));
+  PetscCall(PointMapUpload(ops, &shot->send, &d->send));
+  PetscCall(ops->mem_alloc((void **)&d->at_src, (size_t)t->nsteps * shot->src.nrows * sizeof(float)));
+  PetscCall(ops->mem_alloc((void **)&d->traces, (size_t)t->nsteps * ntraces * sizeof(float)));
+  PetscCall(ops->mem_alloc((void **)&d->outgoing, nout * sizeof(float)));
+  PetscCall(ops->mem_alloc((void **)&d->remote, nin * sizeof(float)));
+  PetscCall(PetscMalloc1(nout, &d->host_outgoing));
+  PetscCall(PetscMalloc1(nin, &d->host_remote));
+  PetscCall(PetscMalloc1(2 * shot->nnbr, &d->req));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
 {
+  const KernelOps *ops = p->ops;
+  PointMap        *map[] = {&d->src, &d->src_cells, &d->rec, &d->reach, &d->send};
+
   PetscFunctionBeginUser;
-  PetscCall(p->ops->mem_free((void **)&d->src_cell));
-  PetscCall(p->ops->mem_free((void **)&d->rec_cell));
-  PetscCall(p->ops->mem_free((void **)&d->src));
-  PetscCall(p->ops->mem_free((void **)&d->rec));
-  PetscCall(p->ops->mem_free((void **)&d->wav));
+  for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++) PetscCall(PointMapFree(ops, map[k]));
+  PetscCall(ops->mem_free((void **)&d->wav));
+  PetscCall(ops->mem_free((void **)&d->at_src));
+  PetscCall(ops->mem_free((void **)&d->traces));
+  PetscCall(ops->mem_free((void **)&d->outgoing));
+  PetscCall(ops->mem_free((void **)&d->remote));
+  PetscCall(PetscFree(d->host_outgoing));
+  PetscCall(PetscFree(d->host_remote));
+  PetscCall(PetscFree(d->req));
+  PetscFunctionReturn(0);
+}
+
+/* Tag of the receivers' values: no halo is in flight while they travel. */
+#define POINTS_TAG 7301
+
+/* Before recording: the values of this rank's cells that other ranks'
+   receivers read go to them, and theirs come here. */
+static PetscErrorCode PointsExchange(Propagator *p, const ShotLocal *s, ShotPoints *d)
+{
+  const KernelOps *ops = p->ops;
+  MPI_Comm         comm;
+
+  PetscFunctionBeginUser;
+  if (!s->nnbr) PetscFunctionReturn(0);
+  PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
+  PetscCall(ops->record(&p->f, &d->send, NULL, d->outgoing));
+  PetscCall(ops->mem_download(d->host_outgoing, d->outgoing, s->send_start[s->nnbr] * sizeof(float)));
+  for (PetscInt r = 0; r < s->nnbr; r++) {
+    PetscMPIInt nin, nout;
+    PetscCall(PetscMPIIntCast(s->recv_start[r + 1] - s->recv_start[r], &nin));
+    PetscCall(PetscMPIIntCast(s->send_start[r + 1] - s->send_start[r], &nout));
+    PetscCallMPI(MPI_Irecv(d->host_remote + s->recv_start[r], nin, MPI_FLOAT, s->nbr[r], POINTS_TAG, comm, &d->req[2 * r]));
+    PetscCallMPI(MPI_Isend(d->host_outgoing + s->send_start[r], nout, MPI_FLOAT, s->nbr[r], POINTS_TAG, comm, &d->req[2 * r + 1]));
+  }
+  PetscCallMPI(MPI_Waitall(2 * (PetscMPIInt)s->nnbr, d->req, MPI_STATUSES_IGNORE));
+  PetscCall(ops->mem_upload(d->remote, d->host_remote, s->recv_start[s->nnbr] * sizeof(float)));
   PetscFunctionReturn(0);
 }
 
@@ -312,7 +365,8 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     if (store && p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionSave(p, store, n, t->nsteps));
     else if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &f->lap));
     PetscCall(PhaseBegin(FWI_INJREC));
-    PetscCall(ops->record(f, shot->nrec, d.rec_cell, d.rec + (size_t)n * shot->nrec));
+    PetscCall(PointsExchange(p, shot, &d));
+    PetscCall(ops->record(f, &d.rec, d.remote, d.traces + (size_t)n * shot->nrec));
     PetscCall(PhaseEnd(FWI_INJREC));
     PetscCall(ops->mirror_ghosts(f));
     PetscCall(StepRegions(p, PETSC_FALSE));
@@ -321,7 +375,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(PhaseEnd(FWI_SHELL));
 
     PetscCall(PhaseBegin(FWI_INJREC));
-    if (shot->nsrc) PetscCall(ops->inject(f, 1, d.src_cell, d.wav + n));
+    PetscCall(ops->inject(f, &d.src, d.wav + n));
     PetscCall(ops->zero_surface(f));
     PetscCall(PhaseEnd(FWI_INJREC));
     FieldsSwap(f);
@@ -336,7 +390,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   }
   if (store && p->method == GRADIENT_BOUNDARY) ReconstructionStart(p);
   /* the traces at the recording interval, from every internal step's samples */
-  PetscCall(ops->mem_download(host, d.rec, (size_t)t->nsteps * shot->nrec * sizeof(float)));
+  PetscCall(ops->mem_download(host, d.traces, (size_t)t->nsteps * shot->nrec * sizeof(float)));
   PetscCall(PetscArrayzero(traces, shot->nrec * t->nt));
   for (PetscInt n = 0; n < t->nsteps; n++) DecimatorAdd(&p->decimator, n, shot->nrec, host + (size_t)n * shot->nrec, traces);
   PetscCall(ShotPointsDestroy(p, &d));

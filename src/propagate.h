@@ -83,7 +83,8 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
 /* Zeroes the gradient's sum over shots. */
 PetscErrorCode PropagatorGradientReset(Propagator *p);
 /* The adjoint of PropagatorRun for the same shot and store: residual[] as
-   traces[] above.  The shot's image (f.grad: cell by cell, the sum over
+   traces[] above, for the receivers that reach this rank's cells
+   (shot->reach_id) rather than those it records.  The shot's image (f.grad: cell by cell, the sum over
    steps of the adjoint field times the stored term, in float) and its
    source's own term (its injection is scaled by v^2 dt^2 too) are added to
    the sum over shots exactly, so that the sum does not depend on the order

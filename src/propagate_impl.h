@@ -3,15 +3,18 @@
 #pragma once
 #include "propagate.h"
 
-/* A shot's points and per-step amplitudes in backend memory, so a step
-   needs no transfer: the source cell and the receiver cells; per internal
-   step the source amplitude (forward: injected; adjoint: the field read at
-   the source) and the receivers' samples (forward: recorded; adjoint: the
-   residual injected). */
+/* A shot's points in backend memory, so a step needs no transfer beyond
+   the values other ranks' receivers read: the maps of survey.h (src_cells:
+   the source's cells alone, weight 1), and per internal step the source
+   amplitude injected (wav), the field at the source's cells (at_src,
+   adjoint), and the receivers' samples (traces; adjoint: the residuals
+   injected, one per reached receiver). */
 typedef struct {
-  ptrdiff_t *src_cell, *rec_cell;
-  float     *src, *rec;
-  float     *wav; /* the amplitude the forward run injects, per internal step */
+  PointMap     src, src_cells, rec, reach, send;
+  float       *wav, *at_src, *traces;
+  float       *outgoing, *remote;           /* backend: values sent and received every step */
+  float       *host_outgoing, *host_remote; /* their host copies, for MPI */
+  MPI_Request *req;
 } ShotPoints;
 
 /* wavelet: at the internal step, before the source scaling. */
@@ -39,5 +42,5 @@ PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, P
 PetscErrorCode ReconstructionSave(Propagator *p, WavefieldStore store, PetscInt n, PetscInt nsteps);
 void           ReconstructionStart(Propagator *p);
 PetscErrorCode ReconstructionBegin(Propagator *p);
-PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsrc);
+PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n);
 PetscErrorCode ReconstructionDestroy(Propagator *p);

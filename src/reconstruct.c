@@ -87,7 +87,7 @@ PetscErrorCode ReconstructionBegin(Propagator *p)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsrc)
+PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n)
 {
   const KernelOps *ops = p->ops;
   Reconstruction  *rec = &p->rec;
@@ -98,7 +98,7 @@ PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldSt
   PetscCall(PhaseBegin(FWI_RECONSTRUCT));
   p->f.fu = p->f.fuprev = NULL;
   /* the forward step read backwards: its source term, surface and band */
-  if (nsrc) PetscCall(ops->inject(r, 1, d->src_cell, d->wav + n));
+  PetscCall(ops->inject(r, &d->src, d->wav + n));
   PetscCall(ops->zero_surface(r));
   if (n >= 1) {
     PetscCall(WavefieldStoreReadBegin(store, n - 1, &buf));

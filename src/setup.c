@@ -4,7 +4,7 @@
 #include "geometry.h"
 #include "wavelet.h"
 
-/* Does the cell of pos lie on a free surface (a side with zero CPML width)? */
+/* Does pos lie within half a cell of a free surface (a side with zero CPML width)? */
 static PetscBool OnFreeSurface(const Options *o, const ModelInfo *m, const Position *pos)
 {
   PetscInt  cell[3] = {0, 0, 0};
@@ -16,7 +16,8 @@ static PetscBool OnFreeSurface(const Options *o, const ModelInfo *m, const Posit
 }
 
 /* Sources on a free surface emit nothing and receivers there record zeros
-   (u = 0 on it): legal, but rarely what was meant. */
+   (u = 0 on it), and within half a cell of it nearly so (the odd image
+   cancels them): legal, but rarely what was meant. */
 static PetscErrorCode WarnOnFreeSurface(MPI_Comm comm, const Options *o, const ModelInfo *m, const Geometry *geo)
 {
   PetscInt nsrc_on = 0, nrec_on = 0;
@@ -25,8 +26,8 @@ static PetscErrorCode WarnOnFreeSurface(MPI_Comm comm, const Options *o, const M
   for (PetscInt s = 0; s < geo->nshots; s++) nsrc_on += OnFreeSurface(o, m, &geo->src[s]);
   for (PetscInt r = 0; r < geo->rec_start[geo->nshots]; r++) nrec_on += OnFreeSurface(o, m, &geo->rec[r]);
   if (nsrc_on || nrec_on)
-    PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " sources and %" PetscInt_FMT " receivers lie on a free surface (a side with zero CPML width), where u = 0: "
-                                "those sources emit nothing and those receivers record zeros; place them at least one cell inside\n",
+    PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " sources and %" PetscInt_FMT " receivers lie within half a cell of a free surface (a side with zero CPML width), where u = 0: "
+                                "those sources emit (almost) nothing and those receivers record (almost) zeros; place them at least one cell inside\n",
                           nsrc_on, nrec_on));
   PetscFunctionReturn(0);
 }

@@ -258,17 +258,32 @@ static PetscErrorCode ZeroSurface(Fields *f)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Inject(Fields *f, PetscInt n, const ptrdiff_t cell[], const float amp[])
+/* Rows are independent (inject: distinct cells): threads split them when
+   there are enough, without changing a row's sum. */
+static PetscErrorCode Inject(Fields *f, const PointMap *m, const float amp[])
 {
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < n; k++) f->uprev[cell[k]] += f->vdt2[cell[k]] * amp[k];
+  _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++)
+  {
+    double sum = 0;
+    for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) sum += (double)m->weight[e] * amp[m->index[e]];
+    f->uprev[m->cell[i]] += f->vdt2[m->cell[i]] * (float)sum;
+  }
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Record(Fields *f, PetscInt n, const ptrdiff_t cell[], float out[])
+static PetscErrorCode Record(Fields *f, const PointMap *m, const float remote[], float out[])
 {
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < n; k++) out[k] = f->u[cell[k]];
+  _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++)
+  {
+    double sum = 0;
+    for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) {
+      const ptrdiff_t k = m->index[e];
+      sum += (double)m->weight[e] * (k >= 0 ? f->u[k] : remote[-1 - k]);
+    }
+    out[i] = (float)sum;
+  }
   PetscFunctionReturn(0);
 }
 

@@ -118,34 +118,45 @@ static PetscErrorCode EachSurface(Fields *f)
 PetscErrorCode CudaMirrorGhosts(Fields *f) { return EachSurface<true>(f); }
 PetscErrorCode CudaZeroSurface(Fields *f) { return EachSurface<false>(f); }
 
-/* Points on distinct cells (as the geometry gives them) add without races;
-   shared cells are summed by the atomics in an unspecified order. */
-__global__ void InjectKernel(const Fields f, PetscInt n, const ptrdiff_t *cell, const float *amp)
+/* One thread a row: rows are distinct cells, so injection needs no atomics,
+   and each row sums its entries in their order, as the CPU does. */
+__global__ void InjectKernel(const Fields f, const PointMap m, const float *amp)
 {
-  const PetscInt k = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < n) atomicAdd(&f.uprev[cell[k]], f.vdt2[cell[k]] * amp[k]);
+  const PetscInt i = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= m.nrows) return;
+  double sum = 0;
+  for (PetscInt e = m.start[i]; e < m.start[i + 1]; e++) sum += (double)m.weight[e] * amp[m.index[e]];
+  f.uprev[m.cell[i]] += f.vdt2[m.cell[i]] * (float)sum;
 }
 
-__global__ void RecordKernel(const Fields f, PetscInt n, const ptrdiff_t *cell, float *out)
+__global__ void RecordKernel(const Fields f, const PointMap m, const float *remote, float *out)
 {
-  const PetscInt k = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < n) out[k] = f.u[cell[k]];
+  const PetscInt i = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= m.nrows) return;
+  double sum = 0;
+  for (PetscInt e = m.start[i]; e < m.start[i + 1]; e++) {
+    const ptrdiff_t k = m.index[e];
+    sum += (double)m.weight[e] * (k >= 0 ? f.u[k] : remote[-1 - k]);
+  }
+  out[i] = (float)sum;
 }
 
-PetscErrorCode CudaInject(Fields *f, PetscInt n, const ptrdiff_t cell[], const float amp[])
+static dim3 RowBlocks(const PointMap *m) { return dim3((unsigned)((m->nrows + 127) / 128)); }
+
+PetscErrorCode CudaInject(Fields *f, const PointMap *m, const float amp[])
 {
   PetscFunctionBeginUser;
-  if (!n) PetscFunctionReturn(0);
-  CudaLaunch(InjectKernel, dim3((unsigned)((n + 127) / 128)), dim3(128), CudaLane(f), *f, n, cell, amp);
+  if (!m->nrows) PetscFunctionReturn(0);
+  CudaLaunch(InjectKernel, RowBlocks(m), dim3(128), CudaLane(f), *f, *m, amp);
   CUDA_LAUNCHED();
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode CudaRecord(Fields *f, PetscInt n, const ptrdiff_t cell[], float out[])
+PetscErrorCode CudaRecord(Fields *f, const PointMap *m, const float remote[], float out[])
 {
   PetscFunctionBeginUser;
-  if (!n) PetscFunctionReturn(0);
-  CudaLaunch(RecordKernel, dim3((unsigned)((n + 127) / 128)), dim3(128), CudaLane(f), *f, n, cell, out);
+  if (!m->nrows) PetscFunctionReturn(0);
+  CudaLaunch(RecordKernel, RowBlocks(m), dim3(128), CudaLane(f), *f, *m, remote, out);
   CUDA_LAUNCHED();
   PetscFunctionReturn(0);
 }

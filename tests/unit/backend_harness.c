@@ -175,7 +175,8 @@ PetscErrorCode CheckZeroed(const char *what, Block *b, const ArrayList *l, HostS
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BlockCreate(const KernelOps *ops, const Fields *geometry, const ptrdiff_t cell[], const float amp[], Block *b)
+PetscErrorCode BlockCreate(const KernelOps *ops, const Fields *geometry, const PointMap *inject, const PointMap *record, const float amp[], const float remote[],
+                           Block *b)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(b, sizeof(*b)));
@@ -186,11 +187,13 @@ PetscErrorCode BlockCreate(const KernelOps *ops, const Fields *geometry, const p
   PetscCall(ops->mem_alloc((void **)&b->grad, sizeof(float) * b->f.ncells));
   PetscCall(ops->mem_alloc((void **)&b->fu, sizeof(float) * b->f.ncells));
   PetscCall(ops->mem_alloc((void **)&b->fuprev, sizeof(float) * b->f.ncells));
-  PetscCall(ops->mem_alloc((void **)&b->cell, sizeof(ptrdiff_t) * NCELLS));
+  PetscCall(PointMapUpload(ops, inject, &b->inject));
+  PetscCall(PointMapUpload(ops, record, &b->record));
   PetscCall(ops->mem_alloc((void **)&b->amp, sizeof(float) * NCELLS));
+  PetscCall(ops->mem_alloc((void **)&b->remote, sizeof(float) * NCELLS));
   PetscCall(ops->mem_alloc((void **)&b->out, sizeof(float) * NCELLS));
-  PetscCall(ops->mem_upload(b->cell, cell, sizeof(ptrdiff_t) * NCELLS));
   PetscCall(ops->mem_upload(b->amp, amp, sizeof(float) * NCELLS));
+  PetscCall(ops->mem_upload(b->remote, remote, sizeof(float) * NCELLS));
   PetscFunctionReturn(0);
 }
 
@@ -204,8 +207,10 @@ PetscErrorCode BlockDestroy(Block *b)
   PetscCall(b->ops->mem_free((void **)&b->grad));
   PetscCall(b->ops->mem_free((void **)&b->fu));
   PetscCall(b->ops->mem_free((void **)&b->fuprev));
-  PetscCall(b->ops->mem_free((void **)&b->cell));
+  PetscCall(PointMapFree(b->ops, &b->inject));
+  PetscCall(PointMapFree(b->ops, &b->record));
   PetscCall(b->ops->mem_free((void **)&b->amp));
+  PetscCall(b->ops->mem_free((void **)&b->remote));
   PetscCall(b->ops->mem_free((void **)&b->out));
   PetscFunctionReturn(0);
 }

@@ -5,18 +5,18 @@
    is printed and the test goes on. */
 #pragma once
 #include <string.h>
-#include "kernels.h"
+#include "survey.h"
 
 #define MAXARRAYS 32 /* u, uprev, vdt2, lap, grad, fu, fuprev, 2 x 3 profiles, 2 x 6 slab arrays, a list */
-#define NCELLS    40 /* inject/record cells */
+#define NCELLS    40 /* inject/record rows */
 
 /* One backend's Fields and the backend memory the operations take besides. */
 typedef struct {
   const KernelOps *ops;
   Fields           f;
   float           *lap, *grad, *fu, *fuprev; /* f's members of those names point here while an operation uses them */
-  ptrdiff_t       *cell;       /* NCELLS distinct cells for inject and record */
-  float           *amp, *out;
+  PointMap         inject, record; /* NCELLS rows each */
+  float           *amp, *remote, *out;
 } Block;
 
 typedef enum {
@@ -59,7 +59,8 @@ unsigned Bits(float x);
 PetscErrorCode CompareArray(const char *what, const Fields *f, const ArrayList *l, PetscInt which, const float *cpu, const float *gpu);
 /* Every array of b downloaded and zero. */
 PetscErrorCode CheckZeroed(const char *what, Block *b, const ArrayList *l, HostState *h);
-/* The block's arrays on ops for geometry (a described Fields), with NCELLS
-   inject/record cells and amplitudes uploaded. */
-PetscErrorCode BlockCreate(const KernelOps *ops, const Fields *geometry, const ptrdiff_t cell[], const float amp[], Block *b);
+/* The block's arrays on ops for geometry (a described Fields), with the
+   inject and record maps, NCELLS amplitudes and NCELLS remote values uploaded. */
+PetscErrorCode BlockCreate(const KernelOps *ops, const Fields *geometry, const PointMap *inject, const PointMap *record, const float amp[], const float remote[],
+                           Block *b);
 PetscErrorCode BlockDestroy(Block *b);

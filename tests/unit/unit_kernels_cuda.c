@@ -16,8 +16,9 @@
    and over the interior plus the shell slabs, with and without storing lap;
    advance_memory; adjoint_step (lap and grad set, or grad and the forward
    field run backwards: fu, fuprev); adjoint_layers_begin and
-   _end; mirror_ghosts; zero_surface; inject and record (distinct cells,
-   cells and amplitudes in backend memory; record also against u itself);
+   _end; mirror_ghosts; zero_surface; inject and record (point maps: each
+   cell a weighted sum of amplitudes, each row a weighted sum of cells and
+   remote values; record also against that sum on the host);
    zero_state; pack_boxes of the boundary gradient method's layer band
    (packed from u, unpacked into uprev); a forward and an adjoint step as propagate.c runs them with
    the interior on the side lane and the shell on the main lane, joined;
@@ -219,7 +220,7 @@ static PetscErrorCode StepLanes(Block *b, const Regions *g)
     PetscCall(b->ops->mirror_ghosts(&b->f));
     PetscCall(ApplyLanes(b, g, BOX_STEP));
     PetscCall(ApplySplit(b, g, BOX_MEMORY));
-    PetscCall(b->ops->inject(&b->f, NCELLS, b->cell, b->amp));
+    PetscCall(b->ops->inject(&b->f, &b->inject, b->amp));
     PetscCall(b->ops->zero_surface(&b->f));
     FieldsSwap(&b->f);
   }
@@ -260,7 +261,7 @@ static PetscErrorCode AdjointLanes(Block *b, const Regions *g)
     PetscCall(b->ops->mirror_ghosts(&b->f));
     PetscCall(ApplyLanes(b, g, BOX_ADJOINT));
     PetscCall(b->ops->adjoint_layers_end(&b->f));
-    PetscCall(b->ops->inject(&b->f, NCELLS, b->cell, b->amp));
+    PetscCall(b->ops->inject(&b->f, &b->inject, b->amp));
     PetscCall(b->ops->zero_surface(&b->f));
     FieldsSwap(&b->f);
   }
@@ -269,8 +270,8 @@ static PetscErrorCode AdjointLanes(Block *b, const Regions *g)
 
 static PetscErrorCode Mirror(Block *b, const Regions *g) { return b->ops->mirror_ghosts(&b->f); }
 static PetscErrorCode ZeroSurface(Block *b, const Regions *g) { return b->ops->zero_surface(&b->f); }
-static PetscErrorCode Inject(Block *b, const Regions *g) { return b->ops->inject(&b->f, NCELLS, b->cell, b->amp); }
-static PetscErrorCode Record(Block *b, const Regions *g) { return b->ops->record(&b->f, NCELLS, b->cell, b->out); }
+static PetscErrorCode Inject(Block *b, const Regions *g) { return b->ops->inject(&b->f, &b->inject, b->amp); }
+static PetscErrorCode Record(Block *b, const Regions *g) { return b->ops->record(&b->f, &b->record, b->remote, b->out); }
 static PetscErrorCode ZeroState(Block *b, const Regions *g) { return b->ops->zero_state(&b->f); }
 /* The boundary gradient method's band (FieldsBandBoxes) of u packed into
    lap, and lap unpacked into uprev's band. */
@@ -323,6 +324,8 @@ typedef struct {
   HostState  init, out[2];
   Regions    g;
   ptrdiff_t  cell[NCELLS];
+  PointMap   inject, record; /* host */
+  float      remote[NCELLS];
 } Pair;
 
 /* Both blocks from the initial state, the operation on each, every array compared. */
@@ -343,20 +346,53 @@ static PetscErrorCode RunOperation(Pair *p, PetscInt k)
   PetscFunctionReturn(0);
 }
 
-/* record must return u at the cells exactly. */
+/* record must give, row by row, its entries' weighted sum in double in
+   entry order, rounded once: u at the cells exactly where the one weight is 1. */
 static PetscErrorCode CheckRecorded(Pair *p)
 {
-  const float *u = p->out[1].x[0], *out = p->out[1].x[p->l.n - 1];
+  const float    *u = p->out[1].x[0], *out = p->out[1].x[p->l.n - 1];
+  const PointMap *m = &p->record;
 
   PetscFunctionBeginUser;
   ncompared++;
-  for (PetscInt k = 0; k < NCELLS; k++)
-    if (Bits(out[k]) != Bits(u[p->cell[k]])) {
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: record: cell %d (padded index %d) gives %.9g, u there is %.9g\n", p->name, (int)k, (int)p->cell[k],
-                            (double)out[k], (double)u[p->cell[k]]));
+  for (PetscInt k = 0; k < NCELLS; k++) {
+    double sum = 0;
+    for (PetscInt e = m->start[k]; e < m->start[k + 1]; e++) sum += (double)m->weight[e] * (m->index[e] >= 0 ? u[m->index[e]] : p->remote[-1 - m->index[e]]);
+    if (Bits(out[k]) != Bits((float)sum)) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: record: row %d (first cell %d) gives %.9g, expected %.9g\n", p->name, (int)k, (int)p->cell[k], (double)out[k],
+                            (double)(float)sum));
       nfailed++;
       break;
     }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The maps of the inject and record tests over the cells: every inject row
+   (a cell) sums three amplitudes with random weights; record rows read one
+   cell with weight 1 (even rows), or two cells and a remote value (odd). */
+static PetscErrorCode ChooseMaps(Pair *p)
+{
+  PointMap *in = &p->inject, *rec = &p->record;
+
+  PetscFunctionBeginUser;
+  in->nrows = rec->nrows = NCELLS;
+  PetscCall(PetscMalloc4(NCELLS, &in->cell, NCELLS + 1, &in->start, 3 * NCELLS, &in->index, 3 * NCELLS, &in->weight));
+  PetscCall(PetscMalloc3(NCELLS + 1, &rec->start, 3 * NCELLS, &rec->index, 3 * NCELLS, &rec->weight));
+  FillRandom(in->weight, 3 * NCELLS, -1, 1);
+  FillRandom(rec->weight, 3 * NCELLS, -1, 1);
+  FillRandom(p->remote, NCELLS, -1, 1);
+  rec->start[0] = 0;
+  for (PetscInt k = 0; k < NCELLS; k++) {
+    const ptrdiff_t read[3] = {p->cell[k], p->cell[(k + NCELLS - 1) % NCELLS], -1 - k};
+    in->cell[k]             = p->cell[k];
+    in->start[k]            = 3 * k;
+    for (PetscInt e = 0; e < 3; e++) in->index[3 * k + e] = (k + 7 * e) % NCELLS;
+    rec->start[k + 1] = rec->start[k] + (k % 2 ? 3 : 1);
+    for (PetscInt e = 0; e < rec->start[k + 1] - rec->start[k]; e++) rec->index[rec->start[k] + e] = read[e];
+    if (k % 2 == 0) rec->weight[rec->start[k]] = 1;
+  }
+  in->start[NCELLS] = 3 * NCELLS;
   PetscFunctionReturn(0);
 }
 
@@ -475,8 +511,9 @@ static PetscErrorCode TestConfig(const Config *c, PetscInt radius)
                           (int)geometry.core[1][1], (int)geometry.core[2][0], (int)geometry.core[2][1]));
   ChooseCells(&geometry, p->cell);
   FillRandom(amp, NCELLS, -1, 1);
-  PetscCall(BlockCreate(&KernelOpsCPU, &geometry, p->cell, amp, &p->cpu));
-  PetscCall(BlockCreate(&KernelOpsCUDA, &geometry, p->cell, amp, &p->gpu));
+  PetscCall(ChooseMaps(p));
+  PetscCall(BlockCreate(&KernelOpsCPU, &geometry, &p->inject, &p->record, amp, p->remote, &p->cpu));
+  PetscCall(BlockCreate(&KernelOpsCUDA, &geometry, &p->inject, &p->record, amp, p->remote, &p->gpu));
   ListArrays(&geometry, &p->l);
   ArrayAdd(&p->l, "record out", ARRAY_LIST, 0, 0, NCELLS);
   PetscCall(HostStateCreate(&p->l, &p->init));
@@ -497,6 +534,8 @@ static PetscErrorCode TestConfig(const Config *c, PetscInt radius)
 
   PetscCall(BlockDestroy(&p->cpu));
   PetscCall(BlockDestroy(&p->gpu));
+  PetscCall(PetscFree4(p->inject.cell, p->inject.start, p->inject.index, p->inject.weight));
+  PetscCall(PetscFree3(p->record.start, p->record.index, p->record.weight));
   PetscCall(HostStateDestroy(&p->init));
   PetscCall(HostStateDestroy(&p->out[0]));
   PetscCall(HostStateDestroy(&p->out[1]));
