@@ -69,9 +69,10 @@ static PetscErrorCode Decompose(PetscInt N, Block *b, Halo *halo)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Step(Halo halo, const Block *b, const double *u, double *v)
+/* One step from u to v; the exchange writes u's ghosts. */
+static PetscErrorCode Step(Halo halo, const Block *b, double *u, double *v)
 {
-  const HaloField f  = {(void *)u, HALO_ALL_FACES};
+  const HaloField f  = {u, HALO_ALL_FACES};
   const ptrdiff_t sj = b->stride[1];
 
   PetscFunctionBeginUser;
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
   Halo     halo;
   double  *u, *v;
 
+  /* the halo library reports errors and allocates through PETSc */
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &N, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-steps", &steps, NULL));
