@@ -67,7 +67,8 @@ PetscErrorCode HaloTypeAvailable(HaloType type, PetscBool *available, char why[]
    to pick a default that every rank agrees on. */
 PetscErrorCode HaloTypeAvailableOnComm(MPI_Comm comm, HaloType type, PetscBool *available, char why[], size_t len);
 
-/* Device backends use the current CUDA device.  The first nccl halo on a
+/* The halo uses comm as it is (no duplicate): keep it until HaloDestroy.
+   Device backends use the current CUDA device.  The first nccl halo on a
    communicator is collective over it (it creates the NCCL communicator that
    later halos on the same communicator share). */
 PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type, Halo *halo);
