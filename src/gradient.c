@@ -19,7 +19,7 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
   PetscCall(ObjectiveEvaluate(&obj, obj.vp_start, &J, grad));
   PetscCall(PetscTime(&t1));
   for (PetscInt c = 0; c < obj.ms.nlocal; c++) out[c] = (float)grad[c];
-  PetscCall(ObjectiveWriteModel(&obj, "gradient.rsf", out, o->overwrite));
+  PetscCall(ObjectiveWriteModel(&obj, "gradient.rsf", "gradient", out, o->overwrite));
   PetscCall(PetscPrintf(world, "misfit %.17g\n", J));
   PetscCall(PetscPrintf(world, "gradient: %.3f s, %.4f G cell-updates/s (forward + adjoint) -> %s/gradient.rsf\n", t1 - t0,
                         obj.e.cells * obj.e.t.nsteps * 2 * obj.e.geo.nshots / (t1 - t0) * 1e-9, o->output_dir));

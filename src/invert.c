@@ -142,7 +142,7 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
     PetscCall(ModelFromVec(inv, inv->X));
     PetscCall(PetscSNPrintf(name, sizeof(name), "vp_%04" PetscInt_FMT ".rsf", inv->iteration));
     /* this run's own file: earlier ones were refused or removed at the start; with -restart, the interrupted run's, rewritten the same */
-    PetscCall(ObjectiveWriteModel(&inv->obj, name, inv->vp, PETSC_TRUE));
+    PetscCall(ObjectiveWriteModel(&inv->obj, name, "vp", inv->vp, PETSC_TRUE));
   }
   {
     const MisfitRow row = {{f, gnorm, its ? step : 0, inv->seconds}, inv->band + 1, inv->iteration};
@@ -286,7 +286,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
                           inv.iteration, o->output_dir));
   } else {
     PetscCall(ModelFromVec(&inv, inv.X));
-    PetscCall(ObjectiveWriteModel(&inv.obj, "vp.rsf", inv.vp, o->overwrite));
+    PetscCall(ObjectiveWriteModel(&inv.obj, "vp.rsf", "vp", inv.vp, o->overwrite));
     PetscCall(PetscPrintf(world, "inverted model -> %s/vp.rsf, misfit history -> %s/misfit.csv\n", o->output_dir, o->output_dir));
   }
   signal(SIGTERM, SIG_DFL);

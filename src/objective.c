@@ -1,4 +1,5 @@
 #include "objective.h"
+#include "vtk.h"
 #include "events.h"
 #include "filter.h"
 #include "gather.h"
@@ -231,7 +232,7 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const float *user, PetscBool overwrite)
+PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char *vtk_name, const float *user, PetscBool overwrite)
 {
   const ModelInfo  *m        = &obj->e.m;
   const PetscReal   origin[3] = {0, 0, 0};
@@ -247,6 +248,7 @@ PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const float
   }
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", obj->o->output_dir, name));
   PetscCall(RsfWriteBlock(obj->e.l.world, path, m->dim, m->n, m->d, origin, label, start, count, user, overwrite));
+  if (vtk_name && obj->o->vtk) PetscCall(VtkFromRsf(obj->e.l.world, path, vtk_name, overwrite));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

@@ -193,6 +193,9 @@ static PetscErrorCode ReadOutput(PetscOptionItems *PetscOptionsObject, Options *
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsString("-output_dir", "Folder for the results", NULL, o->output_dir, o->output_dir, sizeof(o->output_dir), NULL));
   PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, NULL));
+  PetscCall(PetscOptionsBool("-vtk", "Also write models, gradients and snapshots as VTK image data (.vti) for ParaView", NULL, o->vtk, &o->vtk, NULL));
+  PetscCall(OptionsIntRange(PetscOptionsObject, "-snapshot_interval", "Forward: the wavefield every this many recorded samples, snapshot_SHOT_SAMPLE.rsf; 0 = none", 0,
+                            PETSC_MAX_INT, &o->snapshot_interval));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-nan_check_interval", "Check the wavefield for NaN/Inf every this many steps", 1, PETSC_MAX_INT, &o->nan_check_interval));
   PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines within a shot, 0 = none", NULL, o->progress_interval, &o->progress_interval, NULL));
   PetscCall(PetscOptionsEList("-unused_options", "Options nobody reads (typos, TAO options outside -mode invert): error, nothing runs; or warn and run without them", NULL,

@@ -48,6 +48,8 @@ typedef struct {
   /* output */
   char      output_dir[PETSC_MAX_PATH_LEN];
   PetscBool overwrite;
+  PetscBool vtk;               /* models, gradients and snapshots also as .vti */
+  PetscInt  snapshot_interval; /* recorded samples between wavefield snapshots (forward), 0 = none */
   PetscInt  nan_check_interval;
   PetscReal progress_interval;
   /* gradient and inversion */

@@ -11,9 +11,10 @@
 /* The results of each kind, by name: '#' stands for one or more digits, and
    an RSF header's binary (name@) goes with it.  restart_names live in
    -output_dir/restart. */
-static const char *const shot_names[]      = {"shot_#.rsf", NULL};
-static const char *const gradient_names[]  = {"gradient.rsf", NULL};
-static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp_#.rsf", NULL};
+static const char *const shot_names[]      = {"shot_#.rsf", "snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
+static const char *const snapshot_names[]  = {"snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
+static const char *const gradient_names[]  = {"gradient.rsf", "gradient.vti", NULL};
+static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp_#.rsf", "vp.vti", "vp_#.vti", NULL};
 static const char *const restart_names[]   = {"run.txt", "evaluations.txt", "band#_eval#_model.rsf", "band#_eval#_gradient.rsf", NULL};
 static const char *const finished_names[]  = {"vp.rsf", NULL};
 
@@ -217,6 +218,7 @@ static PetscErrorCode RefuseExisting(const char *dir, const char *restart_dir, O
       PetscCheck(access(found, F_OK), PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
                  "%s exists: refusing to overwrite results (pass -overwrite to replace them, or choose another -output_dir)", found);
     }
+    PetscCall(RefuseResult(dir, snapshot_names));
     break;
   case OUTPUT_GRADIENT:
     PetscCall(RefuseResult(dir, gradient_names));

@@ -179,9 +179,9 @@ PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *
   PetscCall(PetscMalloc1(n + 1, &buf));
   for (PetscInt c = 0; c < n; c++) buf[c] = (float)grad[c];
   EntryName(band, eval, "model", name);
-  PetscCall(ObjectiveWriteModel(r->obj, name, vp, PETSC_TRUE));
+  PetscCall(ObjectiveWriteModel(r->obj, name, NULL, vp, PETSC_TRUE));
   EntryName(band, eval, "gradient", name);
-  PetscCall(ObjectiveWriteModel(r->obj, name, buf, PETSC_TRUE));
+  PetscCall(ObjectiveWriteModel(r->obj, name, NULL, buf, PETSC_TRUE));
   PetscCall(PetscFree(buf));
   /* the list last: an evaluation counts once both files are complete */
   PetscCall(AddEntry(r, e));
