@@ -1,4 +1,5 @@
 #include "objective.h"
+#include "misfit.h"
 #include "vtk.h"
 #include "events.h"
 #include "filter.h"
@@ -160,12 +161,7 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
   PetscCall(PropagatorRun(&obj->e.p, t, &sl, s, obj->e.wint, mine, grad ? obj->store : NULL));
   if (!obj->e.l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, &all), "the shot's gather", 4.0 * nrec * t->nt);
   PetscCall(ShotGather(&obj->e.l, t->nt, &sl, s, nrec, mine, all));
-  *J = 0;
-  if (!obj->e.l.group_rank)
-    for (size_t i = 0; i < (size_t)nrec * t->nt; i++) {
-      all[i] -= obj->obs[k][i];
-      *J += 0.5 * (double)all[i] * all[i];
-    }
+  *J = obj->e.l.group_rank ? 0 : MisfitGather(obj->o->misfit, nrec, t->nt, all, obj->obs[k], all);
   if (grad) {
     PetscCall(ShotScatter(&obj->e.l, t->nt, &sl, nrec, all, mine));
     PetscCall(PropagatorAdjoint(&obj->e.p, t, &sl, s, obj->e.wint, mine, obj->store));

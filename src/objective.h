@@ -1,5 +1,5 @@
-/* The misfit J = 1/2 sum over shots, receivers and recorded samples of
-   (modelled - observed)^2 and its exact gradient with respect to the user's
+/* The misfit J (by default 1/2 sum over shots, receivers and recorded
+   samples of (modelled - observed)^2; -misfit, misfit.h) and its exact gradient with respect to the user's
    velocity model.  Every group models its shots; J is summed over the world
    and the gradient reduced over the cross comm into group 0 (see
    docs/architecture.md). */

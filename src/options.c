@@ -16,6 +16,7 @@
 const char *const RunModeNames[]   = {"forward", "gradient", "invert", "RunMode", "MODE_", NULL};
 const char *const BackendChoices[] = {"auto", "cpu", "cuda", "BackendChoice", "BACKEND_", NULL};
 const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolation", "POINTS_", NULL};
+const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "MisfitKind", "MISFIT_", NULL};
 
 /* text as a decimal integer in [lo, hi], or an error naming the option, the
    text as typed and the range. */
@@ -225,6 +226,9 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsEnum("-gradient_method",
                              "How the adjoint gets the forward wavefield: full (every step kept), boundary (the layer band kept, the field run backwards) or auto (the fastest that fits)",
                              NULL, GradientMethods, (PetscEnum)o->gradient_method, (PetscEnum *)&o->gradient_method, NULL));
+  PetscCall(PetscOptionsEnum("-misfit",
+                             "Misfit: l2 (samples), trace_l2 (each trace normalised: amplitudes ignored) or correlation (normalised cross-correlation of each shot's gather)",
+                             NULL, MisfitKinds, (PetscEnum)o->misfit, (PetscEnum *)&o->misfit, NULL));
   PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
   PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
   o->nbands = MAX_BANDS;

@@ -7,6 +7,7 @@
 typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_INVERT } RunMode;
 typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
 typedef enum { POINTS_SINC, POINTS_NEAREST } PointInterpolation;
+typedef enum { MISFIT_L2, MISFIT_TRACE_L2, MISFIT_CORRELATION } MisfitKind;
 
 #define MAX_BANDS 16
 /* Slowest velocity accepted (m/s), in models and bounds: anything slower is a
@@ -17,6 +18,7 @@ typedef enum { POINTS_SINC, POINTS_NEAREST } PointInterpolation;
 extern const char *const RunModeNames[];
 extern const char *const BackendChoices[];
 extern const char *const PointInterpolations[];
+extern const char *const MisfitKinds[];
 
 typedef struct {
   RunMode   mode;
@@ -57,6 +59,7 @@ typedef struct {
   PetscReal vp_min, vp_max;      /* bounds (m/s); vp_max also sets the time step and layers; 0 = from the model */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
+  MisfitKind misfit;
   PetscReal memory_limit;        /* MB of host memory per rank a run may plan to use; 0 = from the free memory */
   PetscReal fix_above;           /* metres: cells shallower keep their velocity */
   PetscReal source_taper;        /* metres: gradient tapered to zero at the sources over this radius */

@@ -78,6 +78,7 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
     Put(fp, "-source_depth", "%.17g", (double)o->source_depth);
     Put(fp, "-receiver_depth", "%.17g", (double)o->receiver_depth);
   }
+  Put(fp, "-point_interpolation", "%s", PointInterpolations[o->point_interpolation]);
   PutPath(fp, "-observed_dir", o->observed_dir);
   for (PetscInt s = 0; s < obj->e.geo.nshots; s++) {
     char key[64];
@@ -101,6 +102,7 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-vp_max", "%.17g", (double)obj->vp_hi);
   Put(fp, "-fix_above", "%.17g", (double)o->fix_above);
   Put(fp, "-source_taper", "%.17g", (double)o->source_taper);
+  Put(fp, "-misfit", "%s", MisfitKinds[o->misfit]);
   Put(fp, "-f0", "%.17g", (double)o->f0);
   Put(fp, "-t0", "%.17g", (double)o->t0);
   if (o->wavelet[0]) {

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""-misfit trace_l2 and correlation (2D, the model and survey of
+test_gradient.py):
+
+(a) finite-difference check of each misfit's gradient along two smooth
+    directions, on 1 rank and on 2 shot groups x 2 subdomains, to 1e-3
+    relative (central differences at h and 2h extrapolated, so that the
+    normalised misfits' curvature does not count);
+(b) decomposition: the gradient of 2 groups x 2 subdomains equals 1 rank's
+    bit for bit, the misfit to 1e-12;
+(c) what the misfits ignore: observed data scaled by 3 give the same misfit
+    (to 1e-6) under both; one observed trace scaled by 3 changes the l2 and
+    correlation misfits but not trace_l2; a dead (all-zero) observed trace
+    adds nothing to trace_l2."""
+import os
+import shutil
+
+import numpy as np
+
+import common as c
+import test_gradient as tg
+
+DX = tg.DX
+
+
+def scaled_observed(src, dst, scale):
+    """A copy of the observed folder with every gather multiplied by
+    scale(gather) (a function of the (nrec, nt) array)."""
+    os.makedirs(dst, exist_ok=True)
+    for name in sorted(os.listdir(src)):
+        if name.startswith("shot_") and name.endswith(".rsf"):
+            g, h = c.read_rsf(os.path.join(src, name))
+            c.write_rsf(os.path.join(dst, name), scale(g.astype(np.float64)).astype(np.float32),
+                        d=[float(h["d1"]), float(h.get("d2", 1))])
+    return dst
+
+
+def main():
+    scr = c.Scratch("misfits")
+    with scr:
+        true, start, acq, layouts = tg.models(2)
+        obs = scr.sub("obs")
+        c.run(1, ["-mode", "forward", "-vp", c.write_model(scr.sub("true.rsf"), true, DX)] + acq, obs)
+        m_path = c.write_model(scr.sub("m.rsf"), start, DX)
+        m, _ = c.read_rsf(m_path)
+        base = ["-mode", "gradient"] + acq + ["-vp_max", tg.VP_MAX]
+        n4, opts4, lay4 = layouts["groups"]
+        failures = []
+        for kind in ("trace_l2", "correlation"):
+            args = base + ["-misfit", kind, "-observed_dir", obs]
+            J1, g1 = tg.gradient_run(1, args + ["-vp", m_path], scr.sub(f"g_{kind}_1"), (1, 1, 1))
+            J4, g4 = tg.gradient_run(n4, args + ["-vp", m_path] + opts4, scr.sub(f"g_{kind}_4"), lay4)
+            print(f"{kind}: misfit {J1:.12e}, max |g| {np.abs(g1).max():.4e}; 2 groups x 2: misfit rel diff "
+                  f"{abs(J4 - J1) / J1:.1e}, gradient {'bit for bit' if np.array_equal(g1, g4) else 'differs'}", flush=True)
+            if abs(J4 - J1) > 1e-12 * J1 or not np.array_equal(g1, g4):
+                failures.append(f"(b) {kind}: 2 groups x 2 subdomains differ from 1 rank")
+            for seed, dm, rho in tg.choose_directions(g1, J1, m.shape):
+                J = {}
+                for q in (1, 2):
+                    for sgn in (1, -1):
+                        p = c.write_model(scr.sub(f"m_{kind}_{seed}_{q}_{sgn}.rsf"), (m + sgn * q * tg.H * dm).astype(np.float32), DX)
+                        J[q, sgn] = tg.misfit_of(c.run(1, args + ["-vp", p], scr.sub(f"r_{kind}_{seed}_{q}_{sgn}")))
+                fd = (4 * (J[1, 1] - J[1, -1]) / (2 * tg.H) - (J[2, 1] - J[2, -1]) / (4 * tg.H)) / 3
+                dme = (c.read_rsf(scr.sub(f"m_{kind}_{seed}_1_1.rsf"))[0].astype(np.float64)
+                       - c.read_rsf(scr.sub(f"m_{kind}_{seed}_1_-1.rsf"))[0]) / (2 * tg.H)
+                pred = float(np.sum(g1 * dme))
+                rel = abs(fd - pred) / abs(pred)
+                print(f"  (a) {kind}, direction {seed} (J changes by {rho:.2%}): FD {fd:.9e}, <g,dm> {pred:.9e}, rel diff {rel:.2e}", flush=True)
+                if not rel < tg.FD_TOL:
+                    failures.append(f"(a) {kind}, direction {seed}: FD {fd:.9e} vs <g,dm> {pred:.9e}, rel diff {rel:.2e}")
+
+        # (c) what each misfit ignores
+        def one_trace(f):
+            def scale(g):
+                g = g.copy()
+                g[3] *= f
+                return g
+            return scale
+        folders = {"x3": scaled_observed(obs, scr.sub("obs_x3"), lambda g: 3 * g),
+                   "trace x3": scaled_observed(obs, scr.sub("obs_tr3"), one_trace(3.0)),
+                   "dead trace": scaled_observed(obs, scr.sub("obs_dead"), one_trace(0.0))}
+        J = {}
+        for kind in ("l2", "trace_l2", "correlation"):
+            for name, folder in [("as recorded", obs)] + list(folders.items()):
+                J[kind, name] = tg.misfit_of(c.run(1, base + ["-misfit", kind, "-observed_dir", folder, "-vp", m_path],
+                                                   scr.sub(f"c_{kind}_{name.replace(' ', '_')}")))
+            print(f"  (c) {kind}: " + ", ".join(f"{n} {J[kind, n]:.9e}" for n in ["as recorded"] + list(folders)), flush=True)
+        same = lambda a, b: abs(a - b) <= 1e-6 * abs(b)
+        checks = [(same(J["trace_l2", "x3"], J["trace_l2", "as recorded"]), "trace_l2 changes when the data are scaled by 3"),
+                  (same(J["correlation", "x3"], J["correlation", "as recorded"]), "correlation changes when the data are scaled by 3"),
+                  (same(J["trace_l2", "trace x3"], J["trace_l2", "as recorded"]), "trace_l2 changes when one trace is scaled by 3"),
+                  (not same(J["correlation", "trace x3"], J["correlation", "as recorded"]), "correlation ignores one trace scaled by 3"),
+                  (not same(J["l2", "x3"], J["l2", "as recorded"]), "l2 ignores the data scaled by 3"),
+                  (J["trace_l2", "dead trace"] < J["trace_l2", "as recorded"], "a dead trace does not lower trace_l2")]
+        failures += [f"(c) {msg}" for ok, msg in checks if not ok]
+        if failures:
+            c.fail(f"{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
+
+
+if __name__ == "__main__":
+    c.main(main)
