@@ -1,5 +1,6 @@
 #include "objective.h"
 #include "misfit.h"
+#include "selection.h"
 #include "vtk.h"
 #include "events.h"
 #include "filter.h"
@@ -143,6 +144,30 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut)
   PetscFunctionReturn(0);
 }
 
+/* Group rank 0: the misfit of shot k's modelled gather all[] (nrec x nt)
+   over the selected data, and in all[] its adjoint source: both gathers
+   weighted by the selection, and the adjoint source by it once more (the
+   transpose). */
+static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, double *J)
+{
+  const TimeAxis *t = &obj->e.t;
+  const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
+  const size_t    n = (size_t)nrec * t->nt;
+  float          *w, *o;
+
+  PetscFunctionBeginUser;
+  MemoryCall(PetscMalloc2(n, &w, n, &o), "the data selection", 8.0 * n);
+  SelectionWeights(obj->o, &obj->e.geo, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
+  for (size_t i = 0; i < n; i++) {
+    all[i] *= w[i];
+    o[i] = obj->obs[k][i] * w[i];
+  }
+  *J = MisfitGather(obj->o->misfit, nrec, t->nt, all, o, all);
+  for (size_t i = 0; i < n; i++) all[i] *= w[i];
+  PetscCall(PetscFree2(w, o));
+  PetscFunctionReturn(0);
+}
+
 /* One shot: modelled traces, residual and misfit on the group's first rank,
    and with a gradient the adjoint run.  *J gets this shot's misfit on the
    group's first rank. */
@@ -161,7 +186,8 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
   PetscCall(PropagatorRun(&obj->e.p, t, &sl, s, obj->e.wint, mine, grad ? obj->store : NULL));
   if (!obj->e.l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, &all), "the shot's gather", 4.0 * nrec * t->nt);
   PetscCall(ShotGather(&obj->e.l, t->nt, &sl, s, nrec, mine, all));
-  *J = obj->e.l.group_rank ? 0 : MisfitGather(obj->o->misfit, nrec, t->nt, all, obj->obs[k], all);
+  *J = 0;
+  if (!obj->e.l.group_rank) PetscCall(SelectedMisfit(obj, k, all, J));
   if (grad) {
     PetscCall(ShotScatter(&obj->e.l, t->nt, &sl, nrec, all, mine));
     PetscCall(PropagatorAdjoint(&obj->e.p, t, &sl, s, obj->e.wint, mine, obj->store));

@@ -229,6 +229,14 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsEnum("-misfit",
                              "Misfit: l2 (samples), trace_l2 (each trace normalised: amplitudes ignored) or correlation (normalised cross-correlation of each shot's gather)",
                              NULL, MisfitKinds, (PetscEnum)o->misfit, (PetscEnum *)&o->misfit, NULL));
+  PetscCall(PetscOptionsReal("-offset_min", "Data selection: smallest horizontal source-receiver offset used (m)", NULL, o->offset_min, &o->offset_min, NULL));
+  PetscCall(PetscOptionsReal("-offset_max", "Data selection: largest horizontal source-receiver offset used (m)", NULL, o->offset_max, &o->offset_max, NULL));
+  PetscCall(PetscOptionsBool("-kill_dead_traces", "Data selection: observed traces of zeros are not used", NULL, o->kill_dead_traces, &o->kill_dead_traces, NULL));
+  PetscCall(PetscOptionsReal("-window_velocity", "Data selection: speed (m/s) of the straight-ray first arrival the time window follows; 0 = no window", NULL, o->window_velocity,
+                             &o->window_velocity, NULL));
+  PetscCall(PetscOptionsReal("-window_start", "Data selection: window start (s) relative to the first arrival", NULL, o->window_start, &o->window_start, NULL));
+  PetscCall(PetscOptionsReal("-window_end", "Data selection: window end (s) relative to the first arrival", NULL, o->window_end, &o->window_end, NULL));
+  PetscCall(PetscOptionsReal("-window_taper", "Data selection: cosine taper (s) on each side of the window", NULL, o->window_taper, &o->window_taper, NULL));
   PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
   PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
   o->nbands = MAX_BANDS;
@@ -260,6 +268,10 @@ static PetscErrorCode SetDefaults(Options *o)
   o->nan_check_interval               = 100;
   o->progress_interval                = 60;
   o->halo_overlap                     = PETSC_TRUE;
+  o->offset_max                       = PETSC_MAX_REAL;
+  o->kill_dead_traces                 = PETSC_TRUE;
+  o->window_end                       = PETSC_MAX_REAL;
+  o->window_taper                     = 0.05;
   PetscCall(PetscStrcpy(o->output_dir, "out"));
   PetscFunctionReturn(0);
 }
@@ -323,6 +335,11 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              (double)o->vp_min, (double)o->vp_max);
   PetscCheck(o->fix_above >= 0 && o->source_taper >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fix_above %.6g -source_taper %.6g: expected values of 0 or more",
              (double)o->fix_above, (double)o->source_taper);
+  PetscCheck(o->offset_min >= 0 && o->offset_min <= o->offset_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-offset_min %.6g -offset_max %.6g: expected 0 <= min <= max (m)",
+             (double)o->offset_min, (double)o->offset_max);
+  PetscCheck(o->window_velocity >= 0 && o->window_taper >= 0 && o->window_start < o->window_end, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-window_velocity %.6g -window_start %.6g -window_end %.6g -window_taper %.6g: expected a speed of 0 (no window) or more, start before end and a taper of 0 s or more",
+             (double)o->window_velocity, (double)o->window_start, (double)o->window_end, (double)o->window_taper);
   for (PetscInt b = 0; b < o->nbands; b++)
     PetscCheck(o->bands[b] > 0 && (b == 0 || o->bands[b] > o->bands[b - 1]), comm, PETSC_ERR_ARG_OUTOFRANGE,
                "-bands: band %" PetscInt_FMT " is %.6g Hz; expected positive cut-offs in increasing order", b + 1, (double)o->bands[b]);

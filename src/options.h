@@ -60,6 +60,10 @@ typedef struct {
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
   MisfitKind misfit;
+  PetscReal offset_min, offset_max;  /* metres, horizontal; traces outside are not used */
+  PetscBool kill_dead_traces;        /* all-zero observed traces are not used */
+  PetscReal window_velocity;         /* m/s; 0 = no time window */
+  PetscReal window_start, window_end, window_taper; /* seconds, relative to the straight-ray time */
   PetscReal memory_limit;        /* MB of host memory per rank a run may plan to use; 0 = from the free memory */
   PetscReal fix_above;           /* metres: cells shallower keep their velocity */
   PetscReal source_taper;        /* metres: gradient tapered to zero at the sources over this radius */

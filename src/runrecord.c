@@ -103,6 +103,9 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-fix_above", "%.17g", (double)o->fix_above);
   Put(fp, "-source_taper", "%.17g", (double)o->source_taper);
   Put(fp, "-misfit", "%s", MisfitKinds[o->misfit]);
+  Put(fp, "-offset_min -offset_max -kill_dead_traces", "%.17g %.17g %d", (double)o->offset_min, (double)o->offset_max, (int)o->kill_dead_traces);
+  Put(fp, "-window_velocity -window_start -window_end -window_taper", "%.17g %.17g %.17g %.17g", (double)o->window_velocity, (double)o->window_start,
+      (double)o->window_end, (double)o->window_taper);
   Put(fp, "-f0", "%.17g", (double)o->f0);
   Put(fp, "-t0", "%.17g", (double)o->t0);
   if (o->wavelet[0]) {

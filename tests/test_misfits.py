@@ -11,7 +11,11 @@ test_gradient.py):
 (c) what the misfits ignore: observed data scaled by 3 give the same misfit
     (to 1e-6) under both; one observed trace scaled by 3 changes the l2 and
     correlation misfits but not trace_l2; a dead (all-zero) observed trace
-    adds nothing to trace_l2."""
+    adds nothing to trace_l2;
+(d) data selection (-offset_min/-offset_max, -window_velocity with
+    -window_start/-window_end/-window_taper): observed samples changed outside
+    the selection leave the l2 misfit as it was, changed inside they do not;
+    the gradient with a selection passes the finite-difference check."""
 import os
 import shutil
 
@@ -35,6 +39,19 @@ def scaled_observed(src, dst, scale):
     return dst
 
 
+def fd_check(scr, args, m, dm, tag):
+    """Central differences of J along dm at h and 2h, extrapolated, and from
+    the written float32 models (the dm they carry); returns (fd, that dm)."""
+    J = {}
+    for q in (1, 2):
+        for sgn in (1, -1):
+            p = c.write_model(scr.sub(f"m_{tag}_{q}_{sgn}.rsf"), (m + sgn * q * tg.H * dm).astype(np.float32), DX)
+            J[q, sgn] = tg.misfit_of(c.run(1, args + ["-vp", p], scr.sub(f"r_{tag}_{q}_{sgn}")))
+    fd = (4 * (J[1, 1] - J[1, -1]) / (2 * tg.H) - (J[2, 1] - J[2, -1]) / (4 * tg.H)) / 3
+    dme = (c.read_rsf(scr.sub(f"m_{tag}_1_1.rsf"))[0].astype(np.float64) - c.read_rsf(scr.sub(f"m_{tag}_1_-1.rsf"))[0]) / (2 * tg.H)
+    return fd, dme
+
+
 def main():
     scr = c.Scratch("misfits")
     with scr:
@@ -55,14 +72,7 @@ def main():
             if abs(J4 - J1) > 1e-12 * J1 or not np.array_equal(g1, g4):
                 failures.append(f"(b) {kind}: 2 groups x 2 subdomains differ from 1 rank")
             for seed, dm, rho in tg.choose_directions(g1, J1, m.shape):
-                J = {}
-                for q in (1, 2):
-                    for sgn in (1, -1):
-                        p = c.write_model(scr.sub(f"m_{kind}_{seed}_{q}_{sgn}.rsf"), (m + sgn * q * tg.H * dm).astype(np.float32), DX)
-                        J[q, sgn] = tg.misfit_of(c.run(1, args + ["-vp", p], scr.sub(f"r_{kind}_{seed}_{q}_{sgn}")))
-                fd = (4 * (J[1, 1] - J[1, -1]) / (2 * tg.H) - (J[2, 1] - J[2, -1]) / (4 * tg.H)) / 3
-                dme = (c.read_rsf(scr.sub(f"m_{kind}_{seed}_1_1.rsf"))[0].astype(np.float64)
-                       - c.read_rsf(scr.sub(f"m_{kind}_{seed}_1_-1.rsf"))[0]) / (2 * tg.H)
+                fd, dme = fd_check(scr, args, m, dm, f"{kind}_{seed}")
                 pred = float(np.sum(g1 * dme))
                 rel = abs(fd - pred) / abs(pred)
                 print(f"  (a) {kind}, direction {seed} (J changes by {rho:.2%}): FD {fd:.9e}, <g,dm> {pred:.9e}, rel diff {rel:.2e}", flush=True)
@@ -93,6 +103,39 @@ def main():
                   (not same(J["l2", "x3"], J["l2", "as recorded"]), "l2 ignores the data scaled by 3"),
                   (J["trace_l2", "dead trace"] < J["trace_l2", "as recorded"], "a dead trace does not lower trace_l2")]
         failures += [f"(c) {msg}" for ok, msg in checks if not ok]
+
+        # (d) data selection: offsets 100 to 400 m, a window from 0.05 s before
+        # to 0.25 s after the straight-ray arrival at 2000 m/s, 0.05 s tapers
+        select = ["-offset_min", 100, "-offset_max", 400, "-window_velocity", 2000, "-window_start", -0.05, "-window_end", 0.25,
+                  "-window_taper", 0.05]
+        h = c.read_rsf(os.path.join(obs, "shot_0000.rsf"))[1]
+        dt = float(h["d1"])
+        def noise(where):
+            def scale(g):
+                g = g.copy()
+                t = np.arange(g.shape[1]) * dt
+                if where == "outside":  # the last 0.05 s of every trace: beyond every window here
+                    g[:, t > t[-1] - 0.05] += 1.0
+                else:  # near the arrival of a trace 250 m away, well inside its window
+                    g[:, (t > 0.2) & (t < 0.25)] += 1.0
+                return g
+            return scale
+        Js = {}
+        for where, folder in (("as recorded", obs), ("outside", scaled_observed(obs, scr.sub("obs_out"), noise("outside"))),
+                              ("inside", scaled_observed(obs, scr.sub("obs_in"), noise("inside")))):
+            Js[where] = tg.misfit_of(c.run(1, base + select + ["-observed_dir", folder, "-vp", m_path], scr.sub(f"s_{where}")))
+        print(f"  (d) selected l2 misfit: " + ", ".join(f"{k} {v:.9e}" for k, v in Js.items()), flush=True)
+        if Js["outside"] != Js["as recorded"] or Js["inside"] == Js["as recorded"]:
+            failures.append(f"(d) selection: misfits {Js}: changes outside the selection must not count, inside they must")
+        args = base + select + ["-observed_dir", obs]
+        J1, g1 = tg.gradient_run(1, args + ["-vp", m_path], scr.sub("g_select"), (1, 1, 1))
+        seed, dm, rho = tg.choose_directions(g1, J1, m.shape)[0]
+        fd, dme = fd_check(scr, args, m, dm, "sel")
+        pred = float(np.sum(g1 * dme))
+        rel = abs(fd - pred) / abs(pred)
+        print(f"  (d) selected l2, direction {seed}: FD {fd:.9e}, <g,dm> {pred:.9e}, rel diff {rel:.2e}", flush=True)
+        if not rel < tg.FD_TOL:
+            failures.append(f"(d) selected l2: FD {fd:.9e} vs <g,dm> {pred:.9e}, rel diff {rel:.2e}")
         if failures:
             c.fail(f"{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
 

@@ -1,0 +1,17 @@
+/* Which samples of a shot's gather the misfit sees (data selection), as a
+   weight per sample in [0, 1] applied alike to the modelled and the observed
+   data, and (being its own transpose) to the adjoint source:
+   - traces whose source-receiver offset lies outside [-offset_min,
+     -offset_max] get 0;
+   - with -kill_dead_traces, traces whose observed samples are all zero get 0;
+   - with -window_velocity V, each trace keeps the window from t1 +
+     -window_start to t1 + -window_end seconds, t1 = the straight-ray time
+     from the source to the receiver at speed V (the first arrival of a
+     medium that fast), cosine-tapered over -window_taper seconds on both
+     sides. */
+#pragma once
+#include "geometry.h"
+#include "options.h"
+
+/* w (nrec x nt, trace k at k nt) for shot s with its observed gather obs. */
+void SelectionWeights(const Options *o, const Geometry *geo, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt, const float *obs, float *w);
