@@ -2,6 +2,7 @@
    0 owns the model Vec, every evaluation broadcasts it over the cross comm,
    every group models its shots and the gradient comes back to group 0. */
 #include "invert.h"
+#include "estimate.h"
 #include "objective.h"
 #include "output.h"
 #include "replay.h"
@@ -220,6 +221,10 @@ static PetscErrorCode SolveBand(Inversion *inv)
 
   PetscFunctionBeginUser;
   PetscCall(ObjectiveSetBand(&inv->obj, inv->fcut));
+  if (inv->o->source_estimation != SOURCE_ESTIMATION_NONE) {
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(SourceEstimate(&inv->obj, inv->vp, inv->band));
+  }
   PetscCall(InvertTaoCreate(world, &tao));
   PetscCall(TaoSetSolution(tao, inv->X));
   PetscCall(TaoSetVariableBounds(tao, inv->XL, inv->XU));

@@ -118,6 +118,9 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
   PetscCall(PetscFree2(obj->obs_raw, obj->obs));
   PetscCall(PetscFree(obj->obs_sum));
   PetscCall(PetscFree(obj->vp_start));
+  PetscCall(PetscFree(obj->w_band));
+  for (PetscInt k = 0; k < obj->e.nshots && obj->wint_shot; k++) PetscCall(PetscFree(obj->wint_shot[k]));
+  PetscCall(PetscFree(obj->wint_shot));
   PetscCall(WavefieldStoreDestroy(&obj->store));
   PetscCall(ModelSpaceDestroy(&obj->ms));
   PetscCall(ExperimentDestroy(&obj->e));
@@ -130,11 +133,11 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut)
   float          *w;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(t->nt, &w));
+  if (!obj->w_band) PetscCall(PetscMalloc1(t->nt, &obj->w_band));
+  w = obj->w_band;
   PetscCall(PetscArraycpy(w, obj->e.w_raw, t->nt));
   if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, 1, w));
   PetscCall(ResampleUp(t->nt, w, t->m, t->nsteps, obj->e.wint));
-  PetscCall(PetscFree(w));
   for (PetscInt k = 0; k < obj->e.nshots; k++) {
     const PetscInt nrec = obj->e.geo.rec_start[obj->e.shot[k] + 1] - obj->e.geo.rec_start[obj->e.shot[k]];
     if (!obj->obs[k]) continue;
@@ -168,29 +171,58 @@ static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, dou
   PetscFunctionReturn(0);
 }
 
+/* The internal-step wavelet of the group's shot k: estimated, or the band's. */
+static const float *ShotWavelet(const Objective *obj, PetscInt k) { return obj->wint_shot ? obj->wint_shot[k] : obj->e.wint; }
+
+/* Shot k's forward run (storing for the adjoint when store is set): this
+   rank's traces in *mine (room for the adjoint's residuals too), the gather
+   in *all on the group's first rank (NULL elsewhere); sl localised here. */
+static PetscErrorCode Modelled(Objective *obj, PetscInt k, WavefieldStore store, ShotLocal *sl, float **mine, float **all)
+{
+  const TimeAxis *t = &obj->e.t;
+  const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
+  PetscInt        ntraces;
+
+  PetscFunctionBeginUser;
+  PetscCall(ExperimentShotLocalize(&obj->e, k, sl));
+  ntraces = PetscMax(sl->nrec, sl->nreach);
+  *all    = NULL;
+  MemoryCall(PetscMalloc1((size_t)ntraces * t->nt + 1, mine), "the shot's traces", 4.0 * ntraces * t->nt);
+  PetscCall(PropagatorRun(&obj->e.p, t, sl, s, ShotWavelet(obj, k), *mine, store));
+  if (!obj->e.l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, all), "the shot's gather", 4.0 * nrec * t->nt);
+  PetscCall(ShotGather(&obj->e.l, t->nt, sl, s, nrec, *mine, *all));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, float **all)
+{
+  ShotLocal sl;
+  float    *mine;
+
+  PetscFunctionBeginUser;
+  PetscCall(Modelled(obj, k, NULL, &sl, &mine, all));
+  PetscCall(PetscFree(mine));
+  PetscCall(ShotLocalDestroy(&sl));
+  PetscFunctionReturn(0);
+}
+
 /* One shot: modelled traces, residual and misfit on the group's first rank,
    and with a gradient the adjoint run.  *J gets this shot's misfit on the
    group's first rank. */
 static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J)
 {
-  const TimeAxis  *t    = &obj->e.t;
+  const TimeAxis *t = &obj->e.t;
   const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
   ShotLocal       sl;
-  PetscInt        ntraces;
-  float          *mine, *all = NULL;
+  float          *mine, *all;
 
   PetscFunctionBeginUser;
-  PetscCall(ExperimentShotLocalize(&obj->e, k, &sl));
-  ntraces = PetscMax(sl.nrec, sl.nreach);
-  MemoryCall(PetscMalloc1((size_t)ntraces * t->nt + 1, &mine), "the shot's traces", 4.0 * ntraces * t->nt);
-  PetscCall(PropagatorRun(&obj->e.p, t, &sl, s, obj->e.wint, mine, grad ? obj->store : NULL));
-  if (!obj->e.l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, &all), "the shot's gather", 4.0 * nrec * t->nt);
-  PetscCall(ShotGather(&obj->e.l, t->nt, &sl, s, nrec, mine, all));
+  PetscCall(Modelled(obj, k, grad ? obj->store : NULL, &sl, &mine, &all));
   *J = 0;
   if (!obj->e.l.group_rank) PetscCall(SelectedMisfit(obj, k, all, J));
   if (grad) {
     PetscCall(ShotScatter(&obj->e.l, t->nt, &sl, nrec, all, mine));
-    PetscCall(PropagatorAdjoint(&obj->e.p, t, &sl, s, obj->e.wint, mine, obj->store));
+    PetscCall(PropagatorAdjoint(&obj->e.p, t, &sl, s, ShotWavelet(obj, k), mine, obj->store));
   }
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(mine));
@@ -215,11 +247,8 @@ static PetscErrorCode GradientReduce(Objective *obj, double *grad)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad)
+PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp)
 {
-  ExactSum     misfit = {{0}}; /* summed exactly: J does not depend on how the shots were spread */
-  MPI_Datatype exact_type;
-  MPI_Op       exact_op;
   PetscReal range[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, all[2];
 
   PetscFunctionBeginUser;
@@ -233,6 +262,17 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
              "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",
              (double)all[0], (double)-all[1], (double)obj->vp_hi);
   PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, obj->e.vp_ext));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad)
+{
+  ExactSum     misfit = {{0}}; /* summed exactly: J does not depend on how the shots were spread */
+  MPI_Datatype exact_type;
+  MPI_Op       exact_op;
+
+  PetscFunctionBeginUser;
+  PetscCall(ObjectiveSetModel(obj, vp));
   if (grad) PetscCall(PropagatorGradientReset(&obj->e.p));
   for (PetscInt k = 0; k < obj->e.nshots; k++) {
     double         Js = 0;

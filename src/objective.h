@@ -18,6 +18,8 @@ typedef struct {
   float        **obs_raw, **obs; /* group rank 0: this group's gathers as read, and low-passed for the band */
   uint64_t      *obs_sum;        /* every shot's observed samples, FNV-1a 64 (Fnv1a), on every rank */
   float         *vp_start;       /* the starting model's user cells on this rank */
+  float         *w_band;         /* the band's wavelet at the recording interval (e.wint: at the internal step) */
+  float        **wint_shot;      /* estimated wavelets at the internal step, one per group shot (NULL: the band's, e.wint) */
 } Objective;
 
 /* Reads the model, survey and observed data; checks bounds and memory. */
@@ -25,6 +27,13 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
 PetscErrorCode ObjectiveDestroy(Objective *obj);
 /* Low-passes the wavelet and the observed data at fcut Hz (0: as given). */
 PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut);
+/* The propagators' model: vp, this rank's user cells, the same on every
+   group; refused (on every rank) outside (0, vp_hi]. */
+PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp);
+/* The group's shot k modelled with the model set and its wavelet: the
+   gather (nrec x nt) in *all on the group's first rank, to free; NULL
+   elsewhere.  Collective over the group. */
+PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, float **all);
 /* vp: this rank's user cells, the same model on every group.  J on every
    rank; grad (this rank's user cells, may be NULL) complete on group 0. */
 PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad);

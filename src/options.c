@@ -17,6 +17,7 @@ const char *const RunModeNames[]   = {"forward", "gradient", "invert", "RunMode"
 const char *const BackendChoices[] = {"auto", "cpu", "cuda", "BackendChoice", "BACKEND_", NULL};
 const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolation", "POINTS_", NULL};
 const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "MisfitKind", "MISFIT_", NULL};
+const char *const SourceEstimations[]   = {"none", "survey", "shot", "SourceEstimation", "SOURCE_ESTIMATION_", NULL};
 
 /* text as a decimal integer in [lo, hi], or an error naming the option, the
    text as typed and the range. */
@@ -229,6 +230,11 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsEnum("-misfit",
                              "Misfit: l2 (samples), trace_l2 (each trace normalised: amplitudes ignored) or correlation (normalised cross-correlation of each shot's gather)",
                              NULL, MisfitKinds, (PetscEnum)o->misfit, (PetscEnum *)&o->misfit, NULL));
+  PetscCall(PetscOptionsEnum("-source_estimation",
+                             "Invert: the wavelet that best fits the data for the current model at the start of every band: none, survey (one) or shot (one per shot)", NULL,
+                             SourceEstimations, (PetscEnum)o->source_estimation, (PetscEnum *)&o->source_estimation, NULL));
+  PetscCall(PetscOptionsReal("-source_estimation_eps", "Source estimation: stabilisation, a share of the modelled data's peak power", NULL, o->source_estimation_eps,
+                             &o->source_estimation_eps, NULL));
   PetscCall(PetscOptionsReal("-offset_min", "Data selection: smallest horizontal source-receiver offset used (m)", NULL, o->offset_min, &o->offset_min, NULL));
   PetscCall(PetscOptionsReal("-offset_max", "Data selection: largest horizontal source-receiver offset used (m)", NULL, o->offset_max, &o->offset_max, NULL));
   PetscCall(PetscOptionsBool("-kill_dead_traces", "Data selection: observed traces of zeros are not used", NULL, o->kill_dead_traces, &o->kill_dead_traces, NULL));
@@ -272,6 +278,7 @@ static PetscErrorCode SetDefaults(Options *o)
   o->kill_dead_traces                 = PETSC_TRUE;
   o->window_end                       = PETSC_MAX_REAL;
   o->window_taper                     = 0.05;
+  o->source_estimation_eps            = 1e-3;
   PetscCall(PetscStrcpy(o->output_dir, "out"));
   PetscFunctionReturn(0);
 }
@@ -335,6 +342,8 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              (double)o->vp_min, (double)o->vp_max);
   PetscCheck(o->fix_above >= 0 && o->source_taper >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fix_above %.6g -source_taper %.6g: expected values of 0 or more",
              (double)o->fix_above, (double)o->source_taper);
+  PetscCheck(o->source_estimation_eps > 0 && o->source_estimation_eps < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-source_estimation_eps %.6g: expected a share of the peak power in (0, 1)", (double)o->source_estimation_eps);
   PetscCheck(o->offset_min >= 0 && o->offset_min <= o->offset_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-offset_min %.6g -offset_max %.6g: expected 0 <= min <= max (m)",
              (double)o->offset_min, (double)o->offset_max);
   PetscCheck(o->window_velocity >= 0 && o->window_taper >= 0 && o->window_start < o->window_end, comm, PETSC_ERR_ARG_OUTOFRANGE,

@@ -8,6 +8,7 @@ typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_INVERT } RunMode;
 typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
 typedef enum { POINTS_SINC, POINTS_NEAREST } PointInterpolation;
 typedef enum { MISFIT_L2, MISFIT_TRACE_L2, MISFIT_CORRELATION } MisfitKind;
+typedef enum { SOURCE_ESTIMATION_NONE, SOURCE_ESTIMATION_SURVEY, SOURCE_ESTIMATION_SHOT } SourceEstimation;
 
 #define MAX_BANDS 16
 /* Slowest velocity accepted (m/s), in models and bounds: anything slower is a
@@ -19,6 +20,7 @@ extern const char *const RunModeNames[];
 extern const char *const BackendChoices[];
 extern const char *const PointInterpolations[];
 extern const char *const MisfitKinds[];
+extern const char *const SourceEstimations[];
 
 typedef struct {
   RunMode   mode;
@@ -60,6 +62,8 @@ typedef struct {
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
   MisfitKind misfit;
+  SourceEstimation source_estimation;
+  PetscReal source_estimation_eps;   /* stabilisation, a share of the modelled data's peak power */
   PetscReal offset_min, offset_max;  /* metres, horizontal; traces outside are not used */
   PetscBool kill_dead_traces;        /* all-zero observed traces are not used */
   PetscReal window_velocity;         /* m/s; 0 = no time window */

@@ -14,7 +14,7 @@
 static const char *const shot_names[]      = {"shot_#.rsf", "snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
 static const char *const snapshot_names[]  = {"snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
 static const char *const gradient_names[]  = {"gradient.rsf", "gradient.vti", NULL};
-static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp_#.rsf", "vp.vti", "vp_#.vti", NULL};
+static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp_#.rsf", "vp.vti", "vp_#.vti", "wavelet_#.rsf", NULL};
 static const char *const restart_names[]   = {"run.txt", "evaluations.txt", "band#_eval#_model.rsf", "band#_eval#_gradient.rsf", NULL};
 static const char *const finished_names[]  = {"vp.rsf", NULL};
 
