@@ -58,13 +58,13 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
                                  .progress_interval  = o->progress_interval,
                                  .halo_type          = e->backend.halo_type,
                                  .overlap            = e->backend.overlap,
-                                 .snapshot           = SnapshotWrite,
-                                 .snapshot_ctx       = e};
+                                 .watch              = SnapshotWrite,
+                                 .watch_ctx          = e};
   const PetscBool    gradient = o->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(TimeAxisSetUp(&e->g, vfast, o->nt, o->dt, o->cfl, &e->t));
-  if (!gradient) settings.snapshot_steps = o->snapshot_interval * e->t.m;
+  if (!gradient) settings.watch_steps = o->snapshot_interval * e->t.m;
   PetscCall(PrintSetUp(world, &e->l, &e->m, &e->g, &e->geo, &e->t, e->vmin, e->vmax));
   if (gradient) PetscCall(GradientPlanChoose(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, &e->plan));
   PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, gradient ? e->plan.bytes : NULL));

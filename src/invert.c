@@ -5,8 +5,10 @@
 #include "estimate.h"
 #include "objective.h"
 #include "output.h"
+#include "pseudohessian.h"
 #include "replay.h"
 #include "util.h"
+#include <petscksp.h>
 #include <petsctao.h>
 #include <signal.h>
 
@@ -29,6 +31,7 @@ typedef struct {
   const Options *o;
   Vec            X, XL, XU;
   double        *weight;    /* gradient mask and source taper, this rank's user cells on group 0 */
+  double        *precond;   /* -precondition: the inverse first quasi-Newton matrix's diagonal, likewise; NULL: none */
   float         *vp;        /* the model being evaluated, every group */
   double        *grad;
   Replay         replay;
@@ -78,9 +81,9 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
     seconds = t1 - t0;
     PetscCall(ReplaySave(&inv->replay, inv->band, inv->evals, inv->vp, J, inv->grad, seconds));
   }
-  if (!inv->evals) {
+  if (!inv->evals) { /* the first step, -(preconditioned) gradient, sized */
     double mine = 0, most;
-    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->grad[c]));
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->grad[c] * (inv->precond ? inv->precond[c] : 1)));
     PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, inv->obj.e.l.world));
     inv->scale = most > 0 ? FIRST_STEP_SHARE * (inv->obj.vp_hi - inv->obj.vp_lo) / most : 1;
   }
@@ -212,6 +215,64 @@ PetscErrorCode InvertTaoCreate(MPI_Comm comm, Tao *tao)
   PetscFunctionReturn(0);
 }
 
+/* The preconditioner: y = diag(precond) x. */
+static PetscErrorCode ApplyPreconditioner(PC pc, Vec x, Vec y)
+{
+  Inversion         *inv;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  PetscInt           n;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &inv));
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArray(y, &ya));
+  for (PetscInt c = 0; c < n; c++) ya[c] = inv->precond[c] * xa[c];
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscFunctionReturn(0);
+}
+
+/* -precondition pseudo_hessian: the energy E of the band's starting model
+   makes the inverse of TAO's first quasi-Newton matrix diag(1 / (E + eps
+   max E)), applied by a shell preconditioner through the LMVM's initial
+   Hessian (the bounds still hold: TAO projects as before). */
+static PetscErrorCode Precondition(Inversion *inv, Tao tao)
+{
+  MPI_Comm  world = inv->obj.e.l.world;
+  PetscBool qn;
+  PetscInt  n, N;
+  double    peak = 0, all;
+  Mat       H0;
+  KSP       ksp;
+  PC        pc;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)tao, &qn, TAOBLMVM, TAOLMVM, ""));
+  PetscCheck(qn, world, PETSC_ERR_ARG_INCOMP, "-precondition pseudo_hessian needs -tao_type blmvm or lmvm (their first quasi-Newton matrix takes it)");
+  PetscCall(ModelFromVec(inv, inv->X));
+  PetscCall(PseudoHessian(&inv->obj, inv->vp, inv->precond));
+  PetscCall(VecGetLocalSize(inv->X, &n));
+  PetscCall(VecGetSize(inv->X, &N));
+  for (PetscInt c = 0; c < n; c++) peak = PetscMax(peak, inv->precond[c]);
+  PetscCallMPI(MPI_Allreduce(&peak, &all, 1, MPI_DOUBLE, MPI_MAX, world));
+  PetscCheck(all > 0, world, PETSC_ERR_ARG_OUTOFRANGE, "-precondition pseudo_hessian: the source wavefield has no energy in the model");
+  for (PetscInt c = 0; c < n; c++) inv->precond[c] = 1 / (inv->precond[c] + inv->o->precondition_eps * all);
+  PetscCall(MatCreateShell(world, n, n, N, N, inv, &H0));
+  PetscCall(TaoLMVMSetH0(tao, H0));
+  PetscCall(MatDestroy(&H0));
+  PetscCall(TaoSetUp(tao));
+  PetscCall(TaoLMVMGetH0KSP(tao, &ksp));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCSHELL));
+  PetscCall(PCShellSetContext(pc, inv));
+  PetscCall(PCShellSetApply(pc, ApplyPreconditioner));
+  PetscCall(PCShellSetName(pc, "pseudo-Hessian"));
+  PetscFunctionReturn(0);
+}
+
 /* One band: a fresh Tao from the options, the model carried in X. */
 static PetscErrorCode SolveBand(Inversion *inv)
 {
@@ -240,6 +301,7 @@ static PetscErrorCode SolveBand(Inversion *inv)
                                  "for which the time step was chosen (blmvm, bqnls and bncg honour bounds)\n",
                           type, (double)inv->obj.vp_hi));
   }
+  if (inv->precond) PetscCall(Precondition(inv, tao));
   inv->evals        = 0;
   inv->band_seconds = 0;
   PetscCall(TaoSolve(tao));
@@ -278,6 +340,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     for (PetscInt c = 0; c < n; c++) x[c] = inv.obj.vp_start[c];
     PetscCall(VecRestoreArray(inv.X, &x));
     PetscCall(PetscMalloc3(inv.obj.ms.nlocal + 1, &inv.weight, inv.obj.ms.nlocal + 1, &inv.vp, inv.obj.ms.nlocal + 1, &inv.grad));
+    if (o->precondition != PRECONDITION_NONE) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.precond));
   }
   PetscCall(Weights(&inv));
   signal(SIGTERM, OnSignal);
@@ -299,6 +362,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   PetscCall(ReplayDestroy(&inv.replay));
   PetscCall(PetscFree(inv.rows));
   PetscCall(PetscFree3(inv.weight, inv.vp, inv.grad));
+  PetscCall(PetscFree(inv.precond));
   PetscCall(VecDestroy(&inv.X));
   PetscCall(VecDestroy(&inv.XL));
   PetscCall(VecDestroy(&inv.XU));

@@ -18,6 +18,7 @@ const char *const BackendChoices[] = {"auto", "cpu", "cuda", "BackendChoice", "B
 const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolation", "POINTS_", NULL};
 const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "MisfitKind", "MISFIT_", NULL};
 const char *const SourceEstimations[]   = {"none", "survey", "shot", "SourceEstimation", "SOURCE_ESTIMATION_", NULL};
+const char *const Preconditionings[]    = {"none", "pseudo_hessian", "Preconditioning", "PRECONDITION_", NULL};
 
 /* text as a decimal integer in [lo, hi], or an error naming the option, the
    text as typed and the range. */
@@ -235,6 +236,10 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                              SourceEstimations, (PetscEnum)o->source_estimation, (PetscEnum *)&o->source_estimation, NULL));
   PetscCall(PetscOptionsReal("-source_estimation_eps", "Source estimation: stabilisation, a share of the modelled data's peak power", NULL, o->source_estimation_eps,
                              &o->source_estimation_eps, NULL));
+  PetscCall(PetscOptionsEnum("-precondition",
+                             "Invert (blmvm, lmvm): the first quasi-Newton matrix: none (a scalar) or pseudo_hessian (the inverse source-wavefield energy, set at every band's start)",
+                             NULL, Preconditionings, (PetscEnum)o->precondition, (PetscEnum *)&o->precondition, NULL));
+  PetscCall(PetscOptionsReal("-precondition_eps", "Pseudo-Hessian stabilisation: a share of its peak added to it", NULL, o->precondition_eps, &o->precondition_eps, NULL));
   PetscCall(PetscOptionsReal("-offset_min", "Data selection: smallest horizontal source-receiver offset used (m)", NULL, o->offset_min, &o->offset_min, NULL));
   PetscCall(PetscOptionsReal("-offset_max", "Data selection: largest horizontal source-receiver offset used (m)", NULL, o->offset_max, &o->offset_max, NULL));
   PetscCall(PetscOptionsBool("-kill_dead_traces", "Data selection: observed traces of zeros are not used", NULL, o->kill_dead_traces, &o->kill_dead_traces, NULL));
@@ -279,6 +284,7 @@ static PetscErrorCode SetDefaults(Options *o)
   o->window_end                       = PETSC_MAX_REAL;
   o->window_taper                     = 0.05;
   o->source_estimation_eps            = 1e-3;
+  o->precondition_eps                 = 1e-2;
   PetscCall(PetscStrcpy(o->output_dir, "out"));
   PetscFunctionReturn(0);
 }
@@ -344,6 +350,8 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              (double)o->fix_above, (double)o->source_taper);
   PetscCheck(o->source_estimation_eps > 0 && o->source_estimation_eps < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-source_estimation_eps %.6g: expected a share of the peak power in (0, 1)", (double)o->source_estimation_eps);
+  PetscCheck(o->precondition_eps > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-precondition_eps %.6g: expected a positive share of the pseudo-Hessian's peak",
+             (double)o->precondition_eps);
   PetscCheck(o->offset_min >= 0 && o->offset_min <= o->offset_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-offset_min %.6g -offset_max %.6g: expected 0 <= min <= max (m)",
              (double)o->offset_min, (double)o->offset_max);
   PetscCheck(o->window_velocity >= 0 && o->window_taper >= 0 && o->window_start < o->window_end, comm, PETSC_ERR_ARG_OUTOFRANGE,

@@ -9,6 +9,7 @@ typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
 typedef enum { POINTS_SINC, POINTS_NEAREST } PointInterpolation;
 typedef enum { MISFIT_L2, MISFIT_TRACE_L2, MISFIT_CORRELATION } MisfitKind;
 typedef enum { SOURCE_ESTIMATION_NONE, SOURCE_ESTIMATION_SURVEY, SOURCE_ESTIMATION_SHOT } SourceEstimation;
+typedef enum { PRECONDITION_NONE, PRECONDITION_PSEUDO_HESSIAN } Preconditioning;
 
 #define MAX_BANDS 16
 /* Slowest velocity accepted (m/s), in models and bounds: anything slower is a
@@ -21,6 +22,7 @@ extern const char *const BackendChoices[];
 extern const char *const PointInterpolations[];
 extern const char *const MisfitKinds[];
 extern const char *const SourceEstimations[];
+extern const char *const Preconditionings[];
 
 typedef struct {
   RunMode   mode;
@@ -63,6 +65,8 @@ typedef struct {
   PetscInt  gradient_method;     /* a GradientMethod */
   MisfitKind misfit;
   SourceEstimation source_estimation;
+  Preconditioning precondition;
+  PetscReal precondition_eps;        /* pseudo-Hessian stabilisation, a share of its peak */
   PetscReal source_estimation_eps;   /* stabilisation, a share of the modelled data's peak power */
   PetscReal offset_min, offset_max;  /* metres, horizontal; traces outside are not used */
   PetscBool kill_dead_traces;        /* all-zero observed traces are not used */

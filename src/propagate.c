@@ -387,7 +387,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
 
     PetscCall(ReportProgress(p, t, "forward", shot_id, n + 1, last));
     PetscCall(CheckFinite(p, t, "forward", shot_id, n + 1));
-    if (p->settings.snapshot_steps && (n + 1) % p->settings.snapshot_steps == 0) PetscCall(p->settings.snapshot(p->settings.snapshot_ctx, shot_id, n + 1, f));
+    if (p->settings.watch_steps && (n + 1) % p->settings.watch_steps == 0) PetscCall(p->settings.watch(p->settings.watch_ctx, shot_id, n + 1, f));
   }
   if (store && p->method == GRADIENT_BOUNDARY) ReconstructionStart(p);
   /* the traces at the recording interval, from every internal step's samples */

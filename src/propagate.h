@@ -19,12 +19,12 @@ typedef struct {
   PetscReal progress_interval;  /* seconds between progress lines within a shot, 0 = none */
   HaloType  halo_type;          /* host for the CPU backend; a device type for CUDA */
   PetscBool overlap;            /* interior computed while the halos travel */
-  /* wavefield snapshots of the forward run: every snapshot_steps internal
-     steps (0 = none), snapshot(ctx, shot, steps done, fields) with u at
-     that time */
-  PetscInt snapshot_steps;
-  PetscErrorCode (*snapshot)(void *ctx, PetscInt shot, PetscInt steps, const Fields *f);
-  void *snapshot_ctx;
+  /* a look at the forward field (snapshots, the pseudo-Hessian): every
+     watch_steps internal steps (0 = never), watch(ctx, shot, steps done,
+     fields) with u at that time */
+  PetscInt watch_steps;
+  PetscErrorCode (*watch)(void *ctx, PetscInt shot, PetscInt steps, const Fields *f);
+  void *watch_ctx;
 } PropagatorSettings;
 
 /* How the adjoint gets the forward field of each step (docs/numerics.md,

@@ -2,25 +2,26 @@
 #include "rsf.h"
 #include "vtk.h"
 
-PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const Fields *f)
+/* This rank's user cells: the owned box less the layers; local: their first
+   cell in owned indices. */
+static void UserBox(const Grid *g, PetscInt start[3], PetscInt count[3], PetscInt local[3])
 {
-  const Experiment *e         = (const Experiment *)ctx;
-  const Grid       *g         = &e->g;
-  const PetscReal   origin[3] = {0, 0, 0};
-  const char *const label[3]  = {"Depth", "X", "Y"};
-  PetscInt          start[3], count[3], local[3];
-  char              path[PETSC_MAX_PATH_LEN];
-  float            *padded, *block;
-
-  PetscFunctionBeginUser;
-  /* this rank's user cells: the owned box less the layers */
   for (PetscInt a = 0; a < 3; a++) {
     const PetscInt lo = PetscMax(g->start[a], g->pml[a][0]), hi = PetscMin(g->start[a] + g->size[a], g->pml[a][0] + g->n[a]);
     count[a] = PetscMax(0, hi - lo);
     start[a] = count[a] ? lo - g->pml[a][0] : 0;
     local[a] = lo - g->start[a];
   }
-  PetscCall(PetscMalloc2(f->ncells, &padded, (size_t)count[0] * count[1] * count[2] + 1, &block));
+}
+
+PetscErrorCode SnapshotUserCells(const Experiment *e, const Fields *f, PetscInt start[3], PetscInt count[3], float *block)
+{
+  PetscInt local[3];
+  float   *padded;
+
+  PetscFunctionBeginUser;
+  UserBox(&e->g, start, count, local);
+  PetscCall(PetscMalloc1(f->ncells, &padded));
   PetscCall(e->backend.ops->mem_download(padded, f->u, f->ncells * sizeof(float)));
   for (PetscInt k = 0; k < count[2]; k++)
     for (PetscInt j = 0; j < count[1]; j++)
@@ -28,9 +29,26 @@ PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const Fie
         const PetscInt cell[3] = {local[0] + i, local[1] + j, local[2] + k};
         block[i + count[0] * (j + count[1] * k)] = padded[FieldsIndex(f, cell)];
       }
+  PetscCall(PetscFree(padded));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const Fields *f)
+{
+  const Experiment *e         = (const Experiment *)ctx;
+  const PetscReal   origin[3] = {0, 0, 0};
+  const char *const label[3]  = {"Depth", "X", "Y"};
+  PetscInt          start[3], count[3], local[3];
+  char              path[PETSC_MAX_PATH_LEN];
+  float            *block;
+
+  PetscFunctionBeginUser;
+  UserBox(&e->g, start, count, local);
+  PetscCall(PetscMalloc1((size_t)count[0] * count[1] * count[2] + 1, &block));
+  PetscCall(SnapshotUserCells(e, f, start, count, block));
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/snapshot_%04" PetscInt_FMT "_%05" PetscInt_FMT ".rsf", e->o->output_dir, shot, steps / e->t.m));
   PetscCall(RsfWriteBlock(e->l.group, path, e->m.dim, e->m.n, e->m.d, origin, label, start, count, block, e->o->overwrite));
   if (e->o->vtk) PetscCall(VtkFromRsf(e->l.group, path, "u", e->o->overwrite));
-  PetscCall(PetscFree2(padded, block));
+  PetscCall(PetscFree(block));
   PetscFunctionReturn(0);
 }

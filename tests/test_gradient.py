@@ -137,6 +137,17 @@ def models(dim):
     return true.astype(np.float32), start.astype(np.float32), acq, layouts
 
 
+def survey_2d(scr, extra=()):
+    """The 2D case written to scr: (true model path, starting model path,
+    observed folder modelled in the true one with extra options, acquisition
+    options, layouts)."""
+    true, start, acq, layouts = models(2)
+    true_path = c.write_model(scr.sub("true.rsf"), true, DX)
+    obs = scr.sub("obs")
+    c.run(1, ["-mode", "forward", "-vp", true_path] + list(extra) + acq, obs)
+    return true_path, c.write_model(scr.sub("start.rsf"), start, DX), obs, acq, layouts
+
+
 def check_dim(scr, dim, failures):
     tag = f"{dim}D"
     true, start, acq, layouts = models(dim)

@@ -17,7 +17,6 @@ test_gradient.py):
     the selection leave the l2 misfit as it was, changed inside they do not;
     the gradient with a selection passes the finite-difference check."""
 import os
-import shutil
 
 import numpy as np
 
@@ -55,10 +54,7 @@ def fd_check(scr, args, m, dm, tag):
 def main():
     scr = c.Scratch("misfits")
     with scr:
-        true, start, acq, layouts = tg.models(2)
-        obs = scr.sub("obs")
-        c.run(1, ["-mode", "forward", "-vp", c.write_model(scr.sub("true.rsf"), true, DX)] + acq, obs)
-        m_path = c.write_model(scr.sub("m.rsf"), start, DX)
+        _, m_path, obs, acq, layouts = tg.survey_2d(scr)
         m, _ = c.read_rsf(m_path)
         base = ["-mode", "gradient"] + acq + ["-vp_max", tg.VP_MAX]
         n4, opts4, lay4 = layouts["groups"]
@@ -124,7 +120,7 @@ def main():
         for where, folder in (("as recorded", obs), ("outside", scaled_observed(obs, scr.sub("obs_out"), noise("outside"))),
                               ("inside", scaled_observed(obs, scr.sub("obs_in"), noise("inside")))):
             Js[where] = tg.misfit_of(c.run(1, base + select + ["-observed_dir", folder, "-vp", m_path], scr.sub(f"s_{where}")))
-        print(f"  (d) selected l2 misfit: " + ", ".join(f"{k} {v:.9e}" for k, v in Js.items()), flush=True)
+        print("  (d) selected l2 misfit: " + ", ".join(f"{k} {v:.9e}" for k, v in Js.items()), flush=True)
         if Js["outside"] != Js["as recorded"] or Js["inside"] == Js["as recorded"]:
             failures.append(f"(d) selection: misfits {Js}: changes outside the selection must not count, inside they must")
         args = base + select + ["-observed_dir", obs]

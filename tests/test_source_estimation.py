@@ -24,7 +24,6 @@ from scipy.signal import hilbert
 import common as c
 import test_gradient as tg
 
-DX = tg.DX
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -42,15 +41,11 @@ def rel(a, b):
 def main():
     scr = c.Scratch("source_estimation")
     with scr:
-        true, start, acq, _ = tg.models(2)
         nt, dt = 300, 0.002
-        c.check(acq[acq.index("-nt") + 1] == nt and acq[acq.index("-dt") + 1] == dt, "test set-up: the survey's -nt/-dt changed")
         w = true_wavelet(nt, dt)
         wfile = c.write_rsf(scr.sub("wtrue.rsf"), w, d=[dt])
-        true_path = c.write_model(scr.sub("true.rsf"), true, DX)
-        start_path = c.write_model(scr.sub("start.rsf"), start, DX)
-        obs = scr.sub("obs")
-        c.run(1, ["-mode", "forward", "-vp", true_path, "-wavelet", wfile] + acq, obs)
+        true_path, start_path, obs, acq, _ = tg.survey_2d(scr, ["-wavelet", wfile])
+        c.check(acq[acq.index("-nt") + 1] == nt and acq[acq.index("-dt") + 1] == dt, "test set-up: the survey's -nt/-dt changed")
         # shot 1 twice as strong
         obs2 = scr.sub("obs2")
         os.makedirs(obs2)

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""-precondition pseudo_hessian (2D, the model and survey of
+test_gradient.py, 6 iterations of blmvm from a smooth start):
+
+- the preconditioned inversion ends at a lower misfit than the plain one
+  (measured 6.3e-4 against 1.0e-3, 7 evaluations each) with no more
+  evaluations, and its model stays within the bounds;
+- with 2 shot groups it gives bit for bit the model of 1 group (the
+  pseudo-Hessian is summed exactly over the groups);
+- a TAO type without a quasi-Newton matrix is refused with a clear error."""
+import os
+import re
+
+import numpy as np
+
+import common as c
+import test_gradient as tg
+
+
+
+def history(out):
+    rows = np.genfromtxt(os.path.join(out, "misfit.csv"), delimiter=",", names=True)
+    return rows["misfit"]
+
+
+def main():
+    scr = c.Scratch("preconditioning")
+    with scr:
+        _, start_path, obs, acq, _ = tg.survey_2d(scr)
+        inv = ["-mode", "invert", "-vp", start_path, "-observed_dir", obs, "-vp_min", 1800, "-vp_max", 2600, "-tao_max_it", 6] + acq
+        runs = {}
+        for name, n, extra in (("plain", 1, []), ("pseudo-Hessian", 1, ["-precondition", "pseudo_hessian"]),
+                               ("pseudo-Hessian, 2 groups", 2, ["-precondition", "pseudo_hessian", "-shot_groups", 2])):
+            out = scr.sub(name.replace(" ", "_").replace(",", ""))
+            log = c.run(n, inv + extra, out)
+            evals = sum(int(x) for x in re.findall(r"in (\d+) evaluations?", log))
+            m = c.read_rsf(os.path.join(out, "vp.rsf"))[0]
+            runs[name] = (history(out), evals, m)
+            print(f"  {name}: misfit {runs[name][0][0]:.6e} -> {runs[name][0][-1]:.6e} in {evals} evaluations, "
+                  f"model {m.min():.1f} to {m.max():.1f} m/s", flush=True)
+        (hp, ep, _), (hq, eq, mq) = runs["plain"], runs["pseudo-Hessian"]
+        c.check(hq[-1] < hp[-1], f"preconditioned misfit {hq[-1]:.6e} is not below the plain {hp[-1]:.6e}")
+        c.check(eq <= ep, f"preconditioned run took {eq} evaluations, the plain one {ep}")
+        c.check(mq.min() >= 1800 and mq.max() <= 2600, f"preconditioned model {mq.min()} to {mq.max()} m/s leaves the bounds 1800 to 2600")
+        c.check(runs["pseudo-Hessian, 2 groups"][2].tobytes() == mq.tobytes(), "2 shot groups give another model than 1")
+        out = c.run(1, inv + ["-precondition", "pseudo_hessian", "-tao_type", "bncg"], scr.sub("bncg"), expect_fail=True)
+        c.check("blmvm or lmvm" in c.error_message(out), f"-tao_type bncg with -precondition: unclear error: {c.error_message(out)}")
+
+
+if __name__ == "__main__":
+    c.main(main)
