@@ -6,6 +6,7 @@
 #include "objective.h"
 #include "output.h"
 #include "pseudohessian.h"
+#include "smoothing.h"
 #include "replay.h"
 #include "util.h"
 #include <petscksp.h>
@@ -31,7 +32,9 @@ typedef struct {
   const Options *o;
   Vec            X, XL, XU;
   double        *weight;    /* gradient mask and source taper, this rank's user cells on group 0 */
-  double        *precond;   /* -precondition: the inverse first quasi-Newton matrix's diagonal, likewise; NULL: none */
+  double        *precond;   /* -precondition: 1 / the pseudo-Hessian, likewise; NULL: none */
+  Smoothing      smooth;    /* -gradient_smoothing */
+  double        *work;      /* a model-space array for the preconditioner (NULL: none is applied) */
   float         *vp;        /* the model being evaluated, every group */
   double        *grad;
   Replay         replay;
@@ -61,6 +64,22 @@ static PetscErrorCode ModelFromVec(Inversion *inv, Vec X)
   PetscFunctionReturn(0);
 }
 
+/* The inverse of TAO's first quasi-Newton matrix on group 0's user cells:
+   y = S D S x, S the smoothing, D the inverse pseudo-Hessian (each the
+   identity when not asked for).  Collective over group 0; nothing elsewhere. */
+static PetscErrorCode ApplyP(Inversion *inv, const double *x, double *y)
+{
+  const PetscInt n = inv->obj.ms.nlocal;
+
+  PetscFunctionBeginUser;
+  if (inv->obj.e.l.group_id) PetscFunctionReturn(0);
+  PetscCall(PetscArraycpy(y, x, n));
+  PetscCall(SmoothingApply(&inv->smooth, &inv->obj.ms, &inv->obj.e.g, y));
+  for (PetscInt c = 0; c < n && inv->precond; c++) y[c] *= inv->precond[c];
+  PetscCall(SmoothingApply(&inv->smooth, &inv->obj.ms, &inv->obj.e.g, y));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
 {
   Inversion     *inv = (Inversion *)ctx;
@@ -83,7 +102,8 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
   }
   if (!inv->evals) { /* the first step, -(preconditioned) gradient, sized */
     double mine = 0, most;
-    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->grad[c] * (inv->precond ? inv->precond[c] : 1)));
+    if (inv->work) PetscCall(ApplyP(inv, inv->grad, inv->work));
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->work ? inv->work[c] : inv->grad[c]));
     PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, inv->obj.e.l.world));
     inv->scale = most > 0 ? FIRST_STEP_SHARE * (inv->obj.vp_hi - inv->obj.vp_lo) / most : 1;
   }
@@ -215,29 +235,28 @@ PetscErrorCode InvertTaoCreate(MPI_Comm comm, Tao *tao)
   PetscFunctionReturn(0);
 }
 
-/* The preconditioner: y = diag(precond) x. */
+/* The shell preconditioner: ApplyP on the Vecs (PetscScalar is double). */
 static PetscErrorCode ApplyPreconditioner(PC pc, Vec x, Vec y)
 {
   Inversion         *inv;
   const PetscScalar *xa;
   PetscScalar       *ya;
-  PetscInt           n;
 
   PetscFunctionBeginUser;
   PetscCall(PCShellGetContext(pc, &inv));
-  PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArray(y, &ya));
-  for (PetscInt c = 0; c < n; c++) ya[c] = inv->precond[c] * xa[c];
+  PetscCall(ApplyP(inv, xa, ya));
   PetscCall(VecRestoreArray(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscFunctionReturn(0);
 }
 
-/* -precondition pseudo_hessian: the energy E of the band's starting model
-   makes the inverse of TAO's first quasi-Newton matrix diag(1 / (E + eps
-   max E)), applied by a shell preconditioner through the LMVM's initial
-   Hessian (the bounds still hold: TAO projects as before). */
+/* -precondition pseudo_hessian and -gradient_smoothing: the inverse of TAO's
+   first quasi-Newton matrix becomes ApplyP (with the pseudo-Hessian, D =
+   diag(1 / (E + eps max E)), E of the band's starting model), a shell
+   preconditioner through the LMVM's initial Hessian: the quasi-Newton
+   updates build on it and the bounds still hold (TAO projects as before). */
 static PetscErrorCode Precondition(Inversion *inv, Tao tao)
 {
   MPI_Comm  world = inv->obj.e.l.world;
@@ -250,15 +269,17 @@ static PetscErrorCode Precondition(Inversion *inv, Tao tao)
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)tao, &qn, TAOBLMVM, TAOLMVM, ""));
-  PetscCheck(qn, world, PETSC_ERR_ARG_INCOMP, "-precondition pseudo_hessian needs -tao_type blmvm or lmvm (their first quasi-Newton matrix takes it)");
-  PetscCall(ModelFromVec(inv, inv->X));
-  PetscCall(PseudoHessian(&inv->obj, inv->vp, inv->precond));
+  PetscCheck(qn, world, PETSC_ERR_ARG_INCOMP, "-precondition and -gradient_smoothing need -tao_type blmvm or lmvm (their first quasi-Newton matrix takes them)");
   PetscCall(VecGetLocalSize(inv->X, &n));
   PetscCall(VecGetSize(inv->X, &N));
-  for (PetscInt c = 0; c < n; c++) peak = PetscMax(peak, inv->precond[c]);
-  PetscCallMPI(MPI_Allreduce(&peak, &all, 1, MPI_DOUBLE, MPI_MAX, world));
-  PetscCheck(all > 0, world, PETSC_ERR_ARG_OUTOFRANGE, "-precondition pseudo_hessian: the source wavefield has no energy in the model");
-  for (PetscInt c = 0; c < n; c++) inv->precond[c] = 1 / (inv->precond[c] + inv->o->precondition_eps * all);
+  if (inv->precond) {
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(PseudoHessian(&inv->obj, inv->vp, inv->precond));
+    for (PetscInt c = 0; c < n; c++) peak = PetscMax(peak, inv->precond[c]);
+    PetscCallMPI(MPI_Allreduce(&peak, &all, 1, MPI_DOUBLE, MPI_MAX, world));
+    PetscCheck(all > 0, world, PETSC_ERR_ARG_OUTOFRANGE, "-precondition pseudo_hessian: the source wavefield has no energy in the model");
+    for (PetscInt c = 0; c < n; c++) inv->precond[c] = 1 / (inv->precond[c] + inv->o->precondition_eps * all);
+  }
   PetscCall(MatCreateShell(world, n, n, N, N, inv, &H0));
   PetscCall(TaoLMVMSetH0(tao, H0));
   PetscCall(MatDestroy(&H0));
@@ -301,7 +322,7 @@ static PetscErrorCode SolveBand(Inversion *inv)
                                  "for which the time step was chosen (blmvm, bqnls and bncg honour bounds)\n",
                           type, (double)inv->obj.vp_hi));
   }
-  if (inv->precond) PetscCall(Precondition(inv, tao));
+  if (inv->work) PetscCall(Precondition(inv, tao));
   inv->evals        = 0;
   inv->band_seconds = 0;
   PetscCall(TaoSolve(tao));
@@ -341,6 +362,8 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(VecRestoreArray(inv.X, &x));
     PetscCall(PetscMalloc3(inv.obj.ms.nlocal + 1, &inv.weight, inv.obj.ms.nlocal + 1, &inv.vp, inv.obj.ms.nlocal + 1, &inv.grad));
     if (o->precondition != PRECONDITION_NONE) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.precond));
+    SmoothingSetUp(&inv.obj.e.g, o->gradient_smoothing, &inv.smooth);
+    if (inv.precond || inv.smooth.steps) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.work));
   }
   PetscCall(Weights(&inv));
   signal(SIGTERM, OnSignal);
@@ -363,6 +386,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   PetscCall(PetscFree(inv.rows));
   PetscCall(PetscFree3(inv.weight, inv.vp, inv.grad));
   PetscCall(PetscFree(inv.precond));
+  PetscCall(PetscFree(inv.work));
   PetscCall(VecDestroy(&inv.X));
   PetscCall(VecDestroy(&inv.XL));
   PetscCall(VecDestroy(&inv.XU));

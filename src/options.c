@@ -239,6 +239,13 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsEnum("-precondition",
                              "Invert (blmvm, lmvm): the first quasi-Newton matrix: none (a scalar) or pseudo_hessian (the inverse source-wavefield energy, set at every band's start)",
                              NULL, Preconditionings, (PetscEnum)o->precondition, (PetscEnum *)&o->precondition, NULL));
+  {
+    PetscInt  n = 3;
+    PetscBool set;
+    PetscCall(PetscOptionsRealArray("-gradient_smoothing", "Invert (blmvm, lmvm): Gaussian smoothing in the first quasi-Newton matrix, standard deviation (m): one value, or z,x[,y]",
+                                    NULL, o->gradient_smoothing, &n, &set));
+    if (set && n == 1) o->gradient_smoothing[1] = o->gradient_smoothing[2] = o->gradient_smoothing[0];
+  }
   PetscCall(PetscOptionsReal("-precondition_eps", "Pseudo-Hessian stabilisation: a share of its peak added to it", NULL, o->precondition_eps, &o->precondition_eps, NULL));
   PetscCall(PetscOptionsReal("-offset_min", "Data selection: smallest horizontal source-receiver offset used (m)", NULL, o->offset_min, &o->offset_min, NULL));
   PetscCall(PetscOptionsReal("-offset_max", "Data selection: largest horizontal source-receiver offset used (m)", NULL, o->offset_max, &o->offset_max, NULL));
@@ -350,6 +357,9 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              (double)o->fix_above, (double)o->source_taper);
   PetscCheck(o->source_estimation_eps > 0 && o->source_estimation_eps < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-source_estimation_eps %.6g: expected a share of the peak power in (0, 1)", (double)o->source_estimation_eps);
+  for (PetscInt a = 0; a < 3; a++)
+    PetscCheck(o->gradient_smoothing[a] >= 0 && PetscIsNormalReal(o->gradient_smoothing[a] + 1), comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-gradient_smoothing: %.6g m along axis %d (z, x, y): expected lengths of 0 m or more", (double)o->gradient_smoothing[a], (int)a);
   PetscCheck(o->precondition_eps > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-precondition_eps %.6g: expected a positive share of the pseudo-Hessian's peak",
              (double)o->precondition_eps);
   PetscCheck(o->offset_min >= 0 && o->offset_min <= o->offset_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-offset_min %.6g -offset_max %.6g: expected 0 <= min <= max (m)",

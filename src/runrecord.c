@@ -104,6 +104,7 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-source_taper", "%.17g", (double)o->source_taper);
   Put(fp, "-misfit", "%s", MisfitKinds[o->misfit]);
   Put(fp, "-precondition -precondition_eps", "%s %.17g", Preconditionings[o->precondition], (double)o->precondition_eps);
+  Put(fp, "-gradient_smoothing", "%.17g,%.17g,%.17g", (double)o->gradient_smoothing[0], (double)o->gradient_smoothing[1], (double)o->gradient_smoothing[2]);
   Put(fp, "-source_estimation -source_estimation_eps", "%s %.17g", SourceEstimations[o->source_estimation], (double)o->source_estimation_eps);
   Put(fp, "-offset_min -offset_max -kill_dead_traces", "%.17g %.17g %d", (double)o->offset_min, (double)o->offset_max, (int)o->kill_dead_traces);
   Put(fp, "-window_velocity -window_start -window_end -window_taper", "%.17g %.17g %.17g %.17g", (double)o->window_velocity, (double)o->window_start,

@@ -7,6 +7,10 @@ test_gradient.py, 6 iterations of blmvm from a smooth start):
   evaluations, and its model stays within the bounds;
 - with 2 shot groups it gives bit for bit the model of 1 group (the
   pseudo-Hessian is summed exactly over the groups);
+- -gradient_smoothing 60 (m): the first model update is at least 3 times
+  smoother (|grad update| / |update|, measured 0.069 against 0.47), the
+  misfit still falls below half the start's, and 2 subdomains give bit for
+  bit the model of 1;
 - a TAO type without a quasi-Newton matrix is refused with a clear error."""
 import os
 import re
@@ -43,7 +47,21 @@ def main():
         c.check(eq <= ep, f"preconditioned run took {eq} evaluations, the plain one {ep}")
         c.check(mq.min() >= 1800 and mq.max() <= 2600, f"preconditioned model {mq.min()} to {mq.max()} m/s leaves the bounds 1800 to 2600")
         c.check(runs["pseudo-Hessian, 2 groups"][2].tobytes() == mq.tobytes(), "2 shot groups give another model than 1")
-        out = c.run(1, inv + ["-precondition", "pseudo_hessian", "-tao_type", "bncg"], scr.sub("bncg"), expect_fail=True)
+
+        start = c.read_rsf(start_path)[0].astype(np.float64)
+        rough = {}
+        for name, n, extra in (("plain", 1, []), ("smoothed", 1, ["-gradient_smoothing", 60]),
+                               ("smoothed, 2 subdomains", 2, ["-gradient_smoothing", 60, "-da_processors_x", 2])):
+            out = scr.sub("s_" + name.replace(" ", "_").replace(",", ""))
+            c.run(n, inv + ["-tao_max_it", 3] + extra, out)
+            u = c.read_rsf(os.path.join(out, "vp_0001.rsf"))[0] - start
+            rough[name] = float(np.sqrt(sum((g ** 2).sum() for g in np.gradient(u)) / (u ** 2).sum()))
+            runs[name] = (history(out), 0, c.read_rsf(os.path.join(out, "vp.rsf"))[0])
+            print(f"  {name}: first update roughness {rough[name]:.4f}, misfit {runs[name][0][0]:.6e} -> {runs[name][0][-1]:.6e}", flush=True)
+        c.check(rough["smoothed"] * 3 < rough["plain"], f"smoothing leaves the first update's roughness at {rough['smoothed']:.4f} (plain {rough['plain']:.4f})")
+        c.check(runs["smoothed"][0][-1] < 0.5 * runs["smoothed"][0][0], "the smoothed inversion does not halve the misfit in 3 iterations")
+        c.check(runs["smoothed, 2 subdomains"][2].tobytes() == runs["smoothed"][2].tobytes(), "smoothing on 2 subdomains gives another model than on 1")
+        out = c.run(1, inv + ["-gradient_smoothing", 60, "-tao_type", "bncg"], scr.sub("bncg"), expect_fail=True)
         c.check("blmvm or lmvm" in c.error_message(out), f"-tao_type bncg with -precondition: unclear error: {c.error_message(out)}")
 
 
