@@ -35,6 +35,8 @@ typedef struct {
   double        *precond;   /* -precondition: 1 / the pseudo-Hessian, likewise; NULL: none */
   Smoothing      smooth;    /* -gradient_smoothing */
   double        *work;      /* a model-space array for the preconditioner (NULL: none is applied) */
+  double        *gx;        /* the gradient with respect to TAO's variable (velocity or slowness) */
+  PetscBool      slowness;  /* TAO's variable is 1/v (-parameterisation slowness) */
   float         *vp;        /* the model being evaluated, every group */
   double        *grad;
   Replay         replay;
@@ -49,6 +51,9 @@ typedef struct {
   MisfitRow     *rows;
 } Inversion;
 
+/* TAO's variable of a velocity: v, or 1/v. */
+static double ToVariable(const Inversion *inv, double v) { return inv->slowness ? 1 / v : v; }
+
 /* The model of X (group 0) on every group, as floats. */
 static PetscErrorCode ModelFromVec(Inversion *inv, Vec X)
 {
@@ -58,7 +63,7 @@ static PetscErrorCode ModelFromVec(Inversion *inv, Vec X)
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &x));
   if (!inv->obj.e.l.group_id)
-    for (PetscInt c = 0; c < n; c++) inv->vp[c] = (float)x[c];
+    for (PetscInt c = 0; c < n; c++) inv->vp[c] = (float)ToVariable(inv, x[c]); /* its own inverse */
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCallMPI(MPI_Bcast(inv->vp, (PetscMPIInt)n, MPI_FLOAT, 0, inv->obj.e.l.cross));
   PetscFunctionReturn(0);
@@ -100,19 +105,22 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
     seconds = t1 - t0;
     PetscCall(ReplaySave(&inv->replay, inv->band, inv->evals, inv->vp, J, inv->grad, seconds));
   }
+  /* dJ/ds = dJ/dv dv/ds = -v^2 dJ/dv */
+  for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) inv->gx[c] = inv->grad[c] * (inv->slowness ? -(double)inv->vp[c] * inv->vp[c] : 1);
   if (!inv->evals) { /* the first step, -(preconditioned) gradient, sized */
-    double mine = 0, most;
-    if (inv->work) PetscCall(ApplyP(inv, inv->grad, inv->work));
-    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->work ? inv->work[c] : inv->grad[c]));
+    const double range = PetscAbsReal(ToVariable(inv, inv->obj.vp_hi) - ToVariable(inv, inv->obj.vp_lo));
+    double       mine  = 0, most;
+    if (inv->work) PetscCall(ApplyP(inv, inv->gx, inv->work));
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->work ? inv->work[c] : inv->gx[c]));
     PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, inv->obj.e.l.world));
-    inv->scale = most > 0 ? FIRST_STEP_SHARE * (inv->obj.vp_hi - inv->obj.vp_lo) / most : 1;
+    inv->scale = most > 0 ? FIRST_STEP_SHARE * range / most : 1;
   }
   inv->evals++;
   inv->evals_since++;
   inv->seconds += seconds;
   PetscCall(VecGetArray(G, &g));
   if (!inv->obj.e.l.group_id)
-    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) g[c] = inv->scale * inv->grad[c];
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) g[c] = inv->scale * inv->gx[c];
   PetscCall(VecRestoreArray(G, &g));
   *f = inv->scale * J;
   PetscFunctionReturn(0);
@@ -275,6 +283,8 @@ static PetscErrorCode Precondition(Inversion *inv, Tao tao)
   if (inv->precond) {
     PetscCall(ModelFromVec(inv, inv->X));
     PetscCall(PseudoHessian(&inv->obj, inv->vp, inv->precond));
+    /* in slowness the Hessian takes (dv/ds)^2 = v^4 */
+    for (PetscInt c = 0; c < n && inv->slowness; c++) inv->precond[c] *= PetscSqr(PetscSqr((double)inv->vp[c]));
     for (PetscInt c = 0; c < n; c++) peak = PetscMax(peak, inv->precond[c]);
     PetscCallMPI(MPI_Allreduce(&peak, &all, 1, MPI_DOUBLE, MPI_MAX, world));
     PetscCheck(all > 0, world, PETSC_ERR_ARG_OUTOFRANGE, "-precondition pseudo_hessian: the source wavefield has no energy in the model");
@@ -355,12 +365,13 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(VecCreateMPI(world, n, PETSC_DETERMINE, &inv.X));
     PetscCall(VecDuplicate(inv.X, &inv.XL));
     PetscCall(VecDuplicate(inv.X, &inv.XU));
-    PetscCall(VecSet(inv.XL, inv.obj.vp_lo));
-    PetscCall(VecSet(inv.XU, inv.obj.vp_hi));
+    inv.slowness = o->parameterisation == PARAMETERISATION_SLOWNESS ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(VecSet(inv.XL, PetscMin(ToVariable(&inv, inv.obj.vp_lo), ToVariable(&inv, inv.obj.vp_hi))));
+    PetscCall(VecSet(inv.XU, PetscMax(ToVariable(&inv, inv.obj.vp_lo), ToVariable(&inv, inv.obj.vp_hi))));
     PetscCall(VecGetArray(inv.X, &x));
-    for (PetscInt c = 0; c < n; c++) x[c] = inv.obj.vp_start[c];
+    for (PetscInt c = 0; c < n; c++) x[c] = ToVariable(&inv, inv.obj.vp_start[c]);
     PetscCall(VecRestoreArray(inv.X, &x));
-    PetscCall(PetscMalloc3(inv.obj.ms.nlocal + 1, &inv.weight, inv.obj.ms.nlocal + 1, &inv.vp, inv.obj.ms.nlocal + 1, &inv.grad));
+    PetscCall(PetscMalloc4(inv.obj.ms.nlocal + 1, &inv.weight, inv.obj.ms.nlocal + 1, &inv.vp, inv.obj.ms.nlocal + 1, &inv.grad, inv.obj.ms.nlocal + 1, &inv.gx));
     if (o->precondition != PRECONDITION_NONE) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.precond));
     SmoothingSetUp(&inv.obj.e.g, o->gradient_smoothing, &inv.smooth);
     if (inv.precond || inv.smooth.steps) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.work));
@@ -384,7 +395,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   signal(SIGINT, SIG_DFL);
   PetscCall(ReplayDestroy(&inv.replay));
   PetscCall(PetscFree(inv.rows));
-  PetscCall(PetscFree3(inv.weight, inv.vp, inv.grad));
+  PetscCall(PetscFree4(inv.weight, inv.vp, inv.grad, inv.gx));
   PetscCall(PetscFree(inv.precond));
   PetscCall(PetscFree(inv.work));
   PetscCall(VecDestroy(&inv.X));

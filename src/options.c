@@ -19,6 +19,7 @@ const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolatio
 const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "MisfitKind", "MISFIT_", NULL};
 const char *const SourceEstimations[]   = {"none", "survey", "shot", "SourceEstimation", "SOURCE_ESTIMATION_", NULL};
 const char *const Preconditionings[]    = {"none", "pseudo_hessian", "Preconditioning", "PRECONDITION_", NULL};
+const char *const Parameterisations[]   = {"velocity", "slowness", "Parameterisation", "PARAMETERISATION_", NULL};
 
 /* text as a decimal integer in [lo, hi], or an error naming the option, the
    text as typed and the range. */
@@ -236,6 +237,8 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                              SourceEstimations, (PetscEnum)o->source_estimation, (PetscEnum *)&o->source_estimation, NULL));
   PetscCall(PetscOptionsReal("-source_estimation_eps", "Source estimation: stabilisation, a share of the modelled data's peak power", NULL, o->source_estimation_eps,
                              &o->source_estimation_eps, NULL));
+  PetscCall(PetscOptionsEnum("-parameterisation", "Invert: the variable TAO updates, velocity or slowness (1/v); the bounds stay -vp_min/-vp_max", NULL,
+                             Parameterisations, (PetscEnum)o->parameterisation, (PetscEnum *)&o->parameterisation, NULL));
   PetscCall(PetscOptionsEnum("-precondition",
                              "Invert (blmvm, lmvm): the first quasi-Newton matrix: none (a scalar) or pseudo_hessian (the inverse source-wavefield energy, set at every band's start)",
                              NULL, Preconditionings, (PetscEnum)o->precondition, (PetscEnum *)&o->precondition, NULL));

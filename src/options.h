@@ -10,6 +10,7 @@ typedef enum { POINTS_SINC, POINTS_NEAREST } PointInterpolation;
 typedef enum { MISFIT_L2, MISFIT_TRACE_L2, MISFIT_CORRELATION } MisfitKind;
 typedef enum { SOURCE_ESTIMATION_NONE, SOURCE_ESTIMATION_SURVEY, SOURCE_ESTIMATION_SHOT } SourceEstimation;
 typedef enum { PRECONDITION_NONE, PRECONDITION_PSEUDO_HESSIAN } Preconditioning;
+typedef enum { PARAMETERISATION_VELOCITY, PARAMETERISATION_SLOWNESS } Parameterisation;
 
 #define MAX_BANDS 16
 /* Slowest velocity accepted (m/s), in models and bounds: anything slower is a
@@ -23,6 +24,7 @@ extern const char *const PointInterpolations[];
 extern const char *const MisfitKinds[];
 extern const char *const SourceEstimations[];
 extern const char *const Preconditionings[];
+extern const char *const Parameterisations[];
 
 typedef struct {
   RunMode   mode;
@@ -66,6 +68,7 @@ typedef struct {
   MisfitKind misfit;
   SourceEstimation source_estimation;
   Preconditioning precondition;
+  Parameterisation parameterisation;
   PetscReal precondition_eps;        /* pseudo-Hessian stabilisation, a share of its peak */
   PetscReal gradient_smoothing[3];   /* Gaussian standard deviation (m) per axis (z, x, y); 0 = none */
   PetscReal source_estimation_eps;   /* stabilisation, a share of the modelled data's peak power */
