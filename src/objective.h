@@ -28,5 +28,6 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut);
 /* vp: this rank's user cells, the same model on every group.  J on every
    rank; grad (this rank's user cells, may be NULL) complete on group 0. */
 PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad);
-/* Writes a model-sized array held by group 0 (its ranks' user cells) as RSF. */
+/* Writes a model-sized array held by group 0 (its ranks' user cells), as
+   SEG-Y when name ends in .sgy or .segy, else as RSF. */
 PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const float *user, PetscBool overwrite);
