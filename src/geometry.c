@@ -155,7 +155,7 @@ PetscErrorCode GeometryShare(MPI_Comm comm, const char *source, PetscErrorCode (
     if (r.err) {
       PetscCall(PetscErrorMessage(r.err, NULL, &msg));
       PetscCall(PetscStrncpy(r.msg, msg, sizeof r.msg));
-      if (g->src) PetscCall(GeometryDestroy(g));
+      PetscCall(GeometryDestroy(g));
     } else {
       r.nshots = g->nshots;
       r.nrec   = g->rec_start[g->nshots];

@@ -246,16 +246,20 @@ PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, PetscInt dim, con
   PetscFunctionReturn(0);
 }
 
+/* The largest |x|, |y| and |depth| of p as written (origin added back). */
+static void Extent(const Position *p, const PetscReal origin[3], PetscReal *xy, PetscReal *z)
+{
+  *xy = PetscMax(*xy, PetscMax(PetscAbsReal(p->c[1] + origin[1]), PetscAbsReal(p->c[2] + origin[2])));
+  *z  = PetscMax(*z, PetscAbsReal(p->c[0] + origin[0]));
+}
+
 /* The scalars that hold the shot's x and y (coordinate) and depths (elevation). */
 static void GatherScalars(const Geometry *g, PetscInt s, const PetscReal origin[3], int32_t *c, int32_t *e)
 {
   PetscReal xy = 0, z = 0;
 
-  for (PetscInt r = g->rec_start[s] - 1; r < g->rec_start[s + 1]; r++) {
-    const Position *p = r < g->rec_start[s] ? &g->src[s] : &g->rec[r];
-    xy                = PetscMax(xy, PetscMax(PetscAbsReal(p->c[1] + origin[1]), PetscAbsReal(p->c[2] + origin[2])));
-    z                 = PetscMax(z, PetscAbsReal(p->c[0] + origin[0]));
-  }
+  Extent(&g->src[s], origin, &xy, &z);
+  for (PetscInt r = g->rec_start[s]; r < g->rec_start[s + 1]; r++) Extent(&g->rec[r], origin, &xy, &z);
   *c = SegyScalarFor(xy);
   *e = SegyScalarFor(z);
 }
