@@ -4,13 +4,16 @@
 #include "gather.h"
 #include "output.h"
 #include "rsf.h"
+#include "segy_survey.h"
 #include "util.h"
 
 /* Gathers the shot's traces on group rank 0, which writes it. */
-static PetscErrorCode WriteShot(const Layout *l, const Options *o, const TimeAxis *t, const ShotLocal *sl, PetscInt shot, PetscInt nrec,
-                                const float *traces)
+static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscInt shot, PetscInt nrec, const float *traces)
 {
-  float *all = NULL;
+  const Layout   *l   = &e->l;
+  const Options  *o   = e->o;
+  const TimeAxis *t   = &e->t;
+  float          *all = NULL;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
@@ -21,8 +24,9 @@ static PetscErrorCode WriteShot(const Layout *l, const Options *o, const TimeAxi
     const PetscInt    n[2]     = {t->nt, nrec};
     const PetscReal   d[2]     = {t->dt, 1}, origin[2] = {0, 0};
     const char *const label[2] = {"Time", "Receiver"};
-    PetscCall(OutputShotPath(o->output_dir, shot, path));
-    PetscCall(RsfWrite(path, 2, n, d, origin, label, all, o->overwrite));
+    PetscCall(OutputShotPath(o->output_dir, shot, o->output_format, path));
+    if (o->output_format == FORMAT_SEGY) PetscCall(SegyWriteGather(path, &e->geo, shot, e->m.dim, o->segy_origin, t->nt, t->dt, all, o->overwrite));
+    else PetscCall(RsfWrite(path, 2, n, d, origin, label, all, o->overwrite));
     PetscCall(PetscFree(all));
   }
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
@@ -48,13 +52,13 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
     PetscCall(ExperimentShotLocalize(&e, k, &sl));
     MemoryCall(PetscMalloc1((size_t)sl.nrec * e.t.nt + 1, &traces), "the shot's traces", 4.0 * sl.nrec * e.t.nt);
     PetscCall(PropagatorRun(&e.p, &e.t, &sl, s, e.wint, traces, NULL));
-    PetscCall(WriteShot(&e.l, o, &e.t, &sl, s, nrec, traces));
+    PetscCall(WriteShot(&e, &sl, s, nrec, traces));
     PetscCall(PetscFree(traces));
     PetscCall(ShotLocalDestroy(&sl));
     PetscCall(PetscTime(&t1));
     if (!e.l.group_rank) {
       char path[PETSC_MAX_PATH_LEN];
-      PetscCall(OutputShotPath(o->output_dir, s, path));
+      PetscCall(OutputShotPath(o->output_dir, s, o->output_format, path));
       PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "shot %" PetscInt_FMT " of %" PetscInt_FMT " (group %d): %.3f s, %.4f G cell-updates/s -> %s\n", s,
                              e.geo.nshots, e.l.group_id, t1 - t0, e.cells * e.t.nsteps / (t1 - t0) * 1e-9, path));
       fflush(stdout);

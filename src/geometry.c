@@ -12,15 +12,16 @@
 /* File columns (x z) or (x y z) -> Position slots (z, x, y). */
 static const int slot[2][3] = {{1, 0, -1}, {1, 2, 0}};
 
-static PetscErrorCode GeometryAlloc(PetscInt nshots, PetscInt nrec, const char *source, Geometry *g)
+PetscErrorCode GeometryAlloc(PetscInt nshots, PetscInt nrec, const char *source, Geometry *g)
 {
-  const double bytes = (double)nshots * (sizeof(Position) + 2 * sizeof(PetscInt)) + (double)nrec * (sizeof(Position) + sizeof(PetscInt));
+  const double bytes = (double)nshots * (sizeof(Position) + 3 * sizeof(PetscInt)) + (double)nrec * (sizeof(Position) + sizeof(PetscInt));
   char         what[PETSC_MAX_PATH_LEN + 96];
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(g, sizeof *g));
   PetscCall(PetscSNPrintf(what, sizeof what, "the survey %s (%" PetscInt_FMT " shots, %" PetscInt_FMT " receivers in all, on every rank)", source, nshots, nrec));
-  MemoryCall(PetscMalloc5(nshots, &g->src, nshots + 1, &g->rec_start, nrec, &g->rec, nshots, &g->src_line, nrec, &g->rec_line), what, bytes);
+  MemoryCall(PetscMalloc6(nshots, &g->src, nshots + 1, &g->rec_start, nrec, &g->rec, nshots, &g->src_line, nrec, &g->rec_line, nshots, &g->record), what, bytes);
+  for (PetscInt s = 0; s < nshots; s++) g->record[s] = s;
   PetscCall(PetscStrncpy(g->source, source, sizeof g->source));
   g->nshots            = nshots;
   g->rec_start[nshots] = nrec;
@@ -108,7 +109,31 @@ static PetscErrorCode ParseFile(const char *path, PetscInt dim, Geometry *g)
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  const char *path;
+  PetscInt    dim;
+} TextSurvey;
+
+static PetscErrorCode ParseText(void *ctx, Geometry *g)
+{
+  const TextSurvey *t = (const TextSurvey *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(ParseFile(t->path, t->dim, g));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geometry *g)
+{
+  TextSurvey t = {path, dim};
+
+  PetscFunctionBeginUser;
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "geometry dimension %d, expected 2 or 3", (int)dim);
+  PetscCall(GeometryShare(comm, path, ParseText, &t, g));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GeometryShare(MPI_Comm comm, const char *source, PetscErrorCode (*parse)(void *, Geometry *), void *ctx, Geometry *g)
 {
   struct {
     PetscErrorCode err;
@@ -118,7 +143,6 @@ PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geome
   PetscMPIInt rank, ns, nr;
 
   PetscFunctionBeginUser;
-  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "geometry dimension %d, expected 2 or 3", (int)dim);
   PetscCall(PetscMemzero(&r, sizeof r));
   PetscCall(PetscMemzero(g, sizeof *g));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -126,7 +150,7 @@ PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geome
     char *msg;
 
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    r.err = ParseFile(path, dim, g);
+    r.err = parse(ctx, g);
     PetscCall(PetscPopErrorHandler());
     if (r.err) {
       PetscCall(PetscErrorMessage(r.err, NULL, &msg));
@@ -140,9 +164,9 @@ PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geome
   PetscCallMPI(MPI_Bcast(&r, sizeof r, MPI_BYTE, 0, comm));
   PetscCheck(!r.err, comm, r.err, "%s", r.msg);
   /* three coordinates per receiver in one broadcast */
-  PetscCheck(3 * (PetscInt64)r.nrec <= PETSC_MPI_INT_MAX, comm, PETSC_ERR_SUP, "geometry file %s: %" PetscInt_FMT " receivers, more than one MPI broadcast carries (%d)", path,
+  PetscCheck(3 * (PetscInt64)r.nrec <= PETSC_MPI_INT_MAX, comm, PETSC_ERR_SUP, "survey %s: %" PetscInt_FMT " receivers, more than one MPI broadcast carries (%d)", source,
              r.nrec, PETSC_MPI_INT_MAX / 3);
-  if (rank) PetscCall(GeometryAlloc(r.nshots, r.nrec, path, g));
+  if (rank) PetscCall(GeometryAlloc(r.nshots, r.nrec, source, g));
   PetscCall(PetscMPIIntCast(r.nshots, &ns));
   PetscCall(PetscMPIIntCast(r.nrec, &nr));
   PetscCallMPI(MPI_Bcast(g->src, 3 * ns, MPIU_REAL, 0, comm));
@@ -150,6 +174,7 @@ PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geome
   PetscCallMPI(MPI_Bcast(g->rec, 3 * nr, MPIU_REAL, 0, comm));
   PetscCallMPI(MPI_Bcast(g->src_line, ns, MPIU_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(g->rec_line, nr, MPIU_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(g->record, ns, MPIU_INT, 0, comm));
   PetscFunctionReturn(0);
 }
 
@@ -210,7 +235,7 @@ static PetscErrorCode CheckInside(const Geometry *g, PetscInt dim, const PetscIn
   }
   if (rec < 0) snprintf(what, sizeof what, "shot %d source", (int)s);
   else snprintf(what, sizeof what, "shot %d receiver %d", (int)s, (int)rec);
-  if (line) snprintf(where, sizeof where, "%s line %d", g->source, (int)line);
+  if (line) snprintf(where, sizeof where, "%s %s %d", g->source, g->by_trace ? "trace" : "line", (int)line);
   else snprintf(where, sizeof where, "%s", g->source);
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s (%s) at %s m lies outside the model (%s)", what, where, pos, box);
 }
@@ -234,7 +259,7 @@ void GeometryCell(const Position *p, PetscInt dim, const PetscReal d[3], PetscIn
 PetscErrorCode GeometryDestroy(Geometry *g)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree5(g->src, g->rec_start, g->rec, g->src_line, g->rec_line));
+  PetscCall(PetscFree6(g->src, g->rec_start, g->rec, g->src_line, g->rec_line, g->record));
   PetscCall(PetscMemzero(g, sizeof *g));
   PetscFunctionReturn(0);
 }

@@ -13,9 +13,11 @@ typedef struct {
   Position *src;        /* [nshots] */
   PetscInt *rec_start;  /* [nshots+1]: receivers of shot s are rec[rec_start[s] .. rec_start[s+1]) */
   Position *rec;
-  PetscInt *src_line;   /* [nshots] line in the geometry file, 0 when generated */
+  PetscInt *src_line;   /* [nshots] line in the geometry file (SEG-Y: trace), 0 when generated */
+  PetscInt *record;     /* [nshots] field record number (SEG-Y FFID); the shot's index elsewhere */
   PetscInt *rec_line;   /* [total receivers] likewise */
   char      source[PETSC_MAX_PATH_LEN]; /* file name, or "regular survey" */
+  PetscBool by_trace;   /* src_line, rec_line count SEG-Y traces, not text lines */
 } Geometry;
 
 /* Text file, rank 0 parses and broadcasts.  "S x z" (dim 2) or "S x y z"
@@ -24,6 +26,12 @@ typedef struct {
    count, non-numeric value, R before any S, a shot with no receivers, unknown
    keyword) is an error naming the file and the line number. */
 PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geometry *g);
+
+/* Rank 0 runs parse(ctx, g), which fills g through GeometryAlloc; its error
+   or the survey reaches every rank. */
+PetscErrorCode GeometryShare(MPI_Comm comm, const char *source, PetscErrorCode (*parse)(void *, Geometry *), void *ctx, Geometry *g);
+/* Room for nshots shots and nrec receivers in all, records numbered 0, 1, ... */
+PetscErrorCode GeometryAlloc(PetscInt nshots, PetscInt nrec, const char *source, Geometry *g);
 
 /* Regular surface survey: nshots sources evenly spaced from the first to the
    last sample in x (centred when nshots==1), at depth src_depth; every shot

@@ -2,7 +2,7 @@
 #include "objective.h"
 #include "output.h"
 
-/* Writes gradient.rsf (dJ/dv in s/m per unit misfit, the user's grid) and
+/* Writes gradient.rsf or .sgy (dJ/dv in s/m per unit misfit, the user's grid) and
    prints the misfit. */
 PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
 {
@@ -10,6 +10,7 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
   double         J, *grad;
   float         *out;
   PetscLogDouble t0, t1;
+  char           name[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
   PetscCall(OutputPrepareKind(world, o->output_dir, OUTPUT_GRADIENT, 0, o->overwrite, PETSC_FALSE));
@@ -19,10 +20,11 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
   PetscCall(ObjectiveEvaluate(&obj, obj.vp_start, &J, grad));
   PetscCall(PetscTime(&t1));
   for (PetscInt c = 0; c < obj.ms.nlocal; c++) out[c] = (float)grad[c];
-  PetscCall(ObjectiveWriteModel(&obj, "gradient.rsf", "gradient", out, o->overwrite));
+  PetscCall(OutputName("gradient", o->output_format, name));
+  PetscCall(ObjectiveWriteModel(&obj, name, "gradient", out, o->overwrite));
   PetscCall(PetscPrintf(world, "misfit %.17g\n", J));
-  PetscCall(PetscPrintf(world, "gradient: %.3f s, %.4f G cell-updates/s (forward + adjoint) -> %s/gradient.rsf\n", t1 - t0,
-                        obj.e.cells * obj.e.t.nsteps * 2 * obj.e.geo.nshots / (t1 - t0) * 1e-9, o->output_dir));
+  PetscCall(PetscPrintf(world, "gradient: %.3f s, %.4f G cell-updates/s (forward + adjoint) -> %s/%s\n", t1 - t0,
+                        obj.e.cells * obj.e.t.nsteps * 2 * obj.e.geo.nshots / (t1 - t0) * 1e-9, o->output_dir, name));
   PetscCall(PetscFree2(grad, out));
   PetscCall(ObjectiveDestroy(&obj));
   PetscFunctionReturn(0);

@@ -170,9 +170,10 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   if (its == 0) inv->J0 = f;
   else inv->iteration++;
   if (its > 0) {
-    char name[64];
+    char stem[64], name[PETSC_MAX_PATH_LEN];
     PetscCall(ModelFromVec(inv, inv->X));
-    PetscCall(PetscSNPrintf(name, sizeof(name), "vp_%04" PetscInt_FMT ".rsf", inv->iteration));
+    PetscCall(PetscSNPrintf(stem, sizeof(stem), "vp_%04" PetscInt_FMT, inv->iteration));
+    PetscCall(OutputName(stem, inv->obj.o->output_format, name));
     /* this run's own file: earlier ones were refused or removed at the start; with -restart, the interrupted run's, rewritten the same */
     PetscCall(ObjectiveWriteModel(&inv->obj, name, "vp", inv->vp, PETSC_TRUE));
   }
@@ -387,9 +388,11 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(PetscPrintf(world, "Interrupted after iteration %" PetscInt_FMT ": its model and the state are saved in %s; rerun with -restart to carry on\n",
                           inv.iteration, o->output_dir));
   } else {
+    char name[PETSC_MAX_PATH_LEN];
     PetscCall(ModelFromVec(&inv, inv.X));
-    PetscCall(ObjectiveWriteModel(&inv.obj, "vp.rsf", "vp", inv.vp, o->overwrite));
-    PetscCall(PetscPrintf(world, "inverted model -> %s/vp.rsf, misfit history -> %s/misfit.csv\n", o->output_dir, o->output_dir));
+    PetscCall(OutputName("vp", o->output_format, name));
+    PetscCall(ObjectiveWriteModel(&inv.obj, name, "vp", inv.vp, o->overwrite));
+    PetscCall(PetscPrintf(world, "inverted model -> %s/%s, misfit history -> %s/misfit.csv\n", o->output_dir, name, o->output_dir));
   }
   signal(SIGTERM, SIG_DFL);
   signal(SIGINT, SIG_DFL);

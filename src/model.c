@@ -1,6 +1,7 @@
 #include "model.h"
 #include "grid.h"
 #include "optcheck.h"
+#include "segy.h"
 #include <stdint.h>
 
 PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
@@ -27,14 +28,19 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
   }
   PetscCall(PetscStrcmp(o->vp, "marmousi", &marmousi));
   if (marmousi) PetscCall(PetscSNPrintf(m->name, sizeof(m->name), "%s/marmousi_vp.rsf", HALOFWI_DATA_DIR));
-  PetscCall(RsfReadHeader(comm, m->name, &m->rsf));
-  m->dim = m->rsf.n[2] > 1 ? 3 : 2;
-  for (PetscInt a = 0; a < 3; a++) {
-    m->n[a] = m->rsf.n[a];
-    m->d[a] = m->rsf.d[a];
+  m->format = SegyIsPath(m->name) ? FORMAT_SEGY : FORMAT_RSF;
+  if (m->format == FORMAT_SEGY) PetscCall(SegyModelDescribe(comm, m->name, o, m->n, m->d, &m->segy_order));
+  else {
+    PetscCall(RsfReadHeader(comm, m->name, &m->rsf));
+    for (PetscInt a = 0; a < 3; a++) {
+      m->n[a] = m->rsf.n[a];
+      m->d[a] = m->rsf.d[a];
+    }
   }
+  m->dim = m->n[2] > 1 ? 3 : 2;
   PetscCheck(m->n[0] > 1 && m->n[1] > 1, comm, PETSC_ERR_USER_INPUT,
-             "Model %s has n1=%" PetscInt_FMT " n2=%" PetscInt_FMT ": expected at least 2 samples in z (n1) and x (n2)", m->name, m->n[0], m->n[1]);
+             "Model %s has %" PetscInt_FMT " samples in z and %" PetscInt_FMT " in x (RSF n1, n2; SEG-Y samples, traces or crosslines): expected at least 2 each", m->name,
+             m->n[0], m->n[1]);
   PetscFunctionReturn(0);
 }
 
@@ -76,7 +82,7 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
   size_t    nblock = 1;
   float    *block;
   float     local_max = 0, local_min = INFINITY;
-  PetscInt64 bad;
+  PetscInt64 bad = -1; /* FindBadVelocity sets it; GCC cannot tell */
   float     badv;
 
   PetscFunctionBeginUser;
@@ -95,7 +101,8 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
   else {
     PetscMPIInt first;
     PetscCallMPI(MPI_Comm_rank(cross, &first));
-    if (!first) PetscCall(RsfReadBlock(comm, &m->rsf, ustart, ucount, block));
+    if (!first && m->format == FORMAT_SEGY) PetscCall(SegyModelReadBlock(comm, m->name, m->segy_order, m->n, ustart, ucount, block));
+    else if (!first) PetscCall(RsfReadBlock(comm, &m->rsf, ustart, ucount, block));
     PetscCallMPI(MPI_Bcast(block, (PetscMPIInt)nblock, MPI_FLOAT, 0, cross));
   }
 

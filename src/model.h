@@ -3,18 +3,21 @@
 #pragma once
 #include "options.h"
 #include "rsf.h"
+#include "segy_model.h"
 
 typedef struct {
   char      name[PETSC_MAX_PATH_LEN]; /* for messages: the file, or the number */
   PetscBool homogeneous;
   PetscReal value;   /* homogeneous velocity */
-  RsfHeader rsf;     /* file models */
+  FileFormat format; /* file models */
+  RsfHeader rsf;
+  SegyModelOrder segy_order;
   PetscInt  dim;
   PetscInt  n[3];    /* z, x, y; 1 beyond dim */
   PetscReal d[3];
 } ModelInfo;
 
-/* Resolves -vp (number, RSF file, marmousi) into its grid; collective. */
+/* Resolves -vp (number, RSF or SEG-Y file, marmousi) into its grid; collective. */
 PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m);
 
 struct Grid;

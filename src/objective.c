@@ -8,23 +8,27 @@
 #include "memory.h"
 #include "output.h"
 #include "rsf.h"
+#include "segy.h"
+#include "segy_survey.h"
 #include "survey.h"
 #include "util.h"
 #include "timeaxis.h"
 
 /* Every shot's observed gather must exist with nt samples at dt and one trace
-   per receiver of the shot; errors name the shot and the file. */
+   per receiver of the shot; errors name the shot and the file.  (A SEG-Y
+   survey is its own data: -nt and -dt were checked against it.) */
 static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geometry *geo)
 {
   PetscMPIInt rank;
 
   PetscFunctionBeginUser;
+  if (o->observed_segy[0]) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(world, &rank));
   for (PetscInt s = 0; s < geo->nshots; s++) {
     char           path[PETSC_MAX_PATH_LEN], msg[FWI_MSG_LEN] = "";
     RsfHeader      h;
     const PetscInt nrec = geo->rec_start[s + 1] - geo->rec_start[s];
-    PetscCall(OutputShotPath(o->observed_dir, s, path));
+    PetscCall(OutputShotPath(o->observed_dir, s, FORMAT_RSF, path));
     if (!rank) {
       PetscBool exists;
       PetscCall(PetscTestFile(path, 'r', &exists));
@@ -56,29 +60,48 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
   PetscFunctionReturn(0);
 }
 
+/* Shot s's observed gather (nrec traces) into buf: from its RSF file, or
+   from the SEG-Y survey l, whose traces are the survey's receivers in order. */
+static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt s, PetscInt nrec, float *buf)
+{
+  const Experiment *e = &obj->e;
+  const PetscInt    start[3] = {0, 0, 0}, count[3] = {e->t.nt, nrec, 1};
+  char              path[PETSC_MAX_PATH_LEN];
+  RsfHeader         h;
+
+  PetscFunctionBeginUser;
+  if (l) {
+    PetscCall(SegyListRead(l, e->geo.rec_start[s], nrec, buf));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(OutputShotPath(obj->o->observed_dir, s, FORMAT_RSF, path));
+  PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
+  PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, buf));
+  PetscFunctionReturn(0);
+}
+
 /* Group rank 0: this group's observed gathers, as read; every rank: the
    checksum of every shot's samples (restart/run.txt records them), taken
    from the gathers in memory rather than by reading the files again. */
 static PetscErrorCode ReadObserved(Objective *obj)
 {
   const Experiment *e = &obj->e;
+  SegyList          l;
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc2(e->nshots + 1, &obj->obs_raw, e->nshots + 1, &obj->obs));
   PetscCall(PetscCalloc1(e->geo.nshots, &obj->obs_sum));
   if (!e->l.group_rank) {
+    const PetscBool segy = obj->o->observed_segy[0] ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+    if (segy) PetscCall(SegyListOpen(obj->o->observed_segy, &l));
     for (PetscInt k = 0; k < e->nshots; k++) {
       const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
-      const PetscInt start[3] = {0, 0, 0}, count[3] = {e->t.nt, nrec, 1};
-      char           path[PETSC_MAX_PATH_LEN];
-      RsfHeader      h;
-      PetscCall(OutputShotPath(obj->o->observed_dir, s, path));
-      PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
       MemoryCall(PetscMalloc2((size_t)nrec * e->t.nt, &obj->obs_raw[k], (size_t)nrec * e->t.nt, &obj->obs[k]), "the observed data", 8.0 * nrec * e->t.nt);
-      PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, obj->obs_raw[k]));
+      PetscCall(ReadShot(obj, segy ? &l : NULL, s, nrec, obj->obs_raw[k]));
       obj->obs_sum[s] = Fnv1a(FNV_START, obj->obs_raw[k], sizeof(float) * (size_t)nrec * e->t.nt);
     }
+    if (segy) PetscCall(SegyListDestroy(&l));
     PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   }
   /* one group rank 0 holds each shot's checksum, the other ranks zero */
@@ -309,7 +332,8 @@ PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char 
     count[a] = obj->e.l.group_id ? 0 : obj->ms.n[a];
   }
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", obj->o->output_dir, name));
-  PetscCall(RsfWriteBlock(obj->e.l.world, path, m->dim, m->n, m->d, origin, label, start, count, user, overwrite));
+  if (SegyIsPath(name)) PetscCall(SegyModelWrite(obj->e.l.world, path, m->n, m->d, start, count, user, overwrite));
+  else PetscCall(RsfWriteBlock(obj->e.l.world, path, m->dim, m->n, m->d, origin, label, start, count, user, overwrite));
   if (vtk_name && obj->o->vtk) PetscCall(VtkFromRsf(obj->e.l.world, path, vtk_name, overwrite));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   PetscFunctionReturn(0);

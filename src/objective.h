@@ -37,6 +37,7 @@ PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, float **all);
 /* vp: this rank's user cells, the same model on every group.  J on every
    rank; grad (this rank's user cells, may be NULL) complete on group 0. */
 PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad);
-/* Writes a model-sized array held by group 0 (its ranks' user cells) as RSF,
-   and with -vtk and a vtk_name (the array's name there) as .vti beside it. */
+/* Writes a model-sized array held by group 0 (its ranks' user cells), as
+   SEG-Y when name ends in .sgy or .segy, else as RSF, and then with -vtk and
+   a vtk_name (the array's name there) as .vti beside it. */
 PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char *vtk_name, const float *user, PetscBool overwrite);

@@ -1,6 +1,8 @@
 #include "options.h"
 #include "optcheck.h"
 #include "propagate.h"
+#include "segy.h"
+#include "segy_survey.h"
 #include "store.h"
 #include <halofwi/halo.h>
 #include <errno.h>
@@ -20,6 +22,7 @@ const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "Mis
 const char *const SourceEstimations[]   = {"none", "survey", "shot", "SourceEstimation", "SOURCE_ESTIMATION_", NULL};
 const char *const Preconditionings[]    = {"none", "pseudo_hessian", "Preconditioning", "PRECONDITION_", NULL};
 const char *const Parameterisations[]   = {"velocity", "slowness", "Parameterisation", "PARAMETERISATION_", NULL};
+const char *const FileFormats[]         = {"rsf", "segy", "FileFormat", "FORMAT_", NULL};
 
 /* text as a decimal integer in [lo, hi], or an error naming the option, the
    text as typed and the range. */
@@ -98,19 +101,24 @@ static PetscErrorCode ReadModel(PetscOptionItems *PetscOptionsObject, Options *o
   const char *const n_text[3] = {"Cells in depth (number -vp)", "Cells in x (number -vp)", "Cells in y, 1 = 2D (number -vp)"};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-vp", "P velocity: a number (m/s), an RSF file, or marmousi", NULL, o->vp, o->vp, sizeof(o->vp), NULL));
+  PetscCall(PetscOptionsString("-vp", "P velocity: a number (m/s), an RSF or SEG-Y (.sgy, .segy) file, or marmousi", NULL, o->vp, o->vp, sizeof(o->vp), NULL));
   for (PetscInt a = 0; a < 3; a++) PetscCall(OptionsIntRange(PetscOptionsObject, n_opt[a], n_text[a], 1, PETSC_MAX_INT, &o->n[a]));
-  PetscCall(PetscOptionsReal("-dx", "Spacing in x (m, number -vp)", NULL, o->d[1], &o->d[1], NULL));
+  PetscCall(PetscOptionsReal("-dx", "Spacing in x (m, number or SEG-Y -vp)", NULL, o->d[1], &o->d[1], NULL));
   o->d[0] = o->d[2] = o->d[1];
-  PetscCall(PetscOptionsReal("-dz", "Spacing in depth (m), default -dx", NULL, o->d[0], &o->d[0], NULL));
+  PetscCall(PetscOptionsReal("-dz", "Spacing in depth (m), default -dx; a SEG-Y -vp takes its sample interval (mm)", NULL, o->d[0], &o->d[0], &o->dz_set));
   PetscCall(PetscOptionsReal("-dy", "Spacing in y (m), default -dx", NULL, o->d[2], &o->d[2], NULL));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode ReadSurvey(PetscOptionItems *PetscOptionsObject, Options *o)
 {
+  const char *const origin_opt[3] = {"-segy_origin_z", "-segy_origin_x", "-segy_origin_y"};
+
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-geometry", "Survey file (S/R lines)", NULL, o->geometry, o->geometry, sizeof(o->geometry), NULL));
+  PetscCall(PetscOptionsString("-geometry", "Survey file: text (S/R lines) or SEG-Y trace headers (.sgy, .segy)", NULL, o->geometry, o->geometry, sizeof(o->geometry), NULL));
+  for (PetscInt a = 0; a < 3; a++)
+    PetscCall(PetscOptionsReal(origin_opt[a], "SEG-Y survey: subtracted from the positions of the trace headers (m; z: depth below elevation 0)", NULL, o->segy_origin[a],
+                               &o->segy_origin[a], NULL));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-nshots", "Regular survey: number of shots", 1, PETSC_MAX_INT, &o->nshots));
   PetscCall(OptionsIntAuto(PetscOptionsObject, "-nrec", "Regular survey: receivers per shot; auto = one per x cell", 1, PETSC_MAX_INT, &o->nrec));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-source_depth", "Regular survey: source depth (m); auto = 2 cells", 0, PETSC_FALSE, "a depth of 0 m or more",
@@ -126,8 +134,9 @@ static PetscErrorCode ReadSurvey(PetscOptionItems *PetscOptionsObject, Options *
 static PetscErrorCode ReadTime(PetscOptionItems *PetscOptionsObject, Options *o)
 {
   PetscFunctionBeginUser;
-  PetscCall(OptionsIntRange(PetscOptionsObject, "-nt", "Recorded samples per trace", 1, PETSC_MAX_INT, &o->nt));
-  PetscCall(PetscOptionsReal("-dt", "Recording interval (s); may exceed the stability limit", NULL, o->dt, &o->dt, NULL));
+  PetscCall(OptionsIntRange(PetscOptionsObject, "-nt", "Recorded samples per trace; a SEG-Y survey's by default", 1, PETSC_MAX_INT, &o->nt));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-nt", &o->nt_set));
+  PetscCall(PetscOptionsReal("-dt", "Recording interval (s); may exceed the stability limit; a SEG-Y survey's by default", NULL, o->dt, &o->dt, &o->dt_set));
   PetscCall(PetscOptionsReal("-f0", "Ricker peak frequency (Hz)", NULL, o->f0, &o->f0, NULL));
   o->t0 = 1.5 / o->f0; /* the default follows -f0, so that -help shows it */
   PetscCall(PetscOptionsReal("-t0", "Ricker delay (s), default 1.5/f0", NULL, o->t0, &o->t0, NULL));
@@ -196,6 +205,8 @@ static PetscErrorCode ReadOutput(PetscOptionItems *PetscOptionsObject, Options *
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsString("-output_dir", "Folder for the results", NULL, o->output_dir, o->output_dir, sizeof(o->output_dir), NULL));
+  PetscCall(PetscOptionsEnum("-output_format", "Gathers, gradient and models as rsf or segy (IEEE floats, big-endian)", NULL, FileFormats, (PetscEnum)o->output_format,
+                             (PetscEnum *)&o->output_format, NULL));
   PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, NULL));
   PetscCall(PetscOptionsBool("-vtk", "Also write models, gradients and snapshots as VTK image data (.vti) for ParaView", NULL, o->vtk, &o->vtk, NULL));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-snapshot_interval", "Forward: the wavefield every this many recorded samples, snapshot_SHOT_SAMPLE.rsf; 0 = none", 0,
@@ -218,6 +229,8 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsString("-observed_dir", "Observed data: shot_NNNN.rsf as -mode forward writes them (gradient, invert)", NULL, o->observed_dir, o->observed_dir,
                                sizeof(o->observed_dir), NULL));
+  PetscCall(PetscOptionsString("-observed_segy", "Observed data and survey: a SEG-Y file, or a folder of them read in name order (gradient, invert)", NULL, o->observed_segy,
+                               o->observed_segy, sizeof(o->observed_segy), NULL));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-vp_min", "Lower velocity bound (m/s); auto = 0.8 x the starting model's minimum", MIN_VELOCITY, PETSC_FALSE,
                             "a velocity of at least 1 m/s", &o->vp_min));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-vp_max",
@@ -345,8 +358,12 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   /* -help runs nothing, so it needs no data */
-  PetscCheck(help || o->mode == MODE_FORWARD || o->observed_dir[0], comm, PETSC_ERR_USER_INPUT,
-             "-mode %s needs the observed data: -observed_dir DIR (shot_NNNN.rsf files)", RunModeNames[o->mode]);
+  PetscCheck(help || o->mode == MODE_FORWARD || o->observed_dir[0] || o->observed_segy[0], comm, PETSC_ERR_USER_INPUT,
+             "-mode %s needs the observed data: -observed_dir DIR (shot_NNNN.rsf files) or -observed_segy FILE", RunModeNames[o->mode]);
+  PetscCheck(!o->observed_dir[0] || !o->observed_segy[0], comm, PETSC_ERR_USER_INPUT, "-observed_dir %s and -observed_segy %s: expected one source of observed data",
+             o->observed_dir, o->observed_segy);
+  PetscCheck(!o->observed_segy[0] || !o->geometry[0], comm, PETSC_ERR_USER_INPUT,
+             "-geometry %s and -observed_segy %s: the survey comes from the trace headers of -observed_segy; expected no -geometry", o->geometry, o->observed_segy);
   PetscCheck(o->order % 2 == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-order %" PetscInt_FMT " is not supported: expected an even order from 2 to %d", o->order,
              FWI_MAX_ORDER);
   PetscCheck(o->dt > 0 && PetscIsNormalReal(o->dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt %.6g: expected a positive interval in seconds", (double)o->dt);
@@ -363,6 +380,8 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
   for (PetscInt a = 0; a < 3; a++)
     PetscCheck(o->gradient_smoothing[a] >= 0 && PetscIsNormalReal(o->gradient_smoothing[a] + 1), comm, PETSC_ERR_ARG_OUTOFRANGE,
                "-gradient_smoothing: %.6g m along axis %d (z, x, y): expected lengths of 0 m or more", (double)o->gradient_smoothing[a], (int)a);
+  PetscCheck(!o->vtk || o->output_format == FORMAT_RSF, comm, PETSC_ERR_ARG_INCOMP,
+             "-vtk with -output_format %s: the .vti files are made from the RSF outputs; use -output_format rsf", FileFormats[o->output_format]);
   PetscCheck(o->precondition_eps > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-precondition_eps %.6g: expected a positive share of the pseudo-Hessian's peak",
              (double)o->precondition_eps);
   PetscCheck(o->offset_min >= 0 && o->offset_min <= o->offset_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-offset_min %.6g -offset_max %.6g: expected 0 <= min <= max (m)",
@@ -376,11 +395,21 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
   PetscFunctionReturn(0);
 }
 
+const char *OptionsSegySurvey(const Options *o)
+{
+  if (o->observed_segy[0]) return o->observed_segy;
+  return SegyIsPath(o->geometry) ? o->geometry : NULL;
+}
+
 PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
 {
+  PetscBool help;
+
   PetscFunctionBeginUser;
   PetscCall(OptionsParse(comm, o));
   PetscCall(CheckOptions(comm, o));
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (OptionsSegySurvey(o) && !help) PetscCall(SegySurveyTime(comm, OptionsSegySurvey(o), o->nt_set, o->dt_set, &o->nt, &o->dt));
   if (o->cfl > 1) PetscCall(PetscPrintf(comm, "WARNING: -cfl %.6g exceeds the stability limit: the run will blow up\n", (double)o->cfl));
   PetscCall(WarnOnCoarseDt(comm, o));
   PetscFunctionReturn(0);

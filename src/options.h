@@ -11,6 +11,7 @@ typedef enum { MISFIT_L2, MISFIT_TRACE_L2, MISFIT_CORRELATION } MisfitKind;
 typedef enum { SOURCE_ESTIMATION_NONE, SOURCE_ESTIMATION_SURVEY, SOURCE_ESTIMATION_SHOT } SourceEstimation;
 typedef enum { PRECONDITION_NONE, PRECONDITION_PSEUDO_HESSIAN } Preconditioning;
 typedef enum { PARAMETERISATION_VELOCITY, PARAMETERISATION_SLOWNESS } Parameterisation;
+typedef enum { FORMAT_RSF, FORMAT_SEGY } FileFormat;
 
 #define MAX_BANDS 16
 /* Slowest velocity accepted (m/s), in models and bounds: anything slower is a
@@ -25,6 +26,7 @@ extern const char *const MisfitKinds[];
 extern const char *const SourceEstimations[];
 extern const char *const Preconditionings[];
 extern const char *const Parameterisations[];
+extern const char *const FileFormats[];
 
 typedef struct {
   RunMode   mode;
@@ -32,14 +34,17 @@ typedef struct {
   char      vp[PETSC_MAX_PATH_LEN]; /* number, RSF path or "marmousi" */
   PetscInt  n[3];                   /* z, x, y for a number -vp */
   PetscReal d[3];
+  PetscBool dz_set;                 /* -dz given: a SEG-Y model's sample interval must agree */
   /* acquisition */
-  char      geometry[PETSC_MAX_PATH_LEN];
+  char      geometry[PETSC_MAX_PATH_LEN]; /* text, or SEG-Y (.sgy, .segy) trace headers */
+  PetscReal segy_origin[3];           /* z, x, y: subtracted from SEG-Y positions (m) */
   PetscInt  nshots, nrec;             /* nrec PETSC_DECIDE: one per x cell */
   PetscReal source_depth, receiver_depth; /* < 0: two cells */
   PointInterpolation point_interpolation;
   /* time and source */
   PetscInt  nt;
   PetscReal dt, f0, t0, cfl;
+  PetscBool nt_set, dt_set;         /* given, rather than taken from a SEG-Y survey */
   char      wavelet[PETSC_MAX_PATH_LEN];
   /* discretisation */
   PetscInt  order;
@@ -55,6 +60,7 @@ typedef struct {
   PetscInt  wavefield_storage; /* a WavefieldStorage */
   /* output */
   char      output_dir[PETSC_MAX_PATH_LEN];
+  FileFormat output_format;       /* gathers, gradient and models */
   PetscBool overwrite;
   PetscBool vtk;               /* models, gradients and snapshots also as .vti */
   PetscInt  snapshot_interval; /* recorded samples between wavefield snapshots (forward), 0 = none */
@@ -62,6 +68,7 @@ typedef struct {
   PetscReal progress_interval;
   /* gradient and inversion */
   char      observed_dir[PETSC_MAX_PATH_LEN];
+  char      observed_segy[PETSC_MAX_PATH_LEN]; /* SEG-Y file or folder: observed traces and the survey */
   PetscReal vp_min, vp_max;      /* bounds (m/s); vp_max also sets the time step and layers; 0 = from the model */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
@@ -85,7 +92,12 @@ typedef struct {
   PetscBool unused_warn;         /* options nobody reads: a warning, not an error */
 } Options;
 
-/* Reads and checks every option; warns about settings that run but lose
+/* The SEG-Y that gives the survey (-observed_segy, or a SEG-Y -geometry),
+   or NULL. */
+const char *OptionsSegySurvey(const Options *o);
+
+/* Reads and checks every option (-nt and -dt from a SEG-Y survey when not
+   given, checked against it when given); warns about settings that run but lose
    something (-cfl above 1, -dt too coarse for -f0). */
 PetscErrorCode OptionsRead(MPI_Comm comm, Options *o);
 /* Only the reading (every option, with -help text), no checks or warnings. */

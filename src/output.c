@@ -11,17 +11,26 @@
 /* The results of each kind, by name: '#' stands for one or more digits, and
    an RSF header's binary (name@) goes with it.  restart_names live in
    -output_dir/restart. */
-static const char *const shot_names[]      = {"shot_#.rsf", "snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
+static const char *const shot_names[]      = {"shot_#.rsf", "shot_#.sgy", "snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
 static const char *const snapshot_names[]  = {"snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
-static const char *const gradient_names[]  = {"gradient.rsf", "gradient.vti", NULL};
-static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp_#.rsf", "vp.vti", "vp_#.vti", "wavelet_#.rsf", NULL};
+static const char *const gradient_names[]  = {"gradient.rsf", "gradient.sgy", "gradient.vti", NULL};
+static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp.sgy", "vp_#.rsf", "vp_#.sgy", "vp.vti", "vp_#.vti", "wavelet_#.rsf", NULL};
 static const char *const restart_names[]   = {"run.txt", "evaluations.txt", "band#_eval#_model.rsf", "band#_eval#_gradient.rsf", NULL};
-static const char *const finished_names[]  = {"vp.rsf", NULL};
+static const char *const finished_names[]  = {"vp.rsf", "vp.sgy", NULL};
+/* file name endings, by FileFormat */
+static const char *const format_ext[] = {"rsf", "sgy"};
 
-PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, char path[PETSC_MAX_PATH_LEN])
+PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, FileFormat format, char path[PETSC_MAX_PATH_LEN])
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/shot_%04" PetscInt_FMT ".rsf", dir, shot));
+  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/shot_%04" PetscInt_FMT ".%s", dir, shot, format_ext[format]));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode OutputName(const char *stem, FileFormat format, char name[PETSC_MAX_PATH_LEN])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(name, PETSC_MAX_PATH_LEN, "%s.%s", stem, format_ext[format]));
   PetscFunctionReturn(0);
 }
 
@@ -214,9 +223,11 @@ static PetscErrorCode RefuseExisting(const char *dir, const char *restart_dir, O
   switch (kind) {
   case OUTPUT_SHOTS:
     for (PetscInt s = 0; s < nshots; s++) {
-      PetscCall(OutputShotPath(dir, s, found));
-      PetscCheck(access(found, F_OK), PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
-                 "%s exists: refusing to overwrite results (pass -overwrite to replace them, or choose another -output_dir)", found);
+      for (int f = FORMAT_RSF; f <= FORMAT_SEGY; f++) {
+        PetscCall(OutputShotPath(dir, s, (FileFormat)f, found));
+        PetscCheck(access(found, F_OK), PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+                   "%s exists: refusing to overwrite results (pass -overwrite to replace them, or choose another -output_dir)", found);
+      }
     }
     PetscCall(RefuseResult(dir, snapshot_names));
     break;

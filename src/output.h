@@ -3,12 +3,12 @@
    -overwrite.  Also clears what dead runs left: temporaries (util.h) of
    processes of this host that no longer run. */
 #pragma once
-#include <petscsys.h>
+#include "options.h"
 
 typedef enum {
-  OUTPUT_SHOTS,    /* -mode forward: shot_NNNN.rsf */
-  OUTPUT_GRADIENT, /* gradient.rsf */
-  OUTPUT_INVERSION /* vp_NNNN.rsf, vp.rsf, misfit.csv, restart/ */
+  OUTPUT_SHOTS,    /* -mode forward: shot_NNNN.rsf or .sgy */
+  OUTPUT_GRADIENT, /* gradient.rsf or .sgy */
+  OUTPUT_INVERSION /* vp_NNNN.rsf, vp.rsf (or .sgy), misfit.csv, restart/ */
 } OutputKind;
 
 /* Collective: rank 0 creates dir (and parents), checks it is writable and
@@ -23,4 +23,7 @@ typedef enum {
 PetscErrorCode OutputPrepareKind(MPI_Comm comm, const char *dir, OutputKind kind, PetscInt nshots, PetscBool overwrite, PetscBool restart);
 /* -mode forward: OutputPrepareKind for nshots shot gathers. */
 PetscErrorCode OutputPrepare(MPI_Comm comm, const char *dir, PetscInt nshots, PetscBool overwrite);
-PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, char path[PETSC_MAX_PATH_LEN]);
+/* dir/shot_NNNN.rsf or .sgy */
+PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, FileFormat format, char path[PETSC_MAX_PATH_LEN]);
+/* stem.rsf or stem.sgy: a model-sized result's file name */
+PetscErrorCode OutputName(const char *stem, FileFormat format, char name[PETSC_MAX_PATH_LEN]);

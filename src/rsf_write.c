@@ -53,10 +53,9 @@ typedef struct {
 static PetscErrorCode TempNames(const char *path, PetscBool overwrite, RsfNames *nm)
 {
   PetscFunctionBeginUser;
-  PetscCheck(overwrite || access(path, F_OK), PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "%s exists; pass -overwrite to replace it", path);
+  PetscCall(FileTempNew(path, overwrite, nm->tmphdr));
   PetscCall(PetscSNPrintf(nm->bin, sizeof nm->bin, "%s@", path));
   PetscCall(FileTempName(nm->bin, nm->tmpbin));
-  PetscCall(FileTempName(path, nm->tmphdr));
   PetscFunctionReturn(0);
 }
 

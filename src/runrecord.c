@@ -63,7 +63,7 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
   if (m->homogeneous) Put(fp, "-vp", "%.17g", (double)m->value);
   else {
     PutPath(fp, "-vp", m->name);
-    PetscCall(PutChecksum(fp, "-vp samples", m->rsf.data_path));
+    PetscCall(PutChecksum(fp, "-vp samples", m->format == FORMAT_SEGY ? m->name : m->rsf.data_path));
   }
   Put(fp, "grid n (z x y)", "%d %d %d", (int)m->n[0], (int)m->n[1], (int)m->n[2]);
   Put(fp, "grid d (z x y)", "%.17g %.17g %.17g", (double)m->d[0], (double)m->d[1], (double)m->d[2]);
@@ -72,6 +72,9 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
   if (o->geometry[0]) {
     PutPath(fp, "-geometry", o->geometry);
     PetscCall(PutChecksum(fp, "-geometry content", o->geometry));
+  } else if (o->observed_segy[0]) { /* the survey of the trace headers */
+    const Geometry *g = &obj->e.geo;
+    PutSum(fp, "-observed_segy survey", Fnv1a(Fnv1a(FNV_START, g->src, sizeof(Position) * g->nshots), g->rec, sizeof(Position) * g->rec_start[g->nshots]));
   } else {
     Put(fp, "-nshots", "%d", (int)o->nshots);
     Put(fp, "-nrec", "%d", (int)o->nrec);
@@ -79,10 +82,13 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
     Put(fp, "-receiver_depth", "%.17g", (double)o->receiver_depth);
   }
   Put(fp, "-point_interpolation", "%s", PointInterpolations[o->point_interpolation]);
-  PutPath(fp, "-observed_dir", o->observed_dir);
+  if (o->observed_segy[0]) PutPath(fp, "-observed_segy", o->observed_segy);
+  else PutPath(fp, "-observed_dir", o->observed_dir);
+  Put(fp, "-segy_origin_z -segy_origin_x -segy_origin_y", "%.17g %.17g %.17g", (double)o->segy_origin[0], (double)o->segy_origin[1], (double)o->segy_origin[2]);
   for (PetscInt s = 0; s < obj->e.geo.nshots; s++) {
     char key[64];
-    PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples", (int)s));
+    if (o->observed_segy[0]) PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_segy shot %d (FFID %d) samples", (int)s, (int)obj->e.geo.record[s]));
+    else PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples", (int)s));
     PutSum(fp, key, obj->obs_sum[s]);
   }
   PetscFunctionReturn(0);

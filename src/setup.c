@@ -2,6 +2,7 @@
 #include "setup.h"
 #include "stencil.h"
 #include "geometry.h"
+#include "segy_survey.h"
 #include "wavelet.h"
 
 /* Does pos lie within half a cell of a free surface (a side with zero CPML width)? */
@@ -52,7 +53,8 @@ static PetscErrorCode CheckGatherSize(MPI_Comm comm, const Options *o, const Geo
 PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo)
 {
   PetscFunctionBeginUser;
-  if (o->geometry[0]) PetscCall(GeometryRead(comm, o->geometry, m->dim, geo));
+  if (OptionsSegySurvey(o)) PetscCall(SegySurveyRead(comm, OptionsSegySurvey(o), m->dim, o->segy_origin, geo));
+  else if (o->geometry[0]) PetscCall(GeometryRead(comm, o->geometry, m->dim, geo));
   else {
     const PetscReal zs = o->source_depth < 0 ? 2 * m->d[0] : o->source_depth;
     const PetscReal zr = o->receiver_depth < 0 ? 2 * m->d[0] : o->receiver_depth;

@@ -7,7 +7,7 @@
 #include "options.h"
 #include "propagate.h"
 
-/* -geometry or the regular survey, validated against the model and against
+/* -geometry (text or SEG-Y), -observed_segy's headers or the regular survey, validated against the model and against
    PetscInt (a shot's receivers x -nt samples), with a warning for sources and
    receivers on a free surface. */
 PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo);

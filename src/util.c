@@ -54,6 +54,22 @@ PetscErrorCode RootRun(MPI_Comm comm, PetscErrorCode (*fn)(void *), void *ctx)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode LocalRun(PetscErrorCode (*fn)(void *), void *ctx, char msg[FWI_MSG_LEN])
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = fn(ctx);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    char *text;
+    PetscCall(PetscErrorMessage(ierr, NULL, &text));
+    PetscCall(PetscStrncpy(msg, text, FWI_MSG_LEN));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode FirstMessage(MPI_Comm comm, char msg[FWI_MSG_LEN])
 {
   PetscMPIInt rank, size, mine, first;
@@ -94,6 +110,14 @@ PetscErrorCode FileTempName(const char *path, char tmp[PETSC_MAX_PATH_LEN])
   len = snprintf(tmp, PETSC_MAX_PATH_LEN, "%s.tmp.%s.%d", path, host, (int)getpid());
   PetscCheck(len < PETSC_MAX_PATH_LEN, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the path is too long for its temporary name (at most %d characters)", path,
              PETSC_MAX_PATH_LEN - 1);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FileTempNew(const char *path, PetscBool overwrite, char tmp[PETSC_MAX_PATH_LEN])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(overwrite || access(path, F_OK), PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "%s exists; pass -overwrite to replace it", path);
+  PetscCall(FileTempName(path, tmp));
   PetscFunctionReturn(0);
 }
 

@@ -17,6 +17,9 @@ PetscErrorCode RootRun(MPI_Comm comm, PetscErrorCode (*fn)(void *), void *ctx);
    lowest rank that has one.  Raises nothing, so that the caller can clean up
    before RootCheck raises it everywhere. */
 PetscErrorCode FirstMessage(MPI_Comm comm, char msg[FWI_MSG_LEN]);
+/* Runs fn(ctx) on this rank alone; its error, if any, becomes msg (left
+   as it is otherwise), for FirstMessage or AnyCheck. */
+PetscErrorCode LocalRun(PetscErrorCode (*fn)(void *), void *ctx, char msg[FWI_MSG_LEN]);
 /* FirstMessage, then every rank raises it. */
 PetscErrorCode AnyCheck(MPI_Comm comm, char msg[FWI_MSG_LEN]);
 
@@ -25,6 +28,9 @@ PetscErrorCode AnyCheck(MPI_Comm comm, char msg[FWI_MSG_LEN]);
    temporary names its writer, so that a later run can tell a dead writer's
    leftovers (removed) from a running one's. */
 PetscErrorCode FileTempName(const char *path, char tmp[PETSC_MAX_PATH_LEN]);
+/* FileTempName for a result that refuses to replace an existing path
+   unless overwrite. */
+PetscErrorCode FileTempNew(const char *path, PetscBool overwrite, char tmp[PETSC_MAX_PATH_LEN]);
 /* Whether name (a folder entry) is a halofwi temporary: then its writer's
    host and process id. */
 PetscBool FileTempParse(const char *name, char host[256], int *pid);

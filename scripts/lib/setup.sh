@@ -7,8 +7,8 @@
 
 HALOFWI_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HALOFWI_BUILD="${HALOFWI_BUILD:-$HALOFWI_ROOT/build}"
-HALOFWI_PACKAGES=(cmake gcc g++ pkg-config petsc-dev libfftw3-dev libopenmpi-dev openmpi-bin
-                  python3-numpy python3-scipy python3-matplotlib)
+HALOFWI_PACKAGES=(cmake gcc g++ pkg-config petsc-dev libfftw3-dev libopenmpi-dev openmpi-bin libsegyio-dev
+                  python3-numpy python3-scipy python3-matplotlib python3-segyio)
 
 # Install only what dpkg does not already know, so a ready machine stays offline.
 halofwi_install_deps() {

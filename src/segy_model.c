@@ -1,0 +1,231 @@
+/* Velocity models in SEG-Y: see segy_model.h. */
+#include "segy_model.h"
+#include "segy.h"
+#include "util.h"
+#include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+typedef struct {
+  const char     *path;
+  const Options  *o;
+  PetscInt       *n;
+  PetscReal      *d;
+  SegyModelOrder *order;
+} DescribeJob;
+
+static PetscErrorCode FindOrder(const SegyFile *f, PetscInt n[3], SegyModelOrder *order)
+{
+  char    first[SEGY_TRACE_HEADER_SIZE], last[SEGY_TRACE_HEADER_SIZE];
+  int     sorting, il, xl, err;
+
+  PetscFunctionBeginUser;
+  PetscCall(SegyTraceHeader(f, 0, first));
+  PetscCall(SegyTraceHeader(f, f->ntraces - 1, last));
+  n[1] = f->ntraces;
+  n[2] = 1;
+  *order = SEGY_MODEL_SECTION;
+  if (SegyField(first, SEGY_TR_INLINE) == SegyField(last, SEGY_TR_INLINE)) PetscFunctionReturn(0);
+  err = segy_sorting(f->fp, SEGY_TR_INLINE, SEGY_TR_CROSSLINE, SEGY_TR_OFFSET, &sorting, f->trace0, f->bsize);
+  PetscCheck(!err && sorting != SEGY_UNKNOWN_SORTING, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "SEG-Y model %s: traces sorted neither by inline (bytes 189-192) then crossline (193-196) nor the reverse: expected a 2D section (one inline number) or a "
+             "regular 3D volume",
+             f->path);
+  err = segy_lines_count(f->fp, SEGY_TR_INLINE, SEGY_TR_CROSSLINE, sorting, 1, &il, &xl, f->trace0, f->bsize);
+  PetscCheck(!err && (long long)il * xl == f->ntraces, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "SEG-Y model %s: %d traces, not a full grid of inlines x crosslines (%d x %d): expected a regular 3D volume", f->path, f->ntraces, il, xl);
+  n[1]   = xl;
+  n[2]   = il;
+  *order = sorting == SEGY_INLINE_SORTING ? SEGY_MODEL_INLINES : SEGY_MODEL_CROSSLINES;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Describe(void *ctx)
+{
+  DescribeJob   *job = (DescribeJob *)ctx;
+  SegyFile       f;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(SegyOpen(job->path, &f));
+  ierr = FindOrder(&f, job->n, job->order);
+  PetscCall(SegyClose(&f));
+  PetscCall(ierr);
+  job->n[0] = f.ns;
+  job->d[0] = f.interval / 1000.0;
+  job->d[1] = job->o->d[1];
+  job->d[2] = job->o->d[2];
+  PetscCheck(f.interval > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "SEG-Y model %s has no sample interval (binary header bytes 3217-3218, trace bytes 117-118): expected the depth spacing in millimetres", job->path);
+  PetscCheck(!job->o->dz_set || PetscAbsReal(job->o->d[0] - job->d[0]) <= 1e-9 * job->d[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+             "SEG-Y model %s: sample interval %d mm (depth spacing %.9g m), but -dz %.9g m: expected them to agree (or no -dz)", job->path, f.interval, (double)job->d[0],
+             (double)job->o->d[0]);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SegyModelDescribe(MPI_Comm comm, const char *path, const Options *o, PetscInt n[3], PetscReal d[3], SegyModelOrder *order)
+{
+  DescribeJob job = {path, o, n, d, order};
+  int         ord;
+
+  PetscFunctionBeginUser;
+  PetscCall(RootRun(comm, Describe, &job));
+  PetscCallMPI(MPI_Bcast(n, 3, MPIU_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(d, 3, MPIU_REAL, 0, comm));
+  ord = (int)*order;
+  PetscCallMPI(MPI_Bcast(&ord, 1, MPI_INT, 0, comm));
+  *order = (SegyModelOrder)ord;
+  PetscFunctionReturn(0);
+}
+
+/* The trace of column (ix, iy) */
+static int TraceOf(SegyModelOrder order, const PetscInt n[3], PetscInt ix, PetscInt iy)
+{
+  return (int)(order == SEGY_MODEL_CROSSLINES ? ix * n[2] + iy : iy * n[1] + ix);
+}
+
+/* One rank's box of a model file, read or written. */
+typedef struct {
+  const char     *path, *tmp; /* tmp: the file on disk when writing */
+  SegyModelOrder  order;
+  const PetscInt *n, *start, *count;
+  float          *out;      /* read into */
+  const float    *in;       /* written from */
+} BoxJob;
+
+static PetscErrorCode ReadBox(void *ctx)
+{
+  const BoxJob  *b = (const BoxJob *)ctx;
+  SegyFile       f;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(SegyOpen(b->path, &f));
+  for (PetscInt k = 0; k < b->count[2] && !ierr; k++)
+    for (PetscInt j = 0; j < b->count[1] && !ierr; j++)
+      ierr = SegyReadSamples(&f, TraceOf(b->order, b->n, b->start[1] + j, b->start[2] + k), (int)b->start[0], (int)(b->start[0] + b->count[0]),
+                             b->out + (size_t)b->count[0] * (j + b->count[1] * k));
+  PetscCall(SegyClose(&f));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SegyModelReadBlock(MPI_Comm comm, const char *path, SegyModelOrder order, const PetscInt n[3], const PetscInt start[3], const PetscInt count[3],
+                                  float *buf)
+{
+  BoxJob b                = {path, NULL, order, n, start, count, buf, NULL};
+  char   msg[FWI_MSG_LEN] = "";
+
+  PetscFunctionBeginUser;
+  if (count[0] * count[1] * count[2] > 0) PetscCall(LocalRun(ReadBox, &b, msg));
+  PetscCall(AnyCheck(comm, msg));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode WriteBox(void *ctx)
+{
+  const BoxJob  *b = (const BoxJob *)ctx;
+  SegyFile       f;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(SegyOpenWrite(b->tmp, b->path, (int)b->n[0], (int)(b->n[1] * b->n[2]), &f));
+  for (PetscInt k = 0; k < b->count[2] && !ierr; k++)
+    for (PetscInt j = 0; j < b->count[1] && !ierr; j++)
+      ierr = SegyWriteSamples(&f, TraceOf(b->order, b->n, b->start[1] + j, b->start[2] + k), (int)b->start[0], (int)(b->start[0] + b->count[0]),
+                              b->in + (size_t)b->count[0] * (j + b->count[1] * k));
+  if (!ierr) ierr = SegyFinish(&f, b->tmp);
+  PetscCall(SegyClose(&f));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+/* What rank 0 does alone in SegyModelWrite. */
+typedef struct {
+  const char      *path;
+  const PetscInt  *n;
+  const PetscReal *d;
+  PetscBool        overwrite;
+  char             tmp[PETSC_MAX_PATH_LEN];
+} HeaderJob;
+
+static PetscErrorCode WriteColumnHeaders(SegyFile *f, const PetscInt n[3], const PetscReal d[3])
+{
+  const int32_t c = SegyScalarFor(PetscMax((n[1] - 1) * d[1], (n[2] - 1) * d[2]));
+
+  PetscFunctionBeginUser;
+  for (PetscInt iy = 0; iy < n[2]; iy++)
+    for (PetscInt ix = 0; ix < n[1]; ix++) {
+      const int t = TraceOf(SEGY_MODEL_INLINES, n, ix, iy);
+      char      hdr[SEGY_TRACE_HEADER_SIZE];
+
+      SegyHeaderInit(f, hdr);
+      SegySetField(hdr, SEGY_TR_SEQ_FILE, t + 1);
+      SegySetField(hdr, SEGY_TR_INLINE, (int32_t)iy + 1);
+      SegySetField(hdr, SEGY_TR_CROSSLINE, (int32_t)ix + 1);
+      SegySetField(hdr, SEGY_TR_SOURCE_GROUP_SCALAR, c);
+      SegySetField(hdr, SEGY_TR_CDP_X, SegyUnscaled(ix * d[1], c));
+      SegySetField(hdr, SEGY_TR_CDP_Y, SegyUnscaled(iy * d[2], c));
+      PetscCall(SegyWriteHeader(f, t, hdr));
+    }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode StartModel(void *ctx)
+{
+  HeaderJob     *h  = (HeaderJob *)ctx;
+  const double   mm = h->d[0] * 1000;
+  SegyFile       f  = {.fp = NULL};
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCheck(PetscAbsReal(mm - round(mm)) <= 1e-9 * mm, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "cannot write %s: depth spacing %.9g m is not a whole number of millimetres, which a SEG-Y model's sample interval holds", h->path, (double)h->d[0]);
+  PetscCheck(h->n[1] * h->n[2] <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "cannot write %s: %" PetscInt_FMT " x %" PetscInt_FMT " traces", h->path, h->n[1], h->n[2]);
+  PetscCall(FileTempNew(h->path, h->overwrite, h->tmp));
+  ierr = SegyCreate(h->tmp, h->path, (int)h->n[0], (int)round(mm), (int)(h->n[1] * h->n[2]), &f);
+  if (!ierr) ierr = WriteColumnHeaders(&f, h->n, h->d);
+  if (!ierr) ierr = SegyFinish(&f, h->tmp);
+  if (ierr) {
+    PetscCall(SegyClose(&f));
+    remove(h->tmp);
+  }
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0, every rank's samples written: the size on disk, then the rename. */
+static PetscErrorCode FinishModel(void *ctx)
+{
+  const HeaderJob *h     = (const HeaderJob *)ctx;
+  const long long  total = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE + h->n[1] * h->n[2] * (SEGY_TRACE_HEADER_SIZE + 4LL * h->n[0]);
+  struct stat      st;
+
+  PetscFunctionBeginUser;
+  if (stat(h->tmp, &st) || st.st_size != total) {
+    remove(h->tmp);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s: %lld of its %lld bytes reached the disk", h->path, (long long)st.st_size, total);
+  }
+  PetscCall(FilePublish(h->tmp, h->path));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SegyModelWrite(MPI_Comm comm, const char *path, const PetscInt n[3], const PetscReal d[3], const PetscInt start[3],
+                              const PetscInt count[3], const float *buf, PetscBool overwrite)
+{
+  HeaderJob   h = {.path = path, .n = n, .d = d, .overwrite = overwrite};
+  BoxJob      b = {path, h.tmp, SEGY_MODEL_INLINES, n, start, count, NULL, buf};
+  char        msg[FWI_MSG_LEN] = "";
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(RootRun(comm, StartModel, &h));
+  PetscCallMPI(MPI_Bcast(h.tmp, sizeof h.tmp, MPI_CHAR, 0, comm));
+  if (count[0] * count[1] * count[2] > 0) PetscCall(LocalRun(WriteBox, &b, msg));
+  PetscCall(FirstMessage(comm, msg));
+  if (!rank && msg[0]) remove(h.tmp);
+  PetscCall(RootCheck(comm, msg));
+  PetscCall(RootRun(comm, FinishModel, &h));
+  PetscFunctionReturn(0);
+}
