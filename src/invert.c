@@ -13,10 +13,6 @@
 #include <petsctao.h>
 #include <signal.h>
 
-/* TAO's first step in a band is minus the gradient; the objective it sees is
-   scaled so that this step changes no velocity by more than this share of
-   the bound range (the later steps learn their own length). */
-#define FIRST_STEP_SHARE 0.05
 
 static volatile sig_atomic_t interrupt_requested = 0;
 static void OnSignal(int sig) { interrupt_requested = sig; }
@@ -113,7 +109,12 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
     if (inv->work) PetscCall(ApplyP(inv, inv->gx, inv->work));
     for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->work ? inv->work[c] : inv->gx[c]));
     PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, inv->obj.e.l.world));
-    inv->scale = most > 0 ? FIRST_STEP_SHARE * range / most : 1;
+    /* where TAO's first step in a band is minus the (preconditioned)
+       gradient, the objective it sees is scaled so that this step changes
+       no cell by more than -first_step of the bound range (the later steps
+       learn their own); blmvm and lmvm without an initial Hessian size it
+       themselves, from f and |g| together, which this scale leaves alone */
+    inv->scale = most > 0 ? inv->o->first_step * range / most : 1;
   }
   inv->evals++;
   inv->evals_since++;

@@ -250,6 +250,8 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                              SourceEstimations, (PetscEnum)o->source_estimation, (PetscEnum *)&o->source_estimation, NULL));
   PetscCall(PetscOptionsReal("-source_estimation_eps", "Source estimation: stabilisation, a share of the modelled data's peak power", NULL, o->source_estimation_eps,
                              &o->source_estimation_eps, NULL));
+  PetscCall(PetscOptionsReal("-first_step", "Invert: the largest change of the first step of a band, as a share of the bound range (-vp_min to -vp_max)", NULL,
+                             o->first_step, &o->first_step, NULL));
   PetscCall(PetscOptionsEnum("-parameterisation", "Invert: the variable TAO updates, velocity or slowness (1/v); the bounds stay -vp_min/-vp_max", NULL,
                              Parameterisations, (PetscEnum)o->parameterisation, (PetscEnum *)&o->parameterisation, NULL));
   PetscCall(PetscOptionsEnum("-precondition",
@@ -308,6 +310,7 @@ static PetscErrorCode SetDefaults(Options *o)
   o->window_taper                     = 0.05;
   o->source_estimation_eps            = 1e-3;
   o->precondition_eps                 = 1e-2;
+  o->first_step                       = 0.05;
   PetscCall(PetscStrcpy(o->output_dir, "out"));
   PetscFunctionReturn(0);
 }
@@ -382,6 +385,8 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
                "-gradient_smoothing: %.6g m along axis %d (z, x, y): expected lengths of 0 m or more", (double)o->gradient_smoothing[a], (int)a);
   PetscCheck(!o->vtk || o->output_format == FORMAT_RSF, comm, PETSC_ERR_ARG_INCOMP,
              "-vtk with -output_format %s: the .vti files are made from the RSF outputs; use -output_format rsf", FileFormats[o->output_format]);
+  PetscCheck(o->first_step > 0 && o->first_step <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-first_step %.6g: expected a share of the bound range in (0, 1]",
+             (double)o->first_step);
   PetscCheck(o->precondition_eps > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-precondition_eps %.6g: expected a positive share of the pseudo-Hessian's peak",
              (double)o->precondition_eps);
   PetscCheck(o->offset_min >= 0 && o->offset_min <= o->offset_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-offset_min %.6g -offset_max %.6g: expected 0 <= min <= max (m)",

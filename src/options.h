@@ -76,6 +76,7 @@ typedef struct {
   SourceEstimation source_estimation;
   Preconditioning precondition;
   Parameterisation parameterisation;
+  PetscReal first_step;              /* the first step of a band, as a share of the bound range */
   PetscReal precondition_eps;        /* pseudo-Hessian stabilisation, a share of its peak */
   PetscReal gradient_smoothing[3];   /* Gaussian standard deviation (m) per axis (z, x, y); 0 = none */
   PetscReal source_estimation_eps;   /* stabilisation, a share of the modelled data's peak power */

@@ -109,7 +109,7 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-fix_above", "%.17g", (double)o->fix_above);
   Put(fp, "-source_taper", "%.17g", (double)o->source_taper);
   Put(fp, "-misfit", "%s", MisfitKinds[o->misfit]);
-  Put(fp, "-parameterisation", "%s", Parameterisations[o->parameterisation]);
+  Put(fp, "-parameterisation -first_step", "%s %.17g", Parameterisations[o->parameterisation], (double)o->first_step);
   Put(fp, "-precondition -precondition_eps", "%s %.17g", Preconditionings[o->precondition], (double)o->precondition_eps);
   Put(fp, "-gradient_smoothing", "%.17g,%.17g,%.17g", (double)o->gradient_smoothing[0], (double)o->gradient_smoothing[1], (double)o->gradient_smoothing[2]);
   Put(fp, "-source_estimation -source_estimation_eps", "%s %.17g", SourceEstimations[o->source_estimation], (double)o->source_estimation_eps);

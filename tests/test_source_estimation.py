@@ -19,19 +19,18 @@ import subprocess
 import sys
 
 import numpy as np
-from scipy.signal import hilbert
 
 import common as c
 import test_gradient as tg
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+import field_like  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def true_wavelet(nt, dt):
-    t = np.arange(nt) * dt
-    r = c.ricker(t - 0.02, 10.0, 0.15)
-    phi = np.deg2rad(60.0)
-    return (2.5 * (np.cos(phi) * r - np.sin(phi) * np.imag(hilbert(r)))).astype(np.float32)
+    return field_like.foreign_wavelet(nt, dt, 10.0)
 
 
 def rel(a, b):
