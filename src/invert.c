@@ -314,7 +314,7 @@ static PetscErrorCode SolveBand(Inversion *inv)
   MPI_Comm  world = inv->obj.e.l.world;
 
   PetscFunctionBeginUser;
-  PetscCall(ObjectiveSetBand(&inv->obj, inv->fcut));
+  PetscCall(ObjectiveSetBand(&inv->obj, inv->band, inv->fcut));
   if (inv->o->source_estimation != SOURCE_ESTIMATION_NONE) {
     PetscCall(ModelFromVec(inv, inv->X));
     PetscCall(SourceEstimate(&inv->obj, inv->vp, inv->band));

@@ -129,7 +129,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(WavefieldStoreCreate(world, e->p.ops, &e->p.f, e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage,
                                  e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
   PetscCall(ReadObserved(obj));
-  PetscCall(ObjectiveSetBand(obj, 0));
+  PetscCall(ObjectiveSetBand(obj, 0, 0));
   PetscFunctionReturn(0);
 }
 
@@ -150,12 +150,13 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut)
+PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut)
 {
   const TimeAxis *t = &obj->e.t;
   float          *w;
 
   PetscFunctionBeginUser;
+  obj->band = band;
   if (!obj->w_band) PetscCall(PetscMalloc1(t->nt, &obj->w_band));
   w = obj->w_band;
   PetscCall(PetscArraycpy(w, obj->e.w_raw, t->nt));
@@ -183,7 +184,7 @@ static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, dou
 
   PetscFunctionBeginUser;
   MemoryCall(PetscMalloc2(n, &w, n, &o), "the data selection", 8.0 * n);
-  SelectionWeights(obj->o, &obj->e.geo, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
+  SelectionWeights(obj->o, obj->band, &obj->e.geo, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
   for (size_t i = 0; i < n; i++) {
     all[i] *= w[i];
     o[i] = obj->obs[k][i] * w[i];

@@ -18,6 +18,7 @@ typedef struct {
   float        **obs_raw, **obs; /* group rank 0: this group's gathers as read, and low-passed for the band */
   uint64_t      *obs_sum;        /* every shot's observed samples, FNV-1a 64 (Fnv1a), on every rank */
   float         *vp_start;       /* the starting model's user cells on this rank */
+  PetscInt       band;           /* the band being inverted (0-based), for the data selection */
   float         *w_band;         /* the band's wavelet at the recording interval (e.wint: at the internal step) */
   float        **wint_shot;      /* estimated wavelets at the internal step, one per group shot (NULL: the band's, e.wint) */
 } Objective;
@@ -25,8 +26,9 @@ typedef struct {
 /* Reads the model, survey and observed data; checks bounds and memory. */
 PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj);
 PetscErrorCode ObjectiveDestroy(Objective *obj);
-/* Low-passes the wavelet and the observed data at fcut Hz (0: as given). */
-PetscErrorCode ObjectiveSetBand(Objective *obj, PetscReal fcut);
+/* Band `band` (0-based): low-passes the wavelet and the observed data at
+   fcut Hz (0: as given), and selects the band's data selection. */
+PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut);
 /* The propagators' model: vp, this rank's user cells, the same on every
    group; refused (on every rank) outside (0, vp_hi]. */
 PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp);

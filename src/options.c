@@ -95,6 +95,18 @@ static PetscErrorCode OptionsRealAuto(PetscOptionItems *PetscOptionsObject, cons
   PetscFunctionReturn(0);
 }
 
+/* A real option of one value, or one per band (checked against -bands in CheckOptions). */
+static PetscErrorCode OptionsPerBand(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PerBand *p)
+{
+  PetscInt  n = MAX_BANDS;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsRealArray(name, text, NULL, p->v, &n, &set));
+  if (set) p->n = n;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadModel(PetscOptionItems *PetscOptionsObject, Options *o)
 {
   const char *const n_opt[3]  = {"-nz", "-nx", "-ny"};
@@ -265,13 +277,13 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
     if (set && n == 1) o->gradient_smoothing[1] = o->gradient_smoothing[2] = o->gradient_smoothing[0];
   }
   PetscCall(PetscOptionsReal("-precondition_eps", "Pseudo-Hessian stabilisation: a share of its peak added to it", NULL, o->precondition_eps, &o->precondition_eps, NULL));
-  PetscCall(PetscOptionsReal("-offset_min", "Data selection: smallest horizontal source-receiver offset used (m)", NULL, o->offset_min, &o->offset_min, NULL));
-  PetscCall(PetscOptionsReal("-offset_max", "Data selection: largest horizontal source-receiver offset used (m)", NULL, o->offset_max, &o->offset_max, NULL));
+  PetscCall(OptionsPerBand(PetscOptionsObject, "-offset_min", "Data selection: smallest horizontal source-receiver offset used (m); one value, or one per band", &o->offset_min));
+  PetscCall(OptionsPerBand(PetscOptionsObject, "-offset_max", "Data selection: largest horizontal source-receiver offset used (m); one value, or one per band", &o->offset_max));
   PetscCall(PetscOptionsBool("-kill_dead_traces", "Data selection: observed traces of zeros are not used", NULL, o->kill_dead_traces, &o->kill_dead_traces, NULL));
   PetscCall(PetscOptionsReal("-window_velocity", "Data selection: speed (m/s) of the straight-ray first arrival the time window follows; 0 = no window", NULL, o->window_velocity,
                              &o->window_velocity, NULL));
-  PetscCall(PetscOptionsReal("-window_start", "Data selection: window start (s) relative to the first arrival", NULL, o->window_start, &o->window_start, NULL));
-  PetscCall(PetscOptionsReal("-window_end", "Data selection: window end (s) relative to the first arrival", NULL, o->window_end, &o->window_end, NULL));
+  PetscCall(OptionsPerBand(PetscOptionsObject, "-window_start", "Data selection: window start (s) relative to the first arrival; one value, or one per band", &o->window_start));
+  PetscCall(OptionsPerBand(PetscOptionsObject, "-window_end", "Data selection: window end (s) relative to the first arrival; one value, or one per band", &o->window_end));
   PetscCall(PetscOptionsReal("-window_taper", "Data selection: cosine taper (s) on each side of the window", NULL, o->window_taper, &o->window_taper, NULL));
   PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
   PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
@@ -304,9 +316,11 @@ static PetscErrorCode SetDefaults(Options *o)
   o->nan_check_interval               = 100;
   o->progress_interval                = 60;
   o->halo_overlap                     = PETSC_TRUE;
-  o->offset_max                       = PETSC_MAX_REAL;
+  o->offset_min                       = (PerBand){1, {0}};
+  o->offset_max                       = (PerBand){1, {PETSC_MAX_REAL}};
   o->kill_dead_traces                 = PETSC_TRUE;
-  o->window_end                       = PETSC_MAX_REAL;
+  o->window_start                     = (PerBand){1, {0}};
+  o->window_end                       = (PerBand){1, {PETSC_MAX_REAL}};
   o->window_taper                     = 0.05;
   o->source_estimation_eps            = 1e-3;
   o->precondition_eps                 = 1e-2;
@@ -389,11 +403,24 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              (double)o->first_step);
   PetscCheck(o->precondition_eps > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-precondition_eps %.6g: expected a positive share of the pseudo-Hessian's peak",
              (double)o->precondition_eps);
-  PetscCheck(o->offset_min >= 0 && o->offset_min <= o->offset_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-offset_min %.6g -offset_max %.6g: expected 0 <= min <= max (m)",
-             (double)o->offset_min, (double)o->offset_max);
-  PetscCheck(o->window_velocity >= 0 && o->window_taper >= 0 && o->window_start < o->window_end, comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-window_velocity %.6g -window_start %.6g -window_end %.6g -window_taper %.6g: expected a speed of 0 (no window) or more, start before end and a taper of 0 s or more",
-             (double)o->window_velocity, (double)o->window_start, (double)o->window_end, (double)o->window_taper);
+  {
+    const char *const name[4] = {"-offset_min", "-offset_max", "-window_start", "-window_end"};
+    const PerBand    *per[4]  = {&o->offset_min, &o->offset_max, &o->window_start, &o->window_end};
+    for (int k = 0; k < 4; k++)
+      PetscCheck(per[k]->n == 1 || per[k]->n == o->nbands, comm, PETSC_ERR_ARG_SIZ, "%s: %d values, expected one, or one per band (-bands gives %d)", name[k], (int)per[k]->n,
+                 (int)o->nbands);
+    for (PetscInt b = 0; b < PetscMax(o->nbands, 1); b++) {
+      const PetscReal omin = PerBandValue(&o->offset_min, b), omax = PerBandValue(&o->offset_max, b);
+      const PetscReal ws = PerBandValue(&o->window_start, b), we = PerBandValue(&o->window_end, b);
+      PetscCheck(omin >= 0 && omin <= omax, comm, PETSC_ERR_ARG_OUTOFRANGE, "-offset_min %.6g -offset_max %.6g (band %d): expected 0 <= min <= max (m)", (double)omin,
+                 (double)omax, (int)b + 1);
+      PetscCheck(ws < we, comm, PETSC_ERR_ARG_OUTOFRANGE, "-window_start %.6g -window_end %.6g (band %d): expected the start before the end (s)", (double)ws, (double)we,
+                 (int)b + 1);
+    }
+  }
+  PetscCheck(o->window_velocity >= 0 && o->window_taper >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-window_velocity %.6g -window_taper %.6g: expected a speed of 0 (no window) or more and a taper of 0 s or more", (double)o->window_velocity,
+             (double)o->window_taper);
   for (PetscInt b = 0; b < o->nbands; b++)
     PetscCheck(o->bands[b] > 0 && (b == 0 || o->bands[b] > o->bands[b - 1]), comm, PETSC_ERR_ARG_OUTOFRANGE,
                "-bands: band %" PetscInt_FMT " is %.6g Hz; expected positive cut-offs in increasing order", b + 1, (double)o->bands[b]);

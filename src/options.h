@@ -14,6 +14,15 @@ typedef enum { PARAMETERISATION_VELOCITY, PARAMETERISATION_SLOWNESS } Parameteri
 typedef enum { FORMAT_RSF, FORMAT_SEGY } FileFormat;
 
 #define MAX_BANDS 16
+
+/* A setting given once for every band or once per band (-bands). */
+typedef struct {
+  PetscInt  n; /* 1, or the number of bands */
+  PetscReal v[MAX_BANDS];
+} PerBand;
+
+/* The value for band b (0-based). */
+static inline PetscReal PerBandValue(const PerBand *p, PetscInt b) { return p->v[p->n > 1 ? b : 0]; }
 /* Slowest velocity accepted (m/s), in models and bounds: anything slower is a
    unit or file mistake, and would make the cells per wavelength meaningless. */
 #define MIN_VELOCITY 1.0
@@ -80,10 +89,11 @@ typedef struct {
   PetscReal precondition_eps;        /* pseudo-Hessian stabilisation, a share of its peak */
   PetscReal gradient_smoothing[3];   /* Gaussian standard deviation (m) per axis (z, x, y); 0 = none */
   PetscReal source_estimation_eps;   /* stabilisation, a share of the modelled data's peak power */
-  PetscReal offset_min, offset_max;  /* metres, horizontal; traces outside are not used */
+  PerBand   offset_min, offset_max;  /* metres, horizontal; traces outside are not used */
   PetscBool kill_dead_traces;        /* all-zero observed traces are not used */
   PetscReal window_velocity;         /* m/s; 0 = no time window */
-  PetscReal window_start, window_end, window_taper; /* seconds, relative to the straight-ray time */
+  PerBand   window_start, window_end; /* seconds, relative to the straight-ray time */
+  PetscReal window_taper;
   PetscReal memory_limit;        /* MB of host memory per rank a run may plan to use; 0 = from the free memory */
   PetscReal fix_above;           /* metres: cells shallower keep their velocity */
   PetscReal source_taper;        /* metres: gradient tapered to zero at the sources over this radius */

@@ -113,9 +113,10 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-precondition -precondition_eps", "%s %.17g", Preconditionings[o->precondition], (double)o->precondition_eps);
   Put(fp, "-gradient_smoothing", "%.17g,%.17g,%.17g", (double)o->gradient_smoothing[0], (double)o->gradient_smoothing[1], (double)o->gradient_smoothing[2]);
   Put(fp, "-source_estimation -source_estimation_eps", "%s %.17g", SourceEstimations[o->source_estimation], (double)o->source_estimation_eps);
-  Put(fp, "-offset_min -offset_max -kill_dead_traces", "%.17g %.17g %d", (double)o->offset_min, (double)o->offset_max, (int)o->kill_dead_traces);
-  Put(fp, "-window_velocity -window_start -window_end -window_taper", "%.17g %.17g %.17g %.17g", (double)o->window_velocity, (double)o->window_start,
-      (double)o->window_end, (double)o->window_taper);
+  for (PetscInt b = 0; b < PetscMax(o->nbands, 1); b++)
+    Put(fp, "-offset_min -offset_max -window_start -window_end (band)", "%d: %.17g %.17g %.17g %.17g", (int)b + 1, (double)PerBandValue(&o->offset_min, b),
+        (double)PerBandValue(&o->offset_max, b), (double)PerBandValue(&o->window_start, b), (double)PerBandValue(&o->window_end, b));
+  Put(fp, "-kill_dead_traces -window_velocity -window_taper", "%d %.17g %.17g", (int)o->kill_dead_traces, (double)o->window_velocity, (double)o->window_taper);
   Put(fp, "-f0", "%.17g", (double)o->f0);
   Put(fp, "-t0", "%.17g", (double)o->t0);
   if (o->wavelet[0]) {

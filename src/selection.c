@@ -19,10 +19,12 @@ static PetscBool Dead(PetscInt nt, const float *o)
   return PETSC_TRUE;
 }
 
-void SelectionWeights(const Options *o, const Geometry *geo, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt, const float *obs, float *w)
+void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt, const float *obs, float *w)
 {
   const PetscInt  r0  = geo->rec_start[s], nrec = geo->rec_start[s + 1] - r0;
   const Position *src = &geo->src[s];
+  const PetscReal omin = PerBandValue(&o->offset_min, band), omax = PerBandValue(&o->offset_max, band);
+  const PetscReal ws = PerBandValue(&o->window_start, band), we = PerBandValue(&o->window_end, band);
 
   for (PetscInt k = 0; k < nrec; k++) {
     const Position *rec = &geo->rec[r0 + k];
@@ -32,8 +34,8 @@ void SelectionWeights(const Options *o, const Geometry *geo, PetscInt s, PetscIn
     for (PetscInt a = 1; a < dim; a++) offset += (rec->c[a] - src->c[a]) * (rec->c[a] - src->c[a]);
     first  = o->window_velocity > 0 ? sqrt(offset + dz * dz) / o->window_velocity : 0;
     offset = sqrt(offset);
-    keep   = offset >= o->offset_min && offset <= o->offset_max && !(o->kill_dead_traces && Dead(nt, obs + (size_t)k * nt));
+    keep   = offset >= omin && offset <= omax && !(o->kill_dead_traces && Dead(nt, obs + (size_t)k * nt));
     for (PetscInt i = 0; i < nt; i++)
-      w[(size_t)k * nt + i] = !keep ? 0.0f : o->window_velocity > 0 ? (float)Window(i * dt, first + o->window_start, first + o->window_end, o->window_taper) : 1.0f;
+      w[(size_t)k * nt + i] = !keep ? 0.0f : o->window_velocity > 0 ? (float)Window(i * dt, first + ws, first + we, o->window_taper) : 1.0f;
   }
 }

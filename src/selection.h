@@ -2,7 +2,8 @@
    weight per sample in [0, 1] applied alike to the modelled and the observed
    data, and (being its own transpose) to the adjoint source:
    - traces whose source-receiver offset lies outside [-offset_min,
-     -offset_max] get 0;
+     -offset_max] get 0 (these and the window's limits: one value, or one
+     per band);
    - with -kill_dead_traces, traces whose observed samples are all zero get 0;
    - with -window_velocity V, each trace keeps the window from t1 +
      -window_start to t1 + -window_end seconds, t1 = the straight-ray time
@@ -13,5 +14,6 @@
 #include "geometry.h"
 #include "options.h"
 
-/* w (nrec x nt, trace k at k nt) for shot s with its observed gather obs. */
-void SelectionWeights(const Options *o, const Geometry *geo, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt, const float *obs, float *w);
+/* w (nrec x nt, trace k at k nt) for shot s with its observed gather obs,
+   with the settings of band (0-based: offsets and windows may differ per band). */
+void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt, const float *obs, float *w);

@@ -15,7 +15,10 @@ test_gradient.py):
 (d) data selection (-offset_min/-offset_max, -window_velocity with
     -window_start/-window_end/-window_taper): observed samples changed outside
     the selection leave the l2 misfit as it was, changed inside they do not;
-    the gradient with a selection passes the finite-difference check."""
+    the gradient with a selection passes the finite-difference check;
+(e) per band: with -bands 8,20 and -offset_min 100000,0 no trace is used in
+    band 1 (misfit 0) and every one in band 2; a list that is neither one
+    value nor one per band is refused, naming the option."""
 import os
 
 import numpy as np
@@ -132,6 +135,19 @@ def main():
         print(f"  (d) selected l2, direction {seed}: FD {fd:.9e}, <g,dm> {pred:.9e}, rel diff {rel:.2e}", flush=True)
         if not rel < tg.FD_TOL:
             failures.append(f"(d) selected l2: FD {fd:.9e} vs <g,dm> {pred:.9e}, rel diff {rel:.2e}")
+
+        # (e) a selection per band
+        inv = ["-mode", "invert", "-vp", m_path, "-observed_dir", obs, "-vp_max", tg.VP_MAX, "-bands", "8,20", "-tao_max_it", 2] + acq
+        out = scr.sub("e_bands")
+        c.run(1, inv + ["-offset_min", "100000,0"], out)
+        rows = np.genfromtxt(os.path.join(out, "misfit.csv"), delimiter=",", names=True)
+        first = {int(b): float(rows["misfit"][rows["band"] == b][0]) for b in np.unique(rows["band"])}
+        print(f"  (e) first misfit of each band: {first}", flush=True)
+        if not (first.get(1) == 0 and first.get(2, 0) > 0):
+            failures.append(f"(e) per-band offsets: band misfits {first}, expected 0 in band 1 and more in band 2")
+        bad = c.run(1, inv + ["-offset_max", "1,2,3"], scr.sub("e_bad"), expect_fail=True)
+        if "-offset_max" not in c.error_message(bad) or "per band" not in c.error_message(bad):
+            failures.append(f"(e) a 3-value -offset_max with 2 bands: unclear error: {c.error_message(bad)}")
         if failures:
             c.fail(f"{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
 
