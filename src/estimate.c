@@ -1,6 +1,5 @@
 #include "estimate.h"
 #include "exactsum.h"
-#include "events.h"
 #include "rsf.h"
 #include "selection.h"
 #include "timeaxis.h"
@@ -16,7 +15,7 @@ typedef struct {
   double         *in;
   fftw_complex   *out;
   fftw_plan       plan, back;
-  double complex *num, *w;
+  double complex *num;
   double         *den;
 } Spectra;
 
@@ -31,7 +30,7 @@ static PetscErrorCode SpectraCreate(PetscInt nt, Spectra *sp)
   PetscCheck(sp->in && sp->out, PETSC_COMM_SELF, PETSC_ERR_MEM, "source estimation: no memory for FFTs of %d samples", (int)sp->npad);
   sp->plan = fftw_plan_dft_r2c_1d((int)sp->npad, sp->in, sp->out, FFTW_ESTIMATE);
   sp->back = fftw_plan_dft_c2r_1d((int)sp->npad, sp->out, sp->in, FFTW_ESTIMATE);
-  PetscCall(PetscCalloc3(sp->nf, &sp->num, sp->nf, &sp->den, sp->nf, &sp->w));
+  PetscCall(PetscCalloc2(sp->nf, &sp->num, sp->nf, &sp->den));
   PetscFunctionReturn(0);
 }
 
@@ -41,7 +40,7 @@ static void SpectraDestroy(Spectra *sp)
   fftw_destroy_plan(sp->back);
   fftw_free(sp->in);
   fftw_free(sp->out);
-  PetscFree3(sp->num, sp->den, sp->w);
+  PetscFree2(sp->num, sp->den);
 }
 
 /* The spectrum of x (nt samples, each times weight w[i] when w is given) into sp->out. */
@@ -154,7 +153,6 @@ PetscErrorCode SourceEstimate(Objective *obj, const float *vp, PetscInt band)
   WaveletFile     wf = {.obj = obj, .band = band, .ntr = ntr};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
   PetscCall(ObjectiveSetModel(obj, vp));
   PetscCall(SpectraCreate(t->nt, &sp));
   w0 = obj->w_band;
@@ -186,6 +184,5 @@ PetscErrorCode SourceEstimate(Objective *obj, const float *vp, PetscInt band)
                         band + 1, obj->o->output_dir, band + 1));
   SpectraDestroy(&sp);
   PetscCall(PetscFree(all_w));
-  PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

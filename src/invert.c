@@ -302,7 +302,7 @@ static PetscErrorCode Precondition(Inversion *inv, Tao tao)
   PetscCall(PCSetType(pc, PCSHELL));
   PetscCall(PCShellSetContext(pc, inv));
   PetscCall(PCShellSetApply(pc, ApplyPreconditioner));
-  PetscCall(PCShellSetName(pc, "pseudo-Hessian"));
+  PetscCall(PCShellSetName(pc, "halofwi: smoothing x inverse pseudo-Hessian x smoothing"));
   PetscFunctionReturn(0);
 }
 

@@ -1,5 +1,6 @@
 #include "memory.h"
 #include "exactsum.h"
+#include "modelspace.h"
 #include "survey.h"
 #include "store.h"
 #include "util.h"
@@ -69,6 +70,7 @@ static PetscErrorCode ShareFromGrid(const MemoryRun *r, RankShare *s)
 {
   const Grid *g = r->grid;
   Fields      f;
+  PetscInt    lo[3], n[3];
 
   PetscFunctionBeginUser;
   GridBlockFields(g, &f);
@@ -76,19 +78,18 @@ static PetscErrorCode ShareFromGrid(const MemoryRun *r, RankShare *s)
   s->padded = (double)f.ncells;
   s->owned = s->user = 1;
   s->halos           = 0;
+  ModelSpaceBox(g, lo, n);
   for (PetscInt a = 0; a < 3; a++) {
-    const PetscInt lo = PetscMax(g->start[a], g->pml[a][0]), hi = PetscMin(g->start[a] + g->size[a], g->pml[a][0] + g->n[a]);
     s->owned *= (double)g->size[a];
-    s->user *= (double)PetscMax(0, hi - lo);
+    s->user *= (double)n[a];
     /* a send and a receive buffer on each side */
     if (a < g->dim) s->halos += 4.0 * g->radius * sizeof(float) * (double)f.ncells / f.padded[a];
   }
   s->local_rec = 0;
   for (PetscInt k = r->l->group_id; k < r->geo->nshots; k += r->l->ngroups) {
-    ShotLocal sl;
-    PetscCall(ShotLocalize(g, &f, r->geo, k, r->snap, &sl));
-    s->local_rec = PetscMax(s->local_rec, PetscMax(sl.nrec, sl.nreach));
-    PetscCall(ShotLocalDestroy(&sl));
+    PetscInt nrec, nreach;
+    PetscCall(ShotLocalCount(g, r->geo, k, r->snap, &nrec, &nreach));
+    s->local_rec = PetscMax(s->local_rec, PetscMax(nrec, nreach));
   }
   PetscFunctionReturn(0);
 }

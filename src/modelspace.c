@@ -13,6 +13,16 @@ static void UserRange(const Grid *g, PetscInt a, PetscInt p, PetscInt *lo, Petsc
   *hi = PetscMax(*hi, *lo);
 }
 
+void ModelSpaceBox(const Grid *g, PetscInt lo[3], PetscInt n[3])
+{
+  for (PetscInt a = 0; a < 3; a++) {
+    PetscInt hi;
+    if (a < g->dim) UserRange(g, a, g->proc[a], &lo[a], &hi);
+    else lo[a] = 0, hi = 1;
+    n[a] = hi - lo[a];
+  }
+}
+
 PetscErrorCode ModelSpaceCreate(const Grid *g, ModelSpace *ms)
 {
   const PetscInt nleaves = g->size[0] * g->size[1] * g->size[2];
@@ -21,14 +31,8 @@ PetscErrorCode ModelSpaceCreate(const Grid *g, ModelSpace *ms)
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
-  ms->nlocal = 1;
-  for (PetscInt a = 0; a < 3; a++) {
-    PetscInt hi;
-    if (a < g->dim) UserRange(g, a, g->proc[a], &ms->lo[a], &hi);
-    else ms->lo[a] = 0, hi = 1;
-    ms->n[a] = hi - ms->lo[a];
-    ms->nlocal *= ms->n[a];
-  }
+  ModelSpaceBox(g, ms->lo, ms->n);
+  ms->nlocal = ms->n[0] * ms->n[1] * ms->n[2];
   PetscCall(PetscMalloc1(nleaves, &remote));
   for (PetscInt k = 0; k < g->size[2]; k++)
     for (PetscInt j = 0; j < g->size[1]; j++)

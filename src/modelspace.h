@@ -11,6 +11,8 @@ typedef struct {
   PetscSF  sf;          /* roots: the user cells of the group's ranks; leaves: the owned extended cells */
 } ModelSpace;
 
+/* This rank's user cells, as ModelSpaceCreate sets lo and n (no PetscSF). */
+void           ModelSpaceBox(const Grid *g, PetscInt lo[3], PetscInt n[3]);
 PetscErrorCode ModelSpaceCreate(const Grid *g, ModelSpace *ms);
 PetscErrorCode ModelSpaceDestroy(ModelSpace *ms);
 /* Owned extended cells from the group's user cells (each takes its nearest

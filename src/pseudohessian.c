@@ -16,9 +16,7 @@ static PetscErrorCode AddEnergy(void *ctx, PetscInt shot, PetscInt steps, const 
   PetscInt start[3], count[3];
 
   PetscFunctionBeginUser;
-  PetscCall(SnapshotUserCells(en->e, f, start, count, en->u));
-  PetscCheck(count[0] * count[1] * count[2] == en->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pseudo-Hessian: %d user cells here, the model space has %d",
-             (int)(count[0] * count[1] * count[2]), (int)en->n);
+  PetscCall(SnapshotUserCells(en->e, f, start, count, en->u)); /* the model space's cells (ModelSpaceBox) */
   for (PetscInt c = 0; c < en->n; c++) en->energy[c] += (double)en->u[c] * en->u[c];
   PetscFunctionReturn(0);
 }

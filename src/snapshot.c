@@ -1,16 +1,17 @@
 #include "snapshot.h"
+#include "modelspace.h"
 #include "rsf.h"
 #include "vtk.h"
 
-/* This rank's user cells: the owned box less the layers; local: their first
-   cell in owned indices. */
+/* This rank's user cells (ModelSpaceBox): start and count for an array of
+   the model's size (start 0 when there are none), local: their first cell
+   in owned indices. */
 static void UserBox(const Grid *g, PetscInt start[3], PetscInt count[3], PetscInt local[3])
 {
+  ModelSpaceBox(g, start, count);
   for (PetscInt a = 0; a < 3; a++) {
-    const PetscInt lo = PetscMax(g->start[a], g->pml[a][0]), hi = PetscMin(g->start[a] + g->size[a], g->pml[a][0] + g->n[a]);
-    count[a] = PetscMax(0, hi - lo);
-    start[a] = count[a] ? lo - g->pml[a][0] : 0;
-    local[a] = lo - g->start[a];
+    local[a] = start[a] + (a < g->dim ? g->pml[a][0] : 0) - g->start[a];
+    if (!count[a]) start[a] = 0;
   }
 }
 

@@ -37,8 +37,9 @@ static void AxisAdd(const Grid *g, PetscInt a, PetscInt i, double w, Support *s)
 static void PointSupport(const Grid *g, const Position *p, PetscBool snap, Support *s)
 {
   double   w[2 * HICKS_RADIUS];
-  PetscInt count;
+  PetscInt count, cell[3];
 
+  GeometryCell(p, g->dim, g->d, cell);
   for (PetscInt a = 0; a < 3; a++) {
     s->cnt[a] = 0;
     if (a >= g->dim) { /* one plane */
@@ -48,7 +49,7 @@ static void PointSupport(const Grid *g, const Position *p, PetscBool snap, Suppo
     const double   x     = p->c[a] / g->d[a];
     const PetscInt first = HicksWeights(x, snap, w, &count);
     for (PetscInt k = 0; k < count; k++) AxisAdd(g, a, first + k + g->pml[a][0], w[k], s);
-    s->near[a] = (PetscInt)round(x) + g->pml[a][0];
+    s->near[a] = cell[a] + g->pml[a][0];
   }
 }
 
@@ -78,6 +79,17 @@ static PetscMPIInt OwnerRank(const Grid *g, const PetscInt e[3])
     rank = rank * (PetscMPIInt)g->nproc[a] + (PetscMPIInt)p;
   }
   return rank;
+}
+
+/* Does the support reach this rank's owned box (a point on every axis)? */
+static PetscBool SupportReaches(const Grid *g, const Support *s)
+{
+  for (PetscInt a = 0; a < 3; a++) {
+    PetscBool hit = PETSC_FALSE;
+    for (PetscInt k = 0; k < s->cnt[a]; k++) hit = hit || (s->idx[a][k] >= g->start[a] && s->idx[a][k] < g->start[a] + g->size[a]);
+    if (!hit) return PETSC_FALSE;
+  }
+  return PETSC_TRUE;
 }
 
 static ptrdiff_t PaddedIndex(const Grid *g, const Fields *f, const PetscInt e[3])
@@ -203,6 +215,7 @@ static PetscErrorCode AddReceiver(Builder *b, PetscInt k, const Support *s)
   PetscInt          e[3];
 
   PetscFunctionBeginUser;
+  if (owner != b->me && !SupportReaches(b->g, s)) PetscFunctionReturn(0); /* nothing of it here */
   if (owner == b->me) {
     size_t entries;
     PetscCall(PetscSegBufferGetSize(b->rec_index, &entries));
@@ -363,6 +376,21 @@ PetscErrorCode ShotLocalize(const Grid *g, const Fields *f, const Geometry *geo,
   PetscCall(RecordMap(&b, s));
   PetscCall(SendMap(&b, s));
   PetscCall(BuilderDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ShotLocalCount(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, PetscInt *nrec, PetscInt *nreach)
+{
+  const PetscMPIInt me = OwnerRank(g, g->start);
+  Support           sp;
+
+  PetscFunctionBeginUser;
+  *nrec = *nreach = 0;
+  for (PetscInt r = geo->rec_start[shot]; r < geo->rec_start[shot + 1]; r++) {
+    PointSupport(g, &geo->rec[r], snap, &sp);
+    *nrec += OwnerRank(g, sp.near) == me;
+    *nreach += SupportReaches(g, &sp);
+  }
   PetscFunctionReturn(0);
 }
 

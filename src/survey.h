@@ -35,6 +35,9 @@ typedef struct {
 /* snap: every point at its nearest grid point (-point_interpolation nearest). */
 PetscErrorCode ShotLocalize(const Grid *g, const Fields *f, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s);
 PetscErrorCode ShotLocalDestroy(ShotLocal *s);
+/* ShotLocalize's nrec and nreach alone, without building the maps (the
+   memory estimate of every shot before the run). */
+PetscErrorCode ShotLocalCount(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, PetscInt *nrec, PetscInt *nreach);
 /* A host record map reading cells one by one (weight 1), and a host map's release. */
 PetscErrorCode PointMapOfCells(PetscInt n, const ptrdiff_t cell[], PointMap *m);
 PetscErrorCode PointMapDestroy(PointMap *m);
