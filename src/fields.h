@@ -65,7 +65,10 @@ typedef struct {
   float *pml_a[3], *pml_b[3];   /* 1D profiles over the padded index of axis a; b != 0 exactly in the layers */
   float *pml_da[3];             /* d pml_a / dx (the first difference of the global profile), in the layers; 0 elsewhere */
   float *lap;                   /* forward: when set, a step also stores here the term v^2 dt^2 multiplies;
-                                   adjoint: that term of the matching forward step */
+                                   adjoint: that term of the matching forward step n */
+  float *lap_next;              /* adjoint, with lap: the term of forward step n + 1, imaged with uprev (the
+                                   adjoint of u^{n+2}) in the same pass, so that grad is read and written
+                                   once per two steps; the pass before images nothing (lap NULL) */
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
   float *fu, *fuprev;           /* adjoint, boundary gradient method: the forward field u^n, u^{n+1}
                                    run backwards; when set the adjoint step also writes u^{n-1} over

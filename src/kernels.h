@@ -55,7 +55,8 @@ typedef struct {
   PetscErrorCode (*pack_boxes)(Fields *, float *field, PetscInt nbox, const Box box[], float *buf, PetscBool unpack);
   /* The adjoint step (see docs/numerics.md) on u = the adjoint field:
        adjoint_step: uprev <- 2u - uprev + v^2 dt^2 lap(u) over the box, no
-                     CPML, and grad += u * lap;
+                     CPML, and grad += u * lap (nothing when lap is NULL;
+                     grad = (grad + uprev * lap_next) + u * lap with lap_next);
        adjoint_layers_begin (before the halo exchange): zeta <- u + zeta in the layers;
        adjoint_layers_end (after every box): uprev += the CPML terms, then psi
                      and zeta step back. */

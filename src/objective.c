@@ -128,6 +128,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   ModelSpaceRestrict(&obj->ms, &e->g, e->vp_ext, obj->vp_start);
   PetscCall(WavefieldStoreCreate(world, e->p.ops, &e->p.f, e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage,
                                  e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
+  PetscCall(PropagatorGradientReset(&e->p)); /* its pages mapped with the store's, before any evaluation */
   PetscCall(ReadObserved(obj));
   PetscCall(ObjectiveSetBand(obj, 0, 0));
   PetscFunctionReturn(0);

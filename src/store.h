@@ -3,7 +3,8 @@
    of u; see GradientMethod).  One small
    interface so that checkpointing, compression or out-of-core storage can
    take the place of the in-memory store: a step is written between
-   WriteBegin/End and read back, in reverse order, between ReadBegin/End.
+   WriteBegin/End and read back, in reverse order, between ReadBegin/End,
+   at most two steps open at once (n + 1, then n).
    The buffer a Begin hands out is backend memory (see KernelOps). */
 #pragma once
 #include <petscsys.h>

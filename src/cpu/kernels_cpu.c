@@ -24,6 +24,7 @@ static inline PetscInt TileCount(PetscInt rows)
 typedef struct {
   const float *u, *v, *fu;
   const float *pa[3], *pb[3], *pda[3]; /* each axis's profiles at the row's first cell */
+  const float *lapn;
   float       *up, *psi[3], *zeta[3], *lap, *grad, *fup;
 } Row;
 
@@ -44,6 +45,7 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
   w->up  = f->uprev + cell;
   w->v   = f->vdt2 + cell;
   w->lap  = f->lap ? f->lap + cell : NULL;
+  w->lapn = f->lap_next ? f->lap_next + cell : NULL;
   w->grad = f->grad ? f->grad + cell : NULL;
   w->fu   = f->fu ? f->fu + cell : NULL;
   w->fup  = f->fu ? f->fuprev + cell : NULL;
@@ -108,7 +110,9 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
   } \
   /* adjoint leapfrog without CPML (the layers are corrected afterwards) and \
      the gradient term of this step: IMAGE 0 none, 1 with the stored lap, 2 \
-     with the forward field's Laplacian as it steps back (boundary method) */ \
+     with the forward field's Laplacian as it steps back (boundary method), \
+     3 with the stored lap and lap_next: the terms of two steps added in the \
+     order two passes would add them */ \
   static inline __attribute__((always_inline)) void SegmentAdjointI_##DIM##d_r##R(const Fields *f, const Row *w, const int image, PetscInt len) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
@@ -117,6 +121,7 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
       float lap = fwi_d2(w->u + j, 1, f->c2[0], R) + fwi_d2(w->u + j, s1, f->c2[1], R); \
       if (DIM == 3) lap += fwi_d2(w->u + j, s2, f->c2[2], R); \
       if (image == 1) w->grad[j] += w->u[j] * w->lap[j]; \
+      if (image == 3) w->grad[j] = (w->grad[j] + w->up[j] * w->lapn[j]) + w->u[j] * w->lap[j]; \
       if (image == 2) { \
         float lapf = fwi_d2(w->fu + j, 1, f->c2[0], R) + fwi_d2(w->fu + j, s1, f->c2[1], R); \
         if (DIM == 3) lapf += fwi_d2(w->fu + j, s2, f->c2[2], R); \
@@ -126,10 +131,11 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
       w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
     } \
   } \
-  /* L: 0 no imaging (layer cells under the boundary method), else as IMAGE */ \
+  /* L: as IMAGE (0 also for layer cells under the boundary method) */ \
   static void SegmentAdjoint_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
   { \
-    if (L == 2) SegmentAdjointI_##DIM##d_r##R(f, w, 2, len); \
+    if (L == 3) SegmentAdjointI_##DIM##d_r##R(f, w, 3, len); \
+    else if (L == 2) SegmentAdjointI_##DIM##d_r##R(f, w, 2, len); \
     else if (L == 1) SegmentAdjointI_##DIM##d_r##R(f, w, 1, len); \
     else SegmentAdjointI_##DIM##d_r##R(f, w, 0, len); \
   } \
@@ -168,7 +174,7 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
           Row w; \
           if (pass == PASS_ADJOINT && !f->fu) { \
             RowSetUp(f, i1, i2, b->lo[0], 0, 0, &w); \
-            segment(f, &w, 1, b->hi[0] - b->lo[0]); \
+            segment(f, &w, !f->lap ? 0 : f->lap_next ? 3 : 1, b->hi[0] - b->lo[0]); \
             continue; \
           } \
           if (pass == PASS_ADJOINT) { /* boundary method: imaging and the forward field in the core only */ \

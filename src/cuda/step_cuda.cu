@@ -106,6 +106,14 @@ __device__ static inline void BackwardAndImage(const Fields &f, ptrdiff_t c, flo
   f.grad[c] += adj * lap;
 }
 
+/* The gradient term of the stored method, before uprev is overwritten: of
+   one step (lap), of two (lap_next too: grad once per two steps) or none. */
+__device__ static inline void ImageStored(const Fields &f, ptrdiff_t c, float adj)
+{
+  if (f.lap_next) f.grad[c] = (f.grad[c] + f.uprev[c] * f.lap_next[c]) + adj * f.lap[c];
+  else if (f.lap) f.grad[c] += adj * f.lap[c];
+}
+
 /* Adjoint leapfrog without CPML (the layers are corrected afterwards) and
    the gradient term, from the stored lap or (boundary method) the forward
    field run backwards in the core; 2D (3D: ColumnKernel). */
@@ -115,7 +123,7 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) AdjointKernel(const Fields f
   FOR_THREAD_CELLS(f, b, DIM, {
     float lap = fwi_d2(f.u + c, 1, f.c2[0], R) + fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
     if (DIM == 3) lap += fwi_d2(f.u + c, f.stride[2], f.c2[2], R);
-    if (!f.fu) f.grad[c] += f.u[c] * f.lap[c];
+    if (!f.fu) ImageStored(f, c, f.u[c]);
     else if (InCore(f, DIM, i)) BackwardAndImage<R, DIM>(f, c, f.u[c]);
     f.uprev[c] = fwi_leapfrog(f.u[c], f.uprev[c], f.vdt2[c], lap);
   });
@@ -143,7 +151,7 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) ColumnKernel(const Fields f,
     float lap = fwi_d2(f.u + c, 1, f.c2[0], R) + fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
     lap += fwi_d2(q + R, 1, f.c2[2], R);
     if (STORE) f.lap[c] = lap;
-    if (ADJOINT && !f.fu) f.grad[c] += q[R] * f.lap[c];
+    if (ADJOINT && !f.fu) ImageStored(f, c, q[R]);
     if (ADJOINT && f.fu) {
       const PetscInt i[3] = {i0, i1, i2};
       if (InCore(f, 3, i)) BackwardAndImage<R, 3>(f, c, q[R]);
