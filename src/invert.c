@@ -37,6 +37,7 @@ typedef struct {
   double        *grad;
   Replay         replay;
   PetscInt       band, iteration, evals; /* band (0-based), iterations over all bands, evaluations in this band */
+  PetscInt       band_its, band_max_its; /* iterations of the band's earlier Taos; -tao_max_it */
   PetscReal      fcut, J0;
   double         scale;     /* TAO's objective = scale x misfit, fixed at the band's first evaluation */
   double         seconds;   /* evaluation time since the last iteration */
@@ -168,8 +169,13 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm, NULL, &step, &reason));
   f /= inv->scale;
   gnorm /= inv->scale;
+  if (its == 0 && inv->band_its) { /* a later Tao of the band: the model is the last iteration's, the wavelet new */
+    PetscCall(PetscPrintf(inv->obj.e.l.world, "band %" PetscInt_FMT " after iteration %" PetscInt_FMT ": misfit %.6e with the new wavelet\n", inv->band + 1, inv->band_its, (double)f));
+    PetscFunctionReturn(0);
+  }
   if (its == 0) inv->J0 = f;
   else inv->iteration++;
+  its += inv->band_its;
   if (its > 0) {
     char stem[64], name[PETSC_MAX_PATH_LEN];
     PetscCall(ModelFromVec(inv, inv->X));
@@ -183,7 +189,7 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
     PetscCall(LogIteration(inv, row));
   }
   /* what is left of the band if every remaining iteration takes the band's mean so far: a bound, as TAO may stop sooner */
-  PetscCall(TaoGetMaximumIterations(tao, &max_its));
+  max_its = inv->band_max_its;
   inv->band_seconds += inv->seconds;
   PetscCall(PetscPrintf(inv->obj.e.l.world,
                         "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s in %" PetscInt_FMT
@@ -306,15 +312,19 @@ static PetscErrorCode Precondition(Inversion *inv, Tao tao)
   PetscFunctionReturn(0);
 }
 
-/* One band: a fresh Tao from the options, the model carried in X. */
-static PetscErrorCode SolveBand(Inversion *inv)
+/* Part of a band from the model in X: a fresh Tao from the options for at
+   most -source_estimation_interval iterations (all the band's without it),
+   after a new wavelet estimate when asked for; *more: the band goes on. */
+static PetscErrorCode SolveStage(Inversion *inv, PetscBool *more)
 {
-  Tao       tao;
-  PetscBool bounded;
-  MPI_Comm  world = inv->obj.e.l.world;
+  Tao                tao;
+  PetscBool          bounded;
+  PetscInt           its;
+  TaoConvergedReason reason;
+  MPI_Comm           world    = inv->obj.e.l.world;
+  const PetscInt     interval = inv->o->source_estimation_interval;
 
   PetscFunctionBeginUser;
-  PetscCall(ObjectiveSetBand(&inv->obj, inv->band, inv->fcut));
   if (inv->o->source_estimation != SOURCE_ESTIMATION_NONE) {
     PetscCall(ModelFromVec(inv, inv->X));
     PetscCall(SourceEstimate(&inv->obj, inv->vp, inv->band));
@@ -325,9 +335,11 @@ static PetscErrorCode SolveBand(Inversion *inv)
   PetscCall(TaoSetObjectiveAndGradient(tao, NULL, FormFunctionGradient, inv));
   PetscCall(TaoSetMonitor(tao, Monitor, inv, NULL));
   PetscCall(TaoSetFromOptions(tao));
+  if (!inv->band_its) PetscCall(TaoGetMaximumIterations(tao, &inv->band_max_its));
+  if (interval) PetscCall(TaoSetMaximumIterations(tao, PetscMin(interval, inv->band_max_its - inv->band_its)));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)tao, &bounded, TAOBLMVM, TAOBQNLS, TAOBNCG, TAOBQNKLS, TAOBQNKTR, TAOBQNKTL, TAOBNLS, TAOBNTR, TAOBNTL, TAOTRON,
                                       TAOGPCG, ""));
-  if (!bounded && !inv->band) {
+  if (!bounded && !inv->band && !inv->band_its) {
     TaoType type;
     PetscCall(TaoGetType(tao, &type));
     PetscCall(PetscPrintf(world, "WARNING: -tao_type %s ignores the bounds -vp_min/-vp_max; the run stops with an error if the model exceeds %.6g m/s, "
@@ -335,15 +347,29 @@ static PetscErrorCode SolveBand(Inversion *inv)
                           type, (double)inv->obj.vp_hi));
   }
   if (inv->work) PetscCall(Precondition(inv, tao));
+  PetscCall(TaoSolve(tao));
+  PetscCall(TaoGetIterationNumber(tao, &its));
+  PetscCall(TaoGetConvergedReason(tao, &reason));
+  inv->band_its += its;
+  *more = interval && !inv->interrupted && reason == TAO_DIVERGED_MAXITS && inv->band_its < inv->band_max_its ? PETSC_TRUE : PETSC_FALSE;
+  if (!*more) PetscCall(PetscPrintf(world, "band %" PetscInt_FMT ": %s\n", inv->band + 1, inv->interrupted ? "interrupted" : TaoConvergedReasons[reason]));
+  PetscCall(TaoDestroy(&tao));
+  PetscFunctionReturn(0);
+}
+
+/* One band, the model carried in X.  Each new wavelet starts a fresh Tao:
+   the quasi-Newton pairs gathered under the old one belong to another
+   objective. */
+static PetscErrorCode SolveBand(Inversion *inv)
+{
+  PetscBool more = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(ObjectiveSetBand(&inv->obj, inv->band, inv->fcut));
   inv->evals        = 0;
   inv->band_seconds = 0;
-  PetscCall(TaoSolve(tao));
-  {
-    TaoConvergedReason reason;
-    PetscCall(TaoGetConvergedReason(tao, &reason));
-    PetscCall(PetscPrintf(world, "band %" PetscInt_FMT ": %s\n", inv->band + 1, inv->interrupted ? "interrupted" : TaoConvergedReasons[reason]));
-  }
-  PetscCall(TaoDestroy(&tao));
+  inv->band_its     = 0;
+  while (more) PetscCall(SolveStage(inv, &more));
   PetscFunctionReturn(0);
 }
 

@@ -262,6 +262,9 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                              SourceEstimations, (PetscEnum)o->source_estimation, (PetscEnum *)&o->source_estimation, NULL));
   PetscCall(PetscOptionsReal("-source_estimation_eps", "Source estimation: stabilisation, a share of the modelled data's peak power", NULL, o->source_estimation_eps,
                              &o->source_estimation_eps, NULL));
+  PetscCall(PetscOptionsInt("-source_estimation_interval",
+                            "Source estimation: also every N iterations within a band, TAO restarting from the current model with the new wavelet (0: at the band's start only)",
+                            NULL, o->source_estimation_interval, &o->source_estimation_interval, NULL));
   PetscCall(PetscOptionsReal("-first_step", "Invert: the largest change of the first step of a band, as a share of the bound range (-vp_min to -vp_max)", NULL,
                              o->first_step, &o->first_step, NULL));
   PetscCall(PetscOptionsEnum("-parameterisation", "Invert: the variable TAO updates, velocity or slowness (1/v); the bounds stay -vp_min/-vp_max", NULL,
@@ -394,6 +397,10 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              (double)o->fix_above, (double)o->source_taper);
   PetscCheck(o->source_estimation_eps > 0 && o->source_estimation_eps < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-source_estimation_eps %.6g: expected a share of the peak power in (0, 1)", (double)o->source_estimation_eps);
+  PetscCheck(o->source_estimation_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-source_estimation_interval %" PetscInt_FMT ": expected 0 (once per band) or a number of iterations",
+             o->source_estimation_interval);
+  PetscCheck(!o->source_estimation_interval || o->source_estimation != SOURCE_ESTIMATION_NONE, comm, PETSC_ERR_ARG_INCOMP,
+             "-source_estimation_interval %" PetscInt_FMT " needs -source_estimation survey or shot", o->source_estimation_interval);
   for (PetscInt a = 0; a < 3; a++)
     PetscCheck(o->gradient_smoothing[a] >= 0 && PetscIsNormalReal(o->gradient_smoothing[a] + 1), comm, PETSC_ERR_ARG_OUTOFRANGE,
                "-gradient_smoothing: %.6g m along axis %d (z, x, y): expected lengths of 0 m or more", (double)o->gradient_smoothing[a], (int)a);

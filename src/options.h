@@ -89,6 +89,7 @@ typedef struct {
   PetscReal precondition_eps;        /* pseudo-Hessian stabilisation, a share of its peak */
   PetscReal gradient_smoothing[3];   /* Gaussian standard deviation (m) per axis (z, x, y); 0 = none */
   PetscReal source_estimation_eps;   /* stabilisation, a share of the modelled data's peak power */
+  PetscInt  source_estimation_interval; /* iterations between estimates within a band; 0 = once per band */
   PerBand   offset_min, offset_max;  /* metres, horizontal; traces outside are not used */
   PetscBool kill_dead_traces;        /* all-zero observed traces are not used */
   PetscReal window_velocity;         /* m/s; 0 = no time window */

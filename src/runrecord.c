@@ -112,7 +112,8 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-parameterisation -first_step", "%s %.17g", Parameterisations[o->parameterisation], (double)o->first_step);
   Put(fp, "-precondition -precondition_eps", "%s %.17g", Preconditionings[o->precondition], (double)o->precondition_eps);
   Put(fp, "-gradient_smoothing", "%.17g,%.17g,%.17g", (double)o->gradient_smoothing[0], (double)o->gradient_smoothing[1], (double)o->gradient_smoothing[2]);
-  Put(fp, "-source_estimation -source_estimation_eps", "%s %.17g", SourceEstimations[o->source_estimation], (double)o->source_estimation_eps);
+  Put(fp, "-source_estimation -source_estimation_eps -source_estimation_interval", "%s %.17g %" PetscInt_FMT, SourceEstimations[o->source_estimation],
+      (double)o->source_estimation_eps, o->source_estimation_interval);
   for (PetscInt b = 0; b < PetscMax(o->nbands, 1); b++)
     Put(fp, "-offset_min -offset_max -window_start -window_end (band)", "%d: %.17g %.17g %.17g %.17g", (int)b + 1, (double)PerBandValue(&o->offset_min, b),
         (double)PerBandValue(&o->offset_max, b), (double)PerBandValue(&o->window_start, b), (double)PerBandValue(&o->window_end, b));

@@ -13,7 +13,13 @@ program's Ricker: a 10 Hz Ricker rotated by 60 degrees in phase, delayed by
 (c) from a smooth starting model with the Ricker as first guess, 6
     iterations with the estimation reach a model error within 1.2x that of
     the same inversion given the true wavelet; without estimation it does
-    not (the test can tell)."""
+    not (the test can tell);
+(d) -source_estimation_interval 3 over 6 iterations: the wavelet is
+    estimated again after iteration 3 and TAO restarts there; misfit.csv
+    counts iterations 0 to 6 once each, the model error stays within 1.2x the
+    true wavelet's, and -restart replays the run to the same vp.rsf bit for
+    bit; a negative interval, and an interval without estimation, are
+    refused naming the option."""
 import os
 import subprocess
 import sys
@@ -88,6 +94,29 @@ def main():
         print("  (c) model error after 6 iterations (of the start's): " + ", ".join(f"{k} {v:.4f}" for k, v in err.items()), flush=True)
         c.check(err["estimated"] <= 1.2 * err["true wavelet"], f"(c) with estimation {err['estimated']:.4f}, above 1.2 x {err['true wavelet']:.4f} (true wavelet)")
         c.check(err["Ricker"] > 1.2 * err["true wavelet"], f"(c) the Ricker alone reaches {err['Ricker']:.4f}: the test cannot tell")
+
+        # (d) estimated again every 3 iterations
+        out = scr.sub("d_interval")
+        staged = inv + ["-vp", start_path, "-observed_dir", obs, "-tao_max_it", 6, "-source_estimation", "survey", "-source_estimation_interval", 3]
+        log = c.run(1, staged, out)
+        estimates, restarts = log.count("source estimation (one wavelet for the survey)"), log.count("with the new wavelet")
+        its = [int(r.split(",")[1]) for r in open(os.path.join(out, "misfit.csv")).read().split()[1:]]
+        m = c.read_rsf(os.path.join(out, "vp.rsf"))[0]
+        e_staged = rel(m, t) / rel(s0, t)
+        print(f"  (d) every 3 iterations: {estimates} estimates, {restarts} restart, iterations {its}, model error {e_staged:.4f}", flush=True)
+        c.check(estimates == 2 and restarts == 1, f"(d) {estimates} estimates and {restarts} restarts, expected 2 and 1")
+        c.check(its == list(range(7)), f"(d) misfit.csv iterations {its}, expected 0 to 6 once each")
+        c.check(e_staged <= 1.2 * err["true wavelet"], f"(d) model error {e_staged:.4f}, above 1.2 x {err['true wavelet']:.4f} (true wavelet)")
+        for f in ("vp.rsf", "vp.rsf@"):  # as if stopped after the last iteration: -restart replays every evaluation
+            os.remove(os.path.join(out, f))
+        c.run(1, staged + ["-restart"], out)
+        again = c.read_rsf(os.path.join(out, "vp.rsf"))[0]
+        c.check(again.tobytes() == m.tobytes(), "(d) -restart of the staged run: vp.rsf differs")
+        for bad, words in ((["-source_estimation", "survey", "-source_estimation_interval", -1], "-source_estimation_interval -1"),
+                           (["-source_estimation_interval", 3], "needs -source_estimation")):
+            msg = c.run(1, inv + ["-vp", start_path, "-observed_dir", obs] + bad, scr.sub("d_bad"), expect_fail=True)
+            c.check(words in msg, f"(d) {bad}: the error does not say {words!r}: {msg[-400:]!r}")
+        print("  (d) -restart bit for bit; bad intervals refused", flush=True)
 
 
 if __name__ == "__main__":
