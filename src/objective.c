@@ -130,6 +130,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
                                  e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
   PetscCall(PropagatorGradientReset(&e->p)); /* its pages mapped with the store's, before any evaluation */
   PetscCall(ReadObserved(obj));
+  PetscCall(SelectionKillList(world, o->kill_traces, &e->geo, &obj->killed));
   PetscCall(ObjectiveSetBand(obj, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -141,6 +142,7 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
     if (obj->obs_raw[k]) PetscCall(PetscFree2(obj->obs_raw[k], obj->obs[k]));
   PetscCall(PetscFree2(obj->obs_raw, obj->obs));
   PetscCall(PetscFree(obj->obs_sum));
+  PetscCall(PetscFree(obj->killed));
   PetscCall(PetscFree(obj->vp_start));
   PetscCall(PetscFree(obj->w_band));
   for (PetscInt k = 0; k < obj->e.nshots && obj->wint_shot; k++) PetscCall(PetscFree(obj->wint_shot[k]));
@@ -185,7 +187,7 @@ static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, dou
 
   PetscFunctionBeginUser;
   MemoryCall(PetscMalloc2(n, &w, n, &o), "the data selection", 8.0 * n);
-  SelectionWeights(obj->o, obj->band, &obj->e.geo, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
+  SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
   for (size_t i = 0; i < n; i++) {
     all[i] *= w[i];
     o[i] = obj->obs[k][i] * w[i];

@@ -17,6 +17,7 @@ typedef struct {
   PetscReal      vp_lo, vp_hi;   /* bounds; vp_hi also set the time step and the layers */
   float        **obs_raw, **obs; /* group rank 0: this group's gathers as read, and low-passed for the band */
   uint64_t      *obs_sum;        /* every shot's observed samples, FNV-1a 64 (Fnv1a), on every rank */
+  PetscBool     *killed;         /* -kill_traces: a flag per trace of the survey (NULL: no list) */
   float         *vp_start;       /* the starting model's user cells on this rank */
   PetscInt       band;           /* the band being inverted (0-based), for the data selection */
   float         *w_band;         /* the band's wavelet at the recording interval (e.wint: at the internal step) */

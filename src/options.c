@@ -283,6 +283,8 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(OptionsPerBand(PetscOptionsObject, "-offset_min", "Data selection: smallest horizontal source-receiver offset used (m); one value, or one per band", &o->offset_min));
   PetscCall(OptionsPerBand(PetscOptionsObject, "-offset_max", "Data selection: largest horizontal source-receiver offset used (m); one value, or one per band", &o->offset_max));
   PetscCall(PetscOptionsBool("-kill_dead_traces", "Data selection: observed traces of zeros are not used", NULL, o->kill_dead_traces, &o->kill_dead_traces, NULL));
+  PetscCall(PetscOptionsString("-kill_traces", "Data selection: a file of traces not used, one \"SHOT TRACE\" line each (0-based; # comments)", NULL, o->kill_traces,
+                               o->kill_traces, sizeof(o->kill_traces), NULL));
   PetscCall(PetscOptionsReal("-window_velocity", "Data selection: speed (m/s) of the straight-ray first arrival the time window follows; 0 = no window", NULL, o->window_velocity,
                              &o->window_velocity, NULL));
   PetscCall(OptionsPerBand(PetscOptionsObject, "-window_start", "Data selection: window start (s) relative to the first arrival; one value, or one per band", &o->window_start));

@@ -92,6 +92,7 @@ typedef struct {
   PetscInt  source_estimation_interval; /* iterations between estimates within a band; 0 = once per band */
   PerBand   offset_min, offset_max;  /* metres, horizontal; traces outside are not used */
   PetscBool kill_dead_traces;        /* all-zero observed traces are not used */
+  char      kill_traces[PETSC_MAX_PATH_LEN]; /* a file of traces not used ("SHOT TRACE" lines); empty: none */
   PetscReal window_velocity;         /* m/s; 0 = no time window */
   PerBand   window_start, window_end; /* seconds, relative to the straight-ray time */
   PetscReal window_taper;

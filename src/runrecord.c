@@ -118,6 +118,10 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
     Put(fp, "-offset_min -offset_max -window_start -window_end (band)", "%d: %.17g %.17g %.17g %.17g", (int)b + 1, (double)PerBandValue(&o->offset_min, b),
         (double)PerBandValue(&o->offset_max, b), (double)PerBandValue(&o->window_start, b), (double)PerBandValue(&o->window_end, b));
   Put(fp, "-kill_dead_traces -window_velocity -window_taper", "%d %.17g %.17g", (int)o->kill_dead_traces, (double)o->window_velocity, (double)o->window_taper);
+  if (o->kill_traces[0]) {
+    PutPath(fp, "-kill_traces", o->kill_traces);
+    PetscCall(PutChecksum(fp, "-kill_traces content", o->kill_traces));
+  }
   Put(fp, "-f0", "%.17g", (double)o->f0);
   Put(fp, "-t0", "%.17g", (double)o->t0);
   if (o->wavelet[0]) {

@@ -1,5 +1,8 @@
 #include "selection.h"
+#include "util.h"
+#include <errno.h>
 #include <math.h>
+#include <string.h>
 
 /* 1 inside [a, b], 0 beyond the tapers of width taper on either side, a
    half cosine across them. */
@@ -19,7 +22,8 @@ static PetscBool Dead(PetscInt nt, const float *o)
   return PETSC_TRUE;
 }
 
-void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt, const float *obs, float *w)
+void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt,
+                      const float *obs, float *w)
 {
   const PetscInt  r0  = geo->rec_start[s], nrec = geo->rec_start[s + 1] - r0;
   const Position *src = &geo->src[s];
@@ -34,8 +38,62 @@ void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, Pets
     for (PetscInt a = 1; a < dim; a++) offset += (rec->c[a] - src->c[a]) * (rec->c[a] - src->c[a]);
     first  = o->window_velocity > 0 ? sqrt(offset + dz * dz) / o->window_velocity : 0;
     offset = sqrt(offset);
-    keep   = offset >= omin && offset <= omax && !(o->kill_dead_traces && Dead(nt, obs + (size_t)k * nt));
+    keep   = offset >= omin && offset <= omax && !(o->kill_dead_traces && Dead(nt, obs + (size_t)k * nt)) && !(killed && killed[r0 + k]);
     for (PetscInt i = 0; i < nt; i++)
       w[(size_t)k * nt + i] = !keep ? 0.0f : o->window_velocity > 0 ? (float)Window(i * dt, first + ws, first + we, o->window_taper) : 1.0f;
   }
+}
+
+typedef struct {
+  const char     *path;
+  const Geometry *geo;
+  PetscBool      *killed;
+} KillList;
+
+static PetscErrorCode ReadKillList(void *ctx)
+{
+  const KillList *k = (const KillList *)ctx;
+  FILE           *fp;
+  char            line[1024];
+  PetscErrorCode  ierr = 0;
+
+  PetscFunctionBeginUser;
+  fp = fopen(k->path, "r");
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-kill_traces %s: cannot open it: %s", k->path, strerror(errno));
+  for (int n = 1; !ierr && fgets(line, sizeof line, fp); n++) {
+    long s, r;
+    char extra;
+    int  got;
+    line[strcspn(line, "#\r\n")] = 0;
+    got = sscanf(line, "%ld %ld %c", &s, &r, &extra);
+    if (got <= 0) continue; /* blank or comment */
+    if (got != 2) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_FILE_UNEXPECTED, PETSC_ERROR_INITIAL,
+                                    "-kill_traces %s line %d: '%s': expected SHOT TRACE, two whole numbers from 0", k->path, n, line);
+    else if (s < 0 || s >= k->geo->nshots)
+      ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_FILE_UNEXPECTED, PETSC_ERROR_INITIAL,
+                        "-kill_traces %s line %d: shot %ld: expected 0 to %d (the survey's shots, from 0)", k->path, n, s, (int)k->geo->nshots - 1);
+    else if (r < 0 || r >= k->geo->rec_start[s + 1] - k->geo->rec_start[s])
+      ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_FILE_UNEXPECTED, PETSC_ERROR_INITIAL,
+                        "-kill_traces %s line %d: trace %ld of shot %ld: expected 0 to %d (its gather's traces, from 0)", k->path, n, r, s,
+                        (int)(k->geo->rec_start[s + 1] - k->geo->rec_start[s]) - 1);
+    else k->killed[k->geo->rec_start[s] + r] = PETSC_TRUE;
+  }
+  fclose(fp);
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SelectionKillList(MPI_Comm comm, const char *path, const Geometry *geo, PetscBool **killed)
+{
+  KillList       k  = {path, geo, NULL};
+  const PetscInt nt = geo->rec_start[geo->nshots];
+
+  PetscFunctionBeginUser;
+  *killed = NULL;
+  if (!path[0]) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc1(nt + 1, &k.killed));
+  PetscCall(RootRun(comm, ReadKillList, &k));
+  PetscCallMPI(MPI_Bcast(k.killed, (PetscMPIInt)nt * (PetscMPIInt)sizeof(PetscBool), MPI_BYTE, 0, comm));
+  *killed = k.killed;
+  PetscFunctionReturn(0);
 }

@@ -5,6 +5,7 @@
      -offset_max] get 0 (these and the window's limits: one value, or one
      per band);
    - with -kill_dead_traces, traces whose observed samples are all zero get 0;
+   - traces named in the -kill_traces file get 0;
    - with -window_velocity V, each trace keeps the window from t1 +
      -window_start to t1 + -window_end seconds, t1 = the straight-ray time
      from the source to the receiver at speed V (the first arrival of a
@@ -15,5 +16,13 @@
 #include "options.h"
 
 /* w (nrec x nt, trace k at k nt) for shot s with its observed gather obs,
-   with the settings of band (0-based: offsets and windows may differ per band). */
-void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt, const float *obs, float *w);
+   with the settings of band (0-based: offsets and windows may differ per
+   band); killed: a flag per trace of the survey (NULL: none). */
+void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt,
+                      const float *obs, float *w);
+
+/* The -kill_traces file (path) read by the first rank of comm: lines
+   "SHOT TRACE", both 0-based (TRACE: the receiver's trace in the shot's
+   gather), '#' starting a comment.  *killed: a flag per trace of the
+   survey (geo->rec_start order) on every rank; NULL when path is empty. */
+PetscErrorCode SelectionKillList(MPI_Comm comm, const char *path, const Geometry *geo, PetscBool **killed);

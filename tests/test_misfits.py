@@ -18,7 +18,11 @@ test_gradient.py):
     the gradient with a selection passes the finite-difference check;
 (e) per band: with -bands 8,20 and -offset_min 100000,0 no trace is used in
     band 1 (misfit 0) and every one in band 2; a list that is neither one
-    value nor one per band is refused, naming the option."""
+    value nor one per band is refused, naming the option;
+(f) -kill_traces FILE: observed traces the file names, changed, leave the
+    misfit bit for bit as it was with the same file, and without the file
+    they change it; a trace or shot beyond the survey and a malformed line
+    are refused, naming the file, the line and the value."""
 import os
 
 import numpy as np
@@ -148,6 +152,33 @@ def main():
         bad = c.run(1, inv + ["-offset_max", "1,2,3"], scr.sub("e_bad"), expect_fail=True)
         if "-offset_max" not in c.error_message(bad) or "per band" not in c.error_message(bad):
             failures.append(f"(e) a 3-value -offset_max with 2 bands: unclear error: {c.error_message(bad)}")
+
+        # (f) a list of traces not to use
+        kill = scr.sub("kill.txt")
+        with open(kill, "w") as f:
+            f.write("# shot trace\n0 3\n1 0   # a dead geophone\n\n")
+        def dead(g):
+            g = g.copy()
+            g[3 if dead.shot == 0 else 0] += 1.0
+            return g
+        changed = scr.sub("obs_killed")
+        for dead.shot in (0, 1):
+            name = f"shot_{dead.shot:04d}.rsf"
+            os.makedirs(changed, exist_ok=True)
+            g, h = c.read_rsf(os.path.join(obs, name))
+            c.write_rsf(os.path.join(changed, name), dead(g.astype(np.float64)).astype(np.float32), d=[float(h["d1"]), float(h.get("d2", 1))])
+        Jk = {name: tg.misfit_of(c.run(1, base + extra + ["-observed_dir", folder, "-vp", m_path], scr.sub(f"k_{name}")))
+              for name, folder, extra in (("listed", obs, ["-kill_traces", kill]), ("listed, changed", changed, ["-kill_traces", kill]),
+                                          ("changed", changed, []))}
+        print("  (f) -kill_traces: " + ", ".join(f"{k} {v:.9e}" for k, v in Jk.items()), flush=True)
+        if Jk["listed, changed"] != Jk["listed"] or Jk["changed"] == Jk["listed"]:
+            failures.append(f"(f) -kill_traces: misfits {Jk}: changes to listed traces must not count")
+        for text, words in (("0 99999\n", ["line 1", "trace 99999"]), ("7 0\n", ["shot 7"]), ("0 3\n0 x\n", ["line 2", "expected SHOT TRACE"])):
+            with open(kill, "w") as f:
+                f.write(text)
+            msg = c.error_message(c.run(1, base + ["-observed_dir", obs, "-vp", m_path, "-kill_traces", kill], scr.sub("k_bad"), expect_fail=True))
+            if not all(w in msg for w in words + [kill]):
+                failures.append(f"(f) -kill_traces with {text!r}: the error does not name {words}: {msg}")
         if failures:
             c.fail(f"{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
 
