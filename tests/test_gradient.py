@@ -176,18 +176,26 @@ def check_dim(scr, dim, failures):
             failures.append(f"(b) {tag} {name}: gradient max|diff|/max|g| {dg:.2e} > {GRAD_TOL:.0e}")
 
     # finite differences along two directions, 1 rank and 2 groups x 2 subdomains
-    n4, opts4, lay4 = layouts["groups"]
-    for seed, dm, rho in choose_directions(g1, J1, shape):
-        plus = c.write_model(scr.sub(f"m{dim}_plus{seed}.rsf"), (m + H * dm).astype(np.float32), DX)
-        minus = c.write_model(scr.sub(f"m{dim}_minus{seed}.rsf"), (m - H * dm).astype(np.float32), DX)
+    n4, opts4, _ = layouts["groups"]
+    fd_along(scr, str(dim), tag, base, m, choose_directions(g1, J1, shape),
+             [("1 rank", 1, [], g1), (f"{n4} ranks, 2 groups", n4, opts4, grads["groups"][1])], failures)
+
+
+def fd_along(scr, key, tag, args, m, directions, runs, failures):
+    """Central differences of the misfit along each (seed, dm, rho) of
+    directions, against <g, dm> for every (label, nranks, opts, g) of runs;
+    args: the run's options but -vp, m: the model.  The models are written
+    as float32, so the perturbation actually written counts."""
+    for seed, dm, rho in directions:
+        plus = c.write_model(scr.sub(f"m{key}_plus{seed}.rsf"), (m + H * dm).astype(np.float32), DX)
+        minus = c.write_model(scr.sub(f"m{key}_minus{seed}.rsf"), (m - H * dm).astype(np.float32), DX)
         mp, _ = c.read_rsf(plus)
         mm, _ = c.read_rsf(minus)
-        dme = (mp.astype(np.float64) - mm) / (2 * H)  # the perturbation actually written, per unit h
+        dme = (mp.astype(np.float64) - mm) / (2 * H)
         big = float(np.abs(mp.astype(np.float64) - m).max())
-        for label, n, opts, lay, J0, g in (("1 rank", 1, [], (1, 1, 1), J1, g1),
-                                           (f"{n4} ranks, 2 groups", n4, opts4, lay4) + grads["groups"]):
-            Jp = misfit_of(c.run(n, base + ["-vp", plus] + opts, scr.sub(f"p{dim}_{seed}_{n}")))
-            Jm = misfit_of(c.run(n, base + ["-vp", minus] + opts, scr.sub(f"q{dim}_{seed}_{n}")))
+        for label, n, opts, g in runs:
+            Jp = misfit_of(c.run(n, args + opts + ["-vp", plus], scr.sub(f"p{key}_{seed}_{n}")))
+            Jm = misfit_of(c.run(n, args + opts + ["-vp", minus], scr.sub(f"q{key}_{seed}_{n}")))
             fd = (Jp - Jm) / (2 * H)
             pred = float(np.sum(g * dme))
             rel = abs(fd - pred) / abs(pred)
@@ -196,7 +204,6 @@ def check_dim(scr, dim, failures):
             if not rel < FD_TOL:
                 failures.append(f"(a) {tag} {label}, direction {seed}: finite difference {fd:.9e} vs <g,dm> {pred:.9e}, "
                                 f"rel diff {rel:.2e} >= {FD_TOL:.0e} (J(m+) {Jp:.17g}, J(m-) {Jm:.17g})")
-
 
 def main():
     scr = c.Scratch("gradient")
