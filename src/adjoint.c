@@ -2,9 +2,10 @@
 #include "propagate_impl.h"
 #include "events.h"
 
-/* The sum is allocated by the first gradient and zeroed by the threads at
-   every later one (40 bytes a cell: a fresh allocation's page faults cost
-   an evaluation as much as a tenth of its steps). */
+/* The sum is allocated at the first call (ObjectiveCreate's, beside the
+   store) and zeroed by the threads at every later one (40 bytes a cell: a
+   fresh allocation's page faults cost an evaluation as much as a tenth of
+   its steps). */
 PetscErrorCode PropagatorGradientReset(Propagator *p)
 {
   const Fields *f = &p->f;
