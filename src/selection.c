@@ -50,34 +50,43 @@ typedef struct {
   PetscBool      *killed;
 } KillList;
 
-static PetscErrorCode ReadKillList(void *ctx)
+/* The file's lines into k->killed; errors as geometry.c's ParseLines, so
+   the caller closes the file whatever happens. */
+static PetscErrorCode KillLines(FILE *fp, const KillList *k)
 {
-  const KillList *k = (const KillList *)ctx;
-  FILE           *fp;
-  char            line[1024];
-  PetscErrorCode  ierr = 0;
+  char line[1024];
 
   PetscFunctionBeginUser;
-  fp = fopen(k->path, "r");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-kill_traces %s: cannot open it: %s", k->path, strerror(errno));
-  for (int n = 1; !ierr && fgets(line, sizeof line, fp); n++) {
+  for (int n = 1; fgets(line, sizeof line, fp); n++) {
     long s, r;
     char extra;
     int  got;
     line[strcspn(line, "#\r\n")] = 0;
     got = sscanf(line, "%ld %ld %c", &s, &r, &extra);
     if (got <= 0) continue; /* blank or comment */
-    if (got != 2) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_FILE_UNEXPECTED, PETSC_ERROR_INITIAL,
-                                    "-kill_traces %s line %d: '%s': expected SHOT TRACE, two whole numbers from 0", k->path, n, line);
-    else if (s < 0 || s >= k->geo->nshots)
-      ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_FILE_UNEXPECTED, PETSC_ERROR_INITIAL,
-                        "-kill_traces %s line %d: shot %ld: expected 0 to %d (the survey's shots, from 0)", k->path, n, s, (int)k->geo->nshots - 1);
-    else if (r < 0 || r >= k->geo->rec_start[s + 1] - k->geo->rec_start[s])
-      ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_FILE_UNEXPECTED, PETSC_ERROR_INITIAL,
-                        "-kill_traces %s line %d: trace %ld of shot %ld: expected 0 to %d (its gather's traces, from 0)", k->path, n, r, s,
-                        (int)(k->geo->rec_start[s + 1] - k->geo->rec_start[s]) - 1);
-    else k->killed[k->geo->rec_start[s] + r] = PETSC_TRUE;
+    PetscCheck(got == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-kill_traces %s line %d: '%s': expected SHOT TRACE, two whole numbers from 0", k->path, n,
+               line);
+    PetscCheck(s >= 0 && s < k->geo->nshots, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-kill_traces %s line %d: shot %ld: expected 0 to %d (the survey's shots, from 0)",
+               k->path, n, s, (int)k->geo->nshots - 1);
+    PetscCheck(r >= 0 && r < k->geo->rec_start[s + 1] - k->geo->rec_start[s], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "-kill_traces %s line %d: trace %ld of shot %ld: expected 0 to %d (its gather's traces, from 0)", k->path, n, r, s,
+               (int)(k->geo->rec_start[s + 1] - k->geo->rec_start[s]) - 1);
+    k->killed[k->geo->rec_start[s] + r] = PETSC_TRUE;
   }
+  PetscCheck(!ferror(fp), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read -kill_traces %s: %s", k->path, strerror(errno));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadKillList(void *ctx)
+{
+  const KillList *k = (const KillList *)ctx;
+  FILE           *fp;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBeginUser;
+  fp = fopen(k->path, "r");
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-kill_traces %s: cannot open it: %s", k->path, strerror(errno));
+  ierr = KillLines(fp, k);
   fclose(fp);
   PetscCall(ierr);
   PetscFunctionReturn(0);
