@@ -42,8 +42,14 @@ typedef struct {
   PetscErrorCode (*alloc)(Fields *);  /* every array zeroed */
   PetscErrorCode (*free)(Fields *);
   PetscErrorCode (*zero_state)(Fields *); /* u, uprev, psi, zeta */
-  PetscErrorCode (*step)(Fields *, const Box *);          /* uprev <- u^{n+1} over the box */
-  PetscErrorCode (*advance_memory)(Fields *, const Box *); /* psi over the box's layer cells */
+  /* A forward step is step over every box, then advance_memory over every
+     box with a layer bit: together they set uprev <- u^{n+1} and advance psi
+     in the layer cells.  How psi's update splits between the two is the
+     backend's (the CPU advances axis 0's in the step of a box of whole
+     rows, whose z-neighbours no other box reads); only the pair is
+     specified. */
+  PetscErrorCode (*step)(Fields *, const Box *);
+  PetscErrorCode (*advance_memory)(Fields *, const Box *);
   PetscErrorCode (*mirror_ghosts)(Fields *);               /* u's ghosts across free surfaces */
   PetscErrorCode (*zero_surface)(Fields *);                /* uprev = 0 on free-surface samples */
   /* the map's arrays and amp[]/remote[]/out[]: backend memory */

@@ -26,7 +26,15 @@ typedef struct {
   const float *pa[3], *pb[3], *pda[3]; /* each axis's profiles at the row's first cell */
   const float *lapn;
   float       *up, *psi[3], *zeta[3], *lap, *grad, *fup;
+  float       *psi0_next; /* where a fused z-layer step writes axis 0's new psi (psi[0] then reads a copy of the old) */
 } Row;
+
+/* A step over a z-layer segment of a whole row (Step_ knows the box)
+   also advances axis 0's psi there (see SegmentStepFused). */
+#define FUSE_Z 8u
+
+/* Cells of a z-layer segment a fused step copies psi for at a time. */
+#define Z_CHUNK 64
 
 /* What a pass over a box computes. */
 typedef enum {
@@ -49,6 +57,7 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
   w->grad = f->grad ? f->grad + cell : NULL;
   w->fu   = f->fu ? f->fu + cell : NULL;
   w->fup  = f->fu ? f->fuprev + cell : NULL;
+  w->psi0_next = NULL;
   for (PetscInt a = 0; a < 3; a++) {
     const PetscInt   side = a ? (p[a] - r < f->core[a][0] ? 0 : 1) : zside;
     const LayerSlab *slab = &f->slab[a][side];
@@ -61,12 +70,54 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
   }
 }
 
+/* Asks for row (i1, i2)'s pieces of the z slabs (psi and zeta, both sides)
+   ahead of use: read a few cache lines per row, they miss otherwise, and a
+   z-layer cell's step waits on them. */
+static inline void PrefetchZSlabs(const Fields *f, PetscInt i1, PetscInt i2)
+{
+  const PetscInt p[3] = {0, i1 + f->radius, i2 + (f->dim > 2 ? f->radius : 0)};
+
+  for (PetscInt s = 0; s < 2; s++) {
+    const LayerSlab *slab = &f->slab[0][s];
+    const ptrdiff_t  off  = SlabIndex(slab, 0, (PetscInt[3]){slab->lo, p[1], p[2]});
+    for (PetscInt k = 0; k < slab->hi - slab->lo; k += 64 / sizeof(float)) {
+      __builtin_prefetch(slab->psi + off + k);
+      __builtin_prefetch(slab->zeta + off + k);
+    }
+  }
+}
+
+/* The same row d cells further along z. */
+static inline void RowAdvance(Row *w, PetscInt d)
+{
+#define ADVANCE(p) \
+  if (p) p += d
+  ADVANCE(w->u);
+  ADVANCE(w->v);
+  ADVANCE(w->fu);
+  ADVANCE(w->lapn);
+  ADVANCE(w->up);
+  ADVANCE(w->lap);
+  ADVANCE(w->grad);
+  ADVANCE(w->fup);
+  ADVANCE(w->psi0_next);
+  ADVANCE(w->pa[0]);
+  ADVANCE(w->pb[0]);
+  ADVANCE(w->pda[0]);
+  for (PetscInt a = 0; a < 3; a++) {
+    ADVANCE(w->psi[a]);
+    ADVANCE(w->zeta[a]);
+  }
+#undef ADVANCE
+}
+
 /* A profile of axis A at j: it varies along the row for axis 0 only. */
 #define PROFILE_AT(P, A) (A ? w->P[A] : w->P[0] + j)
 
-/* The Laplacian term of axis A at j, with its CPML memory where L says so. */
-#define AXIS_TERM(A, R, S) \
-  ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + j, S, f->c2[A], R), fwi_d1(w->u + j, S, f->c1[A], R), \
+/* The Laplacian term of axis A at j, with its CPML memory where L says so
+   (DU: the first difference of u along the axis there). */
+#define AXIS_TERM(A, R, S, DU) \
+  ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + j, S, f->c2[A], R), DU, \
                                    fwi_d1_weighted(w->psi[A] + j, S, PROFILE_AT(pb, A), f->c1[A], R), PROFILE_AT(pa, A)[0], \
                                    PROFILE_AT(pda, A)[0], PROFILE_AT(pb, A)[0], &w->zeta[A][j]) \
                    : fwi_d2(w->u + j, S, f->c2[A], R))
@@ -85,27 +136,65 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
   default: { const unsigned L_ = 7; CALL; } break; \
   }
 
+/* The same for the L with bit 0 (a z-layer segment). */
+#define WITH_LITERAL_ODD_L(L, CALL) \
+  switch (L) { \
+  case 1: { const unsigned L_ = 1; CALL; } break; \
+  case 3: { const unsigned L_ = 3; CALL; } break; \
+  case 5: { const unsigned L_ = 5; CALL; } break; \
+  default: { const unsigned L_ = 7; CALL; } break; \
+  }
+
 #define DEFINE_ROW_KERNELS(R, DIM) \
   /* leapfrog over [lo, hi) with the CPML terms of the axes in L; the sum is
-     (term_z + term_x) + term_y in every variant */ \
+     (term_z + term_x) + term_y in every variant; with fuse, also psi of \
+     axis 0 <- b psi + a du/dz, into psi0_next */ \
   static inline __attribute__((always_inline)) void SegmentStepL_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, const int store, \
-                                                                              PetscInt len) \
+                                                                              const int fuse, PetscInt len) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
     _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) \
     { \
-      float lap = AXIS_TERM(0, R, 1) + AXIS_TERM(1, R, s1); \
-      if (DIM == 3) lap += AXIS_TERM(2, R, s2); \
+      const float du0 = fwi_d1(w->u + j, 1, f->c1[0], R); \
+      float       lap = AXIS_TERM(0, R, 1, du0) + AXIS_TERM(1, R, s1, fwi_d1(w->u + j, s1, f->c1[1], R)); \
+      if (DIM == 3) lap += AXIS_TERM(2, R, s2, fwi_d1(w->u + j, s2, f->c1[2], R)); \
+      if (fuse) w->psi0_next[j] = fwi_cpml_psi(w->psi[0][j], du0, w->pa[0][j], w->pb[0][j]); \
       if (store) w->lap[j] = lap; \
       w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
     } \
   } \
+  /* A z-layer segment of a whole row, its psi of axis 0 advanced in place: \
+     no other box reads it, and the step reads the old values from a copy \
+     taken a chunk at a time (with R cells either side) before the chunk is \
+     written.  The separate memory pass would read u back from memory. */ \
+  static void SegmentStepFused_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
+  { \
+    float old[Z_CHUNK + 2 * R]; \
+    for (PetscInt j0 = 0; j0 < len; j0 += Z_CHUNK) { \
+      const PetscInt n = PetscMin(Z_CHUNK, len - j0); \
+      Row            c = *w; \
+      /* cells j0 - R .. j0 - 1: the last chunk's copy, or the slab before the segment */ \
+      if (j0) memmove(old, old + Z_CHUNK, R * sizeof(float)); \
+      else memcpy(old, w->psi[0] - R, R * sizeof(float)); \
+      memcpy(old + R, w->psi[0] + j0, (size_t)(n + R) * sizeof(float)); \
+      RowAdvance(&c, j0); \
+      c.psi0_next = c.psi[0]; \
+      c.psi[0]    = old + R; \
+      if (w->lap) { \
+        WITH_LITERAL_ODD_L(L, SegmentStepL_##DIM##d_r##R(f, &c, L_, 1, 1, n)) \
+      } else { \
+        WITH_LITERAL_ODD_L(L, SegmentStepL_##DIM##d_r##R(f, &c, L_, 0, 1, n)) \
+      } \
+    } \
+  } \
   static void SegmentStep_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
   { \
-    if (w->lap) { \
-      WITH_LITERAL_L(L, SegmentStepL_##DIM##d_r##R(f, w, L_, 1, len)) \
+    if (L & FUSE_Z) { \
+      SegmentStepFused_##DIM##d_r##R(f, w, L & ~FUSE_Z, len); \
+    } else if (w->lap) { \
+      WITH_LITERAL_L(L, SegmentStepL_##DIM##d_r##R(f, w, L_, 1, 0, len)) \
     } else { \
-      WITH_LITERAL_L(L, SegmentStepL_##DIM##d_r##R(f, w, L_, 0, len)) \
+      WITH_LITERAL_L(L, SegmentStepL_##DIM##d_r##R(f, w, L_, 0, 0, len)) \
     } \
   } \
   /* adjoint leapfrog without CPML (the layers are corrected afterwards) and \
@@ -157,15 +246,20 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
   } \
   /* A box, row by row; each row in up to three segments: z layer, z core, z \
      layer (the adjoint, which has no CPML terms: one segment, or three under \
-     the boundary method, which images in the core only). */ \
+     the boundary method, which images in the core only).  A box of whole \
+     rows advances axis 0's psi in its step (FUSE_Z), and its memory pass, \
+     left with axes 1 and 2, takes each row as one segment. */ \
   static void Step_##DIM##d_r##R(Fields *f, const Box *b, Pass pass) \
   { \
-    const unsigned L  = b->layer_axes & ~1u; /* axis 0 is split along each row */ \
+    const unsigned  L     = b->layer_axes & ~1u; /* axis 0 is split along each row */ \
+    const PetscBool whole = b->lo[0] == 0 && b->hi[0] == f->n[0]; \
+    const unsigned  zbits = whole && pass == PASS_STEP ? 1u | FUSE_Z : 1u; \
     const PetscInt c0 = PetscMax(b->lo[0], PetscMin(b->hi[0], f->core[0][0])); \
     const PetscInt c1 = PetscMax(c0, PetscMin(b->hi[0], f->core[0][1])); \
     const PetscInt ntile = TileCount(b->hi[1] - b->lo[1]), tile = (b->hi[1] - b->lo[1] + ntile - 1) / ntile; \
     void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R \
                                                                      : pass == PASS_STEP ? SegmentStep_##DIM##d_r##R : SegmentAdjoint_##DIM##d_r##R; \
+    if (pass == PASS_MEMORY && whole && !L) return; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
       const PetscInt t0 = b->lo[1] + t * tile, t1 = PetscMin(t0 + tile, b->hi[1]); \
@@ -193,9 +287,18 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
             } \
             continue; \
           } \
+          if (pass == PASS_MEMORY && whole) { \
+            RowSetUp(f, i1, i2, b->lo[0], L, 0, &w); \
+            segment(f, &w, L, b->hi[0] - b->lo[0]); \
+            continue; \
+          } \
+          if (c0 > b->lo[0] || b->hi[0] > c1) { /* the next row's */ \
+            if (i1 + 1 < t1) PrefetchZSlabs(f, i1 + 1, i2); \
+            else if (i2 + 1 < b->hi[2]) PrefetchZSlabs(f, t0, i2 + 1); \
+          } \
           if (c0 > b->lo[0]) { \
             RowSetUp(f, i1, i2, b->lo[0], L | 1u, 0, &w); \
-            segment(f, &w, L | 1u, c0 - b->lo[0]); \
+            segment(f, &w, L | zbits, c0 - b->lo[0]); \
           } \
           if (c1 > c0) { \
             RowSetUp(f, i1, i2, c0, L, 0, &w); \
@@ -203,7 +306,7 @@ static inline void RowSetUp(const Fields *f, PetscInt i1, PetscInt i2, PetscInt 
           } \
           if (b->hi[0] > c1) { \
             RowSetUp(f, i1, i2, c1, L | 1u, 1, &w); \
-            segment(f, &w, L | 1u, b->hi[0] - c1); \
+            segment(f, &w, L | zbits, b->hi[0] - c1); \
           } \
         } \
     } \
