@@ -115,9 +115,11 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
 
   PetscFunctionBeginUser;
   PetscCheck(p->gsum, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
-  /* the shot's image starts from zero (a fresh, zeroed allocation) */
-  if (f->grad) PetscCall(ops->mem_free((void **)&f->grad));
-  PetscCall(ops->mem_alloc((void **)&f->grad, f->ncells * sizeof(float)));
+  /* the shot's image starts from zero, in an array allocated for the first
+     shot: a new one every shot would map every page again (and cudaFree
+     waits for the whole device) */
+  if (!f->grad) PetscCall(ops->mem_alloc((void **)&f->grad, f->ncells * sizeof(float)));
+  else PetscCall(ops->mem_zero(f, f->grad, f->ncells * sizeof(float)));
   PetscCall(PetscMalloc2((size_t)t->nsteps * PetscMax(shot->nreach, 1), &host, shot->src.nrows + 1, &src_sum));
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
   for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nreach, residual, host + (size_t)n * shot->nreach);

@@ -77,6 +77,7 @@ typedef struct {
   /* backend memory; uploads and downloads wait for all queued work */
   PetscErrorCode (*mem_alloc)(void **, size_t bytes); /* zeroed, every page mapped */
   PetscErrorCode (*mem_free)(void **);
+  PetscErrorCode (*mem_zero)(Fields *, void *, size_t bytes); /* queued on the current lane */
   PetscErrorCode (*mem_upload)(void *dst, const void *src, size_t bytes);
   PetscErrorCode (*mem_download)(void *dst, const void *src, size_t bytes);
   /* Device backends only (NULL on host): free device memory, and host

@@ -446,13 +446,27 @@ static void FlushSubnormals(void)
   _Pragma("omp parallel") FlushSubnormalsHere();
 }
 
+/* Page by page over the threads, each page written by the thread that will
+   use it most (the kernels split rows the same static way). */
+static void ZeroPages(void *p, size_t bytes)
+{
+  _Pragma("omp parallel for schedule(static)") for (size_t i = 0; i < bytes; i += 4096) memset((char *)p + i, 0, PetscMin(4096, bytes - i));
+}
+
 /* Zeroed by writing, so every page is mapped now: a large store fails here,
    not part way through a run, and its first use pays no page faults. */
 static PetscErrorCode MemAlloc(void **p, size_t bytes)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc(bytes, p));
-  _Pragma("omp parallel for schedule(static)") for (size_t i = 0; i < bytes; i += 4096) memset((char *)*p + i, 0, PetscMin(4096, bytes - i));
+  ZeroPages(*p, bytes);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MemZero(Fields *f, void *p, size_t bytes)
+{
+  PetscFunctionBeginUser;
+  ZeroPages(p, bytes);
   PetscFunctionReturn(0);
 }
 
@@ -519,6 +533,7 @@ const KernelOps KernelOpsCPU = {
   .join                 = InOrder,
   .mem_alloc            = MemAlloc,
   .mem_free             = MemFree,
+  .mem_zero             = MemZero,
   .mem_upload           = MemCopy,
   .mem_download         = MemCopy,
 };

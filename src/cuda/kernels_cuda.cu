@@ -53,6 +53,13 @@ static PetscErrorCode MemAlloc(void **p, size_t bytes)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MemZero(Fields *f, void *p, size_t bytes)
+{
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaMemsetAsync(p, 0, bytes, CudaLane(f)));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MemFree(void **p)
 {
   PetscFunctionBeginUser;
@@ -201,6 +208,7 @@ extern "C" const KernelOps KernelOpsCUDA = {
   .main_stream          = MainStream,
   .mem_alloc            = MemAlloc,
   .mem_free             = MemFree,
+  .mem_zero             = MemZero,
   .mem_upload           = MemCopy,
   .mem_download         = MemCopy,
   .device_free_memory   = DeviceFreeMemory,

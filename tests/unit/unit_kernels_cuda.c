@@ -21,7 +21,7 @@
    _end; mirror_ghosts; zero_surface; inject and record (point maps: each
    cell a weighted sum of amplitudes, each row a weighted sum of cells and
    remote values; record also against that sum on the host);
-   zero_state; pack_boxes of the boundary gradient method's layer band
+   zero_state; mem_zero of grad; pack_boxes of the boundary gradient method's layer band
    (packed from u, unpacked into uprev); a forward and an adjoint step as propagate.c runs them with
    the interior on the side lane and the shell on the main lane, joined;
    all_finite on a finite field and with one NaN or Inf planted; every array
@@ -288,6 +288,7 @@ static PetscErrorCode ZeroSurface(Block *b, const Regions *g) { return b->ops->z
 static PetscErrorCode Inject(Block *b, const Regions *g) { return b->ops->inject(&b->f, &b->inject, b->amp); }
 static PetscErrorCode Record(Block *b, const Regions *g) { return b->ops->record(&b->f, &b->record, b->remote, b->out); }
 static PetscErrorCode ZeroState(Block *b, const Regions *g) { return b->ops->zero_state(&b->f); }
+static PetscErrorCode ZeroGrad(Block *b, const Regions *g) { return b->ops->mem_zero(&b->f, b->grad, b->f.ncells * sizeof(float)); }
 /* The boundary gradient method's band (FieldsBandBoxes) of u packed into
    lap, and lap unpacked into uprev's band. */
 static PetscErrorCode PackBand(Block *b, PetscBool unpack)
@@ -323,6 +324,7 @@ static const struct {
   {"inject",                                              Inject        },
   {"record",                                              Record        },
   {"zero_state",                                          ZeroState     },
+  {"mem_zero, grad",                                      ZeroGrad      },
   {"pack_boxes, the layer band of u",                     Pack          },
   {"pack_boxes, unpacked into uprev",                     Unpack        },
 };
