@@ -6,9 +6,18 @@
 #include "util.h"
 #include <stdio.h>
 
-/* Vectors of the user's grid the optimiser keeps (TAO's solution, bounds,
-   gradient and work vectors, and BLMVM's default 5 update pairs). */
-#define OPTIMISER_VECTORS 20
+/* Vectors of the user's grid an inversion keeps at once: the model and its
+   two bounds, and TAO's (blmvm: gradient, step, old iterate and gradients,
+   its 5 update pairs and their initial Hessian's work, the More-Thuente
+   line search's), counted with PETSc 3.18 (-malloc_view: 38 vectors). */
+#define OPTIMISER_VECTORS 38
+
+/* The inversion's own arrays over the user's grid, bytes a cell: the mask,
+   the gradient in velocity and in TAO's variable (double), the model
+   evaluated (float); and with a preconditioner (-precondition,
+   -gradient_smoothing) its diagonal and a work array (double). */
+#define INVERSION_ARRAYS       (3 * sizeof(double) + sizeof(float))
+#define PRECONDITIONER_ARRAYS  (2 * sizeof(double))
 
 /* What the estimate is made of (see MemoryCheck). */
 typedef struct {
@@ -18,6 +27,7 @@ typedef struct {
   const Geometry  *geo;
   const Grid      *grid;       /* NULL: not yet decomposed */
   PetscBool        snap;       /* points at their nearest grid point */
+  PetscBool        precondition; /* an inversion applies a preconditioner */
   PetscInt         dim, n[3];  /* the user's grid */
   PetscInt         pml[3][2];  /* absorbing layer widths */
   PetscInt         nt, nsteps; /* recorded samples, internal steps (nt when not yet known) */
@@ -143,7 +153,9 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
      the backend */
   bytes[MEM_TRACES] = fl * (s.local_rec * nt + PetscMax(2.0 * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt + 3.0 * r->nsteps);
   bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
-  bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id ? s.user * (OPTIMISER_VECTORS + 2) * sizeof(double) : 0;
+  bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id
+                           ? s.user * (OPTIMISER_VECTORS * sizeof(double) + INVERSION_ARRAYS + (r->precondition ? PRECONDITIONER_ARRAYS : 0))
+                           : 0;
   bytes[MEM_STORE]        = r->store[0];
   bytes[MEM_STORE_DEVICE] = r->store[1];
   PetscFunctionReturn(0);
@@ -234,6 +246,9 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const KernelOp
   r->geo    = geo;
   r->grid   = g;
   r->snap   = o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE;
+  r->precondition = o->precondition != PRECONDITION_NONE || o->gradient_smoothing[0] > 0 || o->gradient_smoothing[1] > 0 || o->gradient_smoothing[2] > 0
+                      ? PETSC_TRUE
+                      : PETSC_FALSE;
   r->dim    = m->dim;
   r->nt     = o->nt;
   r->nsteps = t ? t->nsteps : o->nt;

@@ -5,8 +5,9 @@
   by the wavefields, one by the traces kept at every internal step), less
   that of a tiny run (MPI, PETSc and the program itself), lies within 0.8 to
   1.25 times the figure printed as "memory per rank ... host X"; that of a
-  gradient run with each method (-gradient_method full, boundary), within
-  0.9 to 1.1.
+  gradient run with each method (-gradient_method full, boundary), and of
+  an inversion (one iteration, boundary, with the pseudo-Hessian: TAO's
+  vectors dominate), within 0.9 to 1.1.
 - It refuses before any work, naming the need and the limit, and leaves no
   output: a gradient for which no method fits (naming the least demanding
   one and the ranks that would fit); -nt 2000000000 with one receiver (traces and wavelet of 52 GB,
@@ -97,6 +98,9 @@ def main():
                                  ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method] + grad,
                                  scr.sub(f"grad_{method}"), base, PLANNER_WITHIN)
             c.check(f"gradient method: {method}" in out, f"the run does not say it uses -gradient_method {method}:\n{out}")
+        check_estimate("inversion 600 x 600, 1000 samples, one iteration, boundary, pseudo-Hessian",
+                       ["-mode", "invert", "-observed_dir", obs, "-gradient_method", "boundary", "-precondition", "pseudo_hessian",
+                        "-tao_max_it", 1] + grad, scr.sub("inv"), base, PLANNER_WITHIN)
 
         refused("-nt 2000000000", 1, ["-mode", "forward", "-nx", 100, "-nz", 50, "-nt", 2000000000, "-vp", 2000, "-dx", 10,
                                       "-nrec", 1, "-memory_limit", 20000], scr.sub("o_nt"),
