@@ -14,10 +14,8 @@
 
 /* The inversion's own arrays over the user's grid, bytes a cell: the mask,
    the gradient in velocity and in TAO's variable (double), the model
-   evaluated (float); and with a preconditioner (-precondition,
-   -gradient_smoothing) its diagonal and a work array (double). */
-#define INVERSION_ARRAYS       (3 * sizeof(double) + sizeof(float))
-#define PRECONDITIONER_ARRAYS  (2 * sizeof(double))
+   evaluated (float); more in MemoryRun.preconditioner_arrays. */
+#define INVERSION_ARRAYS (3 * sizeof(double) + sizeof(float))
 
 /* What the estimate is made of (see MemoryCheck). */
 typedef struct {
@@ -27,7 +25,7 @@ typedef struct {
   const Geometry  *geo;
   const Grid      *grid;       /* NULL: not yet decomposed */
   PetscBool        snap;       /* points at their nearest grid point */
-  PetscBool        precondition; /* an inversion applies a preconditioner */
+  PetscInt         preconditioner_arrays; /* doubles a user cell an inversion's preconditioner adds (invert.c: its diagonal, a work array) */
   PetscInt         dim, n[3];  /* the user's grid */
   PetscInt         pml[3][2];  /* absorbing layer widths */
   PetscInt         nt, nsteps; /* recorded samples, internal steps (nt when not yet known) */
@@ -154,7 +152,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   bytes[MEM_TRACES] = fl * (s.local_rec * nt + PetscMax(2.0 * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt + 3.0 * r->nsteps);
   bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
   bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id
-                           ? s.user * (OPTIMISER_VECTORS * sizeof(double) + INVERSION_ARRAYS + (r->precondition ? PRECONDITIONER_ARRAYS : 0))
+                           ? s.user * (OPTIMISER_VECTORS * sizeof(double) + INVERSION_ARRAYS + r->preconditioner_arrays * sizeof(double))
                            : 0;
   bytes[MEM_STORE]        = r->store[0];
   bytes[MEM_STORE_DEVICE] = r->store[1];
@@ -246,9 +244,11 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const KernelOp
   r->geo    = geo;
   r->grid   = g;
   r->snap   = o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE;
-  r->precondition = o->precondition != PRECONDITION_NONE || o->gradient_smoothing[0] > 0 || o->gradient_smoothing[1] > 0 || o->gradient_smoothing[2] > 0
-                      ? PETSC_TRUE
-                      : PETSC_FALSE;
+  {
+    const PetscBool pseudo_hessian = o->precondition != PRECONDITION_NONE ? PETSC_TRUE : PETSC_FALSE;
+    const PetscBool smoothing      = o->gradient_smoothing[0] > 0 || o->gradient_smoothing[1] > 0 || o->gradient_smoothing[2] > 0 ? PETSC_TRUE : PETSC_FALSE;
+    r->preconditioner_arrays       = (pseudo_hessian ? 1 : 0) + (pseudo_hessian || smoothing ? 1 : 0);
+  }
   r->dim    = m->dim;
   r->nt     = o->nt;
   r->nsteps = t ? t->nsteps : o->nt;
