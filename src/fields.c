@@ -58,6 +58,7 @@ void FieldsDescribe(const FieldsBlock *b, Fields *f)
     for (PetscInt s = 0; s < 2; s++) {
       f->layer[a][s]        = active && b->layer[a][s] ? PETSC_TRUE : PETSC_FALSE;
       f->free_surface[a][s] = active && b->free_surface[a][s] ? PETSC_TRUE : PETSC_FALSE;
+      f->neighbour[a][s]    = active && b->neighbour[a][s] ? PETSC_TRUE : PETSC_FALSE;
     }
     for (PetscInt k = 0; k <= r; k++) {
       const double h = active ? b->d[a] : 1;

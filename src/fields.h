@@ -58,6 +58,7 @@ typedef struct {
   PetscInt  layer_edge[3][2];   /* core[] before clipping to the owned cells (may lie beyond them) */
   PetscBool layer[3][2];        /* the grid has a layer on side s of axis a */
   PetscBool free_surface[3][2]; /* face (axis, side) of the owned box is a free surface */
+  PetscBool neighbour[3][2];    /* a rank lies across face (axis, side) of the owned box */
   /* backend memory (host or device) */
   float *u, *uprev;             /* u^n, u^{n-1}; a step writes u^{n+1} over uprev */
   float *vdt2;                  /* v^2 dt^2 */
@@ -156,6 +157,7 @@ typedef struct {
   PetscInt  layer_edge[3][2];   /* owned indices where the core begins and ends (may lie beyond the block) */
   PetscBool layer[3][2];        /* the grid has a layer on side s of axis a */
   PetscBool free_surface[3][2]; /* face (a, s) of the block is a free surface */
+  PetscBool neighbour[3][2];    /* a rank lies across face (a, s) of the block */
 } FieldsBlock;
 
 /* Every descriptive member of f (sizes, strides, FD weights, core, layers,

@@ -151,6 +151,7 @@ void GridBlockFields(const Grid *g, Fields *f)
     for (PetscInt s = 0; s < 2; s++) {
       b.layer[a][s]        = g->pml[a][s] > 0 ? PETSC_TRUE : PETSC_FALSE;
       b.free_surface[a][s] = GridFreeSurface(g, a, s);
+      b.neighbour[a][s]    = g->nbr[a][s] != MPI_PROC_NULL ? PETSC_TRUE : PETSC_FALSE;
     }
   }
   FieldsDescribe(&b, f);

@@ -65,7 +65,11 @@ typedef struct {
                      grad = (grad + uprev * lap_next) + u * lap with lap_next);
        adjoint_layers_begin (before the halo exchange): zeta <- u + zeta in the layers;
        adjoint_layers_end (after every box): uprev += the CPML terms, then psi
-                     and zeta step back. */
+                     and zeta step back.
+     As in the forward, only adjoint_step over every box followed by
+     adjoint_layers_end is specified: the CPU does the z slabs' terms in
+     adjoint_step, row by row, when no rank lies across a z face of
+     Fields (every box then holds whole rows). */
   PetscErrorCode (*adjoint_step)(Fields *, const Box *);
   PetscErrorCode (*adjoint_layers_begin)(Fields *);
   PetscErrorCode (*adjoint_layers_end)(Fields *);

@@ -7,15 +7,11 @@
    surface are mirrored before the interior starts, so only neighbours count. */
 static PetscErrorCode BuildBoxes(Propagator *p)
 {
-  const Grid *g = p->grid;
-  Box         inner, slab[6];
-  PetscInt    nslab;
-  PetscBool   neighbour[3][2];
+  Box      inner, slab[6];
+  PetscInt nslab;
 
   PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < 3; a++)
-    for (PetscInt s = 0; s < 2; s++) neighbour[a][s] = g->nbr[a][s] != MPI_PROC_NULL ? PETSC_TRUE : PETSC_FALSE;
-  BoxesInteriorShell(&p->f, neighbour, &inner, slab, &nslab);
+  BoxesInteriorShell(&p->f, p->f.neighbour, &inner, slab, &nslab);
   PetscCall(PetscMalloc1(BOX_MAX_PIECES, &p->box[0]));
   PetscCall(PetscMalloc1(BOX_MAX_PIECES * 6, &p->box[1]));
   p->nbox[0] = p->nbox[1] = 0;

@@ -156,16 +156,34 @@ static inline void fd_cpml_profile(double x, double L, double vmax, double f, do
    profiles.  Outside the layers pa = pb = pda = 0 and E = psi = 0.  T =
    u + pa E is the adjoint of the forward's t. */
 
+/* What a cell gives its neighbours' adjoint CPML terms: T, then X to
+   reach's d2, Y to its d1 (Z = chi T, fwi_where_nonzero(T, pb), to psi's
+   step back).  A backend may form them once per cell (the CPU does). */
+FWI_HD static inline float fwi_adj_cpml_t(float u, float pa, float E) { return u + pa * E; }
+FWI_HD static inline float fwi_adj_cpml_x(float t, float pa, float E) { return pa * (E + t); }
+FWI_HD static inline float fwi_adj_cpml_y(float t, float pda, float pa, float psi) { return pda * t + pa * psi; }
+
 /* What the axis's layer cells within r of this cell add to the adjoint
    Laplacian: d2(pa (E + T)) - d1(pda T) - d1(pa psi). */
 FWI_HD static inline float fwi_adj_cpml_reach(const float *E, const float *psi, ptrdiff_t ss, const float *u, ptrdiff_t us, const float *pa,
                                                const float *pda, const float *c2, const float *c1, int r)
 {
-  float d2 = c2[0] * (pa[0] * (E[0] + (u[0] + pa[0] * E[0]))), d1 = 0.0f;
+  float d2 = c2[0] * fwi_adj_cpml_x(fwi_adj_cpml_t(u[0], pa[0], E[0]), pa[0], E[0]), d1 = 0.0f;
   for (int k = 1; k <= r; k++) {
-    const float thi = u[k * us] + pa[k] * E[k * ss], tlo = u[-k * us] + pa[-k] * E[-k * ss];
-    d2 += c2[k] * (pa[k] * (E[k * ss] + thi) + pa[-k] * (E[-k * ss] + tlo));
-    d1 += c1[k] * ((pda[k] * thi + pa[k] * psi[k * ss]) - (pda[-k] * tlo + pa[-k] * psi[-k * ss]));
+    const float thi = fwi_adj_cpml_t(u[k * us], pa[k], E[k * ss]), tlo = fwi_adj_cpml_t(u[-k * us], pa[-k], E[-k * ss]);
+    d2 += c2[k] * (fwi_adj_cpml_x(thi, pa[k], E[k * ss]) + fwi_adj_cpml_x(tlo, pa[-k], E[-k * ss]));
+    d1 += c1[k] * (fwi_adj_cpml_y(thi, pda[k], pa[k], psi[k * ss]) - fwi_adj_cpml_y(tlo, pda[-k], pa[-k], psi[-k * ss]));
+  }
+  return d2 - d1;
+}
+
+/* The same from the factors X, Y of the cells at stride s. */
+FWI_HD static inline float fwi_adj_cpml_reach_xy(const float *x, const float *y, ptrdiff_t s, const float *c2, const float *c1, int r)
+{
+  float d2 = c2[0] * x[0], d1 = 0.0f;
+  for (int k = 1; k <= r; k++) {
+    d2 += c2[k] * (x[k * s] + x[-k * s]);
+    d1 += c1[k] * (y[k * s] - y[-k * s]);
   }
   return d2 - d1;
 }
@@ -190,9 +208,17 @@ FWI_HD static inline float fwi_adj_cpml_psi(float psi, const float *u, ptrdiff_t
 {
   float d1 = 0.0f;
   for (int k = 1; k <= r; k++) {
-    const float hi = fwi_where_nonzero(u[k * us] + pa[k] * E[k * ss], pb[k]);
-    const float lo = fwi_where_nonzero(u[-k * us] + pa[-k] * E[-k * ss], pb[-k]);
+    const float hi = fwi_where_nonzero(fwi_adj_cpml_t(u[k * us], pa[k], E[k * ss]), pb[k]);
+    const float lo = fwi_where_nonzero(fwi_adj_cpml_t(u[-k * us], pa[-k], E[-k * ss]), pb[-k]);
     d1 += c1[k] * (hi - lo);
   }
   return pb[0] * (psi - d1);
+}
+
+/* The same from the factors Z of the cells at stride s. */
+FWI_HD static inline float fwi_adj_cpml_psi_z(float psi, const float *z, ptrdiff_t s, float pb, const float *c1, int r)
+{
+  float d1 = 0.0f;
+  for (int k = 1; k <= r; k++) d1 += c1[k] * (z[k * s] - z[-k * s]);
+  return pb * (psi - d1);
 }

@@ -5,18 +5,24 @@
 #include "kernels_cpu.h"
 #include <omp.h>
 
-/* CPUAdjointLayersEnd, one sweep per slab: every cell's share of uprev,
-   then psi and E one step back, in place.  Both read the old psi and E of
-   neighbours along the slab's own axis only, so a cell's new values wait
-   until nothing reads its old ones: in a z slab a row is finished before it
-   is written back; in the x and y slabs a sweep along the axis keeps the
-   new values of the last R + 1 planes in a ring and writes each plane back
-   R planes later.  uprev sums the slabs in the same order as separate
+/* CPUAdjointLayersEnd, per slab: every cell's share of uprev, then psi and
+   E one step back, in place.  Both read the old psi and E of neighbours
+   along the slab's own axis only, through the factors stencil.h names
+   (X, Y, Z): each cell's are formed once, from old values, before anything
+   is written where they came from.  In a z slab that is a row at a time; in
+   the x and y slabs a sweep along the axis keeps the factors of the last
+   2R + 1 planes.  uprev sums the slabs in the same order as separate
    passes would, so the result is theirs bit for bit. */
 
 /* Rows along z are cut into chunks of at most CHUNK cells for the sweeps
-   across rows, so that a ring stays in cache and the threads get pieces. */
+   across rows, so that the factors' ring stays in cache and the threads get pieces. */
 #define CHUNK 256
+
+/* Planes of factors an x or y sweep keeps (more than 4 FWI_MAX_RADIUS, so
+   that moving the last 2R to the start is rare): 20 layer cells and the
+   stencils' reach fit without a move at order 8. */
+#define PLANES 40
+_Static_assert(PLANES > 2 * FWI_MAX_RADIUS, "an x or y sweep keeps the 2R planes its next stencils read and one more");
 
 /* Pointers at owned cell i: the field (u, up, v), slab (a, s) (E, psi) and
    axis a's profiles (pa, pb, pda). */
@@ -70,69 +76,77 @@ PetscErrorCode CPUAdjointLayersBegin(Fields *f)
   PetscFunctionReturn(0);
 }
 
-/* The z slabs touch a short piece of every row of the field: without
-   help the loads wait on memory row after row.  Asks for the pieces of the
-   row `ahead` floats on, reach included. */
-#define PREFETCH_ROWS 4
-static inline void PrefetchRows(const SlabCells *w, PetscInt n, PetscInt R, ptrdiff_t ahead)
+/* A thread's n floats of scratch. */
+static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thread_num() * n; }
+
+/* The sweeps across rows step from plane to plane of the field, a stride
+   the hardware prefetcher does not follow along y: they ask for the pieces
+   of the plane AHEAD planes on. */
+#define AHEAD 2
+static inline void PrefetchRow(const float *p, PetscInt n, int write)
 {
-  for (PetscInt j = -R; j < n + R; j += 16) {
-    __builtin_prefetch(w->u + ahead + j);
-    __builtin_prefetch(w->v + ahead + j);
-    __builtin_prefetch(w->up + ahead + j, 1);
+  for (PetscInt j = 0; j < n; j += 64 / sizeof(float)) {
+    if (write) __builtin_prefetch(p + j, 1);
+    else __builtin_prefetch(p + j);
   }
 }
 
-/* A thread's scratch: n floats for new psi, then n for new E. */
-static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thread_num() * 2 * n; }
-
-/* The per-cell work, j along a z row of n cells from w; PS how the axis
-   profiles advance along the row (1 for axis 0, 0 for the others: a
-   literal, so that each case is its own vectorised loop), us the field's
-   stride along the slab's axis.  REACH:
-   uprev's share.  BACK: the new psi and E into npsi, nE. */
-#define SLAB_REACH(w, n, ss, us, c1, c2, R, PS) \
-  _Pragma("omp simd") for (PetscInt j = 0; j < (n); j++)(w).up[j] += \
-    (w).v[j] * fwi_adj_cpml_reach((w).E + j, (w).psi + j, ss, (w).u + j, us, (w).pa + PS * j, (w).pda + PS * j, c2, c1, R)
-#define SLAB_BACK(w, n, ss, us, c1, R, PS, npsi, nE) \
+/* The factors (stencil.h) of the n cells of w into x, y, z; profiles
+   along the row when PS is 1, constant along it when 0. */
+#define SLAB_FACTORS(w, n, PS, x, y, z) \
   _Pragma("omp simd") for (PetscInt j = 0; j < (n); j++) \
   { \
-    (npsi)[j] = fwi_adj_cpml_psi((w).psi[j], (w).u + j, us, (w).E + j, ss, (w).pa + PS * j, (w).pb + PS * j, c1, R); \
-    (nE)[j]   = (w).E[j] * (w).pb[PS * j]; \
+    const float t_ = fwi_adj_cpml_t((w).u[j], (w).pa[PS * j], (w).E[j]); \
+    (x)[j]         = fwi_adj_cpml_x(t_, (w).pa[PS * j], (w).E[j]); \
+    (y)[j]         = fwi_adj_cpml_y(t_, (w).pda[PS * j], (w).pa[PS * j], (w).psi[j]); \
+    (z)[j]         = fwi_where_nonzero(t_, (w).pb[PS * j]); \
   }
 
 #define DEFINE_LAYERS_END(R, DIM) \
-  /* a z slab, row by row */ \
-  static void SlabEndZ_r##R(Fields *f, PetscInt s, float *work, size_t nwork) \
+  /* both z slabs' pieces of row (i1, i2): the factors of every cell the \
+     stencils read, then uprev's share and psi and E one step back, in \
+     place (nothing reads their old values after the factors) */ \
+  void CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2) \
   { \
-    const float *c1 = f->c1[0], *c2 = f->c2[0]; \
-    PetscInt     lo[3], hi[3], llo[3], lhi[3]; \
-    FieldsSlabBox(f, 0, s, f->radius, lo, hi); \
-    FieldsSlabBox(f, 0, s, 0, llo, lhi); \
-    const PetscInt n = hi[0] - lo[0], nl = lhi[0] - llo[0]; \
-    _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = lo[2]; i2 < hi[2]; i2++) \
-    { \
-      for (PetscInt i1 = lo[1]; i1 < hi[1]; i1++) { \
-        const PetscInt  i[3] = {lo[0], i1, i2}, il[3] = {llo[0], i1, i2}; \
-        const SlabCells w = SlabCellsAt(f, 0, s, i), l = SlabCellsAt(f, 0, s, il); \
-        float *npsi = Scratch(work, nwork), *nE = npsi + nwork; \
-        PrefetchRows(&w, n, R, PREFETCH_ROWS * f->stride[1]); \
-        SLAB_REACH(w, n, 1, 1, c1, c2, R, 1); \
-        SLAB_BACK(l, nl, 1, 1, c1, R, 1, npsi, nE); \
-        PetscArraycpy(l.psi, npsi, nl); \
-        PetscArraycpy(l.E, nE, nl); \
+    float c1[R + 1], c2[R + 1]; \
+    for (int k = 0; k <= R; k++) { \
+      c1[k] = f->c1[0][k]; \
+      c2[k] = f->c2[0][k]; \
+    } \
+    for (PetscInt s = 0; s < 2; s++) { \
+      if (!f->slab[0][s].ncells) continue; \
+      PetscInt lo[3], hi[3], llo[3], lhi[3]; \
+      FieldsSlabBox(f, 0, s, R, lo, hi); \
+      FieldsSlabBox(f, 0, s, 0, llo, lhi); \
+      const PetscInt  n = hi[0] - lo[0], l0 = llo[0] - lo[0], nl = lhi[0] - llo[0]; \
+      const PetscInt  i[3] = {lo[0] - R, i1, i2}; \
+      const SlabCells w = SlabCellsAt(f, 0, s, i); \
+      float           xb[n + 2 * R], yb[n + 2 * R], zb[n + 2 * R]; \
+      const float    *x = xb + R, *y = yb + R; /* at the box's first cell */ \
+      SLAB_FACTORS(w, n + 2 * R, 1, xb, yb, zb); \
+      _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) w.up[R + j] += w.v[R + j] * fwi_adj_cpml_reach_xy(x + j, y + j, 1, c2, c1, R); \
+      _Pragma("omp simd") for (PetscInt j = R + l0; j < R + l0 + nl; j++) \
+      { \
+        w.psi[j] = fwi_adj_cpml_psi_z(w.psi[j], zb + j, 1, w.pb[j], c1, R); \
+        w.E[j]   = w.E[j] * w.pb[j]; \
       } \
     } \
   } \
   /* an x (a = 1) or y (a = 2) slab: per chunk of z and index of the third \
-     axis t, a sweep along a */ \
+     axis t, a sweep along a that forms each plane's factors and finishes \
+     the plane R behind (uprev's share, psi and E in place).  The factors \
+     sit in a window of PLANES planes at one stride; when it is full, the \
+     last 2R, all the next plane's stencils read, move to its start. */ \
   static void SlabEndXY_r##R(Fields *f, PetscInt a, PetscInt s, float *work) \
   { \
-    const PetscInt   t = 3 - a; \
-    const ptrdiff_t  ss = f->slab[a][s].stride[a], us = f->stride[a]; \
-    const float     *c1 = f->c1[a], *c2 = f->c2[a]; \
-    PetscInt         lo[3], hi[3], llo[3], lhi[3]; \
-    FieldsSlabBox(f, a, s, f->radius, lo, hi); \
+    const PetscInt t = 3 - a; \
+    float          c1[R + 1], c2[R + 1]; \
+    PetscInt       lo[3], hi[3], llo[3], lhi[3]; \
+    for (int k = 0; k <= R; k++) { \
+      c1[k] = f->c1[a][k]; \
+      c2[k] = f->c2[a][k]; \
+    } \
+    FieldsSlabBox(f, a, s, R, lo, hi); \
     FieldsSlabBox(f, a, s, 0, llo, lhi); \
     const PetscInt threads = omp_get_max_threads(); \
     const PetscInt nchunk  = PetscMax((f->n[0] + CHUNK - 1) / CHUNK, PetscMin(f->n[0], (4 * threads + f->n[t] - 1) / f->n[t])); \
@@ -141,26 +155,44 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     { \
       for (PetscInt k = 0; k < nchunk; k++) { \
         const PetscInt z0 = k * chunk, n = PetscMin(chunk, f->n[0] - z0); \
-        float         *ring = Scratch(work, (R + 1) * CHUNK); /* plane q's new psi at (q % (R + 1)) * CHUNK, new E R + 1 planes on */ \
-        PetscInt       i[3]; \
+        float *X = Scratch(work, 3 * PLANES * CHUNK), *Y = X + PLANES * CHUNK, *Z = Y + PLANES * CHUNK; \
+        PetscInt base = lo[a] - R; /* the window's first plane */ \
+        PetscInt i[3]; \
         i[0] = z0; \
         i[t] = it; \
-        for (PetscInt ia = lo[a]; ia < hi[a] + R; ia++) { \
-          const PetscInt q = ia - R; /* the plane nothing reads any more */ \
-          if (ia < hi[a]) { \
-            i[a]              = ia; \
-            const SlabCells w = SlabCellsAt(f, a, s, i); \
-            SLAB_REACH(w, n, ss, us, c1, c2, R, 0); \
-            if (ia >= llo[a] && ia < lhi[a]) { \
-              float *npsi = ring + (ia % (R + 1)) * CHUNK, *nE = npsi + (R + 1) * CHUNK; \
-              SLAB_BACK(w, n, ss, us, c1, R, 0, npsi, nE); \
+        for (PetscInt p = base; p < hi[a] + R; p++) { \
+          if (p - base == PLANES) { \
+            for (float *w = X; w < X + 3 * PLANES * CHUNK; w += PLANES * CHUNK) PetscArraymove(w, w + (PLANES - 2 * R) * CHUNK, 2 * R * CHUNK); \
+            base += PLANES - 2 * R; \
+          } \
+          if (p + AHEAD < hi[a] + R) { \
+            i[a]              = p + AHEAD; \
+            const SlabCells u = SlabCellsAt(f, a, s, i); \
+            PrefetchRow(u.u, n, 0); \
+            PrefetchRow(u.E, n, 1); \
+            PrefetchRow(u.psi, n, 1); \
+            if (p + AHEAD - R >= lo[a]) { \
+              i[a]              = p + AHEAD - R; \
+              const SlabCells v = SlabCellsAt(f, a, s, i); \
+              PrefetchRow(v.up, n, 1); \
+              PrefetchRow(v.v, n, 0); \
             } \
           } \
-          if (q >= llo[a] && q < lhi[a]) { \
-            i[a]              = q; \
-            const SlabCells w = SlabCellsAt(f, a, s, i); \
-            PetscArraycpy(w.psi, ring + (q % (R + 1)) * CHUNK, n); \
-            PetscArraycpy(w.E, ring + (R + 1 + q % (R + 1)) * CHUNK, n); \
+          const size_t q = (size_t)(p - base) * CHUNK; \
+          i[a]           = p; \
+          const SlabCells w = SlabCellsAt(f, a, s, i); \
+          SLAB_FACTORS(w, n, 0, X + q, Y + q, Z + q); \
+          const PetscInt b = p - R; /* every plane its stencils read has its factors */ \
+          if (b < lo[a]) continue; \
+          const size_t    c = (size_t)(b - base) * CHUNK; \
+          i[a]              = b; \
+          const SlabCells v = SlabCellsAt(f, a, s, i); \
+          _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) v.up[j] += v.v[j] * fwi_adj_cpml_reach_xy(X + c + j, Y + c + j, CHUNK, c2, c1, R); \
+          if (b < llo[a] || b >= lhi[a]) continue; \
+          _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) \
+          { \
+            v.psi[j] = fwi_adj_cpml_psi_z(v.psi[j], Z + c + j, CHUNK, v.pb[0], c1, R); \
+            v.E[j]   = v.E[j] * v.pb[0]; \
           } \
         } \
       } \
@@ -169,14 +201,17 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
   static PetscErrorCode LayersEnd_r##R(Fields *f) \
   { \
     float *work; \
-    size_t nz = 1; \
     PetscFunctionBeginUser; \
-    for (PetscInt s = 0; s < 2; s++) nz = PetscMax(nz, (size_t)(f->slab[0][s].hi - f->slab[0][s].lo)); \
-    PetscCall(PetscMalloc1((size_t)omp_get_max_threads() * 2 * PetscMax(nz, (R + 1) * CHUNK), &work)); \
+    if (!CPUAdjointZInStep(f)) { \
+      _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = 0; i2 < f->n[2]; i2++) \
+      { \
+        for (PetscInt i1 = 0; i1 < f->n[1]; i1++) CPUAdjointLayersRowZ_r##R(f, i1, i2); \
+      } \
+    } \
+    PetscCall(PetscMalloc1((size_t)omp_get_max_threads() * 3 * PLANES * CHUNK, &work)); \
     FOR_EACH_SLAB(f) \
     { \
       if (a) SlabEndXY_r##R(f, a, s, work); \
-      else SlabEndZ_r##R(f, s, work, nz); \
     } \
     PetscCall(PetscFree(work)); \
     PetscFunctionReturn(0); \

@@ -158,6 +158,14 @@ static inline void RowAdvance(Row *w, PetscInt d)
   default: { const unsigned L_ = 7; CALL; } break; \
   }
 
+/* In Step_: the z slabs' pieces of the row after (i1, i2) in a tile
+   [t0, t1) of box b. */
+#define PREFETCH_NEXT_ROW \
+  do { \
+    if (i1 + 1 < t1) PrefetchZSlabs(f, i1 + 1, i2); \
+    else if (i2 + 1 < b->hi[2]) PrefetchZSlabs(f, t0, i2 + 1); \
+  } while (0)
+
 #define DEFINE_ROW_KERNELS(R, DIM) \
   /* leapfrog over [lo, hi) with the CPML terms of the axes in L; the sum is
      (term_z + term_x) + term_y in every variant; with fuse, also psi of \
@@ -275,6 +283,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
     const PetscInt ntile = TileCount(b->hi[1] - b->lo[1]), tile = (b->hi[1] - b->lo[1] + ntile - 1) / ntile; \
     void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R \
                                                                      : pass == PASS_STEP ? SegmentStep_##DIM##d_r##R : SegmentAdjoint_##DIM##d_r##R; \
+    /* the adjoint CPML terms of the z slabs, row by row (see CPUAdjointZInStep) */ \
+    const PetscBool zrows = pass == PASS_ADJOINT && CPUAdjointZInStep(f) && (f->slab[0][0].ncells || f->slab[0][1].ncells); \
     if (pass == PASS_MEMORY && whole && !L) return; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
@@ -285,9 +295,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
           if (pass == PASS_ADJOINT && !f->fu) { \
             RowSetUp(f, i1, i2, b->lo[0], 0, 0, &w); \
             segment(f, &w, !f->lap ? 0 : f->lap_next ? 3 : 1, b->hi[0] - b->lo[0]); \
-            continue; \
-          } \
-          if (pass == PASS_ADJOINT) { /* boundary method: imaging and the forward field in the core only */ \
+          } else if (pass == PASS_ADJOINT) { /* boundary method: imaging and the forward field in the core only */ \
             const PetscInt k0 = L ? b->hi[0] : c0; \
             if (k0 > b->lo[0]) { \
               RowSetUp(f, i1, i2, b->lo[0], 0, 0, &w); \
@@ -301,6 +309,12 @@ static inline void RowAdvance(Row *w, PetscInt d)
               RowSetUp(f, i1, i2, c1, 0, 0, &w); \
               segment(f, &w, 0, b->hi[0] - c1); \
             } \
+          } \
+          if (pass == PASS_ADJOINT) { \
+            if (zrows) { \
+              PREFETCH_NEXT_ROW; \
+              CPUAdjointLayersRowZ_r##R(f, i1, i2); \
+            } \
             continue; \
           } \
           if (pass == PASS_MEMORY && whole) { \
@@ -308,10 +322,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
             segment(f, &w, L, b->hi[0] - b->lo[0]); \
             continue; \
           } \
-          if (c0 > b->lo[0] || b->hi[0] > c1) { /* the next row's */ \
-            if (i1 + 1 < t1) PrefetchZSlabs(f, i1 + 1, i2); \
-            else if (i2 + 1 < b->hi[2]) PrefetchZSlabs(f, t0, i2 + 1); \
-          } \
+          if (c0 > b->lo[0] || b->hi[0] > c1) PREFETCH_NEXT_ROW; \
           if (c0 > b->lo[0]) { \
             RowSetUp(f, i1, i2, b->lo[0], L | 1u, 0, &w); \
             segment(f, &w, L | zbits, c0 - b->lo[0]); \
@@ -333,6 +344,9 @@ FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
 static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
 {
   PetscFunctionBeginUser;
+  PetscCheck(pass != PASS_ADJOINT || !CPUAdjointZInStep(f) || (b->lo[0] == 0 && b->hi[0] == f->n[0]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "Adjoint box [%" PetscInt_FMT ", %" PetscInt_FMT ") cuts rows along z where no rank lies across a z face: expected whole rows",
+             b->lo[0], b->hi[0]);
 #define STEP_CASE(R, DIM) \
   case 10 * R + DIM: Step_##DIM##d_r##R(f, b, pass); break;
   switch (f->radius * 10 + f->dim) {

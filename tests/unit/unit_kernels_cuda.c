@@ -16,9 +16,13 @@
    regions, as propagate.c runs them: the CPU backend advances axis 0's psi
    within the step where a box holds whole rows, so only the pair is
    compared) over the whole block as one box, over a sub-box and over the
-   interior plus the shell slabs, with and without storing lap; adjoint_step (lap and grad set, or grad and the forward
-   field run backwards: fu, fuprev); adjoint_layers_begin and
-   _end; mirror_ghosts; zero_surface; inject and record (point maps: each
+   interior plus the shell slabs, with and without storing lap; an adjoint
+   step (adjoint_step, then adjoint_layers_end: the CPU backend does the z
+   slabs' CPML terms within adjoint_step when no rank lies across a z face)
+   over the whole block and over interior plus shell (lap and grad set, or
+   grad and the forward field run backwards: fu, fuprev);
+   adjoint_layers_begin; adjoint_layers_end alone (every slab in it: as
+   with neighbours all round); mirror_ghosts; zero_surface; inject and record (point maps: each
    cell a weighted sum of amplitudes, each row a weighted sum of cells and
    remote values; record also against that sum on the host);
    zero_state; mem_zero of grad; pack_boxes of the boundary gradient method's layer band
@@ -242,17 +246,51 @@ static PetscErrorCode StepLanes(Block *b, const Regions *g)
   PetscFunctionReturn(0);
 }
 
+/* Runs op with the block's Fields saying that a rank lies across every
+   face, as the split regions assume (RegionsSetUp) and as propagate.c's
+   Fields would say: the CPU backend's adjoint then leaves the z slabs to
+   adjoint_layers_end. */
+static PetscErrorCode AllRound(Block *b, const Regions *g, PetscErrorCode (*op)(Block *, const Regions *))
+{
+  PetscBool keep[3][2];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(&keep[0][0], &b->f.neighbour[0][0], 6));
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt s = 0; s < 2; s++) b->f.neighbour[a][s] = PETSC_TRUE;
+  PetscCall(op(b, g));
+  PetscCall(PetscArraycpy(&b->f.neighbour[0][0], &keep[0][0], 6));
+  PetscFunctionReturn(0);
+}
+
+/* An adjoint step's kernels: adjoint_step over the regions, then
+   adjoint_layers_end (how the CPML terms split between the two is the
+   backend's, see KernelOps). */
+static PetscErrorCode AdjointWholePair(Block *b, const Regions *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ApplyBox(b, &g->whole, BOX_ADJOINT));
+  PetscCall(b->ops->adjoint_layers_end(&b->f));
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode AdjointSplitPair(Block *b, const Regions *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ApplySplit(b, g, BOX_ADJOINT));
+  PetscCall(b->ops->adjoint_layers_end(&b->f));
+  PetscFunctionReturn(0);
+}
 static PetscErrorCode AdjointWhole(Block *b, const Regions *g)
 {
   b->f.lap  = b->lap;
   b->f.grad = b->grad;
-  return ApplyBox(b, &g->whole, BOX_ADJOINT);
+  return AdjointWholePair(b, g);
 }
 static PetscErrorCode AdjointSplit(Block *b, const Regions *g)
 {
   b->f.lap  = b->lap;
   b->f.grad = b->grad;
-  return ApplySplit(b, g, BOX_ADJOINT);
+  return AllRound(b, g, AdjointSplitPair);
 }
 /* With the forward field run backwards (the boundary gradient method). */
 static PetscErrorCode AdjointBackwardSplit(Block *b, const Regions *g)
@@ -260,13 +298,15 @@ static PetscErrorCode AdjointBackwardSplit(Block *b, const Regions *g)
   b->f.grad   = b->grad;
   b->f.fu     = b->fu;
   b->f.fuprev = b->fuprev;
-  return ApplySplit(b, g, BOX_ADJOINT);
+  return AllRound(b, g, AdjointSplitPair);
 }
 static PetscErrorCode LayersBegin(Block *b, const Regions *g) { return b->ops->adjoint_layers_begin(&b->f); }
-static PetscErrorCode LayersEnd(Block *b, const Regions *g) { return b->ops->adjoint_layers_end(&b->f); }
+static PetscErrorCode LayersEndAlone(Block *b, const Regions *g) { return b->ops->adjoint_layers_end(&b->f); }
+/* Alone, every slab's terms are adjoint_layers_end's: as inside a decomposition. */
+static PetscErrorCode LayersEnd(Block *b, const Regions *g) { return AllRound(b, g, LayersEndAlone); }
 
 /* Two adjoint steps as propagate.c runs them with the lanes (see StepLanes). */
-static PetscErrorCode AdjointLanes(Block *b, const Regions *g)
+static PetscErrorCode AdjointLanesSteps(Block *b, const Regions *g)
 {
   PetscFunctionBeginUser;
   b->f.lap  = b->lap;
@@ -282,6 +322,7 @@ static PetscErrorCode AdjointLanes(Block *b, const Regions *g)
   }
   PetscFunctionReturn(0);
 }
+static PetscErrorCode AdjointLanes(Block *b, const Regions *g) { return AllRound(b, g, AdjointLanesSteps); }
 
 static PetscErrorCode Mirror(Block *b, const Regions *g) { return b->ops->mirror_ghosts(&b->f); }
 static PetscErrorCode ZeroSurface(Block *b, const Regions *g) { return b->ops->zero_surface(&b->f); }
@@ -313,9 +354,9 @@ static const struct {
   {"forward step, sub-box, storing lap",                  StepSubStore  },
   {"forward step, interior + shell",                      StepSplit     },
   {"forward step with the lanes (interior on the side)",  StepLanes     },
-  {"adjoint_step, whole block",                           AdjointWhole  },
-  {"adjoint_step, interior + shell",                      AdjointSplit  },
-  {"adjoint_step with the forward field run backwards",   AdjointBackwardSplit},
+  {"adjoint step (adjoint_step, adjoint_layers_end), whole block", AdjointWhole},
+  {"adjoint step, interior + shell",                      AdjointSplit  },
+  {"adjoint step with the forward field run backwards",   AdjointBackwardSplit},
   {"adjoint_layers_begin",                                LayersBegin   },
   {"adjoint_layers_end",                                  LayersEnd     },
   {"adjoint step with the lanes (interior on the side)",  AdjointLanes  },
@@ -520,7 +561,10 @@ static PetscErrorCode TestConfig(const Config *c, PetscInt radius)
   PetscCall(PetscNew(&p));
   PetscCall(FieldsDescribeBlock(c->dim, radius, c->n, c->edge, c->layer, &geometry));
   for (PetscInt a = 0; a < c->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) geometry.free_surface[a][s] = c->free_surface[a][s];
+    for (PetscInt s = 0; s < 2; s++) {
+      geometry.free_surface[a][s] = c->free_surface[a][s];
+      geometry.neighbour[a][s]    = c->neighbour[a][s];
+    }
   PetscCall(PetscSNPrintf(p->name, sizeof p->name, "%s, radius %d, n (%d, %d, %d), core [%d, %d) [%d, %d) [%d, %d)", c->name, (int)radius, (int)geometry.n[0],
                           (int)geometry.n[1], (int)geometry.n[2], (int)geometry.core[0][0], (int)geometry.core[0][1], (int)geometry.core[1][0],
                           (int)geometry.core[1][1], (int)geometry.core[2][0], (int)geometry.core[2][1]));
