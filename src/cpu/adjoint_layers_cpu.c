@@ -10,12 +10,13 @@
    along the slab's own axis only, through the factors stencil.h names
    (X, Y, Z): each cell's are formed once, from old values, before anything
    is written where they came from.  In a z slab that is a row at a time; in
-   the x and y slabs a sweep along the axis keeps the factors of the last
-   2R + 1 planes.  uprev sums the slabs in the same order as separate
+   the x and y slabs a sweep along the axis keeps the factors of a window of
+   planes.  uprev sums the slabs in the same order as separate
    passes would, so the result is theirs bit for bit. */
 
 /* Rows along z are cut into chunks of at most CHUNK cells for the sweeps
-   across rows, so that the factors' ring stays in cache and the threads get pieces. */
+   across rows, so that the window of factors stays in cache and the
+   threads get pieces. */
 #define CHUNK 256
 
 /* Planes of factors an x or y sweep keeps (more than 4 FWI_MAX_RADIUS, so
@@ -166,16 +167,16 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
             base += PLANES - 2 * R; \
           } \
           if (p + AHEAD < hi[a] + R) { \
-            i[a]              = p + AHEAD; \
-            const SlabCells u = SlabCellsAt(f, a, s, i); \
-            PrefetchRow(u.u, n, 0); \
-            PrefetchRow(u.E, n, 1); \
-            PrefetchRow(u.psi, n, 1); \
+            i[a]                  = p + AHEAD; \
+            const SlabCells ahead = SlabCellsAt(f, a, s, i); \
+            PrefetchRow(ahead.u, n, 0); \
+            PrefetchRow(ahead.E, n, 1); \
+            PrefetchRow(ahead.psi, n, 1); \
             if (p + AHEAD - R >= lo[a]) { \
-              i[a]              = p + AHEAD - R; \
-              const SlabCells v = SlabCellsAt(f, a, s, i); \
-              PrefetchRow(v.up, n, 1); \
-              PrefetchRow(v.v, n, 0); \
+              i[a]                   = p + AHEAD - R; \
+              const SlabCells behind = SlabCellsAt(f, a, s, i); \
+              PrefetchRow(behind.up, n, 1); \
+              PrefetchRow(behind.v, n, 0); \
             } \
           } \
           const size_t q = (size_t)(p - base) * CHUNK; \
