@@ -66,10 +66,11 @@ typedef struct {
        adjoint_layers_begin (before the halo exchange): zeta <- u + zeta in the layers;
        adjoint_layers_end (after every box): uprev += the CPML terms, then psi
                      and zeta step back.
-     As in the forward, only adjoint_step over every box followed by
-     adjoint_layers_end is specified: the CPU does the z slabs' terms in
-     adjoint_step, row by row, when no rank lies across a z face of
-     Fields (every box then holds whole rows). */
+     As in the forward, only the three together are specified: for an
+     axis no rank lies across (Fields.neighbour), whose slabs no halo
+     exchanges, the CPU adds u to their zeta in adjoint_layers_end where it
+     first reads it, and for axis 0 (every box then holding whole rows)
+     does the z slabs' terms in adjoint_step, row by row. */
   PetscErrorCode (*adjoint_step)(Fields *, const Box *);
   PetscErrorCode (*adjoint_layers_begin)(Fields *);
   PetscErrorCode (*adjoint_layers_end)(Fields *);

@@ -57,11 +57,14 @@ static inline SlabCells SlabCellsAt(const Fields *f, PetscInt a, PetscInt s, con
     for (PetscInt s = 0; s < 2; s++) \
       if ((f)->slab[a][s].ncells)
 
+/* E <- E + u in the layer cells, for the slabs a halo exchanges; the others
+   get it where their sweeps first read E (CPUAxisAlone). */
 PetscErrorCode CPUAdjointLayersBegin(Fields *f)
 {
   PetscFunctionBeginUser;
   FOR_EACH_SLAB(f)
   {
+    if (CPUAxisAlone(f, a)) continue;
     PetscInt lo[3], hi[3];
     FieldsSlabBox(f, a, s, 0, lo, hi);
     const PetscInt n = hi[0] - lo[0];
@@ -92,15 +95,27 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
   }
 }
 
-/* The factors (stencil.h) of the n cells of w into x, y, z; profiles
+/* E at cell j of w, with adjoint_layers_begin's u added where ADD (a
+   literal) says it is still due. */
+#define SLAB_E(w, j, ADD) ((ADD) ? (w).E[j] + (w).u[j] : (w).E[j])
+
+/* The factors (stencil.h) of cells [j0, j1) of w into x, y, z; profiles
    along the row when PS is 1, constant along it when 0. */
-#define SLAB_FACTORS(w, n, PS, x, y, z) \
-  _Pragma("omp simd") for (PetscInt j = 0; j < (n); j++) \
+#define SLAB_FACTORS(w, j0, j1, PS, ADD, x, y, z) \
+  _Pragma("omp simd") for (PetscInt j = (j0); j < (j1); j++) \
   { \
-    const float t_ = fwi_adj_cpml_t((w).u[j], (w).pa[PS * j], (w).E[j]); \
-    (x)[j]         = fwi_adj_cpml_x(t_, (w).pa[PS * j], (w).E[j]); \
+    const float e_ = SLAB_E(w, j, ADD), t_ = fwi_adj_cpml_t((w).u[j], (w).pa[PS * j], e_); \
+    (x)[j]         = fwi_adj_cpml_x(t_, (w).pa[PS * j], e_); \
     (y)[j]         = fwi_adj_cpml_y(t_, (w).pda[PS * j], (w).pa[PS * j], (w).psi[j]); \
     (z)[j]         = fwi_where_nonzero(t_, (w).pb[PS * j]); \
+  }
+
+/* psi and E of cells [j0, j1) of w one step back, from the factors z. */
+#define SLAB_BACK(w, j0, j1, PS, ADD, z, zs, c1, R) \
+  _Pragma("omp simd") for (PetscInt j = (j0); j < (j1); j++) \
+  { \
+    (w).psi[j] = fwi_adj_cpml_psi_z((w).psi[j], (z) + j, zs, (w).pb[PS * j], c1, R); \
+    (w).E[j]   = SLAB_E(w, j, ADD) * (w).pb[PS * j]; \
   }
 
 #define DEFINE_LAYERS_END(R, DIM) \
@@ -109,7 +124,8 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
      place (nothing reads their old values after the factors) */ \
   void CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2) \
   { \
-    float c1[R + 1], c2[R + 1]; \
+    const PetscBool alone = CPUAxisAlone(f, 0); \
+    float           c1[R + 1], c2[R + 1]; \
     for (int k = 0; k <= R; k++) { \
       c1[k] = f->c1[0][k]; \
       c2[k] = f->c2[0][k]; \
@@ -122,14 +138,21 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
       const PetscInt  n = hi[0] - lo[0], l0 = llo[0] - lo[0], nl = lhi[0] - llo[0]; \
       const PetscInt  i[3] = {lo[0] - R, i1, i2}; \
       const SlabCells w = SlabCellsAt(f, 0, s, i); \
+      const PetscInt  k0 = R + l0, k1 = k0 + nl; /* the layer cells */ \
       float           xb[n + 2 * R], yb[n + 2 * R], zb[n + 2 * R]; \
       const float    *x = xb + R, *y = yb + R; /* at the box's first cell */ \
-      SLAB_FACTORS(w, n + 2 * R, 1, xb, yb, zb); \
+      SLAB_FACTORS(w, 0, k0, 1, 0, xb, yb, zb); \
+      if (alone) { \
+        SLAB_FACTORS(w, k0, k1, 1, 1, xb, yb, zb); \
+      } else { \
+        SLAB_FACTORS(w, k0, k1, 1, 0, xb, yb, zb); \
+      } \
+      SLAB_FACTORS(w, k1, n + 2 * R, 1, 0, xb, yb, zb); \
       _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) w.up[R + j] += w.v[R + j] * fwi_adj_cpml_reach_xy(x + j, y + j, 1, c2, c1, R); \
-      _Pragma("omp simd") for (PetscInt j = R + l0; j < R + l0 + nl; j++) \
-      { \
-        w.psi[j] = fwi_adj_cpml_psi_z(w.psi[j], zb + j, 1, w.pb[j], c1, R); \
-        w.E[j]   = w.E[j] * w.pb[j]; \
+      if (alone) { \
+        SLAB_BACK(w, k0, k1, 1, 1, zb, 1, c1, R); \
+      } else { \
+        SLAB_BACK(w, k0, k1, 1, 0, zb, 1, c1, R); \
       } \
     } \
   } \
@@ -140,9 +163,10 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
      last 2R, all the next plane's stencils read, move to its start. */ \
   static void SlabEndXY_r##R(Fields *f, PetscInt a, PetscInt s, float *work) \
   { \
-    const PetscInt t = 3 - a; \
-    float          c1[R + 1], c2[R + 1]; \
-    PetscInt       lo[3], hi[3], llo[3], lhi[3]; \
+    const PetscInt  t = 3 - a; \
+    const PetscBool alone = CPUAxisAlone(f, a); \
+    float           c1[R + 1], c2[R + 1]; \
+    PetscInt        lo[3], hi[3], llo[3], lhi[3]; \
     for (int k = 0; k <= R; k++) { \
       c1[k] = f->c1[a][k]; \
       c2[k] = f->c2[a][k]; \
@@ -182,7 +206,11 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
           const size_t q = (size_t)(p - base) * CHUNK; \
           i[a]           = p; \
           const SlabCells w = SlabCellsAt(f, a, s, i); \
-          SLAB_FACTORS(w, n, 0, X + q, Y + q, Z + q); \
+          if (alone && p >= llo[a] && p < lhi[a]) { \
+            SLAB_FACTORS(w, 0, n, 0, 1, X + q, Y + q, Z + q); \
+          } else { \
+            SLAB_FACTORS(w, 0, n, 0, 0, X + q, Y + q, Z + q); \
+          } \
           const PetscInt b = p - R; /* every plane its stencils read has its factors */ \
           if (b < lo[a]) continue; \
           const size_t    c = (size_t)(b - base) * CHUNK; \
@@ -190,10 +218,10 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
           const SlabCells v = SlabCellsAt(f, a, s, i); \
           _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) v.up[j] += v.v[j] * fwi_adj_cpml_reach_xy(X + c + j, Y + c + j, CHUNK, c2, c1, R); \
           if (b < llo[a] || b >= lhi[a]) continue; \
-          _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) \
-          { \
-            v.psi[j] = fwi_adj_cpml_psi_z(v.psi[j], Z + c + j, CHUNK, v.pb[0], c1, R); \
-            v.E[j]   = v.E[j] * v.pb[0]; \
+          if (alone) { \
+            SLAB_BACK(v, 0, n, 0, 1, Z + c, CHUNK, c1, R); \
+          } else { \
+            SLAB_BACK(v, 0, n, 0, 0, Z + c, CHUNK, c1, R); \
           } \
         } \
       } \
@@ -203,7 +231,7 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
   { \
     float *work; \
     PetscFunctionBeginUser; \
-    if (!CPUAdjointZInStep(f)) { \
+    if (!CPUAxisAlone(f, 0)) { \
       _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = 0; i2 < f->n[2]; i2++) \
       { \
         for (PetscInt i1 = 0; i1 < f->n[1]; i1++) CPUAdjointLayersRowZ_r##R(f, i1, i2); \

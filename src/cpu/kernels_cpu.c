@@ -283,8 +283,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
     const PetscInt ntile = TileCount(b->hi[1] - b->lo[1]), tile = (b->hi[1] - b->lo[1] + ntile - 1) / ntile; \
     void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R \
                                                                      : pass == PASS_STEP ? SegmentStep_##DIM##d_r##R : SegmentAdjoint_##DIM##d_r##R; \
-    /* the adjoint CPML terms of the z slabs, row by row (see CPUAdjointZInStep) */ \
-    const PetscBool zrows = pass == PASS_ADJOINT && CPUAdjointZInStep(f) && (f->slab[0][0].ncells || f->slab[0][1].ncells); \
+    /* the adjoint CPML terms of the z slabs, row by row (see CPUAxisAlone) */ \
+    const PetscBool zrows = pass == PASS_ADJOINT && CPUAxisAlone(f, 0) && (f->slab[0][0].ncells || f->slab[0][1].ncells); \
     if (pass == PASS_MEMORY && whole && !L) return; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
@@ -344,7 +344,7 @@ FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
 static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
 {
   PetscFunctionBeginUser;
-  PetscCheck(pass != PASS_ADJOINT || !CPUAdjointZInStep(f) || (b->lo[0] == 0 && b->hi[0] == f->n[0]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+  PetscCheck(pass != PASS_ADJOINT || !CPUAxisAlone(f, 0) || (b->lo[0] == 0 && b->hi[0] == f->n[0]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "Adjoint box [%" PetscInt_FMT ", %" PetscInt_FMT ") cuts rows along z where no rank lies across a z face: expected whole rows",
              b->lo[0], b->hi[0]);
 #define STEP_CASE(R, DIM) \

@@ -17,12 +17,13 @@
    within the step where a box holds whole rows, so only the pair is
    compared) over the whole block as one box, over a sub-box and over the
    interior plus the shell slabs, with and without storing lap; an adjoint
-   step (adjoint_step, then adjoint_layers_end: the CPU backend does the z
-   slabs' CPML terms within adjoint_step when no rank lies across a z face)
+   step (adjoint_layers_begin, adjoint_step, adjoint_layers_end: for an
+   axis no rank lies across, the CPU backend adds u to the slabs' E in
+   adjoint_layers_end, and for z does the slabs' terms within adjoint_step)
    over the whole block and over interior plus shell (lap and grad set, or
    grad and the forward field run backwards: fu, fuprev);
-   adjoint_layers_begin; adjoint_layers_end alone (every slab in it: as
-   with neighbours all round); mirror_ghosts; zero_surface; inject and record (point maps: each
+   adjoint_layers_begin and adjoint_layers_end each alone (with neighbours
+   all round, so each does all of its work); mirror_ghosts; zero_surface; inject and record (point maps: each
    cell a weighted sum of amplitudes, each row a weighted sum of cells and
    remote values; record also against that sum on the host);
    zero_state; mem_zero of grad; pack_boxes of the boundary gradient method's layer band
@@ -248,8 +249,8 @@ static PetscErrorCode StepLanes(Block *b, const Regions *g)
 
 /* Runs op with the block's Fields saying that a rank lies across every
    face, as the split regions assume (RegionsSetUp) and as propagate.c's
-   Fields would say: the CPU backend's adjoint then leaves the z slabs to
-   adjoint_layers_end. */
+   Fields would say: the CPU backend's adjoint then does each of its three
+   calls' whole work, as CUDA's does (see CPUAxisAlone). */
 static PetscErrorCode AllRound(Block *b, const Regions *g, PetscErrorCode (*op)(Block *, const Regions *))
 {
   PetscBool keep[3][2];
@@ -263,12 +264,13 @@ static PetscErrorCode AllRound(Block *b, const Regions *g, PetscErrorCode (*op)(
   PetscFunctionReturn(0);
 }
 
-/* An adjoint step's kernels: adjoint_step over the regions, then
-   adjoint_layers_end (how the CPML terms split between the two is the
-   backend's, see KernelOps). */
+/* An adjoint step's kernels: adjoint_layers_begin, adjoint_step over the
+   regions, then adjoint_layers_end (how the CPML work splits between them
+   is the backend's, see KernelOps). */
 static PetscErrorCode AdjointWholePair(Block *b, const Regions *g)
 {
   PetscFunctionBeginUser;
+  PetscCall(b->ops->adjoint_layers_begin(&b->f));
   PetscCall(ApplyBox(b, &g->whole, BOX_ADJOINT));
   PetscCall(b->ops->adjoint_layers_end(&b->f));
   PetscFunctionReturn(0);
@@ -276,6 +278,7 @@ static PetscErrorCode AdjointWholePair(Block *b, const Regions *g)
 static PetscErrorCode AdjointSplitPair(Block *b, const Regions *g)
 {
   PetscFunctionBeginUser;
+  PetscCall(b->ops->adjoint_layers_begin(&b->f));
   PetscCall(ApplySplit(b, g, BOX_ADJOINT));
   PetscCall(b->ops->adjoint_layers_end(&b->f));
   PetscFunctionReturn(0);
@@ -300,10 +303,11 @@ static PetscErrorCode AdjointBackwardSplit(Block *b, const Regions *g)
   b->f.fuprev = b->fuprev;
   return AllRound(b, g, AdjointSplitPair);
 }
-static PetscErrorCode LayersBegin(Block *b, const Regions *g) { return b->ops->adjoint_layers_begin(&b->f); }
-static PetscErrorCode LayersEndAlone(Block *b, const Regions *g) { return b->ops->adjoint_layers_end(&b->f); }
-/* Alone, every slab's terms are adjoint_layers_end's: as inside a decomposition. */
-static PetscErrorCode LayersEnd(Block *b, const Regions *g) { return AllRound(b, g, LayersEndAlone); }
+static PetscErrorCode LayersBeginOnly(Block *b, const Regions *g) { return b->ops->adjoint_layers_begin(&b->f); }
+static PetscErrorCode LayersEndOnly(Block *b, const Regions *g) { return b->ops->adjoint_layers_end(&b->f); }
+/* Each alone does all its work with neighbours all round. */
+static PetscErrorCode LayersBegin(Block *b, const Regions *g) { return AllRound(b, g, LayersBeginOnly); }
+static PetscErrorCode LayersEnd(Block *b, const Regions *g) { return AllRound(b, g, LayersEndOnly); }
 
 /* Two adjoint steps as propagate.c runs them with the lanes (see StepLanes). */
 static PetscErrorCode AdjointLanesSteps(Block *b, const Regions *g)
@@ -354,7 +358,7 @@ static const struct {
   {"forward step, sub-box, storing lap",                  StepSubStore  },
   {"forward step, interior + shell",                      StepSplit     },
   {"forward step with the lanes (interior on the side)",  StepLanes     },
-  {"adjoint step (adjoint_step, adjoint_layers_end), whole block", AdjointWhole},
+  {"adjoint step (adjoint_layers_begin, adjoint_step, adjoint_layers_end), whole block", AdjointWhole},
   {"adjoint step, interior + shell",                      AdjointSplit  },
   {"adjoint step with the forward field run backwards",   AdjointBackwardSplit},
   {"adjoint_layers_begin",                                LayersBegin   },
