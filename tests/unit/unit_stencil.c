@@ -1,6 +1,7 @@
 /* Stencil arithmetic: finite-difference weights exact on polynomials up to
    their order (and not beyond), the second-difference symbol maximum used
-   by the CFL limit, and the CPML profile. */
+   by the CFL limit, the CPML profile, and the adjoint CPML stencils' two
+   forms. */
 #include "stencil.h"
 #include "unit_check.h"
 
@@ -153,12 +154,71 @@ static PetscErrorCode TestCpmlProfile(void)
   PetscFunctionReturn(0);
 }
 
+/* The adjoint CPML stencils from per-cell factors (the CPU's form) against
+   the per-neighbour form (CUDA's), bit for bit, every radius, over cells
+   inside and outside a layer (pa = pb = pda = 0, E = psi = 0 there) and
+   with exact zeros in u: the two must round alike for CPU and GPU
+   gradients to agree bit for bit. */
+static PetscErrorCode TestAdjointFactors(void)
+{
+  enum { N = 2 * FWI_MAX_RADIUS + 1, SS = 3, US = 5 };
+  float     u[N * US], E[N * SS], psi[N * SS], pa[N], pb[N], pda[N], x[N], y[N], z[N], c1[FWI_MAX_RADIUS + 1], c2[FWI_MAX_RADIUS + 1];
+  PetscInt  bad = 0;
+  PetscRandom rnd;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1, 1));
+  for (int trial = 0; trial < 200; trial++) {
+    for (int r = 1; r <= FWI_MAX_RADIUS; r++) {
+      const int c = r; /* the cell; neighbours at c +- k */
+      PetscReal v;
+      for (int k = 0; k <= r; k++) {
+        PetscCall(PetscRandomGetValueReal(rnd, &v));
+        c2[k] = (float)v;
+        PetscCall(PetscRandomGetValueReal(rnd, &v));
+        c1[k] = (float)v;
+      }
+      for (int i = 0; i < 2 * r + 1; i++) {
+        const PetscBool in = (trial + i) % 3 != 0; /* a layer cell */
+        PetscCall(PetscRandomGetValueReal(rnd, &v));
+        u[i * US] = i % 4 == 1 ? 0.0f : (float)v;
+        PetscCall(PetscRandomGetValueReal(rnd, &v));
+        E[i * SS] = in ? (float)v : 0.0f;
+        PetscCall(PetscRandomGetValueReal(rnd, &v));
+        psi[i * SS] = in ? (float)v : 0.0f;
+        PetscCall(PetscRandomGetValueReal(rnd, &v));
+        pa[i] = in ? (float)(-0.5 + 0.4 * v) : 0.0f;
+        pb[i] = in ? (float)(0.75 + 0.2 * v) : 0.0f;
+        PetscCall(PetscRandomGetValueReal(rnd, &v));
+        pda[i] = in ? (float)(0.1 * v) : 0.0f;
+        const float t = fwi_adj_cpml_t(u[i * US], pa[i], E[i * SS]);
+        x[i]          = fwi_adj_cpml_x(t, pa[i], E[i * SS]);
+        y[i]          = fwi_adj_cpml_y(t, pda[i], pa[i], psi[i * SS]);
+        z[i]          = fwi_where_nonzero(t, pb[i]);
+      }
+      const float reach = fwi_adj_cpml_reach(E + c * SS, psi + c * SS, SS, u + c * US, US, pa + c, pda + c, c2, c1, r);
+      const float back  = fwi_adj_cpml_psi(psi[c * SS], u + c * US, US, E + c * SS, SS, pa + c, pb + c, c1, r);
+      const float rf    = fwi_adj_cpml_reach_xy(x + c, y + c, 1, c2, c1, r);
+      const float bf    = fwi_adj_cpml_psi_z(psi[c * SS], z + c, 1, pb[c], c1, r);
+      if (memcmp(&reach, &rf, sizeof rf) || memcmp(&back, &bf, sizeof bf)) {
+        if (!bad) PetscCall(PetscPrintf(PETSC_COMM_SELF, "radius %d: reach %.9g against %.9g from factors, psi %.9g against %.9g\n", r, (double)reach, (double)rf, (double)back, (double)bf));
+        bad++;
+      }
+    }
+  }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " adjoint CPML stencils differ between the factor and per-neighbour forms", bad);
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(TestWeights());
   PetscCall(TestSymbolMax());
   PetscCall(TestCpmlProfile());
+  PetscCall(TestAdjointFactors());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_stencil: all checks passed\n"));
   PetscCall(PetscFinalize());
   return 0;
