@@ -87,13 +87,6 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
    the hardware prefetcher does not follow along y: they ask for the pieces
    of the plane AHEAD planes on. */
 #define AHEAD 2
-static inline void PrefetchRow(const float *p, PetscInt n, int write)
-{
-  for (PetscInt j = 0; j < n; j += 64 / sizeof(float)) {
-    if (write) __builtin_prefetch(p + j, 1);
-    else __builtin_prefetch(p + j);
-  }
-}
 
 /* E at cell j of w, with adjoint_layers_begin's u added where ADD (a
    literal) says it is still due. */
@@ -125,11 +118,7 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
   void CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2) \
   { \
     const PetscBool alone = CPUAxisAlone(f, 0); \
-    float           c1[R + 1], c2[R + 1]; \
-    for (int k = 0; k <= R; k++) { \
-      c1[k] = f->c1[0][k]; \
-      c2[k] = f->c2[0][k]; \
-    } \
+    LOCAL_WEIGHTS(R); \
     for (PetscInt s = 0; s < 2; s++) { \
       if (!f->slab[0][s].ncells) continue; \
       PetscInt lo[3], hi[3], llo[3], lhi[3]; \
@@ -148,11 +137,11 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
         SLAB_FACTORS(w, k0, k1, 1, 0, xb, yb, zb); \
       } \
       SLAB_FACTORS(w, k1, n + 2 * R, 1, 0, xb, yb, zb); \
-      _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) w.up[R + j] += w.v[R + j] * fwi_adj_cpml_reach_xy(x + j, y + j, 1, c2, c1, R); \
+      _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) w.up[R + j] += w.v[R + j] * fwi_adj_cpml_reach_xy(x + j, y + j, 1, c2[0], c1[0], R); \
       if (alone) { \
-        SLAB_BACK(w, k0, k1, 1, 1, zb, 1, c1, R); \
+        SLAB_BACK(w, k0, k1, 1, 1, zb, 1, c1[0], R); \
       } else { \
-        SLAB_BACK(w, k0, k1, 1, 0, zb, 1, c1, R); \
+        SLAB_BACK(w, k0, k1, 1, 0, zb, 1, c1[0], R); \
       } \
     } \
   } \
@@ -165,12 +154,8 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
   { \
     const PetscInt  t = 3 - a; \
     const PetscBool alone = CPUAxisAlone(f, a); \
-    float           c1[R + 1], c2[R + 1]; \
     PetscInt        lo[3], hi[3], llo[3], lhi[3]; \
-    for (int k = 0; k <= R; k++) { \
-      c1[k] = f->c1[a][k]; \
-      c2[k] = f->c2[a][k]; \
-    } \
+    LOCAL_WEIGHTS(R); \
     FieldsSlabBox(f, a, s, R, lo, hi); \
     FieldsSlabBox(f, a, s, 0, llo, lhi); \
     const PetscInt threads = omp_get_max_threads(); \
@@ -193,14 +178,14 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
           if (p + AHEAD < hi[a] + R) { \
             i[a]                  = p + AHEAD; \
             const SlabCells ahead = SlabCellsAt(f, a, s, i); \
-            PrefetchRow(ahead.u, n, 0); \
-            PrefetchRow(ahead.E, n, 1); \
-            PrefetchRow(ahead.psi, n, 1); \
+            CPUPrefetch(ahead.u, n, 0); \
+            CPUPrefetch(ahead.E, n, 1); \
+            CPUPrefetch(ahead.psi, n, 1); \
             if (p + AHEAD - R >= lo[a]) { \
               i[a]                   = p + AHEAD - R; \
               const SlabCells behind = SlabCellsAt(f, a, s, i); \
-              PrefetchRow(behind.up, n, 1); \
-              PrefetchRow(behind.v, n, 0); \
+              CPUPrefetch(behind.up, n, 1); \
+              CPUPrefetch(behind.v, n, 0); \
             } \
           } \
           const size_t q = (size_t)(p - base) * CHUNK; \
@@ -216,12 +201,12 @@ static inline void PrefetchRow(const float *p, PetscInt n, int write)
           const size_t    c = (size_t)(b - base) * CHUNK; \
           i[a]              = b; \
           const SlabCells v = SlabCellsAt(f, a, s, i); \
-          _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) v.up[j] += v.v[j] * fwi_adj_cpml_reach_xy(X + c + j, Y + c + j, CHUNK, c2, c1, R); \
+          _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) v.up[j] += v.v[j] * fwi_adj_cpml_reach_xy(X + c + j, Y + c + j, CHUNK, c2[a], c1[a], R); \
           if (b < llo[a] || b >= lhi[a]) continue; \
           if (alone) { \
-            SLAB_BACK(v, 0, n, 0, 1, Z + c, CHUNK, c1, R); \
+            SLAB_BACK(v, 0, n, 0, 1, Z + c, CHUNK, c1[a], R); \
           } else { \
-            SLAB_BACK(v, 0, n, 0, 0, Z + c, CHUNK, c1, R); \
+            SLAB_BACK(v, 0, n, 0, 0, Z + c, CHUNK, c1[a], R); \
           } \
         } \
       } \

@@ -80,10 +80,8 @@ static inline void PrefetchZSlabs(const Fields *f, PetscInt i1, PetscInt i2)
   for (PetscInt s = 0; s < 2; s++) {
     const LayerSlab *slab = &f->slab[0][s];
     const ptrdiff_t  off  = SlabIndex(slab, 0, (PetscInt[3]){slab->lo, p[1], p[2]});
-    for (PetscInt k = 0; k < slab->hi - slab->lo; k += 64 / sizeof(float)) {
-      __builtin_prefetch(slab->psi + off + k);
-      __builtin_prefetch(slab->zeta + off + k);
-    }
+    CPUPrefetch(slab->psi + off, slab->hi - slab->lo, 0);
+    CPUPrefetch(slab->zeta + off, slab->hi - slab->lo, 0);
   }
 }
 
@@ -121,19 +119,6 @@ static inline void RowAdvance(Row *w, PetscInt d)
                                    fwi_d1_weighted(w->psi[A] + j, S, PROFILE_AT(pb, A), c1[A], R), PROFILE_AT(pa, A)[0], \
                                    PROFILE_AT(pda, A)[0], PROFILE_AT(pb, A)[0], &w->zeta[A][j]) \
                    : fwi_d2(w->u + j, S, c2[A], R))
-
-/* The weights as locals c2, c1 of a kernel: read through f, the compiler
-   must assume the row's stores may change them and loads them again for
-   every vector of cells (the 3D core step runs 7% faster with them local). */
-#define LOCAL_WEIGHTS(R) \
-  float c2[3][R + 1], c1[3][R + 1]; \
-  for (int a_ = 0; a_ < 3; a_++) \
-    for (int k_ = 0; k_ <= R; k_++) { \
-      c2[a_][k_] = f->c2[a_][k_]; \
-      c1[a_][k_] = f->c1[a_][k_]; \
-    } \
-  (void)c2; \
-  (void)c1
 
 /* Calls fn(..., L) with L a literal, so each CPML combination gets its own
    vectorised loop without per-cell branches. */
