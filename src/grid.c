@@ -22,6 +22,38 @@ PetscErrorCode GridCheckCellCount(MPI_Comm group, PetscInt dim, const PetscInt n
   PetscFunctionReturn(0);
 }
 
+/* Layers thinner than this many cells at this order let a smooth, almost
+   static field grow late in a run: seen over 20 s of a 2D heterogeneous
+   model at every even order (docs/numerics.md, "Late-time growth"). */
+static PetscInt StableLayerWidth(PetscInt order) { return PetscMax(5, order + 2); }
+
+/* A warning, once per run (rank 0 of the world), when a side's layer is
+   that thin: the thinnest such side named. */
+static PetscErrorCode WarnThinLayers(const Grid *g)
+{
+  static const char *const side_name[3][2] = {
+    {"top",   "bottom"},
+    {"left",  "right" },
+    {"front", "back"  }
+  };
+  const PetscInt stable = StableLayerWidth(g->order);
+  PetscInt       thin[2] = {-1, -1};
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < g->dim; a++)
+    for (PetscInt s = 0; s < 2; s++)
+      if (g->pml[a][s] > 0 && g->pml[a][s] < stable && (thin[0] < 0 || g->pml[a][s] < g->pml[thin[0]][thin[1]])) {
+        thin[0] = a;
+        thin[1] = s;
+      }
+  if (thin[0] >= 0)
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR,
+                           "Warning: %" PetscInt_FMT " cells of absorbing layer (%s side) at order %" PetscInt_FMT ": layers thinner than %" PetscInt_FMT
+                           " cells at this order can grow without bound late in a long run; use -pml_width %" PetscInt_FMT " or more\n",
+                           g->pml[thin[0]][thin[1]], side_name[thin[0]][thin[1]], g->order, stable, stable));
+  PetscFunctionReturn(0);
+}
+
 /* PETSc's default split of N cells over p processes (DMDA): the first N % p get one more. */
 static PetscInt SmallestShare(PetscInt N, PetscInt p) { return N / p; }
 
@@ -114,6 +146,7 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
         g->nbr[a][s]        = r < 0 ? MPI_PROC_NULL : r;
       }
   }
+  PetscCall(WarnThinLayers(g));
   PetscFunctionReturn(0);
 }
 
@@ -162,6 +195,10 @@ void GridBlockFields(const Grid *g, Fields *f)
    docs/numerics.md). */
 #define CPML_REFLECTION 1e-5
 #define CPML_POWER      3.0
+/* alpha >= CPML_ALPHA_FLOOR d (see fd_cpml_profile): 0.03 keeps order 16
+   with 20 cells of layer from growing and lets through no more than
+   without it at 20 cells (scripts/bench-absorbing). */
+#define CPML_ALPHA_FLOOR 0.03
 
 /* The weights at global extended index i along axis a (0 outside the layers). */
 static void LayerWeights(const Grid *g, PetscInt a, PetscInt i, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
@@ -179,7 +216,7 @@ static void LayerWeights(const Grid *g, PetscInt a, PetscInt i, PetscReal vmax, 
     depth = i - hi;
     width = g->pml[a][1];
   }
-  if (depth) fd_cpml_profile((double)depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, CPML_POWER, dt, pa, pb);
+  if (depth) fd_cpml_profile((double)depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, CPML_POWER, CPML_ALPHA_FLOOR, dt, pa, pb);
 }
 
 PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb, float *pda)

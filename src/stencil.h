@@ -135,14 +135,18 @@ FWI_HD static inline float fwi_cpml_psi(float psi, float du, float a, float b) {
 
 /* CPML profile at normalised depth x in (0, 1] into a layer of thickness L
    (m): damping d = d0 x^p with d0 = -(p + 1) vmax ln(R) / (2 L), frequency
-   shift alpha = pi f (1 - x); recursive-convolution weights
-   b = exp(-(d+alpha) dt), a = d (b - 1) / (d + alpha). */
-static inline void fd_cpml_profile(double x, double L, double vmax, double f, double R, double p, double dt, float *a,
+   shift alpha = max(pi f (1 - x), kappa d); recursive-convolution weights
+   b = exp(-(d+alpha) dt), a = d (b - 1) / (d + alpha).  The floor kappa d
+   keeps alpha / (d + alpha), what is left of a layer cell's restoring term
+   for a static field, away from zero: with alpha -> 0 where d is largest a
+   smooth, almost static field grew without bound after a few seconds in
+   thin layers and at high orders (docs/numerics.md, "Late-time growth"). */
+static inline void fd_cpml_profile(double x, double L, double vmax, double f, double R, double p, double kappa, double dt, float *a,
                                     float *b)
 {
   const double d0    = -(p + 1.0) * vmax * log(R) / (2.0 * L);
   const double d     = d0 * pow(x, p);
-  const double alpha = 3.14159265358979323846 * f * (1.0 - x);
+  const double alpha = fmax(3.14159265358979323846 * f * (1.0 - x), kappa * d);
   const double bb    = exp(-(d + alpha) * dt);
   *b                 = (float)bb;
   *a                 = (d + alpha) > 0 ? (float)(d * (bb - 1.0) / (d + alpha)) : 0.0f;
