@@ -10,7 +10,8 @@ Same problem as halofwi's: homogeneous 2000 m/s, 10 m cells, N^DIM model
 cells, 8th-order Laplacian, one Ricker shot near the top recorded along the
 top, NT steps of 2 ms (within the stability limit of this leapfrog scheme,
 as for halofwi).  The absorbing layer is Devito's usual damping sponge over
-PML cells a side, a cheaper and less effective absorber than a CPML.  The
+PML cells a side (scripts/devito_sponge.py), a cheaper and less effective
+absorber than a CPML (scripts/absorbing_devito.py measures it).  The
 forward rate counts the model's cells, layers left out.  The gradient keeps
 the whole forward wavefield (save=NT, as halofwi's full storage), runs the
 adjoint with the recorded data as residual and sums u.dt2 * v.  Operators
@@ -28,20 +29,15 @@ os.environ.setdefault("DEVITO_LOGGING", "ERROR")
 os.environ["OMP_NUM_THREADS"] = str(threads)
 from devito import Eq, Function, Grid, Inc, Operator, SparseTimeFunction, TimeFunction, solve  # noqa: E402
 
+from devito_sponge import set_damp  # noqa: E402
+
 dx, vel, dt, f0 = 10.0, 2000.0, 0.002, 10.0
 shape = (n + 2 * pml,) * dim
 grid = Grid(shape=shape, extent=tuple((s - 1) * dx for s in shape))
 m = Function(name="m", grid=grid)
 m.data[:] = 1.0 / vel ** 2
-# damping sponge: quadratic ramp over the layer cells, as in Devito's examples
 damp = Function(name="damp", grid=grid)
-ramp = np.zeros(shape, dtype=np.float32)
-for axis in range(dim):
-    depth = np.arange(shape[axis])
-    depth = np.maximum(np.maximum(pml - depth, depth - (shape[axis] - 1 - pml)), 0) / max(pml, 1)
-    ramp += (np.log(1.0 / 0.001) * 1.5 * vel / max(pml * dx, dx) * depth ** 2).reshape(
-        [-1 if a == axis else 1 for a in range(dim)])
-damp.data[:] = ramp
+set_damp(damp, m, pml, vel, dx)
 t = np.arange(nt) * dt
 a = (np.pi * f0 * (t - 1.5 / f0)) ** 2
 src = SparseTimeFunction(name="src", grid=grid, npoint=1, nt=nt)
