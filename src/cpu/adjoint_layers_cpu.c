@@ -92,6 +92,17 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
    literal) says it is still due. */
 #define SLAB_E(w, j, ADD) ((ADD) ? (w).E[j] + (w).u[j] : (w).E[j])
 
+/* Runs CALL with ADD_ the literal 1 where ADD holds, else 0: each case its
+   own vectorised loop. */
+#define WITH_LITERAL_ADD(ADD, CALL) \
+  if (ADD) { \
+    const int ADD_ = 1; \
+    CALL; \
+  } else { \
+    const int ADD_ = 0; \
+    CALL; \
+  }
+
 /* The factors (stencil.h) of cells [j0, j1) of w into x, y, z; profiles
    along the row when PS is 1, constant along it when 0. */
 #define SLAB_FACTORS(w, j0, j1, PS, ADD, x, y, z) \
@@ -131,18 +142,10 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
       float           xb[n + 2 * R], yb[n + 2 * R], zb[n + 2 * R]; \
       const float    *x = xb + R, *y = yb + R; /* at the box's first cell */ \
       SLAB_FACTORS(w, 0, k0, 1, 0, xb, yb, zb); \
-      if (alone) { \
-        SLAB_FACTORS(w, k0, k1, 1, 1, xb, yb, zb); \
-      } else { \
-        SLAB_FACTORS(w, k0, k1, 1, 0, xb, yb, zb); \
-      } \
+      WITH_LITERAL_ADD(alone, SLAB_FACTORS(w, k0, k1, 1, ADD_, xb, yb, zb)) \
       SLAB_FACTORS(w, k1, n + 2 * R, 1, 0, xb, yb, zb); \
       _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) w.up[R + j] += w.v[R + j] * fwi_adj_cpml_reach_xy(x + j, y + j, 1, c2[0], c1[0], R); \
-      if (alone) { \
-        SLAB_BACK(w, k0, k1, 1, 1, zb, 1, c1[0], R); \
-      } else { \
-        SLAB_BACK(w, k0, k1, 1, 0, zb, 1, c1[0], R); \
-      } \
+      WITH_LITERAL_ADD(alone, SLAB_BACK(w, k0, k1, 1, ADD_, zb, 1, c1[0], R)) \
     } \
   } \
   /* an x (a = 1) or y (a = 2) slab: per chunk of z and index of the third \
@@ -191,11 +194,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
           const size_t q = (size_t)(p - base) * CHUNK; \
           i[a]           = p; \
           const SlabCells w = SlabCellsAt(f, a, s, i); \
-          if (alone && p >= llo[a] && p < lhi[a]) { \
-            SLAB_FACTORS(w, 0, n, 0, 1, X + q, Y + q, Z + q); \
-          } else { \
-            SLAB_FACTORS(w, 0, n, 0, 0, X + q, Y + q, Z + q); \
-          } \
+          WITH_LITERAL_ADD(alone && p >= llo[a] && p < lhi[a], SLAB_FACTORS(w, 0, n, 0, ADD_, X + q, Y + q, Z + q)) \
           const PetscInt b = p - R; /* every plane its stencils read has its factors */ \
           if (b < lo[a]) continue; \
           const size_t    c = (size_t)(b - base) * CHUNK; \
@@ -203,11 +202,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
           const SlabCells v = SlabCellsAt(f, a, s, i); \
           _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) v.up[j] += v.v[j] * fwi_adj_cpml_reach_xy(X + c + j, Y + c + j, CHUNK, c2[a], c1[a], R); \
           if (b < llo[a] || b >= lhi[a]) continue; \
-          if (alone) { \
-            SLAB_BACK(v, 0, n, 0, 1, Z + c, CHUNK, c1[a], R); \
-          } else { \
-            SLAB_BACK(v, 0, n, 0, 0, Z + c, CHUNK, c1[a], R); \
-          } \
+          WITH_LITERAL_ADD(alone, SLAB_BACK(v, 0, n, 0, ADD_, Z + c, CHUNK, c1[a], R)) \
         } \
       } \
     } \
