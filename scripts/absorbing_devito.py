@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What Devito's damping sponge (scripts/devito_sponge.py) lets through, by
+"""What Devito's damping sponge (scripts/devito_acoustic.py) lets through, by
 the measure scripts/absorbing.py takes of halofwi's CPML: its cases' model,
 one shot and a line of receivers 2 cells below the top layer, the gather
 with each sponge width against the same shot with a much wider sponge
@@ -16,10 +16,10 @@ import numpy as np
 
 os.environ.setdefault("DEVITO_LANGUAGE", "openmp")
 os.environ.setdefault("DEVITO_LOGGING", "ERROR")
-from devito import Eq, Function, Grid, Operator, SparseTimeFunction, TimeFunction, solve  # noqa: E402
+from devito import Function, Grid, SparseTimeFunction, TimeFunction  # noqa: E402
 
 import absorbing  # noqa: E402
-from devito_sponge import set_damp  # noqa: E402
+from devito_acoustic import forward_operator, ricker_source, set_damp  # noqa: E402
 
 DT = 0.001
 VMAX = 3300.0  # as absorbing.py's -vp_max
@@ -33,19 +33,13 @@ def gather(vp, width, nt):
     m.data[:] = 1.0 / np.pad(vp, width, mode="edge") ** 2  # the layer takes the edge's velocity, as halofwi's
     damp = Function(name="damp", grid=grid)
     set_damp(damp, m, width, VMAX, dx)
-    t = np.arange(nt) * DT
-    a = (np.pi * 10.0 * (t - 0.15)) ** 2
-    src = SparseTimeFunction(name="src", grid=grid, npoint=1, nt=nt)
-    src.data[:, 0] = (1 - 2 * a) * np.exp(-a)
     depth = (width + 2) * dx
     centre = [(width + (s - 1) / 2) * dx for s in vp.shape[1:]]
-    src.coordinates.data[0] = [depth] + centre
+    src = ricker_source(grid, nt, DT, 10.0, [depth] + centre)
     rec = SparseTimeFunction(name="rec", grid=grid, npoint=vp.shape[1], nt=nt)
     rec.coordinates.data[:] = [[depth, (width + x) * dx] + centre[1:] for x in range(vp.shape[1])]
     u = TimeFunction(name="u", grid=grid, time_order=2, space_order=8)
-    op = Operator([Eq(u.forward, solve(m * u.dt2 - u.laplace + damp * u.dt, u.forward))]
-                  + src.inject(field=u.forward, expr=src * DT ** 2 / m) + rec.interpolate(expr=u))
-    op.apply(time_M=nt - 2, dt=DT)
+    forward_operator(u, m, damp, src, rec, DT).apply(time_M=nt - 2, dt=DT)
     return rec.data.astype(np.float64).copy()
 
 

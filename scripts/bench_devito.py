@@ -10,7 +10,7 @@ Same problem as halofwi's: homogeneous 2000 m/s, 10 m cells, N^DIM model
 cells, 8th-order Laplacian, one Ricker shot near the top recorded along the
 top, NT steps of 2 ms (within the stability limit of this leapfrog scheme,
 as for halofwi).  The absorbing layer is Devito's usual damping sponge over
-PML cells a side (scripts/devito_sponge.py), a cheaper and less effective
+PML cells a side (scripts/devito_acoustic.py), a cheaper and less effective
 absorber than a CPML (scripts/absorbing_devito.py measures it).  The
 forward rate counts the model's cells, layers left out.  The gradient keeps
 the whole forward wavefield (save=NT, as halofwi's full storage), runs the
@@ -29,7 +29,7 @@ os.environ.setdefault("DEVITO_LOGGING", "ERROR")
 os.environ["OMP_NUM_THREADS"] = str(threads)
 from devito import Eq, Function, Grid, Inc, Operator, SparseTimeFunction, TimeFunction, solve  # noqa: E402
 
-from devito_sponge import set_damp  # noqa: E402
+from devito_acoustic import forward_operator, ricker_source, set_damp  # noqa: E402
 
 dx, vel, dt, f0 = 10.0, 2000.0, 0.002, 10.0
 shape = (n + 2 * pml,) * dim
@@ -38,16 +38,11 @@ m = Function(name="m", grid=grid)
 m.data[:] = 1.0 / vel ** 2
 damp = Function(name="damp", grid=grid)
 set_damp(damp, m, pml, vel, dx)
-t = np.arange(nt) * dt
-a = (np.pi * f0 * (t - 1.5 / f0)) ** 2
-src = SparseTimeFunction(name="src", grid=grid, npoint=1, nt=nt)
-src.data[:, 0] = (1 - 2 * a) * np.exp(-a)
-src.coordinates.data[0] = [(pml + 2) * dx] + [(pml + n // 2) * dx] * (dim - 1)
+src = ricker_source(grid, nt, dt, f0, [(pml + 2) * dx] + [(pml + n // 2) * dx] * (dim - 1))
 rec = SparseTimeFunction(name="rec", grid=grid, npoint=len(range(0, n, 4)), nt=nt)
 rec.coordinates.data[:] = [[(pml + 2) * dx, (pml + x) * dx] + [(pml + n // 2) * dx] * (dim - 2) for x in range(0, n, 4)]
 u = TimeFunction(name="u", grid=grid, time_order=2, space_order=8, save=nt if mode == "gradient" else None)
-forward = Operator([Eq(u.forward, solve(m * u.dt2 - u.laplace + damp * u.dt, u.forward))]
-                   + src.inject(field=u.forward, expr=src * dt ** 2 / m) + rec.interpolate(expr=u))
+forward = forward_operator(u, m, damp, src, rec, dt)
 
 
 def gradient_operator():

@@ -1,10 +1,12 @@
-"""Devito's usual absorbing layer for the acoustic wave equation, as the
-peer comparisons use it (scripts/bench_devito.py, scripts/absorbing_devito.py):
-a damping sponge, the term damp * du/dt in m d2u/dt2 - laplace(u) + damp du/dt
-= 0, with damp = m gamma: the damping rate gamma (1/s) rises as the square of
-the depth into the layer to 1.5 vmax ln(1000) / (width * dx) at its outer
-edge (Cerjan-like, as in Devito's examples)."""
+"""Devito's acoustic forward problem as the peer comparisons set it up
+(scripts/bench_devito.py times it, scripts/absorbing_devito.py measures its
+absorbing layer): the wave equation m d2u/dt2 - laplace(u) + damp du/dt = 0
+with Devito's usual absorbing layer, a damping sponge, a Ricker source
+injected and receivers interpolated.  damp = m gamma: the damping rate gamma
+(1/s) rises as the square of the depth into the layer to 1.5 vmax ln(1000) /
+(width * dx) at its outer edge (Cerjan-like, as in Devito's examples)."""
 import numpy as np
+from devito import Eq, Operator, SparseTimeFunction, solve
 
 
 def sponge_rate(shape, width, vmax, dx):
@@ -21,3 +23,18 @@ def sponge_rate(shape, width, vmax, dx):
 def set_damp(damp, m, width, vmax, dx):
     """Fills the Devito Function damp with m gamma (m: squared slowness)."""
     damp.data[:] = sponge_rate(damp.data.shape, width, vmax, dx) * m.data
+
+
+def ricker_source(grid, nt, dt, f0, position):
+    """One Ricker source of peak frequency f0, delayed 1.5 / f0, at position (m)."""
+    a = (np.pi * f0 * (np.arange(nt) * dt - 1.5 / f0)) ** 2
+    src = SparseTimeFunction(name="src", grid=grid, npoint=1, nt=nt)
+    src.data[:, 0] = (1 - 2 * a) * np.exp(-a)
+    src.coordinates.data[0] = position
+    return src
+
+
+def forward_operator(u, m, damp, src, rec, dt):
+    """A step of u, the source injected into it, the receivers read from it."""
+    return Operator([Eq(u.forward, solve(m * u.dt2 - u.laplace + damp * u.dt, u.forward))]
+                    + src.inject(field=u.forward, expr=src * dt ** 2 / m) + rec.interpolate(expr=u))
