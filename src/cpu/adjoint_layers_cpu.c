@@ -114,6 +114,9 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     (z)[j]         = fwi_where_nonzero(t_, (w).pb[PS * j]); \
   }
 
+/* The same over n cells from j (VECTOR_PIECES's form). */
+#define SLAB_FACTORS_AT(w, PS, ADD, x, y, z, j, n) SLAB_FACTORS(w, j, (j) + (n), PS, ADD, x, y, z)
+
 /* psi and E of cells [j0, j1) of w one step back, from the factors z. */
 #define SLAB_BACK(w, j0, j1, PS, ADD, z, zs, c1, R) \
   _Pragma("omp simd") for (PetscInt j = (j0); j < (j1); j++) \
@@ -121,6 +124,11 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     (w).psi[j] = fwi_adj_cpml_psi_z((w).psi[j], (z) + j, zs, (w).pb[PS * j], c1, R); \
     (w).E[j]   = SLAB_E(w, j, ADD) * (w).pb[PS * j]; \
   }
+#define SLAB_BACK_AT(w, PS, ADD, z, zs, c1, R, j, n) SLAB_BACK(w, j, (j) + (n), PS, ADD, z, zs, c1, R)
+
+/* uprev's share of a z-slab row's cells [j, j + n), from the factors x, y. */
+#define ROW_Z_REACH_AT(w, x, y, c2, c1, R, j0, n) \
+  _Pragma("omp simd") for (PetscInt j = (j0); j < (j0) + (n); j++)(w).up[R + j] += (w).v[R + j] * fwi_adj_cpml_reach_xy((x) + j, (y) + j, 1, c2, c1, R)
 
 #define DEFINE_LAYERS_END(R, DIM) \
   /* both z slabs' pieces of row (i1, i2): the factors of every cell the \
@@ -141,11 +149,11 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
       const PetscInt  k0 = R + l0, k1 = k0 + nl; /* the layer cells */ \
       float           xb[n + 2 * R], yb[n + 2 * R], zb[n + 2 * R]; \
       const float    *x = xb + R, *y = yb + R; /* at the box's first cell */ \
-      SLAB_FACTORS(w, 0, k0, 1, 0, xb, yb, zb); \
-      WITH_LITERAL_ADD(alone, SLAB_FACTORS(w, k0, k1, 1, ADD_, xb, yb, zb)) \
-      SLAB_FACTORS(w, k1, n + 2 * R, 1, 0, xb, yb, zb); \
-      _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) w.up[R + j] += w.v[R + j] * fwi_adj_cpml_reach_xy(x + j, y + j, 1, c2[0], c1[0], R); \
-      WITH_LITERAL_ADD(alone, SLAB_BACK(w, k0, k1, 1, ADD_, zb, 1, c1[0], R)) \
+      VECTOR_PIECES(0, k0, SLAB_FACTORS_AT, w, 1, 0, xb, yb, zb); \
+      WITH_LITERAL_ADD(alone, VECTOR_PIECES(k0, k1 - k0, SLAB_FACTORS_AT, w, 1, ADD_, xb, yb, zb)) \
+      VECTOR_PIECES(k1, n + 2 * R - k1, SLAB_FACTORS_AT, w, 1, 0, xb, yb, zb); \
+      VECTOR_PIECES(0, n, ROW_Z_REACH_AT, w, x, y, c2[0], c1[0], R); \
+      WITH_LITERAL_ADD(alone, VECTOR_PIECES(k0, k1 - k0, SLAB_BACK_AT, w, 1, ADD_, zb, 1, c1[0], R)) \
     } \
   } \
   /* an x (a = 1) or y (a = 2) slab: per chunk of z and index of the third \

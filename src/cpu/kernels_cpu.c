@@ -152,15 +152,15 @@ static inline void RowAdvance(Row *w, PetscInt d)
   } while (0)
 
 #define DEFINE_ROW_KERNELS(R, DIM) \
-  /* leapfrog over [lo, hi) with the CPML terms of the axes in L; the sum is
-     (term_z + term_x) + term_y in every variant; with fuse, also psi of \
-     axis 0 <- b psi + a du/dz, into psi0_next */ \
-  static inline __attribute__((always_inline)) void SegmentStepL_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, const int store, \
-                                                                              const int fuse, PetscInt len) \
+  /* leapfrog over cells [j0, j0 + n) with the CPML terms of the axes in L; \
+     the sum is (term_z + term_x) + term_y in every variant; with fuse, also \
+     psi of axis 0 <- b psi + a du/dz, into psi0_next */ \
+  static inline __attribute__((always_inline)) void SegmentStepCells_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, const int store, \
+                                                                                  const int fuse, PetscInt j0, PetscInt n) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
     LOCAL_WEIGHTS(R); \
-    _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) \
+    _Pragma("omp simd") for (PetscInt j = j0; j < j0 + n; j++) \
     { \
       const float du0 = fwi_d1(w->u + j, 1, c1[0], R); \
       float       lap = AXIS_TERM(0, R, 1, du0) + AXIS_TERM(1, R, s1, fwi_d1(w->u + j, s1, c1[1], R)); \
@@ -169,6 +169,11 @@ static inline void RowAdvance(Row *w, PetscInt d)
       if (store) w->lap[j] = lap; \
       w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
     } \
+  } \
+  static inline __attribute__((always_inline)) void SegmentStepL_##DIM##d_r##R(const Fields *f, const Row *w, const unsigned L, const int store, \
+                                                                              const int fuse, PetscInt len) \
+  { \
+    VECTOR_PIECES(0, len, SegmentStepCells_##DIM##d_r##R, f, w, L, store, fuse); \
   } \
   /* A z-layer segment of a whole row, its psi of axis 0 advanced in place: \
      no other box reads it, and the step reads the old values from a copy \
@@ -209,11 +214,12 @@ static inline void RowAdvance(Row *w, PetscInt d)
      with the forward field's Laplacian as it steps back (boundary method), \
      3 with the stored lap and lap_next: the terms of two steps added in the \
      order two passes would add them */ \
-  static inline __attribute__((always_inline)) void SegmentAdjointI_##DIM##d_r##R(const Fields *f, const Row *w, const int image, PetscInt len) \
+  static inline __attribute__((always_inline)) void SegmentAdjointCells_##DIM##d_r##R(const Fields *f, const Row *w, const int image, PetscInt j0, \
+                                                                                     PetscInt n) \
   { \
     const ptrdiff_t s1 = f->stride[1], s2 = f->stride[2]; \
     LOCAL_WEIGHTS(R); \
-    _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) \
+    _Pragma("omp simd") for (PetscInt j = j0; j < j0 + n; j++) \
     { \
       float lap = fwi_d2(w->u + j, 1, c2[0], R) + fwi_d2(w->u + j, s1, c2[1], R); \
       if (DIM == 3) lap += fwi_d2(w->u + j, s2, c2[2], R); \
@@ -227,6 +233,10 @@ static inline void RowAdvance(Row *w, PetscInt d)
       } \
       w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
     } \
+  } \
+  static inline __attribute__((always_inline)) void SegmentAdjointI_##DIM##d_r##R(const Fields *f, const Row *w, const int image, PetscInt len) \
+  { \
+    VECTOR_PIECES(0, len, SegmentAdjointCells_##DIM##d_r##R, f, w, image); \
   } \
   /* L: as IMAGE (0 also for layer cells under the boundary method) */ \
   static void SegmentAdjoint_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \

@@ -2,6 +2,27 @@
 #pragma once
 #include "kernels.h"
 
+/* CALL(..., j, n) over [start, start + len): whole 16-cell vectors, then
+   pieces of 8, 4, 2 and 1 cells, each a constant length so the compiler
+   vectorises it at its own width.  A plain loop leaves up to 15 cells to a
+   scalar epilogue, and a z-layer segment is as short as the layer (20
+   cells: 4 scalar). */
+#define VECTOR_PIECES(start, len, CALL, ...) \
+  do { \
+    const PetscInt vp_len_ = (len); \
+    PetscInt       vp_at_  = (start) + (vp_len_ & ~(PetscInt)15); \
+    CALL(__VA_ARGS__, (start), vp_len_ & ~(PetscInt)15); \
+    VECTOR_PIECE_(8, CALL, __VA_ARGS__); \
+    VECTOR_PIECE_(4, CALL, __VA_ARGS__); \
+    VECTOR_PIECE_(2, CALL, __VA_ARGS__); \
+    VECTOR_PIECE_(1, CALL, __VA_ARGS__); \
+  } while (0)
+#define VECTOR_PIECE_(N, CALL, ...) \
+  if (vp_len_ & N) { \
+    CALL(__VA_ARGS__, vp_at_, N); \
+    vp_at_ += N; \
+  }
+
 /* The weights as locals c2, c1 of a kernel: read through f, the compiler
    must assume the row's stores may change them and loads them again for
    every vector of cells (the 3D core step runs 7% faster with them local). */
