@@ -151,6 +151,11 @@ static inline void RowAdvance(Row *w, PetscInt d)
     else if (i2 + 1 < b->hi[2]) PrefetchZSlabs(f, t0, i2 + 1); \
   } while (0)
 
+/* psi <- b psi + a du/dx over cells [j0, j0 + n) of a row: the profiles
+   pa, pb along the row when PS is 1, constant along it when 0. */
+#define PSI_CELLS_AT(psi, u, s, c1, R, pa, pb, PS, j0, n) \
+  _Pragma("omp simd") for (PetscInt j = (j0); j < (j0) + (n); j++)(psi)[j] = fwi_cpml_psi((psi)[j], fwi_d1((u) + j, s, c1, R), (pa)[PS * j], (pb)[PS * j])
+
 #define DEFINE_ROW_KERNELS(R, DIM) \
   /* leapfrog over cells [j0, j0 + n) with the CPML terms of the axes in L; \
      the sum is (term_z + term_x) + term_y in every variant; with fuse, also \
@@ -257,9 +262,9 @@ static inline void RowAdvance(Row *w, PetscInt d)
       const ptrdiff_t       s   = f->stride[a]; \
       if (a) { \
         const float pa = w->pa[a][0], pb = w->pb[a][0]; \
-        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, s, c1[a], R), pa, pb); \
+        VECTOR_PIECES(0, len, PSI_CELLS_AT, psi, u, s, c1[a], R, &pa, &pb, 0); \
       } else { \
-        _Pragma("omp simd") for (PetscInt j = 0; j < len; j++) psi[j] = fwi_cpml_psi(psi[j], fwi_d1(u + j, 1, c1[0], R), w->pa[0][j], w->pb[0][j]); \
+        VECTOR_PIECES(0, len, PSI_CELLS_AT, psi, u, 1, c1[0], R, w->pa[0], w->pb[0], 1); \
       } \
     } \
   } \
