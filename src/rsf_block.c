@@ -8,14 +8,19 @@
 #include <unistd.h>
 
 /* Collective: every rank's box must lie inside the array; agreed before any
-   file is opened, so that a bad box cannot hang the others. */
+   file is opened, so that a bad box cannot hang the others.  An empty box
+   (a count of 0) may start anywhere: a rank whose cells all lie in the
+   absorbing layers owns no model cell, and its box starts past the end. */
 PetscErrorCode RsfBlockCheck(MPI_Comm comm, const char *path, PetscInt naxes, const PetscInt n[], const PetscInt start[], const PetscInt count[])
 {
   PetscMPIInt bad = -1, anybad;
+  PetscBool   empty = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   for (int i = 0; i < naxes; i++)
-    if (start[i] < 0 || count[i] < 0 || start[i] + count[i] > n[i]) bad = i;
+    if (!count[i]) empty = PETSC_TRUE;
+  for (int i = 0; i < naxes; i++)
+    if (count[i] < 0 || (!empty && (start[i] < 0 || start[i] + count[i] > n[i]))) bad = i;
   PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
   PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: block start %d count %d on axis %d lies outside [0, %d)", path, (int)start[bad],
              (int)count[bad], bad + 1, (int)n[bad]);
