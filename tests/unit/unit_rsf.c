@@ -154,9 +154,11 @@ static PetscErrorCode TestWriteBlock(void)
   PetscCall(CheckBlock(&h, zero, n));
   PetscCall(CheckBlock(&h, s, c));
 
-  /* Rank 0 gives the whole cube, the others nothing; o1 changes, so the header shows the replacement. */
+  /* Rank 0 gives the whole cube, the others nothing (an empty box, which
+     may start past the end, as a rank's whose cells all lie in the absorbing
+     layers does); o1 changes, so the header shows the replacement. */
   for (int a = 0; a < 3; a++) {
-    s[a] = 0;
+    s[a] = rank ? n[a] + 3 : 0;
     c[a] = rank ? 0 : n[a];
   }
   for (PetscInt k = 0; k < c[2]; k++)
@@ -170,8 +172,10 @@ static PetscErrorCode TestWriteBlock(void)
   c[1] = rank ? 0 : n[1] - 1; /* row n2-1 is missing */
   EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o, NULL, s, c, buf, PETSC_TRUE), "hold 112 samples, expected the 140");
   c[1] = n[1];
-  s[2] = rank == size - 1 ? 1 : 0; /* 1 + 4 > n3 on the last rank */
+  s[0] = s[1] = 0;
+  s[2] = rank == size - 1 ? 1 : 0; /* 1 + 4 > n3 on the last rank, whose box is not empty */
   c[2] = n[2];
+  if (rank == size - 1) c[0] = n[0];
   EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o, NULL, s, c, buf, PETSC_TRUE), rank == size - 1 ? "outside [0, 4)" : "another rank");
   PetscCall(CheckBlock(&h, zero, n)); /* the failed writes left the file alone */
   PetscCall(PetscFree(buf));
