@@ -155,7 +155,7 @@ static PetscErrorCode TestWriteBlock(void)
   PetscCall(CheckBlock(&h, s, c));
 
   /* Rank 0 gives the whole cube, the others nothing (an empty box, which
-     may start past the end, as a rank's whose cells all lie in the absorbing
+     may start past the end, as that of a rank whose cells all lie in the absorbing
      layers does); o1 changes, so the header shows the replacement. */
   for (int a = 0; a < 3; a++) {
     s[a] = rank ? n[a] + 3 : 0;
