@@ -91,12 +91,14 @@ def _cmdline(argv):
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def run_status(nranks, args, outdir=None, timeout=DEFAULT_TIMEOUT, cwd=None):
+def run_status(nranks, args, outdir=None, timeout=DEFAULT_TIMEOUT, cwd=None, threads=1):
     """Run halofwi as run() does, whatever its exit status: returns (exit
     status, stdout and stderr combined).  For runs that may be refused."""
     argv = command(nranks, args, outdir)
     env = dict(os.environ)
-    env["OMP_NUM_THREADS"] = "1"
+    env["OMP_NUM_THREADS"] = str(threads)
+    if threads > 1:  # threads that spin at barriers crawl when ranks x threads exceed the cores
+        env["OMP_WAIT_POLICY"] = "passive"
     env.pop("PETSC_OPTIONS", None)
     if cwd is None and outdir is not None:
         # run beside the output so that nothing lands in the caller's folder
@@ -123,12 +125,13 @@ def run_status(nranks, args, outdir=None, timeout=DEFAULT_TIMEOUT, cwd=None):
     return p.returncode, out
 
 
-def run(nranks, args, outdir=None, expect_fail=False, timeout=DEFAULT_TIMEOUT, cwd=None):
-    """Run halofwi on nranks ranks with the given arguments (list) and
-    -output_dir outdir (when not None).  Returns stdout and stderr combined.
-    Raises TestFailure, with the command and its output, when the exit status
-    is not what was expected (zero, or non-zero when expect_fail)."""
-    status, out = run_status(nranks, args, outdir, timeout, cwd)
+def run(nranks, args, outdir=None, expect_fail=False, timeout=DEFAULT_TIMEOUT, cwd=None, threads=1):
+    """Run halofwi on nranks ranks of `threads` OpenMP threads each with the
+    given arguments (list) and -output_dir outdir (when not None).  Returns
+    stdout and stderr combined.  Raises TestFailure, with the command and its
+    output, when the exit status is not what was expected (zero, or non-zero
+    when expect_fail)."""
+    status, out = run_status(nranks, args, outdir, timeout, cwd, threads)
     cmdline = _cmdline(command(nranks, args, outdir))
     if expect_fail and status == 0:
         print(out)

@@ -103,10 +103,11 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     CALL; \
   }
 
-/* The factors (stencil.h) of cells [j0, j1) of w into x, y, z; profiles
-   along the row when PS is 1, constant along it when 0. */
-#define SLAB_FACTORS(w, j0, j1, PS, ADD, x, y, z) \
-  _Pragma("omp simd") for (PetscInt j = (j0); j < (j1); j++) \
+/* The factors (stencil.h) of cells [j0, j0 + n) of w into x, y, z;
+   profiles along the row when PS is 1, constant along it when 0.  These
+   loops take VECTOR_PIECES's form (the range last). */
+#define SLAB_FACTORS_AT(w, PS, ADD, x, y, z, j0, n) \
+  _Pragma("omp simd") for (PetscInt j = (j0); j < (j0) + (n); j++) \
   { \
     const float e_ = SLAB_E(w, j, ADD), t_ = fwi_adj_cpml_t((w).u[j], (w).pa[PS * j], e_); \
     (x)[j]         = fwi_adj_cpml_x(t_, (w).pa[PS * j], e_); \
@@ -114,21 +115,19 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     (z)[j]         = fwi_where_nonzero(t_, (w).pb[PS * j]); \
   }
 
-/* The same over n cells from j (VECTOR_PIECES's form). */
-#define SLAB_FACTORS_AT(w, PS, ADD, x, y, z, j, n) SLAB_FACTORS(w, j, (j) + (n), PS, ADD, x, y, z)
-
-/* psi and E of cells [j0, j1) of w one step back, from the factors z. */
-#define SLAB_BACK(w, j0, j1, PS, ADD, z, zs, c1, R) \
-  _Pragma("omp simd") for (PetscInt j = (j0); j < (j1); j++) \
+/* psi and E of cells [j0, j0 + n) of w one step back, from the factors z
+   at stride zs. */
+#define SLAB_BACK_AT(w, PS, ADD, z, zs, c1, R, j0, n) \
+  _Pragma("omp simd") for (PetscInt j = (j0); j < (j0) + (n); j++) \
   { \
     (w).psi[j] = fwi_adj_cpml_psi_z((w).psi[j], (z) + j, zs, (w).pb[PS * j], c1, R); \
     (w).E[j]   = SLAB_E(w, j, ADD) * (w).pb[PS * j]; \
   }
-#define SLAB_BACK_AT(w, PS, ADD, z, zs, c1, R, j, n) SLAB_BACK(w, j, (j) + (n), PS, ADD, z, zs, c1, R)
 
-/* uprev's share of a z-slab row's cells [j, j + n), from the factors x, y. */
-#define ROW_Z_REACH_AT(w, x, y, c2, c1, R, j0, n) \
-  _Pragma("omp simd") for (PetscInt j = (j0); j < (j0) + (n); j++)(w).up[R + j] += (w).v[R + j] * fwi_adj_cpml_reach_xy((x) + j, (y) + j, 1, c2, c1, R)
+/* uprev's share of cells [j0, j0 + n) at up, v from the factors x, y of
+   the slab's cells at stride s (the slab's axis). */
+#define SLAB_REACH_AT(up, v, x, y, s, c2, c1, R, j0, n) \
+  _Pragma("omp simd") for (PetscInt j = (j0); j < (j0) + (n); j++)(up)[j] += (v)[j] * fwi_adj_cpml_reach_xy((x) + j, (y) + j, s, c2, c1, R)
 
 #define DEFINE_LAYERS_END(R, DIM) \
   /* both z slabs' pieces of row (i1, i2): the factors of every cell the \
@@ -152,7 +151,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
       VECTOR_PIECES(0, k0, SLAB_FACTORS_AT, w, 1, 0, xb, yb, zb); \
       WITH_LITERAL_ADD(alone, VECTOR_PIECES(k0, k1 - k0, SLAB_FACTORS_AT, w, 1, ADD_, xb, yb, zb)) \
       VECTOR_PIECES(k1, n + 2 * R - k1, SLAB_FACTORS_AT, w, 1, 0, xb, yb, zb); \
-      VECTOR_PIECES(0, n, ROW_Z_REACH_AT, w, x, y, c2[0], c1[0], R); \
+      VECTOR_PIECES(0, n, SLAB_REACH_AT, w.up + R, w.v + R, x, y, 1, c2[0], c1[0], R); \
       WITH_LITERAL_ADD(alone, VECTOR_PIECES(k0, k1 - k0, SLAB_BACK_AT, w, 1, ADD_, zb, 1, c1[0], R)) \
     } \
   } \
@@ -170,8 +169,9 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     FieldsSlabBox(f, a, s, R, lo, hi); \
     FieldsSlabBox(f, a, s, 0, llo, lhi); \
     const PetscInt threads = omp_get_max_threads(); \
-    const PetscInt nchunk  = PetscMax((f->n[0] + CHUNK - 1) / CHUNK, PetscMin(f->n[0], (4 * threads + f->n[t] - 1) / f->n[t])); \
-    const PetscInt chunk   = (f->n[0] + nchunk - 1) / nchunk; \
+    const PetscInt want    = PetscMax((f->n[0] + CHUNK - 1) / CHUNK, PetscMin(f->n[0], (4 * threads + f->n[t] - 1) / f->n[t])); \
+    const PetscInt chunk   = (f->n[0] + want - 1) / want; \
+    const PetscInt nchunk  = (f->n[0] + chunk - 1) / chunk; /* fewer than want when chunk rounded up: none starts past the row */ \
     _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt it = 0; it < f->n[t]; it++) \
     { \
       for (PetscInt k = 0; k < nchunk; k++) { \
@@ -202,15 +202,15 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
           const size_t q = (size_t)(p - base) * CHUNK; \
           i[a]           = p; \
           const SlabCells w = SlabCellsAt(f, a, s, i); \
-          WITH_LITERAL_ADD(alone && p >= llo[a] && p < lhi[a], SLAB_FACTORS(w, 0, n, 0, ADD_, X + q, Y + q, Z + q)) \
+          WITH_LITERAL_ADD(alone && p >= llo[a] && p < lhi[a], VECTOR_PIECES(0, n, SLAB_FACTORS_AT, w, 0, ADD_, X + q, Y + q, Z + q)) \
           const PetscInt b = p - R; /* every plane its stencils read has its factors */ \
           if (b < lo[a]) continue; \
           const size_t    c = (size_t)(b - base) * CHUNK; \
           i[a]              = b; \
           const SlabCells v = SlabCellsAt(f, a, s, i); \
-          _Pragma("omp simd") for (PetscInt j = 0; j < n; j++) v.up[j] += v.v[j] * fwi_adj_cpml_reach_xy(X + c + j, Y + c + j, CHUNK, c2[a], c1[a], R); \
+          VECTOR_PIECES(0, n, SLAB_REACH_AT, v.up, v.v, X + c, Y + c, CHUNK, c2[a], c1[a], R); \
           if (b < llo[a] || b >= lhi[a]) continue; \
-          WITH_LITERAL_ADD(alone, SLAB_BACK(v, 0, n, 0, ADD_, Z + c, CHUNK, c1[a], R)) \
+          WITH_LITERAL_ADD(alone, VECTOR_PIECES(0, n, SLAB_BACK_AT, v, 0, ADD_, Z + c, CHUNK, c1[a], R)) \
         } \
       } \
     } \

@@ -2,7 +2,8 @@
 #pragma once
 #include "kernels.h"
 
-/* CALL(..., j, n) over [start, start + len): whole 16-cell vectors, then
+/* CALL(..., j, n) over [start, start + len), len >= 0 (a negative one would
+   run pieces before start): whole 16-cell vectors, then
    pieces of 8, 4, 2 and 1 cells, each a constant length so the compiler
    vectorises it at its own width.  A plain loop leaves up to 15 cells to a
    scalar epilogue, and a z-layer segment is as short as the layer (20

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""The results do not depend on the number of OpenMP threads: forward
+gathers and gradients (full storage and saved boundaries) of 1 and 3 ranks
+(split along z) with 2 threads each are bit for bit those of 1 rank with 1
+thread.  Every other test runs one thread a rank.
+
+The adjoint's x and y layer sweeps cut each rank's rows along z into chunks
+for the threads, more chunks the more threads and the fewer z cells.  The
+splits below make ranks of 25 z cells (2D, 2 threads: 8 chunks asked for,
+7 of 4 cells fit) and of 9 (2D, 1 and 2 threads), where the chunk length
+rounded up leaves fewer chunks than asked for; a chunk past the row's end
+once wrote into the row before.
+"""
+import numpy as np
+
+import common as c
+
+DX = 10.0
+COMMON = ["-dt", 0.002, "-f0", 12, "-nshots", 2, "-progress_interval", 0]
+
+# name, model shape (.., x, z), options, [(ranks, threads) set against 1 x 1]
+CASES = [
+    ("2d", (61, 61), ["-nt", 150, "-order", 2, "-pml_width", 7], [(1, 2), (3, 2)]),
+    ("2d_thin", (40, 13), ["-nt", 150, "-order", 2, "-pml_width", 7], [(3, 1), (3, 2)]),
+    ("3d", (21, 21, 21), ["-nt", 100, "-order", 8, "-pml_width", 10], [(1, 2), (3, 2)]),
+]
+
+
+def outputs(scr, tag, nranks, threads, true, start, options):
+    """The gathers and both methods' gradients of one layout."""
+    split = ["-da_processors_z", nranks, "-da_processors_x", 1] + (["-da_processors_y", 1] if "3d" in tag else [])
+    obs = scr.sub(f"{tag}_obs_{nranks}x{threads}")
+    c.run(nranks, ["-mode", "forward", "-vp", true] + options + split, obs, threads=threads)
+    got = {"gathers": c.read_rsf(f"{obs}/shot_0001.rsf")[0]}
+    for method in ("full", "boundary"):
+        out = scr.sub(f"{tag}_{method}_{nranks}x{threads}")
+        c.run(nranks, ["-mode", "gradient", "-vp", start, "-observed_dir", obs, "-gradient_method", method] + options + split, out,
+              threads=threads)
+        got[method] = c.read_rsf(f"{out}/gradient.rsf")[0]
+    return got
+
+
+def main():
+    scr = c.Scratch("threads")
+    with scr:
+        for tag, shape, options, layouts in CASES:
+            true = c.write_model(scr.sub(f"{tag}_true.rsf"), c.smooth_random_model(shape, seed=5), DX)
+            start = c.write_model(scr.sub(f"{tag}_start.rsf"), np.full(shape, 2000, np.float32), DX)
+            options = COMMON + options
+            ref = outputs(scr, tag, 1, 1, true, start, options)
+            for name, a in ref.items():
+                c.check(np.abs(a).max() > 0, f"{tag}: the 1 x 1 {name} is zero")
+            for nranks, threads in layouts:
+                got = outputs(scr, tag, nranks, threads, true, start, options)
+                for name, a in ref.items():
+                    b = got[name]
+                    c.check(np.array_equal(a, b), f"{tag}: {name} of {nranks} rank(s) x {threads} threads differ from 1 x 1: "
+                            f"max |diff| {np.abs(a - b).max():.3g} of max {np.abs(a).max():.3g}")
+                print(f"  {tag}: {nranks} rank(s) x {threads} threads: gathers and both gradients bit for bit 1 x 1")
+
+
+if __name__ == "__main__":
+    c.main(main)
