@@ -1,5 +1,6 @@
 #include "exactsum.h"
 #include <math.h>
+#include <string.h>
 
 #define GRID_EXP 149 /* the grid's unit is 2^-GRID_EXP */
 
@@ -32,15 +33,18 @@ static void SubAt(uint64_t *l, int q, uint64_t lo, uint64_t hi)
 
 int ExactSumAdd(ExactSum *s, double x)
 {
-  int      e, pos;
-  uint64_t m;
+  uint64_t bits, m;
 
   if (x == 0) return 0;
   if (!isfinite(x) || fabs(x) >= 0x1p128) return 1;
-  const double f = frexp(fabs(x), &e); /* |x| = f 2^e, f in [0.5, 1) */
-  pos = e - 53 + GRID_EXP;              /* |x| = m 2^(pos - GRID_EXP), m < 2^53 */
-  if (pos >= 0) m = (uint64_t)ldexp(f, 53);
-  else {
+  memcpy(&bits, &x, sizeof bits);
+  /* a normal double is |x| = m 2^(biased - 1075), m < 2^53 its significand
+     with the leading bit: read from the bits, as the gradient adds a term per
+     cell and frexp/ldexp are library calls */
+  const int biased = (int)(bits >> 52 & 0x7ff);
+  int       pos    = biased - 1075 + GRID_EXP; /* |x| = m 2^(pos - GRID_EXP) */
+  if (biased && pos >= 0) m = (bits & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
+  else { /* below the grid's 2^53 units: rounded onto it */
     m   = (uint64_t)llrint(ldexp(fabs(x), GRID_EXP));
     pos = 0;
   }
@@ -50,6 +54,11 @@ int ExactSumAdd(ExactSum *s, double x)
   else SubAt(s->limb, q, lo, hi);
   return 0;
 }
+
+/* 2^(64 i - GRID_EXP), the weight of limb i: a product by it is exact, as
+   ldexpl would be, without a library call per limb. */
+static const long double limb_weight[EXACT_SUM_LIMBS] = {0x1p-149L, 0x1p-85L, 0x1p-21L, 0x1p43L, 0x1p107L};
+_Static_assert(GRID_EXP == 149 && EXACT_SUM_LIMBS == 5, "limb_weight holds 2^(64 i - GRID_EXP) for each limb");
 
 double ExactSumValue(const ExactSum *s)
 {
@@ -65,7 +74,7 @@ double ExactSumValue(const ExactSum *s)
   while (top > 0 && !a.limb[top]) top--;
   /* the top three limbs in long double (64-bit significand on x86) are
      more than enough for one rounding to double */
-  for (int i = PetscMax(top - 2, 0); i <= top; i++) v += ldexpl((long double)a.limb[i], 64 * i - GRID_EXP);
+  for (int i = PetscMax(top - 2, 0); i <= top; i++) v += (long double)a.limb[i] * limb_weight[i];
   return negative ? -(double)v : (double)v;
 }
 

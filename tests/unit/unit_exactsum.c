@@ -74,11 +74,37 @@ static PetscErrorCode TestEdges(void)
   PetscFunctionReturn(0);
 }
 
+/* One term alone comes back exactly, for every position on the grid: 53-bit
+   significands from the grid's unit 2^-149 up to 2^127, both signs (each
+   limb and each pair of limbs a significand can straddle), and with a
+   second term 2^40 times larger the sum within one unit in the last place
+   of the exact one. */
+static PetscErrorCode TestRoundTrip(void)
+{
+  unsigned long long r = 777;
+
+  PetscFunctionBeginUser;
+  for (int k = -149; k + 53 <= 128; k++)
+    for (int sign = -1; sign <= 1; sign += 2) {
+      r                  = r * 6364136223846793005ULL + 1442695040888963407ULL;
+      const double x     = sign * ldexp((double)((r >> 11) | 1ULL << 52), k); /* 53 significant bits */
+      ExactSum     s     = {{0}};
+      PetscCheck(!ExactSumAdd(&s, x), PETSC_COMM_SELF, PETSC_ERR_PLIB, "term %a refused", x);
+      PetscCheck(ExactSumValue(&s) == x, PETSC_COMM_SELF, PETSC_ERR_PLIB, "term %a alone sums to %a", x, ExactSumValue(&s));
+      if (k + 40 + 53 <= 128) {
+        const double y = ldexp(x, 40), ref = (double)((__float128)y + x), v = (ExactSumAdd(&s, y), ExactSumValue(&s));
+        PetscCheck(fabs(v - ref) <= fabs(nextafter(ref, 0) - ref), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%a + %a sums to %a, reference %a", y, x, v, ref);
+      }
+    }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(TestOrders());
   PetscCall(TestEdges());
+  PetscCall(TestRoundTrip());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_exactsum: all checks passed\n"));
   PetscCall(PetscFinalize());
   return 0;
