@@ -26,9 +26,9 @@ CASES = [
 ]
 
 
-def outputs(scr, tag, nranks, threads, true, start, options):
+def outputs(scr, tag, dim, nranks, threads, true, start, options):
     """The gathers and both methods' gradients of one layout."""
-    split = ["-da_processors_z", nranks, "-da_processors_x", 1] + (["-da_processors_y", 1] if "3d" in tag else [])
+    split = ["-da_processors_z", nranks, "-da_processors_x", 1] + (["-da_processors_y", 1] if dim == 3 else [])
     obs = scr.sub(f"{tag}_obs_{nranks}x{threads}")
     c.run(nranks, ["-mode", "forward", "-vp", true] + options + split, obs, threads=threads)
     got = {"gathers": c.read_rsf(f"{obs}/shot_0001.rsf")[0]}
@@ -47,11 +47,11 @@ def main():
             true = c.write_model(scr.sub(f"{tag}_true.rsf"), c.smooth_random_model(shape, seed=5), DX)
             start = c.write_model(scr.sub(f"{tag}_start.rsf"), np.full(shape, 2000, np.float32), DX)
             options = COMMON + options
-            ref = outputs(scr, tag, 1, 1, true, start, options)
+            ref = outputs(scr, tag, len(shape), 1, 1, true, start, options)
             for name, a in ref.items():
                 c.check(np.abs(a).max() > 0, f"{tag}: the 1 x 1 {name} is zero")
             for nranks, threads in layouts:
-                got = outputs(scr, tag, nranks, threads, true, start, options)
+                got = outputs(scr, tag, len(shape), nranks, threads, true, start, options)
                 for name, a in ref.items():
                     b = got[name]
                     c.check(np.array_equal(a, b), f"{tag}: {name} of {nranks} rank(s) x {threads} threads differ from 1 x 1: "
