@@ -103,6 +103,45 @@ PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
   PetscFunctionReturn(0);
 }
 
+/* Reverse step n: it takes the adjoint of u^{n+1} (in u) and of u^{n+2}
+   (in uprev) to that of u^n, and adds the gradient term of forward step n;
+   from storage, every other step (pair) adds those of steps n and n + 1. */
+static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscBool pair)
+{
+  const KernelOps *ops   = p->ops;
+  Fields          *f     = &p->f;
+  const PetscBool  image = pair || !n ? PETSC_TRUE : PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p));
+  else {
+    if (pair) PetscCall(WavefieldStoreReadBegin(store, n + 1, &f->lap_next));
+    if (image) PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
+  }
+  PetscCall(PhaseBegin(FWI_INJREC));
+  PetscCall(ops->record(f, &d->src_cells, NULL, d->at_src + (size_t)n * shot->src.nrows));
+  PetscCall(PhaseEnd(FWI_INJREC));
+  PetscCall(ops->adjoint_layers_begin(f));
+  PetscCall(ops->mirror_ghosts(f));
+  PetscCall(StepRegions(p, PETSC_TRUE));
+  PetscCall(PhaseBegin(FWI_SHELL));
+  PetscCall(ops->adjoint_layers_end(f));
+  PetscCall(PhaseEnd(FWI_SHELL));
+
+  PetscCall(PhaseBegin(FWI_INJREC));
+  PetscCall(ops->inject(f, &d->reach, d->traces + (size_t)n * shot->nreach));
+  PetscCall(ops->zero_surface(f));
+  PetscCall(PhaseEnd(FWI_INJREC));
+  if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionEnd(p, d, store, n));
+  else {
+    if (pair) PetscCall(WavefieldStoreReadEnd(store, n + 1));
+    if (image) PetscCall(WavefieldStoreReadEnd(store, n));
+  }
+  FieldsSwap(f);
+  f->lap = f->lap_next = NULL;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
                                  const float *residual, WavefieldStore store)
 {
@@ -126,42 +165,16 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   PetscCall(ops->mem_upload(d.traces, host, (size_t)t->nsteps * shot->nreach * sizeof(float)));
   PetscCall(ops->zero_state(f));
   PetscCall(PetscTime(&last[0]));
-  /* reverse step n takes the adjoint of u^{n+1} (in u) and of u^{n+2} (in
-     uprev) to that of u^n, and adds the gradient term of forward step n;
-     from storage, every other step adds those of steps n and n + 1 */
-  for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
-    const PetscBool pair = (t->nsteps - 1 - n) % 2 ? PETSC_TRUE : PETSC_FALSE, image = pair || !n ? PETSC_TRUE : PETSC_FALSE;
+  /* two reverse steps at a time where the backend can (the boundary method) */
+  for (PetscInt n = t->nsteps - 1; n >= 0;) {
+    const PetscInt k = p->method == GRADIENT_BOUNDARY && p->rec.pair && n >= 1 ? 2 : 1;
     PetscCall(PhaseBegin(FWI_ADJOINT_STEP));
-    if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p));
-    else {
-      if (pair) PetscCall(WavefieldStoreReadBegin(store, n + 1, &f->lap_next));
-      if (image) PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
-    }
-    PetscCall(PhaseBegin(FWI_INJREC));
-    PetscCall(ops->record(f, &d.src_cells, NULL, d.at_src + (size_t)n * shot->src.nrows));
-    PetscCall(PhaseEnd(FWI_INJREC));
-    PetscCall(ops->adjoint_layers_begin(f));
-    PetscCall(ops->mirror_ghosts(f));
-    PetscCall(StepRegions(p, PETSC_TRUE));
-    PetscCall(PhaseBegin(FWI_SHELL));
-    PetscCall(ops->adjoint_layers_end(f));
-    PetscCall(PhaseEnd(FWI_SHELL));
-
-    PetscCall(PhaseBegin(FWI_INJREC));
-    PetscCall(ops->inject(f, &d.reach, d.traces + (size_t)n * shot->nreach));
-    PetscCall(ops->zero_surface(f));
-    PetscCall(PhaseEnd(FWI_INJREC));
-    if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionEnd(p, &d, store, n));
-    else {
-      if (pair) PetscCall(WavefieldStoreReadEnd(store, n + 1));
-      if (image) PetscCall(WavefieldStoreReadEnd(store, n));
-    }
-    FieldsSwap(f);
-    f->lap = f->lap_next = NULL;
+    if (k == 2) PetscCall(ReconstructionPair(p, shot, &d, store, n));
+    else PetscCall(ReverseStep(p, shot, &d, store, n, (t->nsteps - 1 - n) % 2 ? PETSC_TRUE : PETSC_FALSE));
     PetscCall(PhaseEnd(FWI_ADJOINT_STEP));
-
-    PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - n, last));
-    PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - n));
+    n -= k;
+    PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - 1 - n, last));
+    PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - 1 - n));
   }
   PetscCall(SourceTerm(p, t, shot, &d, wavelet, src_sum));
   PetscCall(ImageAdd(p, &shot->src, src_sum));

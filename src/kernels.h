@@ -30,6 +30,19 @@ typedef struct {
   float     *weight;
 } PointMap;
 
+/* Two reverse steps' worth of the boundary gradient method's points, for
+   KernelOps.adjoint_pair: step 0 is reverse step n, step 1 is n - 1. */
+typedef struct {
+  Fields         *rec;                     /* the forward field run backwards */
+  const PointMap *reach, *src, *src_cells; /* residuals into the adjoint, the source into rec, the adjoint at the source */
+  const float    *residual[2], *wav[2];    /* their amplitudes per step */
+  float          *at_src[2];               /* the adjoint at the source's cells, recorded before each step */
+  const float    *band[2];                 /* rec's band after each step (packed as pack_boxes packs bands), or NULL */
+  PetscInt        nband;
+  const Box      *bands;
+  void           *scratch;                 /* adjoint_pair_plan's scratch_bytes of backend memory */
+} AdjointPair;
+
 /* What a backend does.  Work is queued in order on the main lane; between
    side_begin and side_end it goes to a second lane that runs alongside (on
    a GPU: the interior on the compute stream while the shell and the halo
@@ -74,6 +87,15 @@ typedef struct {
   PetscErrorCode (*adjoint_step)(Fields *, const Box *);
   PetscErrorCode (*adjoint_layers_begin)(Fields *);
   PetscErrorCode (*adjoint_layers_end)(Fields *);
+  /* Optional (NULL: steps one by one).  Reverse steps n and n - 1 of the
+     boundary gradient method in one sweep, each as adjoint.c does one
+     (record, ghosts, adjoint step, layers, injection, surface, the forward
+     field's source, surface and band), the same bits; the fields end as
+     two FieldsSwap of each would leave them.  adjoint_pair_plan says
+     whether it applies to fields laid out as these (their descriptive
+     members suffice) and the scratch it needs. */
+  PetscBool (*adjoint_pair_plan)(const Fields *, size_t *scratch_bytes);
+  PetscErrorCode (*adjoint_pair)(Fields *, const AdjointPair *);
   /* lanes */
   PetscErrorCode (*side_begin)(Fields *); /* following work on the side lane, after the main lane's work so far */
   PetscErrorCode (*side_end)(Fields *);   /* following work on the main lane again */

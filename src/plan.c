@@ -103,7 +103,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     size_t   n;
     PetscInt nsteps;
     GradientStoreShape(&f, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps);
-    mine.need[k].fields  = GradientFieldBytes(&f, (GradientMethod)(k + 1));
+    mine.need[k].fields  = GradientFieldBytes(ops, &f, (GradientMethod)(k + 1));
     mine.need[k].steps   = WavefieldStoreBytes(n, nsteps);
     mine.need[k].buffers = 2.0 * n * sizeof(float);
   }

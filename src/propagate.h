@@ -39,16 +39,18 @@ extern const char *const GradientMethods[];
 /* The boundary method's forward field, run backwards: its own u and uprev;
    the model and everything else the propagator's. */
 typedef struct {
-  Fields   f;
-  PetscInt nband;
-  Box      band[6];
+  Fields    f;
+  PetscInt  nband;
+  Box       band[6];
+  PetscBool pair;    /* the backend takes two reverse steps at once (KernelOps.adjoint_pair) */
+  void     *scratch; /* its scratch, backend memory */
 } Reconstruction;
 
 /* The store a method needs: n floats per step for nsteps steps. */
 void GradientStoreShape(const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps);
 /* Backend bytes the method needs besides its store (the boundary method's
-   two fields). */
-double GradientFieldBytes(const Fields *f, GradientMethod m);
+   two fields, and the scratch of two reverse steps at once). */
+double GradientFieldBytes(const KernelOps *ops, const Fields *f, GradientMethod m);
 
 typedef struct {
   const KernelOps *ops;

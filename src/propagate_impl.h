@@ -43,4 +43,7 @@ PetscErrorCode ReconstructionSave(Propagator *p, WavefieldStore store, PetscInt 
 void           ReconstructionStart(Propagator *p);
 PetscErrorCode ReconstructionBegin(Propagator *p);
 PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n);
+/* Reverse steps n and n - 1 at once, where rec.pair says the backend can
+   (n >= 1): the same as Begin, the adjoint step and End twice. */
+PetscErrorCode ReconstructionPair(Propagator *p, const ShotLocal *shot, const ShotPoints *d, WavefieldStore store, PetscInt n);
 PetscErrorCode ReconstructionDestroy(Propagator *p);

@@ -23,7 +23,21 @@ void GradientStoreShape(const Fields *f, GradientMethod m, PetscInt steps, size_
   }
 }
 
-double GradientFieldBytes(const Fields *f, GradientMethod m) { return m == GRADIENT_BOUNDARY ? 2.0 * f->ncells * sizeof(float) : 0; }
+/* Two reverse steps at once (KernelOps.adjoint_pair) where the backend can:
+   whether, and its scratch. */
+static PetscBool PairPlan(const KernelOps *ops, const Fields *f, size_t *scratch)
+{
+  *scratch = 0;
+  return ops->adjoint_pair_plan && ops->adjoint_pair_plan(f, scratch) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+double GradientFieldBytes(const KernelOps *ops, const Fields *f, GradientMethod m)
+{
+  size_t scratch;
+
+  if (m != GRADIENT_BOUNDARY) return 0;
+  return 2.0 * f->ncells * sizeof(float) + (PairPlan(ops, f, &scratch) ? (double)scratch : 0);
+}
 
 PetscErrorCode ReconstructionDestroy(Propagator *p)
 {
@@ -33,6 +47,8 @@ PetscErrorCode ReconstructionDestroy(Propagator *p)
   if (!p->ops) PetscFunctionReturn(0);
   PetscCall(p->ops->mem_free((void **)&r->u));
   PetscCall(p->ops->mem_free((void **)&r->uprev));
+  if (p->rec.scratch) PetscCall(p->ops->mem_free(&p->rec.scratch));
+  p->rec.pair = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -51,6 +67,11 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m)
   MemoryCall(p->ops->mem_alloc((void **)&rec->f.u, bytes), "the reconstructed forward field", bytes);
   MemoryCall(p->ops->mem_alloc((void **)&rec->f.uprev, bytes), "the reconstructed forward field", bytes);
   (void)FieldsBandBoxes(&p->f, rec->band, &rec->nband);
+  {
+    size_t scratch;
+    rec->pair = PairPlan(p->ops, &p->f, &scratch);
+    if (rec->pair && scratch) MemoryCall(p->ops->mem_alloc(&rec->scratch, scratch), "two reverse steps at once", (double)scratch);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -107,5 +128,27 @@ PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldSt
   }
   FieldsSwap(r);
   PetscCall(PhaseEnd(FWI_RECONSTRUCT));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ReconstructionPair(Propagator *p, const ShotLocal *shot, const ShotPoints *d, WavefieldStore store, PetscInt n)
+{
+  AdjointPair w = {.rec = &p->rec.f, .reach = &d->reach, .src = &d->src, .src_cells = &d->src_cells, .nband = p->rec.nband, .bands = p->rec.band,
+                   .scratch = p->rec.scratch};
+  float      *band[2] = {NULL, NULL};
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < 2; k++) {
+    w.residual[k] = d->traces + (size_t)(n - k) * shot->nreach;
+    w.wav[k]      = d->wav + n - k;
+    w.at_src[k]   = d->at_src + (size_t)(n - k) * shot->src.nrows;
+    if (n - k >= 1) PetscCall(WavefieldStoreReadBegin(store, n - k - 1, &band[k]));
+    w.band[k] = band[k];
+  }
+  PetscCall(ReconstructionBegin(p));
+  PetscCall(p->ops->adjoint_pair(&p->f, &w));
+  p->f.fu = p->f.fuprev = NULL;
+  for (PetscInt k = 0; k < 2; k++)
+    if (band[k]) PetscCall(WavefieldStoreReadEnd(store, n - k - 1));
   PetscFunctionReturn(0);
 }

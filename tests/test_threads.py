@@ -10,6 +10,13 @@ splits below make ranks of 25 z cells (2D, 2 threads: 8 chunks asked for,
 7 of 4 cells fit) and of 9 (2D, 1 and 2 threads), where the chunk length
 rounded up leaves fewer chunks than asked for; a chunk past the row's end
 once wrote into the row before.
+
+A 2D rank alone takes the boundary method's reverse steps two at a time,
+each thread a region of x rows (src/cpu/adjoint_pair_cpu.c); ranks split
+take them one by one.  So 1 x 1 (one region), 1 x 2 and 1 x 3 (regions and
+the seams between them) are held against each other and against 2 or 3
+ranks: with a free surface, order 8, and an odd number of steps (the last
+taken alone).
 """
 import numpy as np
 
@@ -22,6 +29,7 @@ COMMON = ["-dt", 0.002, "-f0", 12, "-nshots", 2, "-progress_interval", 0]
 CASES = [
     ("2d", (61, 61), ["-nt", 150, "-order", 2, "-pml_width", 7], [(1, 2), (3, 2)]),
     ("2d_thin", (40, 13), ["-nt", 150, "-order", 2, "-pml_width", 7], [(3, 1), (3, 2)]),
+    ("2d_surface", (70, 90), ["-nt", 151, "-order", 8, "-pml_width", 10, "-pml_top", 0], [(1, 2), (1, 3), (2, 1)]),
     ("3d", (21, 21, 21), ["-nt", 100, "-order", 8, "-pml_width", 10], [(1, 2), (3, 2)]),
 ]
 

@@ -19,11 +19,6 @@
    threads get pieces. */
 #define CHUNK 256
 
-/* Planes of factors an x or y sweep keeps (more than 4 FWI_MAX_RADIUS, so
-   that moving the last 2R to the start is rare): 20 layer cells and the
-   stencils' reach fit without a move at order 8. */
-#define PLANES 40
-_Static_assert(PLANES > 2 * FWI_MAX_RADIUS, "an x or y sweep keeps the 2R planes its next stencils read and one more");
 
 /* Pointers at owned cell i: the field (u, up, v), slab (a, s) (E, psi) and
    axis a's profiles (pa, pb, pda). */
@@ -155,17 +150,42 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
       WITH_LITERAL_ADD(alone, VECTOR_PIECES(k0, k1 - k0, SLAB_BACK_AT, w, 1, ADD_, zb, 1, c1[0], R)) \
     } \
   } \
+  /* plane i[a] of slab (a, s), cells i[0] .. i[0] + n: its factors into \
+     the window, the last 2R planes moved to the window's start when it is \
+     full (they are all the next plane's stencils read) */ \
+  static inline void SlabPlaneFactors_r##R(const Fields *f, PetscInt a, PetscInt s, SlabWindow *win, const PetscInt i[3], PetscInt n, int add) \
+  { \
+    if (i[a] - win->base == SLAB_PLANES) { \
+      float *const w3[3] = {win->X, win->Y, win->Z}; \
+      for (int k = 0; k < 3; k++) PetscArraymove(w3[k], w3[k] + (SLAB_PLANES - 2 * R) * win->stride, 2 * R * win->stride); \
+      win->base += SLAB_PLANES - 2 * R; \
+    } \
+    const size_t    q = (size_t)(i[a] - win->base) * win->stride; \
+    const SlabCells w = SlabCellsAt(f, a, s, i); \
+    WITH_LITERAL_ADD(add, VECTOR_PIECES(0, n, SLAB_FACTORS_AT, w, 0, ADD_, win->X + q, win->Y + q, win->Z + q)) \
+  } \
+  /* plane i[a] once the window holds the factors of every plane its \
+     stencils read: uprev's share, and psi and E one step back in a layer \
+     plane */ \
+  static inline void SlabPlaneFinish_r##R(const Fields *f, PetscInt a, PetscInt s, const SlabWindow *win, const PetscInt i[3], PetscInt n, PetscBool layer, \
+                                          int add) \
+  { \
+    LOCAL_WEIGHTS(R); \
+    const size_t    c = (size_t)(i[a] - win->base) * win->stride; \
+    const SlabCells v = SlabCellsAt(f, a, s, i); \
+    VECTOR_PIECES(0, n, SLAB_REACH_AT, v.up, v.v, win->X + c, win->Y + c, win->stride, c2[a], c1[a], R); \
+    if (layer) { \
+      WITH_LITERAL_ADD(add, VECTOR_PIECES(0, n, SLAB_BACK_AT, v, 0, ADD_, win->Z + c, win->stride, c1[a], R)) \
+    } \
+  } \
   /* an x (a = 1) or y (a = 2) slab: per chunk of z and index of the third \
      axis t, a sweep along a that forms each plane's factors and finishes \
-     the plane R behind (uprev's share, psi and E in place).  The factors \
-     sit in a window of PLANES planes at one stride; when it is full, the \
-     last 2R, all the next plane's stencils read, move to its start. */ \
+     the plane R behind */ \
   static void SlabEndXY_r##R(Fields *f, PetscInt a, PetscInt s, float *work) \
   { \
     const PetscInt  t = 3 - a; \
     const PetscBool alone = CPUAxisAlone(f, a); \
     PetscInt        lo[3], hi[3], llo[3], lhi[3]; \
-    LOCAL_WEIGHTS(R); \
     FieldsSlabBox(f, a, s, R, lo, hi); \
     FieldsSlabBox(f, a, s, 0, llo, lhi); \
     const PetscInt threads = omp_get_max_threads(); \
@@ -176,16 +196,12 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     { \
       for (PetscInt k = 0; k < nchunk; k++) { \
         const PetscInt z0 = k * chunk, n = PetscMin(chunk, f->n[0] - z0); \
-        float *X = Scratch(work, 3 * PLANES * CHUNK), *Y = X + PLANES * CHUNK, *Z = Y + PLANES * CHUNK; \
-        PetscInt base = lo[a] - R; /* the window's first plane */ \
-        PetscInt i[3]; \
+        float         *X  = Scratch(work, 3 * SLAB_PLANES * CHUNK); \
+        SlabWindow     win = {X, X + SLAB_PLANES * CHUNK, X + 2 * SLAB_PLANES * CHUNK, CHUNK, lo[a] - R}; \
+        PetscInt       i[3]; \
         i[0] = z0; \
         i[t] = it; \
-        for (PetscInt p = base; p < hi[a] + R; p++) { \
-          if (p - base == PLANES) { \
-            for (float *w = X; w < X + 3 * PLANES * CHUNK; w += PLANES * CHUNK) PetscArraymove(w, w + (PLANES - 2 * R) * CHUNK, 2 * R * CHUNK); \
-            base += PLANES - 2 * R; \
-          } \
+        for (PetscInt p = lo[a] - R; p < hi[a] + R; p++) { \
           if (p + AHEAD < hi[a] + R) { \
             i[a]                  = p + AHEAD; \
             const SlabCells ahead = SlabCellsAt(f, a, s, i); \
@@ -199,18 +215,10 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
               CPUPrefetch(behind.v, n, 0); \
             } \
           } \
-          const size_t q = (size_t)(p - base) * CHUNK; \
-          i[a]           = p; \
-          const SlabCells w = SlabCellsAt(f, a, s, i); \
-          WITH_LITERAL_ADD(alone && p >= llo[a] && p < lhi[a], VECTOR_PIECES(0, n, SLAB_FACTORS_AT, w, 0, ADD_, X + q, Y + q, Z + q)) \
-          const PetscInt b = p - R; /* every plane its stencils read has its factors */ \
-          if (b < lo[a]) continue; \
-          const size_t    c = (size_t)(b - base) * CHUNK; \
-          i[a]              = b; \
-          const SlabCells v = SlabCellsAt(f, a, s, i); \
-          VECTOR_PIECES(0, n, SLAB_REACH_AT, v.up, v.v, X + c, Y + c, CHUNK, c2[a], c1[a], R); \
-          if (b < llo[a] || b >= lhi[a]) continue; \
-          WITH_LITERAL_ADD(alone, VECTOR_PIECES(0, n, SLAB_BACK_AT, v, 0, ADD_, Z + c, CHUNK, c1[a], R)) \
+          i[a] = p; \
+          SlabPlaneFactors_r##R(f, a, s, &win, i, n, alone && p >= llo[a] && p < lhi[a]); \
+          i[a] = p - R; /* every plane its stencils read has its factors */ \
+          if (i[a] >= lo[a]) SlabPlaneFinish_r##R(f, a, s, &win, i, n, i[a] >= llo[a] && i[a] < lhi[a], alone); \
         } \
       } \
     } \
@@ -225,7 +233,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
         for (PetscInt i1 = 0; i1 < f->n[1]; i1++) CPUAdjointLayersRowZ_r##R(f, i1, i2); \
       } \
     } \
-    PetscCall(PetscMalloc1((size_t)omp_get_max_threads() * 3 * PLANES * CHUNK, &work)); \
+    PetscCall(PetscMalloc1((size_t)omp_get_max_threads() * 3 * SLAB_PLANES * CHUNK, &work)); \
     FOR_EACH_SLAB(f) \
     { \
       if (a) SlabEndXY_r##R(f, a, s, work); \
@@ -234,6 +242,26 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     PetscFunctionReturn(0); \
   }
 FWI_KERNEL_RADII(DEFINE_LAYERS_END, 0)
+
+void CPUSlabPlaneFactors(const Fields *f, PetscInt a, PetscInt s, SlabWindow *win, const PetscInt i[3], PetscInt n, int add)
+{
+#define FACTORS_CASE(R, DIM) \
+  case R: SlabPlaneFactors_r##R(f, a, s, win, i, n, add); break;
+  switch (f->radius) {
+    FWI_KERNEL_RADII(FACTORS_CASE, 0)
+  }
+#undef FACTORS_CASE
+}
+
+void CPUSlabPlaneFinish(const Fields *f, PetscInt a, PetscInt s, const SlabWindow *win, const PetscInt i[3], PetscInt n, PetscBool layer, int add)
+{
+#define FINISH_CASE(R, DIM) \
+  case R: SlabPlaneFinish_r##R(f, a, s, win, i, n, layer, add); break;
+  switch (f->radius) {
+    FWI_KERNEL_RADII(FINISH_CASE, 0)
+  }
+#undef FINISH_CASE
+}
 
 PetscErrorCode CPUAdjointLayersEnd(Fields *f)
 {

@@ -268,6 +268,32 @@ static inline void RowAdvance(Row *w, PetscInt d)
       } \
     } \
   } \
+  /* the adjoint step over cells [lo0, hi0) of row (i1, i2), whose z core \
+     is [c0, c1), in a box of layer bits L: one segment, or under the \
+     boundary method three, the core's imaging and stepping the forward \
+     field (none in a box of x or y layers) */ \
+  static inline void AdjointRow_##DIM##d_r##R(const Fields *f, unsigned L, PetscInt lo0, PetscInt hi0, PetscInt c0, PetscInt c1, PetscInt i1, PetscInt i2) \
+  { \
+    Row w; \
+    if (!f->fu) { \
+      RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
+      SegmentAdjoint_##DIM##d_r##R(f, &w, !f->lap ? 0 : f->lap_next ? 3 : 1, hi0 - lo0); \
+      return; \
+    } \
+    const PetscInt k0 = L ? hi0 : c0; \
+    if (k0 > lo0) { \
+      RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
+      SegmentAdjoint_##DIM##d_r##R(f, &w, 0, k0 - lo0); \
+    } \
+    if (!L && c1 > c0) { \
+      RowSetUp(f, i1, i2, c0, 0, 0, &w); \
+      SegmentAdjoint_##DIM##d_r##R(f, &w, 2, c1 - c0); \
+    } \
+    if (!L && hi0 > c1) { \
+      RowSetUp(f, i1, i2, c1, 0, 0, &w); \
+      SegmentAdjoint_##DIM##d_r##R(f, &w, 0, hi0 - c1); \
+    } \
+  } \
   /* A box, row by row; each row in up to three segments: z layer, z core, z \
      layer (the adjoint, which has no CPML terms: one segment, or three under \
      the boundary method, which images in the core only).  A box of whole \
@@ -281,8 +307,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
     const PetscInt c0 = PetscMax(b->lo[0], PetscMin(b->hi[0], f->core[0][0])); \
     const PetscInt c1 = PetscMax(c0, PetscMin(b->hi[0], f->core[0][1])); \
     const PetscInt ntile = TileCount(b->hi[1] - b->lo[1]), tile = (b->hi[1] - b->lo[1] + ntile - 1) / ntile; \
-    void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R \
-                                                                     : pass == PASS_STEP ? SegmentStep_##DIM##d_r##R : SegmentAdjoint_##DIM##d_r##R; \
+    void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R : SegmentStep_##DIM##d_r##R; \
     /* the adjoint CPML terms of the z slabs, row by row (see CPUAxisAlone) */ \
     const PetscBool zrows = pass == PASS_ADJOINT && CPUAxisAlone(f, 0) && (f->slab[0][0].ncells || f->slab[0][1].ncells); \
     if (pass == PASS_MEMORY && whole && !L) return; \
@@ -292,25 +317,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
-          if (pass == PASS_ADJOINT && !f->fu) { \
-            RowSetUp(f, i1, i2, b->lo[0], 0, 0, &w); \
-            segment(f, &w, !f->lap ? 0 : f->lap_next ? 3 : 1, b->hi[0] - b->lo[0]); \
-          } else if (pass == PASS_ADJOINT) { /* boundary method: imaging and the forward field in the core only */ \
-            const PetscInt k0 = L ? b->hi[0] : c0; \
-            if (k0 > b->lo[0]) { \
-              RowSetUp(f, i1, i2, b->lo[0], 0, 0, &w); \
-              segment(f, &w, 0, k0 - b->lo[0]); \
-            } \
-            if (!L && c1 > c0) { \
-              RowSetUp(f, i1, i2, c0, 0, 0, &w); \
-              segment(f, &w, 2, c1 - c0); \
-            } \
-            if (!L && b->hi[0] > c1) { \
-              RowSetUp(f, i1, i2, c1, 0, 0, &w); \
-              segment(f, &w, 0, b->hi[0] - c1); \
-            } \
-          } \
           if (pass == PASS_ADJOINT) { \
+            AdjointRow_##DIM##d_r##R(f, L, b->lo[0], b->hi[0], c0, c1, i1, i2); \
             if (zrows) { \
               PREFETCH_NEXT_ROW; \
               CPUAdjointLayersRowZ_r##R(f, i1, i2); \
@@ -340,6 +348,24 @@ static inline void RowAdvance(Row *w, PetscInt d)
   }
 
 FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
+
+void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2)
+{
+  const PetscInt i[3] = {0, i1, i2};
+  unsigned       L    = 0;
+
+  for (PetscInt a = 1; a < f->dim; a++)
+    if (i[a] < f->core[a][0] || i[a] >= f->core[a][1]) L |= 1u << a;
+#define ROW_CASE(R, DIM) \
+  case 10 * R + DIM: \
+    AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2); \
+    if (f->slab[0][0].ncells || f->slab[0][1].ncells) CPUAdjointLayersRowZ_r##R(f, i1, i2); \
+    break;
+  switch (f->radius * 10 + f->dim) {
+    FWI_KERNEL_VARIANTS(ROW_CASE)
+  }
+#undef ROW_CASE
+}
 
 static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
 {
@@ -386,7 +412,7 @@ static PetscErrorCode AdjointStep(Fields *f, const Box *b) { return BoxPass(f, b
 static PetscErrorCode MirrorGhosts(Fields *f)
 {
   PetscFunctionBeginUser;
-  FOR_EACH_SURFACE_CELL(f, for (PetscInt k = 1; k <= f->radius; k++) f->u[cell + k * out] = -f->u[cell - k * out]);
+  FOR_EACH_SURFACE_CELL(f, CPUMirrorCell(f->u, cell, out, f->radius));
   PetscFunctionReturn(0);
 }
 
@@ -402,12 +428,7 @@ static PetscErrorCode ZeroSurface(Fields *f)
 static PetscErrorCode Inject(Fields *f, const PointMap *m, const float amp[])
 {
   PetscFunctionBeginUser;
-  _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++)
-  {
-    double sum = 0;
-    for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) sum += (double)m->weight[e] * amp[m->index[e]];
-    f->uprev[m->cell[i]] += f->vdt2[m->cell[i]] * (float)sum;
-  }
+  _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++) CPUInjectRow(f, f->uprev, m, amp, i);
   PetscFunctionReturn(0);
 }
 
@@ -542,6 +563,8 @@ const KernelOps KernelOpsCPU = {
   .adjoint_step         = AdjointStep,
   .adjoint_layers_begin = CPUAdjointLayersBegin,
   .adjoint_layers_end   = CPUAdjointLayersEnd,
+  .adjoint_pair_plan    = CPUAdjointPairPlan,
+  .adjoint_pair         = CPUAdjointPair,
   .side_begin           = InOrder,
   .side_end             = InOrder,
   .join                 = InOrder,

@@ -37,6 +37,21 @@
   (void)c2; \
   (void)c1
 
+/* Row i of an injection map (PointMap) into field uprev. */
+static inline void CPUInjectRow(const Fields *f, float *uprev, const PointMap *m, const float amp[], PetscInt i)
+{
+  double sum = 0;
+  for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) sum += (double)m->weight[e] * amp[m->index[e]];
+  uprev[m->cell[i]] += f->vdt2[m->cell[i]] * (float)sum;
+}
+
+/* Odd reflection of u about free-surface sample `cell`, `out` the step
+   across the face away from the model: u = 0 there to every order. */
+static inline void CPUMirrorCell(float *u, ptrdiff_t cell, ptrdiff_t out, PetscInt radius)
+{
+  for (PetscInt k = 1; k <= radius; k++) u[cell + k * out] = -u[cell - k * out];
+}
+
 /* Asks for the cache lines of n floats from p, to be read (write 0) or
    written (1). */
 static inline void CPUPrefetch(const float *p, PetscInt n, int write)
@@ -47,7 +62,30 @@ static inline void CPUPrefetch(const float *p, PetscInt n, int write)
   }
 }
 
+/* The factors (stencil.h's X, Y, Z) an x or y sweep of the adjoint layers
+   keeps: a window of SLAB_PLANES planes of `stride` floats each, from plane
+   `base` on.  More than 4 FWI_MAX_RADIUS planes, so that moving the last 2R
+   to the start is rare: 20 layer cells and the stencils' reach fit without
+   a move at order 8. */
+#define SLAB_PLANES 40
+_Static_assert(SLAB_PLANES > 2 * FWI_MAX_RADIUS, "an x or y sweep keeps the 2R planes its next stencils read and one more");
+typedef struct {
+  float   *X, *Y, *Z;
+  size_t   stride;
+  PetscInt base;
+} SlabWindow;
+
+/* One plane of an x or y sweep of slab (a, s), cells i[0] .. i[0] + n of
+   plane i[a]: its factors into the window (ADD: zeta still lacks u, see
+   CPUAxisAlone), planes in increasing order from the window's base; then,
+   R planes behind, its finish: uprev's share, and in a layer plane psi and
+   zeta one step back. */
+void CPUSlabPlaneFactors(const Fields *f, PetscInt a, PetscInt s, SlabWindow *win, const PetscInt i[3], PetscInt n, int add);
+void CPUSlabPlaneFinish(const Fields *f, PetscInt a, PetscInt s, const SlabWindow *win, const PetscInt i[3], PetscInt n, PetscBool layer, int add);
+
 PetscErrorCode CPUAdjointLayersBegin(Fields *f);
+PetscBool      CPUAdjointPairPlan(const Fields *f, size_t *scratch_bytes);
+PetscErrorCode CPUAdjointPair(Fields *f, const AdjointPair *w);
 PetscErrorCode CPUAdjointLayersEnd(Fields *f);
 
 /* No rank lies across either face of axis a, so nothing exchanges that
@@ -55,6 +93,10 @@ PetscErrorCode CPUAdjointLayersEnd(Fields *f);
    work) where its sweeps first read E, and for axis 0, every box then
    holding whole rows, does the z slabs' terms inside adjoint_step. */
 static inline PetscBool CPUAxisAlone(const Fields *f, PetscInt a) { return !f->neighbour[a][0] && !f->neighbour[a][1] ? PETSC_TRUE : PETSC_FALSE; }
+
+/* adjoint_step over the whole row (i1, i2) and, as it does there when
+   axis 0 is alone (the caller's to know), the z slabs' terms. */
+void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2);
 
 /* The adjoint CPML terms of the z slabs for one row (i1, i2) of owned
    cells: uprev's share, then psi and E one step back.  A row's z-slab cells
