@@ -359,7 +359,10 @@ void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2)
 #define ROW_CASE(R, DIM) \
   case 10 * R + DIM: \
     AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2); \
-    if (f->slab[0][0].ncells || f->slab[0][1].ncells) CPUAdjointLayersRowZ_r##R(f, i1, i2); \
+    if (f->slab[0][0].ncells || f->slab[0][1].ncells) { \
+      if (i1 + 1 < f->n[1]) PrefetchZSlabs(f, i1 + 1, i2); \
+      CPUAdjointLayersRowZ_r##R(f, i1, i2); \
+    } \
     break;
   switch (f->radius * 10 + f->dim) {
     FWI_KERNEL_VARIANTS(ROW_CASE)
