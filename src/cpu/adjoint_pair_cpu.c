@@ -2,10 +2,10 @@
    sweep along x (KernelOps.adjoint_pair), for a 2D rank alone in its group.
 
    A reverse step reads and writes about 36 bytes a cell (the adjoint's and
-   the forward field's leapfrogs, the model, the image): on a grid larger
-   than the caches it waits on memory, at about twice a forward step.  Here
-   step n - 1 follows step n a few rows behind, while those rows are still
-   in cache, so each cell crosses memory once for both.  Every cell sees the
+   the forward field's leapfrogs, the model, the image), where a forward
+   step moves 16.  Here step n - 1 follows step n a few rows behind, while
+   those rows are still in cache, so each cell crosses memory once for
+   both; what is left is the arithmetic of two stencils a cell.  Every cell sees the
    same operations in the same order as two separate steps, so the results
    are theirs bit for bit.
 
@@ -100,8 +100,10 @@ static PetscBool RegionsFit(const Fields *f, const XSlab slab[], PetscInt nslab,
   return PETSC_TRUE;
 }
 
-/* Every thread must get a region: with fewer, the steps one by one (all
-   threads) would be faster. */
+/* 2D, alone along both axes (no halo exchange between the steps), no free
+   surface on an x face (its ghosts are mirrored from other rows), and a
+   region for every thread: with fewer, the steps one by one, on every
+   thread, would be faster. */
 PetscBool CPUAdjointPairPlan(const Fields *f, size_t *scratch_bytes)
 {
   XSlab          slab[2];
@@ -171,8 +173,9 @@ static void RowComplete(Pair *P, int k, PetscInt x)
   }
 }
 
-/* Thread t of T: step 0 over its rows [r0, r1), step 1 R rows behind
-   where it reads step 0's rows of this region alone. */
+/* Thread t of T: step 0 over its rows [r0, r1), and step 1 2R rows
+   behind over those of its rows that read step 0's rows of this region
+   alone. */
 static void Region(Pair *P, PetscInt T, PetscInt t, PetscInt r0, PetscInt r1)
 {
   const Fields  *f = &P->step[0].f;
