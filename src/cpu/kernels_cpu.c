@@ -3,6 +3,8 @@
 #include "kernels_cpu.h"
 #include "subnormals.h"
 #include <omp.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 
 /* Rows are walked in tiles along axis 1 with axis 2 inside, so the 2r+1
    planes the y-stencil reads stay in cache: tiles of at most MAX_TILE rows,
@@ -491,12 +493,24 @@ static void ZeroPages(void *p, size_t bytes)
   _Pragma("omp parallel for schedule(static)") for (size_t i = 0; i < bytes; i += 4096) memset((char *)p + i, 0, PetscMin(4096, bytes - i));
 }
 
+/* Arrays of 2 MB or more lie on 2 MB pages where the system grants them
+   (transparent huge pages on request): a stencil reads 2R + 1 rows, each
+   on its own 4 kB page, and the fields of a large grid outrun the reach of
+   the TLB's 4 kB entries. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
 /* Zeroed by writing, so every page is mapped now: a large store fails here,
    not part way through a run, and its first use pays no page faults. */
 static PetscErrorCode MemAlloc(void **p, size_t bytes)
 {
+  const size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
+
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc(bytes, p));
+  *p = aligned_alloc(align, PetscMax((bytes + align - 1) / align * align, align));
+  PetscCheck(*p, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory: %zu bytes requested", bytes);
+#if defined(MADV_HUGEPAGE)
+  if (align == HUGE_PAGE) (void)madvise(*p, (bytes + align - 1) / align * align, MADV_HUGEPAGE); /* a refusal leaves 4 kB pages */
+#endif
   ZeroPages(*p, bytes);
   PetscFunctionReturn(0);
 }
@@ -511,7 +525,8 @@ static PetscErrorCode MemZero(Fields *f, void *p, size_t bytes)
 static PetscErrorCode MemFree(void **p)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(*p));
+  free(*p);
+  *p = NULL;
   PetscFunctionReturn(0);
 }
 
