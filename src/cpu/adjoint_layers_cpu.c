@@ -19,7 +19,6 @@
    threads get pieces. */
 #define CHUNK 256
 
-
 /* Pointers at owned cell i: the field (u, up, v), slab (a, s) (E, psi) and
    axis a's profiles (pa, pb, pda). */
 typedef struct {
@@ -196,8 +195,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     { \
       for (PetscInt k = 0; k < nchunk; k++) { \
         const PetscInt z0 = k * chunk, n = PetscMin(chunk, f->n[0] - z0); \
-        float         *X  = Scratch(work, 3 * SLAB_PLANES * CHUNK); \
-        SlabWindow     win = {X, X + SLAB_PLANES * CHUNK, X + 2 * SLAB_PLANES * CHUNK, CHUNK, lo[a] - R}; \
+        SlabWindow     win = SlabWindowAt(Scratch(work, 3 * SLAB_PLANES * CHUNK), CHUNK, lo[a] - R); \
         PetscInt       i[3]; \
         i[0] = z0; \
         i[t] = it; \

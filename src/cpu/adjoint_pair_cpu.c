@@ -217,8 +217,7 @@ PetscErrorCode CPUAdjointPair(Fields *f, const AdjointPair *w)
       s->f.fu     = s->r.u;
       s->f.fuprev = s->r.uprev;
     }
-    for (PetscInt j = 0; j < P.nslab; j++, scratch += 3 * SLAB_PLANES * f->n[0])
-      P.win[k][j] = (SlabWindow){scratch, scratch + SLAB_PLANES * f->n[0], scratch + 2 * SLAB_PLANES * f->n[0], (size_t)f->n[0], P.slab[j].flo};
+    for (PetscInt j = 0; j < P.nslab; j++, scratch += 3 * SLAB_PLANES * f->n[0]) P.win[k][j] = SlabWindowAt(scratch, (size_t)f->n[0], P.slab[j].flo);
   }
   PetscCall(MapRowsCreate(f, w->reach, &P.reach));
   PetscCall(MapRowsCreate(f, w->src, &P.src));

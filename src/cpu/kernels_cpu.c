@@ -504,12 +504,13 @@ static void ZeroPages(void *p, size_t bytes)
 static PetscErrorCode MemAlloc(void **p, size_t bytes)
 {
   const size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
+  const size_t whole = PetscMax((bytes + align - 1) / align * align, align); /* aligned_alloc takes a multiple of align */
 
   PetscFunctionBeginUser;
-  *p = aligned_alloc(align, PetscMax((bytes + align - 1) / align * align, align));
+  *p = aligned_alloc(align, whole);
   PetscCheck(*p, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory: %zu bytes requested", bytes);
 #if defined(MADV_HUGEPAGE)
-  if (align == HUGE_PAGE) (void)madvise(*p, (bytes + align - 1) / align * align, MADV_HUGEPAGE); /* a refusal leaves 4 kB pages */
+  if (align == HUGE_PAGE) (void)madvise(*p, whole, MADV_HUGEPAGE); /* a refusal leaves 4 kB pages */
 #endif
   ZeroPages(*p, bytes);
   PetscFunctionReturn(0);

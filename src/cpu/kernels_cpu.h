@@ -75,6 +75,12 @@ typedef struct {
   PetscInt base;
 } SlabWindow;
 
+/* A window over 3 SLAB_PLANES stride floats of scratch, from plane base. */
+static inline SlabWindow SlabWindowAt(float *scratch, size_t stride, PetscInt base)
+{
+  return (SlabWindow){scratch, scratch + SLAB_PLANES * stride, scratch + 2 * SLAB_PLANES * stride, stride, base};
+}
+
 /* One plane of an x or y sweep of slab (a, s), cells i[0] .. i[0] + n of
    plane i[a]: its factors into the window (ADD: zeta still lacks u, see
    CPUAxisAlone), planes in increasing order from the window's base; then,
