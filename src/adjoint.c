@@ -115,8 +115,14 @@ static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const Sh
   PetscFunctionBeginUser;
   if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p));
   else {
-    if (pair) PetscCall(WavefieldStoreReadBegin(store, n + 1, &f->lap_next));
-    if (image) PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
+    if (pair) {
+      PetscCall(WavefieldStoreReadBegin(store, n + 1, &f->lap_next));
+      f->live_next = WavefieldStoreLive(store, n + 1);
+    }
+    if (image) {
+      PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
+      f->live = WavefieldStoreLive(store, n);
+    }
   }
   PetscCall(PhaseBegin(FWI_INJREC));
   PetscCall(ops->record(f, &d->src_cells, NULL, d->at_src + (size_t)n * shot->src.nrows));
@@ -139,6 +145,7 @@ static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const Sh
   }
   FieldsSwap(f);
   f->lap = f->lap_next = NULL;
+  f->live = f->live_next = NULL;
   PetscFunctionReturn(0);
 }
 

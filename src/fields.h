@@ -70,6 +70,11 @@ typedef struct {
   float *lap_next;              /* adjoint, with lap: the term of forward step n + 1, imaged with uprev (the
                                    adjoint of u^{n+2}) in the same pass, so that grad is read and written
                                    once per two steps; the pass before images nothing (lap NULL) */
+  unsigned char *live;          /* with lap, where the backend keeps it (KernelOps.live_map): per row of the
+                                   padded box and chunk of FIELDS_LIVE_CHUNK cells along it, 1 where the
+                                   term has a value other than zero; the adjoint reads no chunk marked 0
+                                   (see docs/numerics.md).  NULL: every chunk is read */
+  unsigned char *live_next;     /* the same for lap_next */
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
   float *fu, *fuprev;           /* adjoint, boundary gradient method: the forward field u^n, u^{n+1}
                                    run backwards; when set the adjoint step also writes u^{n-1} over
@@ -120,6 +125,12 @@ static inline void FieldsSlabBox(const Fields *f, PetscInt a, PetscInt s, PetscI
   if (s) lo[a] = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][1] - reach));
   else hi[a] = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][0] + reach));
 }
+
+/* The live map's chunks: FIELDS_LIVE_CHUNK cells of a row, from its first
+   padded cell; per row, and in all. */
+#define FIELDS_LIVE_CHUNK 64
+static inline PetscInt FieldsLiveChunks(const Fields *f) { return (f->padded[0] + FIELDS_LIVE_CHUNK - 1) / FIELDS_LIVE_CHUNK; }
+static inline size_t   FieldsLiveBytes(const Fields *f) { return (size_t)f->padded[1] * f->padded[2] * FieldsLiveChunks(f); }
 
 /* Allocates, or frees, every array a Fields owns with a backend's mem_alloc or mem_free. */
 static inline PetscErrorCode FieldsAllocArrays(Fields *f, PetscErrorCode (*alloc)(void **, size_t))

@@ -100,11 +100,11 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
   PetscFunctionBeginUser;
   GridBlockFields(g, &f);
   for (PetscInt k = 0; k < NMETHODS; k++) {
-    size_t   n;
+    size_t   n, live;
     PetscInt nsteps;
-    GradientStoreShape(&f, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps);
+    GradientStoreShape(ops, &f, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps, &live);
     mine.need[k].fields  = GradientFieldBytes(ops, &f, (GradientMethod)(k + 1));
-    mine.need[k].steps   = WavefieldStoreBytes(n, nsteps);
+    mine.need[k].steps   = WavefieldStoreBytes(n, nsteps) + (double)live * nsteps;
     mine.need[k].buffers = 2.0 * n * sizeof(float);
   }
   PetscCall(MemoryRest(o, l, ops, m, geo, g, t, mine.rest));
@@ -143,7 +143,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
   }
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, ops, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
   plan->method = (GradientMethod)(chosen + 1);
-  GradientStoreShape(&f, plan->method, t->nsteps, &plan->n, &plan->nsteps);
+  GradientStoreShape(ops, &f, plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
   Place(ops, device[chosen], &mine.need[chosen], plan->bytes);
   PetscCall(PetscPrintf(l->world, "gradient method: %s (%s)\n", GradientMethods[plan->method], o->gradient_method == GRADIENT_AUTO ? "the fastest that fits" : "-gradient_method"));
   PetscFunctionReturn(0);

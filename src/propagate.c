@@ -359,7 +359,10 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   for (PetscInt n = 0; n < t->nsteps; n++) {
     PetscCall(PhaseBegin(FWI_STEP));
     if (store && p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionSave(p, store, n, t->nsteps));
-    else if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &f->lap));
+    else if (store) {
+      PetscCall(WavefieldStoreWriteBegin(store, n, &f->lap));
+      f->live = WavefieldStoreLive(store, n);
+    }
     PetscCall(PhaseBegin(FWI_INJREC));
     PetscCall(PointsExchange(p, shot, &d));
     PetscCall(ops->record(f, &d.rec, d.remote, d.traces + (size_t)n * shot->nrec));
@@ -377,7 +380,8 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     FieldsSwap(f);
     if (f->lap) {
       PetscCall(WavefieldStoreWriteEnd(store, n));
-      f->lap = NULL;
+      f->lap  = NULL;
+      f->live = NULL;
     }
     PetscCall(PhaseEnd(FWI_STEP));
 

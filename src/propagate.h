@@ -46,8 +46,9 @@ typedef struct {
   void     *scratch; /* its scratch, backend memory */
 } Reconstruction;
 
-/* The store a method needs: n floats per step for nsteps steps. */
-void GradientStoreShape(const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps);
+/* The store a method needs: n floats per step for nsteps steps, and a live
+   map of `live` bytes a step where the backend keeps one (full storage). */
+void GradientStoreShape(const KernelOps *ops, const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, size_t *live);
 /* Backend bytes the method needs besides its store (the boundary method's
    two fields, and the scratch of two reverse steps at once). */
 double GradientFieldBytes(const KernelOps *ops, const Fields *f, GradientMethod m);

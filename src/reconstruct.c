@@ -8,11 +8,12 @@
 
 const char *const GradientMethods[] = {"auto", "full", "boundary", "GradientMethod", "GRADIENT_", NULL};
 
-void GradientStoreShape(const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps)
+void GradientStoreShape(const KernelOps *ops, const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, size_t *live)
 {
   Box      band[6];
   PetscInt nband;
 
+  *live = 0;
   if (m == GRADIENT_BOUNDARY) {
     /* the band of u^0 .. u^{N-2}: u^{N-1} and u^N are kept whole */
     *n      = FieldsBandBoxes(f, band, &nband);
@@ -20,6 +21,7 @@ void GradientStoreShape(const Fields *f, GradientMethod m, PetscInt steps, size_
   } else {
     *n      = f->ncells;
     *nsteps = steps;
+    if (ops->live_map && ops->live_map(f)) *live = FieldsLiveBytes(f);
   }
 }
 
@@ -64,6 +66,7 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m)
   if (m != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
   rec->f      = p->f;
   rec->f.grad = rec->f.lap = NULL;
+  rec->f.live = NULL;
   MemoryCall(p->ops->mem_alloc((void **)&rec->f.u, bytes), "the reconstructed forward field", bytes);
   MemoryCall(p->ops->mem_alloc((void **)&rec->f.uprev, bytes), "the reconstructed forward field", bytes);
   (void)FieldsBandBoxes(&p->f, rec->band, &rec->nband);

@@ -18,6 +18,8 @@ struct _p_WavefieldStore {
   PetscBool        staged; /* data in page-locked host memory, through buf[] */
   float           *data;
   float           *buf[2]; /* staged: device buffers, step k in buf[k % 2] */
+  unsigned char   *live;   /* live_bytes a step, host memory, or NULL */
+  size_t           live_bytes;
 };
 
 double WavefieldStoreBytes(size_t n, PetscInt nsteps) { return (double)n * (double)nsteps * sizeof(float); }
@@ -50,8 +52,8 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double b
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, size_t n, PetscInt nsteps, WavefieldStorage where, const char *what,
-                                    WavefieldStore *s)
+PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, size_t n, PetscInt nsteps, WavefieldStorage where, size_t live_bytes,
+                                    const char *what, WavefieldStore *s)
 {
   const double bytes = WavefieldStoreBytes(n, nsteps);
   double       most, device_usable = 0;
@@ -74,6 +76,11 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields 
     MemoryCall(ops->host_alloc((void **)&(*s)->data, bytes), "the forward wavefield store in page-locked host memory", bytes);
     for (PetscInt k = 0; k < 2; k++) MemoryCall(ops->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)), "the forward wavefield store's device buffers", n * sizeof(float));
   } else MemoryCall(ops->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
+  if (live_bytes) {
+    const double map = (double)live_bytes * nsteps;
+    (*s)->live_bytes = live_bytes;
+    MemoryCall(PetscCalloc1((size_t)map, &(*s)->live), "the forward wavefield store's live map", map);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -85,6 +92,7 @@ PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s)
     PetscCall((*s)->ops->host_free((void **)&(*s)->data));
     for (PetscInt k = 0; k < 2; k++) PetscCall((*s)->ops->mem_free((void **)&(*s)->buf[k]));
   } else PetscCall((*s)->ops->mem_free((void **)&(*s)->data));
+  PetscCall(PetscFree((*s)->live));
   PetscCall(PetscFree(*s));
   PetscFunctionReturn(0);
 }
@@ -144,5 +152,33 @@ PetscErrorCode WavefieldStoreReadEnd(WavefieldStore s, PetscInt step)
 {
   PetscFunctionBeginUser;
   if (s->staged && step >= 2) PetscCall(Copy(s, step - 2, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+unsigned char *WavefieldStoreLive(WavefieldStore s, PetscInt step) { return s->live ? s->live + s->live_bytes * (size_t)step : NULL; }
+
+PetscBool WavefieldStoreLiveShare(WavefieldStore s, double *share)
+{
+  const size_t n    = s->live_bytes * (size_t)s->nsteps;
+  size_t       live = 0;
+
+  *share = 1;
+  if (!s->live) return PETSC_FALSE;
+#pragma omp parallel for reduction(+ : live) schedule(static)
+  for (size_t i = 0; i < n; i++) live += s->live[i];
+  if (n) *share = (double)live / (double)n;
+  return PETSC_TRUE;
+}
+
+PetscErrorCode WavefieldStoreLiveReport(MPI_Comm comm, WavefieldStore s)
+{
+  double mine[2], most[2];
+
+  PetscFunctionBeginUser;
+  mine[0] = WavefieldStoreLiveShare(s, &mine[1]) ? 1 : 0;
+  PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, comm));
+  if (most[0] > 0)
+    PetscCall(PetscPrintf(comm, "stored term: %.1f%% of its %d-cell chunks not all zero on the busiest rank, the only ones the adjoint reads\n", 100 * most[1],
+                          FIELDS_LIVE_CHUNK));
   PetscFunctionReturn(0);
 }

@@ -87,6 +87,34 @@ static inline void PrefetchZSlabs(const Fields *f, PetscInt i1, PetscInt i2)
   }
 }
 
+/* Row (i1, i2)'s first chunk in Fields.live. */
+static inline size_t LiveRow(const Fields *f, PetscInt i1, PetscInt i2)
+{
+  return (size_t)(i1 + f->radius + (i2 + (f->dim > 2 ? f->radius : 0)) * f->padded[1]) * FieldsLiveChunks(f);
+}
+
+/* The float bits as integers, for the live map's test. */
+typedef uint32_t __attribute__((may_alias)) FloatBits;
+
+/* After a forward step's row (i1, i2) is stored: its chunks of the live map,
+   1 where a cell's term is other than +-0 (any bit but the sign set; NaN
+   included).  Ahead of the first arrivals, and in the dead zones behind
+   them, the term is exactly zero (the fields flush subnormals to zero), and
+   the adjoint skips it. */
+static void LiveRowMark(const Fields *f, PetscInt i1, PetscInt i2)
+{
+  const PetscInt   r    = f->radius, nc = FieldsLiveChunks(f);
+  const FloatBits *bits = (const FloatBits *)(f->lap + (i1 + r) * f->stride[1] + (i2 + (f->dim > 2 ? r : 0)) * f->stride[2]);
+  unsigned char   *live = f->live + LiveRow(f, i1, i2);
+
+  for (PetscInt k = 0; k < nc; k++) {
+    const PetscInt j0 = PetscMax(r, k * FIELDS_LIVE_CHUNK), j1 = PetscMin(r + f->n[0], (k + 1) * FIELDS_LIVE_CHUNK);
+    uint32_t       any = 0;
+    for (PetscInt j = j0; j < j1; j++) any |= bits[j]; /* vectorised as it is (omp simd spilled the sum to the stack) */
+    live[k] = any & 0x7fffffffu ? 1 : 0;
+  }
+}
+
 /* The same row d cells further along z. */
 static inline void RowAdvance(Row *w, PetscInt d)
 {
@@ -220,7 +248,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
      the gradient term of this step: IMAGE 0 none, 1 with the stored lap, 2 \
      with the forward field's Laplacian as it steps back (boundary method), \
      3 with the stored lap and lap_next: the terms of two steps added in the \
-     order two passes would add them */ \
+     order two passes would add them, 4 with lap_next alone (where lap is \
+     zero: the gradient is never -0, so adding u * 0 changes nothing) */ \
   static inline __attribute__((always_inline)) void SegmentAdjointCells_##DIM##d_r##R(const Fields *f, const Row *w, const int image, PetscInt j0, \
                                                                                      PetscInt n) \
   { \
@@ -232,6 +261,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
       if (DIM == 3) lap += fwi_d2(w->u + j, s2, c2[2], R); \
       if (image == 1) w->grad[j] += w->u[j] * w->lap[j]; \
       if (image == 3) w->grad[j] = (w->grad[j] + w->up[j] * w->lapn[j]) + w->u[j] * w->lap[j]; \
+      if (image == 4) w->grad[j] += w->up[j] * w->lapn[j]; \
       if (image == 2) { \
         float lapf = fwi_d2(w->fu + j, 1, c2[0], R) + fwi_d2(w->fu + j, s1, c2[1], R); \
         if (DIM == 3) lapf += fwi_d2(w->fu + j, s2, c2[2], R); \
@@ -248,7 +278,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
   /* L: as IMAGE (0 also for layer cells under the boundary method) */ \
   static void SegmentAdjoint_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
   { \
-    if (L == 3) SegmentAdjointI_##DIM##d_r##R(f, w, 3, len); \
+    if (L == 4) SegmentAdjointI_##DIM##d_r##R(f, w, 4, len); \
+    else if (L == 3) SegmentAdjointI_##DIM##d_r##R(f, w, 3, len); \
     else if (L == 2) SegmentAdjointI_##DIM##d_r##R(f, w, 2, len); \
     else if (L == 1) SegmentAdjointI_##DIM##d_r##R(f, w, 1, len); \
     else SegmentAdjointI_##DIM##d_r##R(f, w, 0, len); \
@@ -277,6 +308,18 @@ static inline void RowAdvance(Row *w, PetscInt d)
   static inline void AdjointRow_##DIM##d_r##R(const Fields *f, unsigned L, PetscInt lo0, PetscInt hi0, PetscInt c0, PetscInt c1, PetscInt i1, PetscInt i2) \
   { \
     Row w; \
+    if (f->live) { \
+      /* chunk by chunk, imaging with the terms that are not all zero there */ \
+      const unsigned char *now = f->live + LiveRow(f, i1, i2), *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
+      const PetscInt       r   = f->radius; \
+      for (PetscInt k = (lo0 + r) / FIELDS_LIVE_CHUNK; k * FIELDS_LIVE_CHUNK < hi0 + r; k++) { \
+        const PetscInt j0 = PetscMax(lo0 + r, k * FIELDS_LIVE_CHUNK), j1 = PetscMin(hi0 + r, (k + 1) * FIELDS_LIVE_CHUNK); \
+        const int      a = now[k], b = next && next[k]; \
+        RowSetUp(f, i1, i2, j0 - r, 0, 0, &w); \
+        SegmentAdjoint_##DIM##d_r##R(f, &w, a && b ? 3 : a ? 1 : b ? 4 : 0, j1 - j0); \
+      } \
+      return; \
+    } \
     if (!f->fu) { \
       RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
       SegmentAdjoint_##DIM##d_r##R(f, &w, !f->lap ? 0 : f->lap_next ? 3 : 1, hi0 - lo0); \
@@ -312,6 +355,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
     void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R : SegmentStep_##DIM##d_r##R; \
     /* the adjoint CPML terms of the z slabs, row by row (see CPUAxisAlone) */ \
     const PetscBool zrows = pass == PASS_ADJOINT && CPUAxisAlone(f, 0) && (f->slab[0][0].ncells || f->slab[0][1].ncells); \
+    const PetscBool live = pass == PASS_STEP && f->live; /* mark the stored term's live map */ \
     if (pass == PASS_MEMORY && whole && !L) return; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
@@ -345,6 +389,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
             RowSetUp(f, i1, i2, c1, L | 1u, 1, &w); \
             segment(f, &w, L | zbits, b->hi[0] - c1); \
           } \
+          if (live) LiveRowMark(f, i1, i2); \
         } \
     } \
   }
@@ -391,6 +436,9 @@ static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
 static PetscErrorCode Step(Fields *f, const Box *b) { return BoxPass(f, b, PASS_STEP); }
 static PetscErrorCode AdvanceMemory(Fields *f, const Box *b) { return BoxPass(f, b, PASS_MEMORY); }
 static PetscErrorCode AdjointStep(Fields *f, const Box *b) { return BoxPass(f, b, PASS_ADJOINT); }
+
+/* Every box holds whole rows where no rank lies across a z face. */
+static PetscBool LiveMap(const Fields *f) { return CPUAxisAlone(f, 0); }
 
 /* Runs BODY for every cell of every free-surface face: `cell` is its padded
    index, `out` the step across the face away from the model. */
@@ -584,6 +632,7 @@ const KernelOps KernelOpsCPU = {
   .adjoint_layers_end   = CPUAdjointLayersEnd,
   .adjoint_pair_plan    = CPUAdjointPairPlan,
   .adjoint_pair         = CPUAdjointPair,
+  .live_map             = LiveMap,
   .side_begin           = InOrder,
   .side_end             = InOrder,
   .join                 = InOrder,

@@ -9,7 +9,10 @@
    storage the direction covers the layer cells too; with the boundary
    method (the forward field run backwards, the layers taking no gradient)
    it is zero in the layers, every layer cell's gradient is zero (but the
-   source's), and the core's gradient matches full storage's to 1e-5. */
+   source's), and the core's gradient matches full storage's to 1e-5.
+   Where the CPU keeps the stored term's live map (every rank alone along
+   z), full storage's gradient is the same bits with a store that keeps
+   none, and the map marks some chunks dead and some live. */
 #include "events.h"
 #include "geometry.h"
 #include "propagate.h"
@@ -88,6 +91,38 @@ static PetscErrorCode Misfit(Propagator *p, const TimeAxis *t, const ShotLocal *
   PetscFunctionReturn(0);
 }
 
+/* Full storage's gradient `grad` (from `store`, with a live map where
+   live is set on any rank) against the same evaluation from a store of
+   n x nsteps without one: the same bits, and the map neither all dead nor
+   all live. */
+static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotLocal *sl, const float *w, const float *v, const float *obs, WavefieldStore store,
+                                   size_t n, PetscInt nsteps, size_t live, const double *grad, PetscInt ncells)
+{
+  WavefieldStore plain;
+  double         J, *again, share, range[2];
+  PetscInt       differ = 0;
+  unsigned long  any    = live;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_UNSIGNED_LONG, MPI_MAX, PETSC_COMM_WORLD));
+  if (!any) PetscFunctionReturn(0);
+  (void)WavefieldStoreLiveShare(store, &share);
+  PetscCall(PetscMalloc1(ncells, &again));
+  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p->f, n, nsteps, STORAGE_AUTO, 0, "every step, no live map", &plain));
+  PetscCall(Misfit(p, t, sl, 5, w, v, obs, plain, &J, again));
+  for (PetscInt c = 0; c < ncells; c++) differ += memcmp(&again[c], &grad[c], sizeof(double)) != 0;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  range[0] = -share, range[1] = share;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  live map: %.1f%% to %.1f%% of the stored term's chunks live on a rank; %" PetscInt_FMT " cells differ without it\n", -100 * range[0],
+                        100 * range[1], differ));
+  PetscCheck(!differ, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "full storage: %" PetscInt_FMT " cells' gradient differs with the live map from without it, expected the same bits", differ);
+  PetscCheck(-range[0] > 0 && range[1] < 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map: %.3f to %.3f of the chunks live, expected some dead and some live", -range[0], range[1]);
+  PetscCall(WavefieldStoreDestroy(&plain));
+  PetscCall(PetscFree(again));
+  PetscFunctionReturn(0);
+}
+
 /* Does the source act on padded cell `cell`? */
 static PetscBool IsSourceCell(const ShotLocal *sl, ptrdiff_t cell)
 {
@@ -150,13 +185,14 @@ static PetscErrorCode CheckCase(const Case *c)
   for (GradientMethod method = GRADIENT_FULL; method <= GRADIENT_BOUNDARY; method++) {
     double (*dir)(const PetscInt[3]) = method == GRADIENT_FULL ? Direction : CoreDirection;
     double   layer_max = 0, diff = 0, norm = 0, sums[3], all[3];
-    size_t   n;
+    size_t   n, live;
     PetscInt nsteps;
     dot = 0;
     PetscCall(PropagatorSetGradientMethod(&p, method));
-    GradientStoreShape(&p.f, method, t.nsteps, &n, &nsteps);
-    PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p.f, n, nsteps, STORAGE_AUTO, GradientMethods[method], &store));
+    GradientStoreShape(&KernelOpsCPU, &p.f, method, t.nsteps, &n, &nsteps, &live);
+    PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p.f, n, nsteps, STORAGE_AUTO, live, GradientMethods[method], &store));
     PetscCall(Misfit(&p, &t, &sl, 5, wint, v, obs, store, &J, grad));
+    if (method == GRADIENT_FULL) PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live, grad, (PetscInt)cells));
     /* central differences at h and 2h, extrapolated (Richardson): the source's
        cells make the misfit's curvature large enough to show at h alone */
     for (PetscInt q = 0; q < 2; q++)
