@@ -93,6 +93,23 @@ static inline size_t LiveRow(const Fields *f, PetscInt i1, PetscInt i2)
   return (size_t)(i1 + f->radius + (i2 + (f->dim > 2 ? f->radius : 0)) * f->padded[1]) * FieldsLiveChunks(f);
 }
 
+/* The image variant (SegmentAdjoint's IMAGE) of chunk k of a row's live
+   maps now and next (NULL: no term of step n + 1). */
+static inline int LiveImage(const unsigned char *now, const unsigned char *next, PetscInt k)
+{
+  const int a = now[k], b = next && next[k];
+  return a && b ? 3 : a ? 1 : b ? 4 : 0;
+}
+
+/* Chunks [k0, k1) of a row's live maps take one image variant: it, or -1. */
+static inline int LiveRowImage(const unsigned char *now, const unsigned char *next, PetscInt k0, PetscInt k1)
+{
+  const int image = LiveImage(now, next, k0);
+  for (PetscInt k = k0 + 1; k < k1; k++)
+    if (LiveImage(now, next, k) != image) return -1;
+  return image;
+}
+
 /* The float bits as integers, for the live map's test. */
 typedef uint32_t __attribute__((may_alias)) FloatBits;
 
@@ -309,14 +326,20 @@ static inline void RowAdvance(Row *w, PetscInt d)
   { \
     Row w; \
     if (f->live) { \
-      /* chunk by chunk, imaging with the terms that are not all zero there */ \
+      /* imaging with the terms that are not all zero: the row in one \
+         piece where its chunks agree, else chunk by chunk */ \
       const unsigned char *now = f->live + LiveRow(f, i1, i2), *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
-      const PetscInt       r   = f->radius; \
-      for (PetscInt k = (lo0 + r) / FIELDS_LIVE_CHUNK; k * FIELDS_LIVE_CHUNK < hi0 + r; k++) { \
+      const PetscInt       r = f->radius, k0 = (lo0 + r) / FIELDS_LIVE_CHUNK, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
+      const int            image = LiveRowImage(now, next, k0, k1); \
+      if (image >= 0) { \
+        RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
+        SegmentAdjoint_##DIM##d_r##R(f, &w, image, hi0 - lo0); \
+        return; \
+      } \
+      for (PetscInt k = k0; k < k1; k++) { \
         const PetscInt j0 = PetscMax(lo0 + r, k * FIELDS_LIVE_CHUNK), j1 = PetscMin(hi0 + r, (k + 1) * FIELDS_LIVE_CHUNK); \
-        const int      a = now[k], b = next && next[k]; \
         RowSetUp(f, i1, i2, j0 - r, 0, 0, &w); \
-        SegmentAdjoint_##DIM##d_r##R(f, &w, a && b ? 3 : a ? 1 : b ? 4 : 0, j1 - j0); \
+        SegmentAdjoint_##DIM##d_r##R(f, &w, LiveImage(now, next, k), j1 - j0); \
       } \
       return; \
     } \

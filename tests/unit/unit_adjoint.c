@@ -249,6 +249,7 @@ int main(int argc, char **argv)
   const Case cases[] = {
     {2, 8, {30, 34, 1}, 6, PETSC_FALSE},
     {2, 8, {30, 22, 1}, 6, PETSC_TRUE },
+    {2, 8, {120, 22, 1}, 6, PETSC_TRUE }, /* rows of 3 live-map chunks, live and dead along a row as the wave goes down */
     {2, 4, {30, 34, 1}, 6, PETSC_FALSE},
     {2, 2, {30, 34, 1}, 5, PETSC_FALSE},
     {2, 16, {30, 34, 1}, 6, PETSC_FALSE},
