@@ -121,7 +121,7 @@ typedef uint32_t __attribute__((may_alias)) FloatBits;
 static void LiveRowMark(const Fields *f, PetscInt i1, PetscInt i2)
 {
   const PetscInt   r    = f->radius, nc = FieldsLiveChunks(f);
-  const FloatBits *bits = (const FloatBits *)(f->lap + (i1 + r) * f->stride[1] + (i2 + (f->dim > 2 ? r : 0)) * f->stride[2]);
+  const FloatBits *bits = (const FloatBits *)(f->lap + FieldsIndex(f, (const PetscInt[3]){-r, i1, i2}));
   unsigned char   *live = f->live + LiveRow(f, i1, i2);
 
   for (PetscInt k = 0; k < nc; k++) {
@@ -325,12 +325,12 @@ static inline void RowAdvance(Row *w, PetscInt d)
   static inline void AdjointRow_##DIM##d_r##R(const Fields *f, unsigned L, PetscInt lo0, PetscInt hi0, PetscInt c0, PetscInt c1, PetscInt i1, PetscInt i2) \
   { \
     Row w; \
-    if (f->live) { \
-      /* imaging with the terms that are not all zero: the row in one \
-         piece where its chunks agree, else chunk by chunk */ \
-      const unsigned char *now = f->live + LiveRow(f, i1, i2), *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
+    if (!f->fu) { \
+      /* with a live map, imaging with the terms that are not all zero: \
+         the row in one piece where its chunks agree, else chunk by chunk */ \
+      const unsigned char *now = f->live ? f->live + LiveRow(f, i1, i2) : NULL, *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
       const PetscInt       r = f->radius, k0 = (lo0 + r) / FIELDS_LIVE_CHUNK, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
-      const int            image = LiveRowImage(now, next, k0, k1); \
+      const int            image = now ? LiveRowImage(now, next, k0, k1) : !f->lap ? 0 : f->lap_next ? 3 : 1; \
       if (image >= 0) { \
         RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
         SegmentAdjoint_##DIM##d_r##R(f, &w, image, hi0 - lo0); \
@@ -341,11 +341,6 @@ static inline void RowAdvance(Row *w, PetscInt d)
         RowSetUp(f, i1, i2, j0 - r, 0, 0, &w); \
         SegmentAdjoint_##DIM##d_r##R(f, &w, LiveImage(now, next, k), j1 - j0); \
       } \
-      return; \
-    } \
-    if (!f->fu) { \
-      RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
-      SegmentAdjoint_##DIM##d_r##R(f, &w, !f->lap ? 0 : f->lap_next ? 3 : 1, hi0 - lo0); \
       return; \
     } \
     const PetscInt k0 = L ? hi0 : c0; \
