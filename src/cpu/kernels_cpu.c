@@ -5,6 +5,9 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#if defined(__AVX__)
+  #include <immintrin.h>
+#endif
 
 /* Rows are walked in tiles along axis 1 with axis 2 inside, so the 2r+1
    planes the y-stencil reads stay in cache: tiles of at most MAX_TILE rows,
@@ -113,15 +116,48 @@ static inline int LiveRowImage(const unsigned char *now, const unsigned char *ne
 /* The float bits as integers, for the live map's test. */
 typedef uint32_t __attribute__((may_alias)) FloatBits;
 
-/* After a forward step's row (i1, i2) is stored: its chunks of the live map,
-   1 where a cell's term is other than +-0 (any bit but the sign set; NaN
-   included).  Ahead of the first arrivals, and in the dead zones behind
-   them, the term is exactly zero (the fields flush subnormals to zero), and
-   the adjoint skips it. */
-static void LiveRowMark(const Fields *f, PetscInt i1, PetscInt i2)
+/* Streaming stores: the stored term is read back only by the adjoint, long
+   after, so its lines go straight to memory instead of being read in first
+   and then evicting the fields from cache.  STREAM_FLOATS floats a store,
+   at addresses aligned to that many floats. */
+#if defined(__AVX512F__)
+  #define STREAM_FLOATS       16
+  #define STREAM_STORE(d, s)  _mm512_stream_ps(d, _mm512_load_ps(s))
+  #define STREAM_FENCE()      _mm_sfence()
+#elif defined(__AVX__)
+  #define STREAM_FLOATS       8
+  #define STREAM_STORE(d, s)  _mm256_stream_ps(d, _mm256_load_ps(s))
+  #define STREAM_FENCE()      _mm_sfence()
+#else
+  #define STREAM_FLOATS       1
+  #define STREAM_STORE(d, s)  (*(d) = *(s))
+  #define STREAM_FENCE()      ((void)0)
+#endif
+
+/* dst[j] = src[j] for j in [j0, j1); src and dst aligned alike modulo
+   STREAM_FLOATS floats. */
+static void StreamCopy(float *dst, const float *src, PetscInt j0, PetscInt j1)
+{
+  const size_t width = STREAM_FLOATS * sizeof(float);
+  PetscInt     j     = j0;
+
+  for (; j < j1 && (uintptr_t)(dst + j) % width; j++) dst[j] = src[j];
+  for (; j + STREAM_FLOATS <= j1; j += STREAM_FLOATS) STREAM_STORE(dst + j, src + j);
+  for (; j < j1; j++) dst[j] = src[j];
+}
+
+/* A forward step's row (i1, i2) of the stored term, formed in a row
+   buffer `row` (padded indices, aligned as the store's row): its chunks of
+   the live map, 1 where a cell's term is other than +-0 (any bit but the
+   sign set; NaN included), and only those chunks copied to the store.
+   Ahead of the first arrivals, and in the dead zones behind them, the term
+   is exactly zero (the fields flush subnormals to zero): the adjoint skips
+   it, and the forward need not write it. */
+static void LiveRowStore(const Fields *f, const float *row, PetscInt i1, PetscInt i2)
 {
   const PetscInt   r    = f->radius, nc = FieldsLiveChunks(f);
-  const FloatBits *bits = (const FloatBits *)(f->lap + FieldsIndex(f, (const PetscInt[3]){-r, i1, i2}));
+  const FloatBits *bits = (const FloatBits *)row;
+  float           *dst  = f->lap + FieldsIndex(f, (const PetscInt[3]){-r, i1, i2});
   unsigned char   *live = f->live + LiveRow(f, i1, i2);
 
   for (PetscInt k = 0; k < nc; k++) {
@@ -129,7 +165,19 @@ static void LiveRowMark(const Fields *f, PetscInt i1, PetscInt i2)
     uint32_t       any = 0;
     for (PetscInt j = j0; j < j1; j++) any |= bits[j]; /* vectorised as it is (omp simd spilled the sum to the stack) */
     live[k] = any & 0x7fffffffu ? 1 : 0;
+    if (live[k]) StreamCopy(dst, row, j0, j1);
   }
+}
+
+/* Row (i1, i2)'s buffer in `space` (f->padded[0] + 2 STREAM_FLOATS floats):
+   aligned as the store's row, so that whole stores line up. */
+static inline float *LiveRowBuffer(const Fields *f, float *space, PetscInt i1, PetscInt i2)
+{
+  const size_t width = STREAM_FLOATS * sizeof(float);
+  const float *dst   = f->lap + FieldsIndex(f, (const PetscInt[3]){-f->radius, i1, i2});
+  float       *base  = (float *)(((uintptr_t)space + width - 1) / width * width);
+
+  return base + (uintptr_t)dst % width / sizeof(float);
 }
 
 /* The same row d cells further along z. */
@@ -373,11 +421,14 @@ static inline void RowAdvance(Row *w, PetscInt d)
     void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R : SegmentStep_##DIM##d_r##R; \
     /* the adjoint CPML terms of the z slabs, row by row (see CPUAxisAlone) */ \
     const PetscBool zrows = pass == PASS_ADJOINT && CPUAxisAlone(f, 0) && (f->slab[0][0].ncells || f->slab[0][1].ncells); \
-    const PetscBool live = pass == PASS_STEP && f->live; /* mark the stored term's live map */ \
+    /* with a live map (whole rows), the term of a row is formed in a buffer \
+       and its live chunks copied to the store */ \
+    const PetscBool live = pass == PASS_STEP && f->live; \
     if (pass == PASS_MEMORY && whole && !L) return; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
       const PetscInt t0 = b->lo[1] + t * tile, t1 = PetscMin(t0 + tile, b->hi[1]); \
+      float          space[live ? f->padded[0] + 2 * STREAM_FLOATS : 1]; \
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
@@ -395,20 +446,18 @@ static inline void RowAdvance(Row *w, PetscInt d)
             continue; \
           } \
           if (c0 > b->lo[0] || b->hi[0] > c1) PREFETCH_NEXT_ROW; \
-          if (c0 > b->lo[0]) { \
-            RowSetUp(f, i1, i2, b->lo[0], L | 1u, 0, &w); \
-            segment(f, &w, L | zbits, c0 - b->lo[0]); \
+          /* z layer, z core, z layer */ \
+          const PetscInt edge[4] = {b->lo[0], c0, c1, b->hi[0]}; \
+          float *const   row     = live ? LiveRowBuffer(f, space, i1, i2) : NULL; \
+          for (PetscInt k = 0; k < 3; k++) { \
+            if (edge[k + 1] == edge[k]) continue; \
+            RowSetUp(f, i1, i2, edge[k], k == 1 ? L : L | 1u, k / 2, &w); \
+            if (row) w.lap = row + f->radius + edge[k]; \
+            segment(f, &w, k == 1 ? L : L | zbits, edge[k + 1] - edge[k]); \
           } \
-          if (c1 > c0) { \
-            RowSetUp(f, i1, i2, c0, L, 0, &w); \
-            segment(f, &w, L, c1 - c0); \
-          } \
-          if (b->hi[0] > c1) { \
-            RowSetUp(f, i1, i2, c1, L | 1u, 1, &w); \
-            segment(f, &w, L | zbits, b->hi[0] - c1); \
-          } \
-          if (live) LiveRowMark(f, i1, i2); \
+          if (row) LiveRowStore(f, row, i1, i2); \
         } \
+      if (live) STREAM_FENCE(); /* the stores seen by every thread once the loop ends */ \
     } \
   }
 

@@ -91,32 +91,56 @@ static PetscErrorCode Misfit(Propagator *p, const TimeAxis *t, const ShotLocal *
   PetscFunctionReturn(0);
 }
 
+/* The number of cells whose gradient a differs from b in any bit, on all
+   ranks. */
+static PetscErrorCode CellsDiffering(const double *a, const double *b, PetscInt ncells, PetscInt *differ)
+{
+  PetscFunctionBeginUser;
+  *differ = 0;
+  for (PetscInt c = 0; c < ncells; c++) *differ += memcmp(&a[c], &b[c], sizeof(double)) != 0;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, differ, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscFunctionReturn(0);
+}
+
 /* Full storage's gradient `grad` (from `store`, with a live map where
    live is set on any rank) against the same evaluation from a store of
-   n x nsteps without one: the same bits, and the map neither all dead nor
-   all live. */
+   n x nsteps without one, and again from `store` after every value in it
+   is set to NaN (the forward writes only the chunks it marks live, and the
+   adjoint must read no other): the same bits each time, and the map
+   neither all dead nor all live. */
 static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotLocal *sl, const float *w, const float *v, const float *obs, WavefieldStore store,
                                    size_t n, PetscInt nsteps, size_t live, const double *grad, PetscInt ncells)
 {
   WavefieldStore plain;
   double         J, *again, share, range[2];
-  PetscInt       differ = 0;
-  unsigned long  any    = live;
+  PetscInt       differ, stale;
+  unsigned long  any = live;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_UNSIGNED_LONG, MPI_MAX, PETSC_COMM_WORLD));
   if (!any) PetscFunctionReturn(0);
   (void)WavefieldStoreLiveShare(store, &share);
   PetscCall(PetscMalloc1(ncells, &again));
+  for (PetscInt k = 0; k < nsteps; k++) {
+    float *slot;
+    PetscCall(WavefieldStoreWriteBegin(store, k, &slot));
+    for (size_t c = 0; c < n; c++) slot[c] = NAN;
+    PetscCall(WavefieldStoreWriteEnd(store, k));
+  }
+  PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, again));
+  PetscCall(CellsDiffering(again, grad, ncells, &stale));
   PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p->f, n, nsteps, STORAGE_AUTO, 0, "every step, no live map", &plain));
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, plain, &J, again));
-  for (PetscInt c = 0; c < ncells; c++) differ += memcmp(&again[c], &grad[c], sizeof(double)) != 0;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(CellsDiffering(again, grad, ncells, &differ));
   range[0] = -share, range[1] = share;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  live map: %.1f%% to %.1f%% of the stored term's chunks live on a rank; %" PetscInt_FMT " cells differ without it\n", -100 * range[0],
-                        100 * range[1], differ));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  live map: %.1f%% to %.1f%% of the stored term's chunks live on a rank; %" PetscInt_FMT " cells differ without it, %" PetscInt_FMT
+                        " from a store first filled with NaN\n",
+                        -100 * range[0], 100 * range[1], differ, stale));
   PetscCheck(!differ, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "full storage: %" PetscInt_FMT " cells' gradient differs with the live map from without it, expected the same bits", differ);
+  PetscCheck(!stale, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "full storage: %" PetscInt_FMT " cells' gradient differs when the store held NaN before the forward run, expected the same bits (a dead chunk read)", stale);
   PetscCheck(-range[0] > 0 && range[1] < 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map: %.3f to %.3f of the chunks live, expected some dead and some live", -range[0], range[1]);
   PetscCall(WavefieldStoreDestroy(&plain));
   PetscCall(PetscFree(again));
