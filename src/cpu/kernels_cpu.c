@@ -96,6 +96,14 @@ static inline size_t LiveRow(const Fields *f, PetscInt i1, PetscInt i2)
   return (size_t)(i1 + f->radius + (i2 + (f->dim > 2 ? f->radius : 0)) * f->padded[1]) * FieldsLiveChunks(f);
 }
 
+/* Chunk k's padded cells within [lo, hi) of a row: [*j0, *j1), empty when
+   *j0 >= *j1. */
+static inline void LiveChunkCells(PetscInt k, PetscInt lo, PetscInt hi, PetscInt *j0, PetscInt *j1)
+{
+  *j0 = PetscMax(lo, k * FIELDS_LIVE_CHUNK);
+  *j1 = PetscMin(hi, (k + 1) * FIELDS_LIVE_CHUNK);
+}
+
 /* The image variant (SegmentAdjoint's IMAGE) of chunk k of a row's live
    maps now and next (NULL: no term of step n + 1). */
 static inline int LiveImage(const unsigned char *now, const unsigned char *next, PetscInt k)
@@ -133,51 +141,49 @@ typedef uint32_t __attribute__((may_alias)) FloatBits;
   #define STREAM_STORE(d, s)  (*(d) = *(s))
   #define STREAM_FENCE()      ((void)0)
 #endif
+#define STREAM_BYTES (STREAM_FLOATS * sizeof(float))
 
 /* dst[j] = src[j] for j in [j0, j1); src and dst aligned alike modulo
    STREAM_FLOATS floats. */
 static void StreamCopy(float *dst, const float *src, PetscInt j0, PetscInt j1)
 {
-  const size_t width = STREAM_FLOATS * sizeof(float);
-  PetscInt     j     = j0;
+  PetscInt j = j0;
 
-  for (; j < j1 && (uintptr_t)(dst + j) % width; j++) dst[j] = src[j];
+  for (; j < j1 && (uintptr_t)(dst + j) % STREAM_BYTES; j++) dst[j] = src[j];
   for (; j + STREAM_FLOATS <= j1; j += STREAM_FLOATS) STREAM_STORE(dst + j, src + j);
   for (; j < j1; j++) dst[j] = src[j];
 }
 
 /* A forward step's row (i1, i2) of the stored term, formed in a row
-   buffer `row` (padded indices, aligned as the store's row): its chunks of
+   buffer `row` (padded indices, aligned as dst, the store's row): its chunks of
    the live map, 1 where a cell's term is other than +-0 (any bit but the
    sign set; NaN included), and only those chunks copied to the store.
    Ahead of the first arrivals, and in the dead zones behind them, the term
    is exactly zero (the fields flush subnormals to zero): the adjoint skips
    it, and the forward need not write it. */
-static void LiveRowStore(const Fields *f, const float *row, PetscInt i1, PetscInt i2)
+static void LiveRowStore(const Fields *f, const float *row, float *dst, PetscInt i1, PetscInt i2)
 {
   const PetscInt   r    = f->radius, nc = FieldsLiveChunks(f);
   const FloatBits *bits = (const FloatBits *)row;
-  float           *dst  = f->lap + FieldsIndex(f, (const PetscInt[3]){-r, i1, i2});
   unsigned char   *live = f->live + LiveRow(f, i1, i2);
 
   for (PetscInt k = 0; k < nc; k++) {
-    const PetscInt j0 = PetscMax(r, k * FIELDS_LIVE_CHUNK), j1 = PetscMin(r + f->n[0], (k + 1) * FIELDS_LIVE_CHUNK);
-    uint32_t       any = 0;
+    PetscInt j0, j1;
+    uint32_t any = 0;
+    LiveChunkCells(k, r, r + f->n[0], &j0, &j1);
     for (PetscInt j = j0; j < j1; j++) any |= bits[j]; /* vectorised as it is (omp simd spilled the sum to the stack) */
     live[k] = any & 0x7fffffffu ? 1 : 0;
     if (live[k]) StreamCopy(dst, row, j0, j1);
   }
 }
 
-/* Row (i1, i2)'s buffer in `space` (f->padded[0] + 2 STREAM_FLOATS floats):
-   aligned as the store's row, so that whole stores line up. */
-static inline float *LiveRowBuffer(const Fields *f, float *space, PetscInt i1, PetscInt i2)
+/* A row buffer in `space` (a padded row and 2 STREAM_FLOATS floats more)
+   aligned as the store's row dst, so that whole stores line up. */
+static inline float *LiveRowBuffer(float *space, const float *dst)
 {
-  const size_t width = STREAM_FLOATS * sizeof(float);
-  const float *dst   = f->lap + FieldsIndex(f, (const PetscInt[3]){-f->radius, i1, i2});
-  float       *base  = (float *)(((uintptr_t)space + width - 1) / width * width);
+  float *base = (float *)(((uintptr_t)space + STREAM_BYTES - 1) / STREAM_BYTES * STREAM_BYTES);
 
-  return base + (uintptr_t)dst % width / sizeof(float);
+  return base + (uintptr_t)dst % STREAM_BYTES / sizeof(float);
 }
 
 /* The same row d cells further along z. */
@@ -385,7 +391,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
         return; \
       } \
       for (PetscInt k = k0; k < k1; k++) { \
-        const PetscInt j0 = PetscMax(lo0 + r, k * FIELDS_LIVE_CHUNK), j1 = PetscMin(hi0 + r, (k + 1) * FIELDS_LIVE_CHUNK); \
+        PetscInt j0, j1; \
+        LiveChunkCells(k, lo0 + r, hi0 + r, &j0, &j1); \
         RowSetUp(f, i1, i2, j0 - r, 0, 0, &w); \
         SegmentAdjoint_##DIM##d_r##R(f, &w, LiveImage(now, next, k), j1 - j0); \
       } \
@@ -448,14 +455,15 @@ static inline void RowAdvance(Row *w, PetscInt d)
           if (c0 > b->lo[0] || b->hi[0] > c1) PREFETCH_NEXT_ROW; \
           /* z layer, z core, z layer */ \
           const PetscInt edge[4] = {b->lo[0], c0, c1, b->hi[0]}; \
-          float *const   row     = live ? LiveRowBuffer(f, space, i1, i2) : NULL; \
+          float *const   dst     = live ? f->lap + FieldsIndex(f, (const PetscInt[3]){-f->radius, i1, i2}) : NULL; /* the store's row */ \
+          float *const   row     = live ? LiveRowBuffer(space, dst) : NULL; \
           for (PetscInt k = 0; k < 3; k++) { \
             if (edge[k + 1] == edge[k]) continue; \
             RowSetUp(f, i1, i2, edge[k], k == 1 ? L : L | 1u, k / 2, &w); \
             if (row) w.lap = row + f->radius + edge[k]; \
             segment(f, &w, k == 1 ? L : L | zbits, edge[k + 1] - edge[k]); \
           } \
-          if (row) LiveRowStore(f, row, i1, i2); \
+          if (row) LiveRowStore(f, row, dst, i1, i2); \
         } \
       if (live) STREAM_FENCE(); /* the stores seen by every thread once the loop ends */ \
     } \

@@ -12,7 +12,8 @@
    source's), and the core's gradient matches full storage's to 1e-5.
    Where the CPU keeps the stored term's live map (every rank alone along
    z), full storage's gradient is the same bits with a store that keeps
-   none, and the map marks some chunks dead and some live. */
+   none and with its own store first filled with NaN (the forward writes
+   only live chunks), and the map marks some chunks dead and some live. */
 #include "events.h"
 #include "geometry.h"
 #include "propagate.h"
