@@ -51,7 +51,7 @@ typedef struct {
    host memory for the CPU and device memory for CUDA. */
 typedef struct {
   const char *name;
-  PetscBool   split_boxes; /* boxes cut at the layer edges of axes 1, 2 (see Box); else per-cell layer tests */
+  PetscBool   split_boxes; /* the forward's boxes cut at the layer edges of axes 1, 2 (see Box; the adjoint's never are); else per-cell layer tests */
   PetscErrorCode (*alloc)(Fields *);  /* every array zeroed */
   PetscErrorCode (*free)(Fields *);
   PetscErrorCode (*zero_state)(Fields *); /* u, uprev, psi, zeta */

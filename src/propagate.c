@@ -3,8 +3,10 @@
 #include "events.h"
 #include "util.h"
 
-/* The interior and shell boxes, cut for the backend.  Ghosts beyond a free
-   surface are mirrored before the interior starts, so only neighbours count. */
+/* The interior and shell boxes: the forward's cut for the backend, the
+   adjoint's whole (its layer terms come after the step, so nothing in it
+   changes at a layer edge).  Ghosts beyond a free surface are mirrored
+   before the interior starts, so only neighbours count. */
 static PetscErrorCode BuildBoxes(Propagator *p)
 {
   Box      inner, slab[6];
@@ -12,11 +14,14 @@ static PetscErrorCode BuildBoxes(Propagator *p)
 
   PetscFunctionBeginUser;
   BoxesInteriorShell(&p->f, p->f.neighbour, &inner, slab, &nslab);
-  PetscCall(PetscMalloc1(BOX_MAX_PIECES, &p->box[0]));
-  PetscCall(PetscMalloc1(BOX_MAX_PIECES * 6, &p->box[1]));
-  p->nbox[0] = p->nbox[1] = 0;
-  BoxSplitAtLayers(&p->f, &inner, p->ops->split_boxes, p->box[0], &p->nbox[0]);
-  for (PetscInt k = 0; k < nslab; k++) BoxSplitAtLayers(&p->f, &slab[k], p->ops->split_boxes, p->box[1], &p->nbox[1]);
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    const PetscBool split = pass ? PETSC_FALSE : p->ops->split_boxes;
+    PetscCall(PetscMalloc1(BOX_MAX_PIECES, &p->box[pass][0]));
+    PetscCall(PetscMalloc1(BOX_MAX_PIECES * 6, &p->box[pass][1]));
+    p->nbox[pass][0] = p->nbox[pass][1] = 0;
+    BoxSplitAtLayers(&p->f, &inner, split, p->box[pass][0], &p->nbox[pass][0]);
+    for (PetscInt k = 0; k < nslab; k++) BoxSplitAtLayers(&p->f, &slab[k], split, p->box[pass][1], &p->nbox[pass][1]);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -119,8 +124,8 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
   PetscCall(HaloDestroy(&p->halo));
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt s = 0; s < 2; s++) PetscCall(HaloDestroy(&p->slab_halo[a][s]));
-  PetscCall(PetscFree(p->box[0]));
-  PetscCall(PetscFree(p->box[1]));
+  for (PetscInt pass = 0; pass < 2; pass++)
+    for (PetscInt w = 0; w < 2; w++) PetscCall(PetscFree(p->box[pass][w]));
   PetscCall(DecimatorDestroy(&p->decimator));
   PetscCall(PetscFree(p->gsum));
   PetscFunctionReturn(0);
@@ -188,10 +193,10 @@ PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char
 /* A box operation (forward or adjoint step) over the interior (which = 0) or shell (1) boxes. */
 typedef PetscErrorCode (*BoxOp)(Fields *, const Box *);
 
-static PetscErrorCode EachBox(Propagator *p, PetscInt which, BoxOp op)
+static PetscErrorCode EachBox(Propagator *p, PetscBool adjoint, PetscInt which, BoxOp op)
 {
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < p->nbox[which]; k++) PetscCall(op(&p->f, &p->box[which][k]));
+  for (PetscInt k = 0; k < p->nbox[adjoint][which]; k++) PetscCall(op(&p->f, &p->box[adjoint][which][k]));
   PetscFunctionReturn(0);
 }
 
@@ -200,8 +205,8 @@ static PetscErrorCode AdvanceMemory(Propagator *p)
 {
   PetscFunctionBeginUser;
   for (PetscInt w = 0; w < 2; w++)
-    for (PetscInt k = 0; k < p->nbox[w]; k++)
-      if (p->box[w][k].layer_axes) PetscCall(p->ops->advance_memory(&p->f, &p->box[w][k]));
+    for (PetscInt k = 0; k < p->nbox[0][w]; k++)
+      if (p->box[0][w][k].layer_axes) PetscCall(p->ops->advance_memory(&p->f, &p->box[0][w][k]));
   PetscFunctionReturn(0);
 }
 
@@ -325,7 +330,7 @@ PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
   PetscCall(PhaseEnd(FWI_HALO));
 
   PetscCall(PhaseBegin(FWI_INTERIOR));
-  PetscCall(EachBox(p, 0, step));
+  PetscCall(EachBox(p, adjoint, 0, step));
   if (p->settings.overlap) PetscCall(ops->side_end(&p->f));
   PetscCall(PhaseEnd(FWI_INTERIOR));
 
@@ -336,7 +341,7 @@ PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
   }
 
   PetscCall(PhaseBegin(FWI_SHELL));
-  PetscCall(EachBox(p, 1, step));
+  PetscCall(EachBox(p, adjoint, 1, step));
   PetscCall(ops->join(&p->f));
   PetscCall(PhaseEnd(FWI_SHELL));
   PetscFunctionReturn(0);

@@ -59,8 +59,8 @@ typedef struct {
   Fields           f;
   Halo             halo;            /* u, across every face */
   Halo             slab_halo[3][2]; /* psi of each layer slab, across the faces of its axis that cut its layer */
-  PetscInt         nbox[2];  /* interior, shell */
-  Box             *box[2];
+  PetscInt         nbox[2][2]; /* [forward, adjoint][interior, shell] */
+  Box             *box[2][2];
   PropagatorSettings settings;
   Decimator        decimator; /* receiver traces: internal step -> recording interval */
   ExactSum        *gsum;      /* the shots' gradient terms since the last reset, owned cells (z fastest) */

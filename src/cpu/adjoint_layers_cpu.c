@@ -142,9 +142,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
       const PetscInt  k0 = R + l0, k1 = k0 + nl; /* the layer cells */ \
       float           xb[n + 2 * R], yb[n + 2 * R], zb[n + 2 * R]; \
       const float    *x = xb + R, *y = yb + R; /* at the box's first cell */ \
-      VECTOR_PIECES(0, k0, SLAB_FACTORS_AT, w, 1, 0, xb, yb, zb); \
-      WITH_LITERAL_ADD(alone, VECTOR_PIECES(k0, k1 - k0, SLAB_FACTORS_AT, w, 1, ADD_, xb, yb, zb)) \
-      VECTOR_PIECES(k1, n + 2 * R - k1, SLAB_FACTORS_AT, w, 1, 0, xb, yb, zb); \
+      WITH_LITERAL_ADD(alone, VECTOR_PIECES(0, n + 2 * R, SLAB_FACTORS_AT, w, 1, ADD_ && j >= k0 && j < k1, xb, yb, zb)) \
       VECTOR_PIECES(0, n, SLAB_REACH_AT, w.up + R, w.v + R, x, y, 1, c2[0], c1[0], R); \
       WITH_LITERAL_ADD(alone, VECTOR_PIECES(k0, k1 - k0, SLAB_BACK_AT, w, 1, ADD_, zb, 1, c1[0], R)) \
     } \
@@ -232,9 +230,10 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
       } \
     } \
     PetscCall(PetscMalloc1((size_t)omp_get_max_threads() * 3 * SLAB_PLANES * CHUNK, &work)); \
+    const PetscBool xdone = CPUXSlabsInStep(f); \
     FOR_EACH_SLAB(f) \
     { \
-      if (a) SlabEndXY_r##R(f, a, s, work); \
+      if (a == 2 || (a == 1 && !xdone)) SlabEndXY_r##R(f, a, s, work); \
     } \
     PetscCall(PetscFree(work)); \
     PetscFunctionReturn(0); \
@@ -259,6 +258,68 @@ void CPUSlabPlaneFinish(const Fields *f, PetscInt a, PetscInt s, const SlabWindo
     FWI_KERNEL_RADII(FINISH_CASE, 0)
   }
 #undef FINISH_CASE
+}
+
+PetscInt CPUXSlabs(const Fields *f, XSlab slab[2])
+{
+  PetscInt n = 0;
+
+  for (PetscInt s = 0; s < 2; s++) {
+    PetscInt lo[3], hi[3], llo[3], lhi[3];
+    if (!f->slab[1][s].ncells) continue;
+    FieldsSlabBox(f, 1, s, f->radius, lo, hi);
+    FieldsSlabBox(f, 1, s, 0, llo, lhi);
+    slab[n++] = (XSlab){s, lo[1] - f->radius, hi[1] + f->radius, lo[1], hi[1], llo[1], lhi[1]};
+  }
+  return n;
+}
+
+void CPUXSlabsFactors(const Fields *f, const XSlab slab[], PetscInt nslab, SlabWindow win[], PetscInt x, PetscInt i2)
+{
+  const PetscInt i[3] = {0, x, i2};
+
+  for (PetscInt j = 0; j < nslab; j++)
+    if (x >= slab[j].flo && x < slab[j].fhi) CPUSlabPlaneFactors(f, 1, slab[j].s, &win[j], i, f->n[0], x >= slab[j].llo && x < slab[j].lhi);
+}
+
+void CPUXSlabsFinish(const Fields *f, const XSlab slab[], PetscInt nslab, const SlabWindow win[], PetscInt x, PetscInt i2)
+{
+  const PetscInt i[3] = {0, x, i2};
+
+  for (PetscInt j = 0; j < nslab; j++)
+    if (x >= slab[j].lo && x < slab[j].hi) CPUSlabPlaneFinish(f, 1, slab[j].s, &win[j], i, f->n[0], x >= slab[j].llo && x < slab[j].lhi, 1);
+}
+
+PetscBool CPUXSlabsInStep(const Fields *f)
+{
+  XSlab          slab[2];
+  const PetscInt nslab = CPUXSlabs(f, slab), ntile = CPUTileCount(f->n[1]), tile = (f->n[1] + ntile - 1) / ntile;
+
+  for (PetscInt a = 0; a < f->dim; a++)
+    if (!CPUAxisAlone(f, a)) return PETSC_FALSE;
+  for (PetscInt j = 0; j < nslab; j++)
+    if (slab[j].s ? slab[j].flo < (ntile - 1) * tile : slab[j].fhi > PetscMin(tile, f->n[1])) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+void CPUXSweepBegin(const Fields *f, XSweep *x, float *scratch, PetscInt t0, PetscInt i2)
+{
+  x->nslab = CPUXSlabs(f, x->slab);
+  for (PetscInt j = 0; j < x->nslab; j++) x->win[j] = SlabWindowAt(scratch + j * 3 * SLAB_PLANES * f->n[0], (size_t)f->n[0], x->slab[j].flo);
+  if (!t0)
+    for (PetscInt r = -f->radius; r < 0; r++) CPUXSweepRow(f, x, r, i2);
+}
+
+void CPUXSweepRow(const Fields *f, XSweep *x, PetscInt r, PetscInt i2)
+{
+  CPUXSlabsFactors(f, x->slab, x->nslab, x->win, r, i2);
+  CPUXSlabsFinish(f, x->slab, x->nslab, x->win, r - f->radius, i2);
+}
+
+void CPUXSweepEnd(const Fields *f, XSweep *x, PetscInt t1, PetscInt i2)
+{
+  if (t1 == f->n[1])
+    for (PetscInt r = t1; r < t1 + f->radius; r++) CPUXSweepRow(f, x, r, i2);
 }
 
 PetscErrorCode CPUAdjointLayersEnd(Fields *f)

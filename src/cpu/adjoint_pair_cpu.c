@@ -32,12 +32,6 @@ typedef struct {
   const float *residual, *wav, *band;
 } StepFields;
 
-/* An x slab's rows: factors formed over [flo, fhi), finished over
-   [lo, hi), its layer rows [llo, lhi). */
-typedef struct {
-  PetscInt s, flo, fhi, lo, hi, llo, lhi;
-} XSlab;
-
 typedef struct {
   const AdjointPair *w;
   StepFields         step[2];
@@ -67,21 +61,6 @@ static PetscErrorCode MapRowsCreate(const Fields *f, const PointMap *m, MapRows 
 
 static PetscErrorCode MapRowsDestroy(MapRows *mr) { return PetscFree2(mr->start, mr->row); }
 
-/* The x slabs of f; returns their number. */
-static PetscInt XSlabs(const Fields *f, XSlab slab[2])
-{
-  PetscInt n = 0;
-
-  for (PetscInt s = 0; s < 2; s++) {
-    PetscInt lo[3], hi[3], llo[3], lhi[3];
-    if (!f->slab[1][s].ncells) continue;
-    FieldsSlabBox(f, 1, s, f->radius, lo, hi);
-    FieldsSlabBox(f, 1, s, 0, llo, lhi);
-    slab[n++] = (XSlab){s, lo[1] - f->radius, hi[1] + f->radius, lo[1], hi[1], llo[1], lhi[1]};
-  }
-  return n;
-}
-
 /* The first row of thread t's region of T. */
 static inline PetscInt RegionStart(const Fields *f, PetscInt T, PetscInt t) { return t * f->n[1] / T; }
 
@@ -107,7 +86,7 @@ static PetscBool RegionsFit(const Fields *f, const XSlab slab[], PetscInt nslab,
 PetscBool CPUAdjointPairPlan(const Fields *f, size_t *scratch_bytes)
 {
   XSlab          slab[2];
-  const PetscInt nslab = XSlabs(f, slab);
+  const PetscInt nslab = CPUXSlabs(f, slab);
 
   *scratch_bytes = (size_t)2 * nslab * 3 * SLAB_PLANES * f->n[0] * sizeof(float);
   if (f->dim != 2 || f->free_surface[1][0] || f->free_surface[1][1] || !CPUAxisAlone(f, 0) || !CPUAxisAlone(f, 1)) return PETSC_FALSE;
@@ -118,16 +97,7 @@ PetscBool CPUAdjointPairPlan(const Fields *f, size_t *scratch_bytes)
 static inline void RowStep(Pair *P, int k, PetscInt x) { CPUAdjointRow(&P->step[k].f, x, 0); }
 
 /* Row x's factors of the x slabs of step k that form them there. */
-static void RowFactors(Pair *P, int k, PetscInt x)
-{
-  const Fields  *f    = &P->step[k].f;
-  const PetscInt i[3] = {0, x, 0};
-
-  for (PetscInt j = 0; j < P->nslab; j++) {
-    const XSlab *sl = &P->slab[j];
-    if (x >= sl->flo && x < sl->fhi) CPUSlabPlaneFactors(f, 1, sl->s, &P->win[k][j], i, f->n[0], x >= sl->llo && x < sl->lhi);
-  }
-}
+static void RowFactors(Pair *P, int k, PetscInt x) { CPUXSlabsFactors(&P->step[k].f, P->slab, P->nslab, P->win[k], x, 0); }
 
 /* The z faces' free-surface samples of row `row` (padded index of its
    first owned cell): zeroed in uprev, or the ghosts of u mirrored. */
@@ -153,10 +123,7 @@ static void RowComplete(Pair *P, int k, PetscInt x)
   const ptrdiff_t    row  = FieldsIndex(f, i);
   const float       *band = s->band;
 
-  for (PetscInt j = 0; j < P->nslab; j++) {
-    const XSlab *sl = &P->slab[j];
-    if (x >= sl->lo && x < sl->hi) CPUSlabPlaneFinish(f, 1, sl->s, &P->win[k][j], i, f->n[0], x >= sl->llo && x < sl->lhi, 1);
-  }
+  CPUXSlabsFinish(f, P->slab, P->nslab, P->win[k], x, 0);
   for (PetscInt e = P->reach.start[x]; e < P->reach.start[x + 1]; e++) CPUInjectRow(f, f->uprev, w->reach, s->residual, P->reach.row[e]);
   SurfaceRow(f, f->uprev, row, PETSC_FALSE);
   for (PetscInt e = P->src.start[x]; e < P->src.start[x + 1]; e++) CPUInjectRow(r, r->uprev, w->src, s->wav, P->src.row[e]);
@@ -202,7 +169,7 @@ PetscErrorCode CPUAdjointPair(Fields *f, const AdjointPair *w)
   float         *scratch = (float *)w->scratch;
 
   PetscFunctionBeginUser;
-  P.nslab = XSlabs(f, P.slab);
+  P.nslab = CPUXSlabs(f, P.slab);
   PetscCheck(RegionsFit(f, P.slab, P.nslab, T), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Two reverse steps in one sweep do not fit %" PetscInt_FMT " threads' rows", T);
   for (int k = 0; k < 2; k++) {
     StepFields *s = &P.step[k];

@@ -9,17 +9,6 @@
   #include <immintrin.h>
 #endif
 
-/* Rows are walked in tiles along axis 1 with axis 2 inside, so the 2r+1
-   planes the y-stencil reads stay in cache: tiles of at most MAX_TILE rows,
-   their number a multiple of the threads so every thread gets as many. */
-#define MAX_TILE 64
-
-static inline PetscInt TileCount(PetscInt rows)
-{
-  const PetscInt threads = omp_get_max_threads(), want = (rows + MAX_TILE - 1) / MAX_TILE;
-  return PetscMax(1, PetscMin(rows, (want + threads - 1) / threads * threads));
-}
-
 /* One segment of a row (fixed i1, i2) of cells along z: pointers at its first
    cell, indexed by j = 0, 1, ...  Every kernel below is instantiated per
    stencil radius R and dimension DIM so the stencil loops unroll and the
@@ -112,13 +101,25 @@ static inline int LiveImage(const unsigned char *now, const unsigned char *next,
   return a && b ? 3 : a ? 1 : b ? 4 : 0;
 }
 
-/* Chunks [k0, k1) of a row's live maps take one image variant: it, or -1. */
-static inline int LiveRowImage(const unsigned char *now, const unsigned char *next, PetscInt k0, PetscInt k1)
+/* The end of the run of chunks from k0 (below k1) that take chunk k0's
+   image variant. */
+static inline PetscInt LiveRunEnd(const unsigned char *now, const unsigned char *next, PetscInt k0, PetscInt k1)
 {
   const int image = LiveImage(now, next, k0);
-  for (PetscInt k = k0 + 1; k < k1; k++)
-    if (LiveImage(now, next, k) != image) return -1;
-  return image;
+  PetscInt  k     = k0 + 1;
+  while (k < k1 && LiveImage(now, next, k) == image) k++;
+  return k;
+}
+
+/* The axes 1 and 2 (bits) in whose layers row (i1, i2) lies. */
+static inline unsigned RowLayers(const Fields *f, PetscInt i1, PetscInt i2)
+{
+  const PetscInt i[3] = {0, i1, i2};
+  unsigned       L    = 0;
+
+  for (PetscInt a = 1; a < f->dim; a++)
+    if (i[a] < f->core[a][0] || i[a] >= f->core[a][1]) L |= 1u << a;
+  return L;
 }
 
 /* The float bits as integers, for the live map's test. */
@@ -380,19 +381,20 @@ static inline void RowAdvance(Row *w, PetscInt d)
   { \
     Row w; \
     if (!f->fu) { \
-      /* with a live map, imaging with the terms that are not all zero: \
-         the row in one piece where its chunks agree, else chunk by chunk */ \
+      /* with a live map, imaging with the terms that are not all zero, \
+         a run of chunks that agree at a time */ \
       const unsigned char *now = f->live ? f->live + LiveRow(f, i1, i2) : NULL, *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
-      const PetscInt       r = f->radius, k0 = (lo0 + r) / FIELDS_LIVE_CHUNK, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
-      const int            image = now ? LiveRowImage(now, next, k0, k1) : !f->lap ? 0 : f->lap_next ? 3 : 1; \
-      if (image >= 0) { \
+      if (!now) { \
         RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
-        SegmentAdjoint_##DIM##d_r##R(f, &w, image, hi0 - lo0); \
+        SegmentAdjoint_##DIM##d_r##R(f, &w, !f->lap ? 0 : f->lap_next ? 3 : 1, hi0 - lo0); \
         return; \
       } \
-      for (PetscInt k = k0; k < k1; k++) { \
-        PetscInt j0, j1; \
-        LiveChunkCells(k, lo0 + r, hi0 + r, &j0, &j1); \
+      const PetscInt r = f->radius, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
+      for (PetscInt k = (lo0 + r) / FIELDS_LIVE_CHUNK, e; k < k1; k = e) { \
+        PetscInt j0, j1, unused; \
+        e = LiveRunEnd(now, next, k, k1); \
+        LiveChunkCells(k, lo0 + r, hi0 + r, &j0, &unused); \
+        LiveChunkCells(e - 1, lo0 + r, hi0 + r, &unused, &j1); \
         RowSetUp(f, i1, i2, j0 - r, 0, 0, &w); \
         SegmentAdjoint_##DIM##d_r##R(f, &w, LiveImage(now, next, k), j1 - j0); \
       } \
@@ -414,17 +416,19 @@ static inline void RowAdvance(Row *w, PetscInt d)
   } \
   /* A box, row by row; each row in up to three segments: z layer, z core, z \
      layer (the adjoint, which has no CPML terms: one segment, or three under \
-     the boundary method, which images in the core only).  A box of whole \
-     rows advances axis 0's psi in its step (FUSE_Z), and its memory pass, \
-     left with axes 1 and 2, takes each row as one segment. */ \
-  static void Step_##DIM##d_r##R(Fields *f, const Box *b, Pass pass) \
+     the boundary method, which images in the core only; its boxes are not \
+     cut at the layers, so it finds each row's).  A box of whole rows \
+     advances axis 0's psi in its step (FUSE_Z), and its memory pass, left \
+     with axes 1 and 2, takes each row as one segment.  xwork: the threads' \
+     scratch for the x slabs' sweep (CPUXSlabsInStep), or NULL. */ \
+  static void Step_##DIM##d_r##R(Fields *f, const Box *b, Pass pass, float *xwork) \
   { \
     const unsigned  L     = b->layer_axes & ~1u; /* axis 0 is split along each row */ \
     const PetscBool whole = b->lo[0] == 0 && b->hi[0] == f->n[0]; \
     const unsigned  zbits = whole && pass == PASS_STEP ? 1u | FUSE_Z : 1u; \
     const PetscInt c0 = PetscMax(b->lo[0], PetscMin(b->hi[0], f->core[0][0])); \
     const PetscInt c1 = PetscMax(c0, PetscMin(b->hi[0], f->core[0][1])); \
-    const PetscInt ntile = TileCount(b->hi[1] - b->lo[1]), tile = (b->hi[1] - b->lo[1] + ntile - 1) / ntile; \
+    const PetscInt ntile = CPUTileCount(b->hi[1] - b->lo[1]), tile = (b->hi[1] - b->lo[1] + ntile - 1) / ntile; \
     void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R : SegmentStep_##DIM##d_r##R; \
     /* the adjoint CPML terms of the z slabs, row by row (see CPUAxisAlone) */ \
     const PetscBool zrows = pass == PASS_ADJOINT && CPUAxisAlone(f, 0) && (f->slab[0][0].ncells || f->slab[0][1].ncells); \
@@ -436,15 +440,18 @@ static inline void RowAdvance(Row *w, PetscInt d)
     { \
       const PetscInt t0 = b->lo[1] + t * tile, t1 = PetscMin(t0 + tile, b->hi[1]); \
       float          space[live ? f->padded[0] + 2 * STREAM_FLOATS : 1]; \
-      for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) \
+      XSweep         xs; \
+      for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) { \
+        if (xwork) CPUXSweepBegin(f, &xs, xwork + omp_get_thread_num() * CPUXSweepFloats(f), t0, i2); \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
           if (pass == PASS_ADJOINT) { \
-            AdjointRow_##DIM##d_r##R(f, L, b->lo[0], b->hi[0], c0, c1, i1, i2); \
+            AdjointRow_##DIM##d_r##R(f, RowLayers(f, i1, i2), b->lo[0], b->hi[0], c0, c1, i1, i2); \
             if (zrows) { \
               PREFETCH_NEXT_ROW; \
               CPUAdjointLayersRowZ_r##R(f, i1, i2); \
             } \
+            if (xwork) CPUXSweepRow(f, &xs, i1, i2); \
             continue; \
           } \
           if (pass == PASS_MEMORY && whole) { \
@@ -465,6 +472,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
           } \
           if (row) LiveRowStore(f, row, dst, i1, i2); \
         } \
+        if (xwork) CPUXSweepEnd(f, &xs, t1, i2); \
+      } \
       if (live) STREAM_FENCE(); /* the stores seen by every thread once the loop ends */ \
     } \
   }
@@ -473,11 +482,8 @@ FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
 
 void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2)
 {
-  const PetscInt i[3] = {0, i1, i2};
-  unsigned       L    = 0;
+  const unsigned L = RowLayers(f, i1, i2);
 
-  for (PetscInt a = 1; a < f->dim; a++)
-    if (i[a] < f->core[a][0] || i[a] >= f->core[a][1]) L |= 1u << a;
 #define ROW_CASE(R, DIM) \
   case 10 * R + DIM: \
     AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2); \
@@ -492,19 +498,33 @@ void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2)
 #undef ROW_CASE
 }
 
+/* Whether box b holds every owned cell. */
+static PetscBool BoxWhole(const Fields *f, const Box *b)
+{
+  for (PetscInt a = 0; a < 3; a++)
+    if (b->lo[a] || b->hi[a] != f->n[a]) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
 static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
 {
+  const PetscBool xsweep = pass == PASS_ADJOINT && CPUXSlabsInStep(f);
+  float          *xwork  = NULL;
+
   PetscFunctionBeginUser;
   PetscCheck(pass != PASS_ADJOINT || !CPUAxisAlone(f, 0) || (b->lo[0] == 0 && b->hi[0] == f->n[0]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "Adjoint box [%" PetscInt_FMT ", %" PetscInt_FMT ") cuts rows along z where no rank lies across a z face: expected whole rows",
              b->lo[0], b->hi[0]);
+  PetscCheck(!xsweep || BoxWhole(f, b), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Adjoint box of a rank alone along every axis: expected every owned cell");
+  if (xsweep) PetscCall(PetscMalloc1(omp_get_max_threads() * CPUXSweepFloats(f), &xwork));
 #define STEP_CASE(R, DIM) \
-  case 10 * R + DIM: Step_##DIM##d_r##R(f, b, pass); break;
+  case 10 * R + DIM: Step_##DIM##d_r##R(f, b, pass, xwork); break;
   switch (f->radius * 10 + f->dim) {
     FWI_KERNEL_VARIANTS(STEP_CASE)
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CPU kernel for radius %" PetscInt_FMT " in %" PetscInt_FMT "D", f->radius, f->dim);
   }
 #undef STEP_CASE
+  PetscCall(PetscFree(xwork));
   PetscFunctionReturn(0);
 }
 

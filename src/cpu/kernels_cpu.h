@@ -1,6 +1,7 @@
 /* Pieces of the CPU backend shared between its files. */
 #pragma once
 #include "kernels.h"
+#include <omp.h>
 
 /* CALL(..., j, n) over [start, start + len), len >= 0 (a negative one would
    run pieces before start): whole 16-cell vectors, then
@@ -36,6 +37,17 @@
     } \
   (void)c2; \
   (void)c1
+
+/* The kernels walk rows in tiles along axis 1 with axis 2 inside, so the
+   2r+1 planes the y-stencil reads stay in cache: tiles of at most
+   CPU_MAX_TILE rows, their number a multiple of the threads so every thread
+   gets as many. */
+#define CPU_MAX_TILE 64
+static inline PetscInt CPUTileCount(PetscInt rows)
+{
+  const PetscInt threads = omp_get_max_threads(), want = (rows + CPU_MAX_TILE - 1) / CPU_MAX_TILE;
+  return PetscMax(1, PetscMin(rows, (want + threads - 1) / threads * threads));
+}
 
 /* Row i of an injection map (PointMap) into field uprev. */
 static inline void CPUInjectRow(const Fields *f, float *uprev, const PointMap *m, const float amp[], PetscInt i)
@@ -88,6 +100,50 @@ static inline SlabWindow SlabWindowAt(float *scratch, size_t stride, PetscInt ba
    zeta one step back. */
 void CPUSlabPlaneFactors(const Fields *f, PetscInt a, PetscInt s, SlabWindow *win, const PetscInt i[3], PetscInt n, int add);
 void CPUSlabPlaneFinish(const Fields *f, PetscInt a, PetscInt s, const SlabWindow *win, const PetscInt i[3], PetscInt n, PetscBool layer, int add);
+
+/* An x slab's rows for a sweep along x beside the adjoint's rows, a rank
+   alone along x: factors formed over [flo, fhi), finished over [lo, hi),
+   its layer rows [llo, lhi). */
+typedef struct {
+  PetscInt s, flo, fhi, lo, hi, llo, lhi;
+} XSlab;
+
+/* The x slabs of f into slab[]; returns their number. */
+PetscInt CPUXSlabs(const Fields *f, XSlab slab[2]);
+
+/* Row x of plane i2 (whole rows) in such a sweep, windows win[] from the
+   slabs' flo on: the factors of the slabs that form them there, or the
+   finish of those that finish it (rows in increasing order, each finished
+   R rows after its factors and after its adjoint step and z terms). */
+void CPUXSlabsFactors(const Fields *f, const XSlab slab[], PetscInt nslab, SlabWindow win[], PetscInt x, PetscInt i2);
+void CPUXSlabsFinish(const Fields *f, const XSlab slab[], PetscInt nslab, const SlabWindow win[], PetscInt x, PetscInt i2);
+
+/* A thread's sweep of the x slabs along the rows of one plane i2 of the
+   adjoint step (CPUXSlabsInStep): the slabs and their windows. */
+typedef struct {
+  XSlab      slab[2];
+  PetscInt   nslab;
+  SlabWindow win[2];
+} XSweep;
+
+/* Floats of scratch a thread's sweep takes. */
+static inline size_t CPUXSweepFloats(const Fields *f) { return (size_t)2 * 3 * SLAB_PLANES * f->n[0]; }
+
+/* The sweep of plane i2 starting at row t0, windows over scratch: in the
+   first rows' tile also the factors of the ghost rows before it. */
+void CPUXSweepBegin(const Fields *f, XSweep *x, float *scratch, PetscInt t0, PetscInt i2);
+/* Row r's turn, after its adjoint step and z terms: its factors, and the
+   finish of row r - R. */
+void CPUXSweepRow(const Fields *f, XSweep *x, PetscInt r, PetscInt i2);
+/* After row t1 - 1: in the last rows' tile, the ghost rows past it. */
+void CPUXSweepEnd(const Fields *f, XSweep *x, PetscInt t1, PetscInt i2);
+
+/* Whether the adjoint step does the x slabs' terms in its sweep over the
+   rows (and CPUAdjointLayersEnd leaves them out): the rank alone along
+   every axis, so its one adjoint box holds every cell, and each slab's
+   rows, with their stencils' reach, within the first or the last of the
+   step's tiles of rows (CPUTileCount). */
+PetscBool CPUXSlabsInStep(const Fields *f);
 
 PetscErrorCode CPUAdjointLayersBegin(Fields *f);
 PetscBool      CPUAdjointPairPlan(const Fields *f, size_t *scratch_bytes);
