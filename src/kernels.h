@@ -83,7 +83,9 @@ typedef struct {
      axis no rank lies across (Fields.neighbour), whose slabs no halo
      exchanges, the CPU adds u to their zeta in adjoint_layers_end where it
      first reads it, and for axis 0 (every box then holding whole rows)
-     does the z slabs' terms in adjoint_step, row by row. */
+     does the z slabs' terms in adjoint_step, row by row; a rank alone
+     along every axis (its one adjoint box holding every cell) may do the
+     x slabs' there too (CPUXSlabsInStep). */
   PetscErrorCode (*adjoint_step)(Fields *, const Box *);
   PetscErrorCode (*adjoint_layers_begin)(Fields *);
   PetscErrorCode (*adjoint_layers_end)(Fields *);

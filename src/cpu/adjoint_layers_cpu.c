@@ -295,6 +295,7 @@ PetscBool CPUXSlabsInStep(const Fields *f)
   XSlab          slab[2];
   const PetscInt nslab = CPUXSlabs(f, slab), ntile = CPUTileCount(f->n[1]), tile = (f->n[1] + ntile - 1) / ntile;
 
+  if (!nslab) return PETSC_FALSE;
   for (PetscInt a = 0; a < f->dim; a++)
     if (!CPUAxisAlone(f, a)) return PETSC_FALSE;
   for (PetscInt j = 0; j < nslab; j++)

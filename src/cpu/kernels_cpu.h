@@ -139,8 +139,9 @@ void CPUXSweepRow(const Fields *f, XSweep *x, PetscInt r, PetscInt i2);
 void CPUXSweepEnd(const Fields *f, XSweep *x, PetscInt t1, PetscInt i2);
 
 /* Whether the adjoint step does the x slabs' terms in its sweep over the
-   rows (and CPUAdjointLayersEnd leaves them out): the rank alone along
-   every axis, so its one adjoint box holds every cell, and each slab's
+   rows (and CPUAdjointLayersEnd leaves them out): x slabs there, the
+   rank alone along every axis, so its one adjoint box holds every cell,
+   and each slab's
    rows, with their stencils' reach, within the first or the last of the
    step's tiles of rows (CPUTileCount). */
 PetscBool CPUXSlabsInStep(const Fields *f);
