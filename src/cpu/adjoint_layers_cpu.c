@@ -193,7 +193,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
     { \
       for (PetscInt k = 0; k < nchunk; k++) { \
         const PetscInt z0 = k * chunk, n = PetscMin(chunk, f->n[0] - z0); \
-        SlabWindow     win = SlabWindowAt(Scratch(work, 3 * SLAB_PLANES * CHUNK), CHUNK, lo[a] - R); \
+        SlabWindow     win = SlabWindowAt(Scratch(work, SlabWindowFloats(CHUNK)), CHUNK, lo[a] - R); \
         PetscInt       i[3]; \
         i[0] = z0; \
         i[t] = it; \
@@ -229,7 +229,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
         for (PetscInt i1 = 0; i1 < f->n[1]; i1++) CPUAdjointLayersRowZ_r##R(f, i1, i2); \
       } \
     } \
-    PetscCall(PetscMalloc1((size_t)omp_get_max_threads() * 3 * SLAB_PLANES * CHUNK, &work)); \
+    PetscCall(PetscMalloc1(omp_get_max_threads() * SlabWindowFloats(CHUNK), &work)); \
     const PetscBool xdone = CPUXSlabsInStep(f); \
     FOR_EACH_SLAB(f) \
     { \
@@ -306,7 +306,7 @@ PetscBool CPUXSlabsInStep(const Fields *f)
 void CPUXSweepBegin(const Fields *f, XSweep *x, float *scratch, PetscInt t0, PetscInt i2)
 {
   x->nslab = CPUXSlabs(f, x->slab);
-  for (PetscInt j = 0; j < x->nslab; j++) x->win[j] = SlabWindowAt(scratch + j * 3 * SLAB_PLANES * f->n[0], (size_t)f->n[0], x->slab[j].flo);
+  for (PetscInt j = 0; j < x->nslab; j++) x->win[j] = SlabWindowAt(scratch + j * SlabWindowFloats((size_t)f->n[0]), (size_t)f->n[0], x->slab[j].flo);
   if (!t0)
     for (PetscInt r = -f->radius; r < 0; r++) CPUXSweepRow(f, x, r, i2);
 }

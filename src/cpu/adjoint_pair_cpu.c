@@ -88,7 +88,7 @@ PetscBool CPUAdjointPairPlan(const Fields *f, size_t *scratch_bytes)
   XSlab          slab[2];
   const PetscInt nslab = CPUXSlabs(f, slab);
 
-  *scratch_bytes = (size_t)2 * nslab * 3 * SLAB_PLANES * f->n[0] * sizeof(float);
+  *scratch_bytes = 2 * nslab * SlabWindowFloats((size_t)f->n[0]) * sizeof(float);
   if (f->dim != 2 || f->free_surface[1][0] || f->free_surface[1][1] || !CPUAxisAlone(f, 0) || !CPUAxisAlone(f, 1)) return PETSC_FALSE;
   return RegionsFit(f, slab, nslab, omp_get_max_threads());
 }
@@ -184,7 +184,7 @@ PetscErrorCode CPUAdjointPair(Fields *f, const AdjointPair *w)
       s->f.fu     = s->r.u;
       s->f.fuprev = s->r.uprev;
     }
-    for (PetscInt j = 0; j < P.nslab; j++, scratch += 3 * SLAB_PLANES * f->n[0]) P.win[k][j] = SlabWindowAt(scratch, (size_t)f->n[0], P.slab[j].flo);
+    for (PetscInt j = 0; j < P.nslab; j++, scratch += SlabWindowFloats((size_t)f->n[0])) P.win[k][j] = SlabWindowAt(scratch, (size_t)f->n[0], P.slab[j].flo);
   }
   PetscCall(MapRowsCreate(f, w->reach, &P.reach));
   PetscCall(MapRowsCreate(f, w->src, &P.src));

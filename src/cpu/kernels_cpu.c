@@ -85,12 +85,12 @@ static inline size_t LiveRow(const Fields *f, PetscInt i1, PetscInt i2)
   return (size_t)(i1 + f->radius + (i2 + (f->dim > 2 ? f->radius : 0)) * f->padded[1]) * FieldsLiveChunks(f);
 }
 
-/* Chunk k's padded cells within [lo, hi) of a row: [*j0, *j1), empty when
-   *j0 >= *j1. */
-static inline void LiveChunkCells(PetscInt k, PetscInt lo, PetscInt hi, PetscInt *j0, PetscInt *j1)
+/* Chunks [k0, k1)'s padded cells within [lo, hi) of a row: [*j0, *j1),
+   empty when *j0 >= *j1. */
+static inline void LiveChunkCells(PetscInt k0, PetscInt k1, PetscInt lo, PetscInt hi, PetscInt *j0, PetscInt *j1)
 {
-  *j0 = PetscMax(lo, k * FIELDS_LIVE_CHUNK);
-  *j1 = PetscMin(hi, (k + 1) * FIELDS_LIVE_CHUNK);
+  *j0 = PetscMax(lo, k0 * FIELDS_LIVE_CHUNK);
+  *j1 = PetscMin(hi, k1 * FIELDS_LIVE_CHUNK);
 }
 
 /* The image variant (SegmentAdjoint's IMAGE) of chunk k of a row's live
@@ -171,7 +171,7 @@ static void LiveRowStore(const Fields *f, const float *row, float *dst, PetscInt
   for (PetscInt k = 0; k < nc; k++) {
     PetscInt j0, j1;
     uint32_t any = 0;
-    LiveChunkCells(k, r, r + f->n[0], &j0, &j1);
+    LiveChunkCells(k, k + 1, r, r + f->n[0], &j0, &j1);
     for (PetscInt j = j0; j < j1; j++) any |= bits[j]; /* vectorised as it is (omp simd spilled the sum to the stack) */
     live[k] = any & 0x7fffffffu ? 1 : 0;
     if (live[k]) StreamCopy(dst, row, j0, j1);
@@ -391,10 +391,9 @@ static inline void RowAdvance(Row *w, PetscInt d)
       } \
       const PetscInt r = f->radius, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
       for (PetscInt k = (lo0 + r) / FIELDS_LIVE_CHUNK, e; k < k1; k = e) { \
-        PetscInt j0, j1, unused; \
+        PetscInt j0, j1; \
         e = LiveRunEnd(now, next, k, k1); \
-        LiveChunkCells(k, lo0 + r, hi0 + r, &j0, &unused); \
-        LiveChunkCells(e - 1, lo0 + r, hi0 + r, &unused, &j1); \
+        LiveChunkCells(k, e, lo0 + r, hi0 + r, &j0, &j1); \
         RowSetUp(f, i1, i2, j0 - r, 0, 0, &w); \
         SegmentAdjoint_##DIM##d_r##R(f, &w, LiveImage(now, next, k), j1 - j0); \
       } \

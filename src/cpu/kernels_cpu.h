@@ -87,7 +87,10 @@ typedef struct {
   PetscInt base;
 } SlabWindow;
 
-/* A window over 3 SLAB_PLANES stride floats of scratch, from plane base. */
+/* The floats of scratch a window of planes of `stride` floats takes. */
+static inline size_t SlabWindowFloats(size_t stride) { return 3 * SLAB_PLANES * stride; }
+
+/* A window over SlabWindowFloats(stride) floats of scratch, from plane base. */
 static inline SlabWindow SlabWindowAt(float *scratch, size_t stride, PetscInt base)
 {
   return (SlabWindow){scratch, scratch + SLAB_PLANES * stride, scratch + 2 * SLAB_PLANES * stride, stride, base};
@@ -127,7 +130,7 @@ typedef struct {
 } XSweep;
 
 /* Floats of scratch a thread's sweep takes. */
-static inline size_t CPUXSweepFloats(const Fields *f) { return (size_t)2 * 3 * SLAB_PLANES * f->n[0]; }
+static inline size_t CPUXSweepFloats(const Fields *f) { return 2 * SlabWindowFloats((size_t)f->n[0]); }
 
 /* The sweep of plane i2 starting at row t0, windows over scratch: in the
    first rows' tile also the factors of the ghost rows before it. */
@@ -141,9 +144,8 @@ void CPUXSweepEnd(const Fields *f, XSweep *x, PetscInt t1, PetscInt i2);
 /* Whether the adjoint step does the x slabs' terms in its sweep over the
    rows (and CPUAdjointLayersEnd leaves them out): x slabs there, the
    rank alone along every axis, so its one adjoint box holds every cell,
-   and each slab's
-   rows, with their stencils' reach, within the first or the last of the
-   step's tiles of rows (CPUTileCount). */
+   and each slab's rows, with their stencils' reach, within the first or
+   the last of the step's tiles of rows (CPUTileCount). */
 PetscBool CPUXSlabsInStep(const Fields *f);
 
 PetscErrorCode CPUAdjointLayersBegin(Fields *f);
