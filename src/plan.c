@@ -3,13 +3,23 @@
 #include "store.h"
 #include "util.h"
 
-/* Expected cost of a gradient in forward runs: the adjoint run per core
-   cell and per layer cell (share of the extended grid's cells), and the
-   reconstruction per core cell; fitted to scripts/bench-gradient on the CPU
-   (2D 512^2 to 2048^2, 3D 96^3 with 20-cell layers), within about 20%. */
-#define COST_ADJOINT_CORE  1.2
-#define COST_ADJOINT_LAYER 7.8
-#define COST_RECONSTRUCT   1.3
+/* Expected cost of a gradient in forward runs, per dimension (2D, 3D): 1
+   for the forward run, the adjoint run per core cell and per layer cell
+   (shares of the extended grid's cells), and the boundary method's
+   reconstruction per core cell.  Least-squares fits to scripts/bench-gradient
+   on the CPU (1 rank x 2 threads, order 8; 2D 512^2 and 1024^2 with 10, 20
+   and 40 layer cells and 2048^2 with 20, 3D 128^3 with 10 and 20 and 96^3
+   with 10), which prints them beside what it measures (`plan`): within 10%
+   on most of those cases, 25% at worst.  Elsewhere, and on GPUs, they rank
+   the methods. */
+typedef struct {
+  double adjoint_core, adjoint_layer, reconstruct;
+} GradientCost;
+
+static const GradientCost Cost[2] = {
+  {1.0,  4.5,  0.76},
+  {0.36, 2.17, 0.93}
+};
 
 #define NMETHODS 2 /* GRADIENT_FULL, GRADIENT_BOUNDARY: method k + 1 */
 
@@ -90,6 +100,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
                                   const TimeAxis *t, GradientPlan *plan)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
+  const GradientCost    *c     = &Cost[g->dim > 2 ? 1 : 0];
   Fields    f;
   Figures   mine = {0}, most;
   double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1;
@@ -135,7 +146,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     fits[k]      = busiest[k][0] <= host_budget && (!ops->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
                      ? PETSC_TRUE
                      : PETSC_FALSE;
-    cost[k] = 1 + COST_ADJOINT_CORE * core / cells + COST_ADJOINT_LAYER * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? COST_RECONSTRUCT * core / cells : 0);
+    cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
