@@ -117,11 +117,11 @@ static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const Sh
   else {
     if (pair) {
       PetscCall(WavefieldStoreReadBegin(store, n + 1, &f->lap_next));
-      f->live_next = WavefieldStoreLive(store, n + 1);
+      f->live_next = WavefieldStoreLive(store, n + 1, &f->live_next_start);
     }
     if (image) {
       PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
-      f->live = WavefieldStoreLive(store, n);
+      f->live = WavefieldStoreLive(store, n, &f->live_start);
     }
   }
   PetscCall(PhaseBegin(FWI_INJREC));
@@ -146,6 +146,7 @@ static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const Sh
   FieldsSwap(f);
   f->lap = f->lap_next = NULL;
   f->live = f->live_next = NULL;
+  f->live_start = f->live_next_start = NULL;
   PetscFunctionReturn(0);
 }
 

@@ -5,6 +5,7 @@
    C and CUDA. */
 #pragma once
 #include <petscsys.h>
+#include <stdint.h>
 #include "stencil.h"
 
 #ifdef __cplusplus
@@ -74,7 +75,11 @@ typedef struct {
                                    padded box and chunk of FIELDS_LIVE_CHUNK cells along it, 1 where the
                                    term has a value other than zero; the adjoint reads no chunk marked 0
                                    (see docs/numerics.md).  NULL: every chunk is read */
+  uint32_t *live_start;         /* with live, per row: where its live chunks' cells lie in lap (cells from
+                                   its start), one after the other in chunk order: lap holds only those
+                                   cells, packed, so that the adjoint reads it as one stream */
   unsigned char *live_next;     /* the same for lap_next */
+  uint32_t *live_next_start;
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
   float *fu, *fuprev;           /* adjoint, boundary gradient method: the forward field u^n, u^{n+1}
                                    run backwards; when set the adjoint step also writes u^{n-1} over
@@ -130,7 +135,9 @@ static inline void FieldsSlabBox(const Fields *f, PetscInt a, PetscInt s, PetscI
    padded cell; per row, and in all. */
 #define FIELDS_LIVE_CHUNK 64
 static inline PetscInt FieldsLiveChunks(const Fields *f) { return (f->padded[0] + FIELDS_LIVE_CHUNK - 1) / FIELDS_LIVE_CHUNK; }
-static inline size_t   FieldsLiveBytes(const Fields *f) { return (size_t)f->padded[1] * f->padded[2] * FieldsLiveChunks(f); }
+static inline size_t   FieldsLiveRows(const Fields *f) { return (size_t)f->padded[1] * f->padded[2]; }
+/* A step's live map and its rows' starts (Fields.live, live_start). */
+static inline size_t   FieldsLiveBytes(const Fields *f) { return FieldsLiveRows(f) * (FieldsLiveChunks(f) + sizeof(uint32_t)); }
 
 /* Allocates, or frees, every array a Fields owns with a backend's mem_alloc or mem_free. */
 static inline PetscErrorCode FieldsAllocArrays(Fields *f, PetscErrorCode (*alloc)(void **, size_t))

@@ -99,9 +99,10 @@ typedef struct {
   PetscBool (*adjoint_pair_plan)(const Fields *, size_t *scratch_bytes);
   PetscErrorCode (*adjoint_pair)(Fields *, const AdjointPair *);
   /* Optional (NULL: never).  Whether, for fields laid out as these, step
-     marks Fields.live beside the term it stores, and adjoint_step reads
+     marks Fields.live beside the term it stores and stores only the live
+     cells, packed from each row's Fields.live_start, and adjoint_step reads
      lap and lap_next only where Fields.live and live_next say they are not
-     all zero. */
+     all zero, from those starts. */
   PetscBool (*live_map)(const Fields *);
   /* lanes */
   PetscErrorCode (*side_begin)(Fields *); /* following work on the side lane, after the main lane's work so far */

@@ -366,7 +366,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     if (store && p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionSave(p, store, n, t->nsteps));
     else if (store) {
       PetscCall(WavefieldStoreWriteBegin(store, n, &f->lap));
-      f->live = WavefieldStoreLive(store, n);
+      f->live = WavefieldStoreLive(store, n, &f->live_start);
     }
     PetscCall(PhaseBegin(FWI_INJREC));
     PetscCall(PointsExchange(p, shot, &d));
@@ -386,7 +386,8 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     if (f->lap) {
       PetscCall(WavefieldStoreWriteEnd(store, n));
       f->lap  = NULL;
-      f->live = NULL;
+      f->live       = NULL;
+      f->live_start = NULL;
     }
     PetscCall(PhaseEnd(FWI_STEP));
 

@@ -66,7 +66,8 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m)
   if (m != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
   rec->f      = p->f;
   rec->f.grad = rec->f.lap = NULL;
-  rec->f.live = NULL;
+  rec->f.live       = NULL;
+  rec->f.live_start = NULL;
   MemoryCall(p->ops->mem_alloc((void **)&rec->f.u, bytes), "the reconstructed forward field", bytes);
   MemoryCall(p->ops->mem_alloc((void **)&rec->f.uprev, bytes), "the reconstructed forward field", bytes);
   (void)FieldsBandBoxes(&p->f, rec->band, &rec->nband);

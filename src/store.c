@@ -18,8 +18,9 @@ struct _p_WavefieldStore {
   PetscBool        staged; /* data in page-locked host memory, through buf[] */
   float           *data;
   float           *buf[2]; /* staged: device buffers, step k in buf[k % 2] */
-  unsigned char   *live;   /* live_bytes a step, host memory, or NULL */
-  size_t           live_bytes;
+  unsigned char   *live;   /* map_bytes a step, host memory, or NULL */
+  uint32_t        *start;  /* with live, rows a step: each row's start (Fields.live_start) */
+  size_t           map_bytes, rows;
 };
 
 double WavefieldStoreBytes(size_t n, PetscInt nsteps) { return (double)n * (double)nsteps * sizeof(float); }
@@ -78,8 +79,10 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields 
   } else MemoryCall(ops->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
   if (live_bytes) {
     const double map = (double)live_bytes * nsteps;
-    (*s)->live_bytes = live_bytes;
-    MemoryCall(PetscCalloc1((size_t)map, &(*s)->live), "the forward wavefield store's live map", map);
+    PetscCheck(live_bytes == FieldsLiveBytes(f), PETSC_COMM_SELF, PETSC_ERR_PLIB, "live map of %zu bytes a step: expected FieldsLiveBytes(), %zu", live_bytes, FieldsLiveBytes(f));
+    (*s)->rows      = FieldsLiveRows(f);
+    (*s)->map_bytes = (*s)->rows * FieldsLiveChunks(f);
+    MemoryCall(PetscCalloc2((*s)->map_bytes * nsteps, &(*s)->live, (*s)->rows * nsteps, &(*s)->start), "the forward wavefield store's live map", map);
   }
   PetscFunctionReturn(0);
 }
@@ -92,7 +95,7 @@ PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s)
     PetscCall((*s)->ops->host_free((void **)&(*s)->data));
     for (PetscInt k = 0; k < 2; k++) PetscCall((*s)->ops->mem_free((void **)&(*s)->buf[k]));
   } else PetscCall((*s)->ops->mem_free((void **)&(*s)->data));
-  PetscCall(PetscFree((*s)->live));
+  PetscCall(PetscFree2((*s)->live, (*s)->start));
   PetscCall(PetscFree(*s));
   PetscFunctionReturn(0);
 }
@@ -155,11 +158,15 @@ PetscErrorCode WavefieldStoreReadEnd(WavefieldStore s, PetscInt step)
   PetscFunctionReturn(0);
 }
 
-unsigned char *WavefieldStoreLive(WavefieldStore s, PetscInt step) { return s->live ? s->live + s->live_bytes * (size_t)step : NULL; }
+unsigned char *WavefieldStoreLive(WavefieldStore s, PetscInt step, uint32_t **start)
+{
+  *start = s->live ? s->start + s->rows * (size_t)step : NULL;
+  return s->live ? s->live + s->map_bytes * (size_t)step : NULL;
+}
 
 PetscBool WavefieldStoreLiveShare(WavefieldStore s, double *share)
 {
-  const size_t n    = s->live_bytes * (size_t)s->nsteps;
+  const size_t n    = s->map_bytes * (size_t)s->nsteps;
   size_t       live = 0;
 
   *share = 1;

@@ -26,8 +26,9 @@ double WavefieldStoreBytes(size_t n, PetscInt nsteps);
    memory when the busiest rank's share fits in 90% of the least free device
    memory of any rank, else in page-locked host memory.  Says, collectively
    over comm, where they are kept; the budgets were checked before
-   (GradientPlanChoose).  live_bytes: the live map a step (host memory;
-   FieldsLiveBytes where the backend keeps one for the stored term), or 0. */
+   (GradientPlanChoose).  live_bytes: the live map and its rows' starts a
+   step (host memory; FieldsLiveBytes where the backend keeps one for the
+   stored term), or 0. */
 PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, size_t n, PetscInt nsteps, WavefieldStorage where, size_t live_bytes,
                                     const char *what, WavefieldStore *s);
 PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s);
@@ -35,9 +36,10 @@ PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float *
 PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step);
 PetscErrorCode WavefieldStoreReadBegin(WavefieldStore s, PetscInt step, float **buf);
 PetscErrorCode WavefieldStoreReadEnd(WavefieldStore s, PetscInt step);
-/* Step's live map (Fields.live), live_bytes of host memory, or NULL where
-   the store keeps none (live_bytes 0 at its creation). */
-unsigned char *WavefieldStoreLive(WavefieldStore s, PetscInt step);
+/* Step's live map (Fields.live) in host memory, and in *start its rows'
+   starts (Fields.live_start); NULL, both, where the store keeps none
+   (live_bytes 0 at its creation). */
+unsigned char *WavefieldStoreLive(WavefieldStore s, PetscInt step, uint32_t **start);
 /* Whether the store keeps a live map, and the share of its chunks marked
    live over every step (the last shot's; 1 without a map). */
 PetscBool WavefieldStoreLiveShare(WavefieldStore s, double *share);

@@ -79,11 +79,14 @@ static inline void PrefetchZSlabs(const Fields *f, PetscInt i1, PetscInt i2)
   }
 }
 
-/* Row (i1, i2)'s first chunk in Fields.live. */
-static inline size_t LiveRow(const Fields *f, PetscInt i1, PetscInt i2)
+/* Row (i1, i2)'s index among the padded box's rows (Fields.live_start). */
+static inline size_t LiveRowIndex(const Fields *f, PetscInt i1, PetscInt i2)
 {
-  return (size_t)(i1 + f->radius + (i2 + (f->dim > 2 ? f->radius : 0)) * f->padded[1]) * FieldsLiveChunks(f);
+  return (size_t)(i1 + f->radius + (i2 + (f->dim > 2 ? f->radius : 0)) * f->padded[1]);
 }
+
+/* Row (i1, i2)'s first chunk in Fields.live. */
+static inline size_t LiveRow(const Fields *f, PetscInt i1, PetscInt i2) { return LiveRowIndex(f, i1, i2) * FieldsLiveChunks(f); }
 
 /* Chunks [k0, k1)'s padded cells within [lo, hi) of a row: [*j0, *j1),
    empty when *j0 >= *j1. */
@@ -128,14 +131,14 @@ typedef uint32_t __attribute__((may_alias)) FloatBits;
 /* Streaming stores: the stored term is read back only by the adjoint, long
    after, so its lines go straight to memory instead of being read in first
    and then evicting the fields from cache.  STREAM_FLOATS floats a store,
-   at addresses aligned to that many floats. */
+   at addresses aligned to that many floats, from any address. */
 #if defined(__AVX512F__)
   #define STREAM_FLOATS       16
-  #define STREAM_STORE(d, s)  _mm512_stream_ps(d, _mm512_load_ps(s))
+  #define STREAM_STORE(d, s)  _mm512_stream_ps(d, _mm512_loadu_ps(s))
   #define STREAM_FENCE()      _mm_sfence()
 #elif defined(__AVX__)
   #define STREAM_FLOATS       8
-  #define STREAM_STORE(d, s)  _mm256_stream_ps(d, _mm256_load_ps(s))
+  #define STREAM_STORE(d, s)  _mm256_stream_ps(d, _mm256_loadu_ps(s))
   #define STREAM_FENCE()      _mm_sfence()
 #else
   #define STREAM_FLOATS       1
@@ -144,48 +147,86 @@ typedef uint32_t __attribute__((may_alias)) FloatBits;
 #endif
 #define STREAM_BYTES (STREAM_FLOATS * sizeof(float))
 
-/* dst[j] = src[j] for j in [j0, j1); src and dst aligned alike modulo
-   STREAM_FLOATS floats. */
-static void StreamCopy(float *dst, const float *src, PetscInt j0, PetscInt j1)
-{
-  PetscInt j = j0;
+/* Cells appended to the store one after the other, from Fields.lap + at
+   on: whole aligned lines go out as streaming stores, the cells of a line
+   not yet whole are held back; the partial first and last lines of a run
+   (LiveStreamEnd) are stored cell by cell, as other threads' cells may
+   share them. */
+typedef struct {
+  size_t   at;   /* where the next cell goes */
+  PetscInt held; /* cells [at - held, at), held in `line` */
+  float    line[STREAM_FLOATS];
+} LiveStream;
 
-  for (; j < j1 && (uintptr_t)(dst + j) % STREAM_BYTES; j++) dst[j] = src[j];
-  for (; j + STREAM_FLOATS <= j1; j += STREAM_FLOATS) STREAM_STORE(dst + j, src + j);
-  for (; j < j1; j++) dst[j] = src[j];
+static void LiveStreamAppend(const Fields *f, LiveStream *s, const float *src, PetscInt n)
+{
+  float   *lap = f->lap;
+  PetscInt j   = 0;
+
+  if (!s->held)
+    for (; j < n && (uintptr_t)(lap + s->at) % STREAM_BYTES; j++) lap[s->at++] = src[j];
+  while (j < n) {
+    if (!s->held && n - j >= STREAM_FLOATS) {
+      STREAM_STORE(lap + s->at, src + j);
+      s->at += STREAM_FLOATS;
+      j += STREAM_FLOATS;
+      continue;
+    }
+    const PetscInt take = PetscMin(STREAM_FLOATS - s->held, n - j);
+    PetscArraycpy(s->line + s->held, src + j, take);
+    s->held += take;
+    s->at += (size_t)take;
+    j += take;
+    if (s->held == STREAM_FLOATS) {
+      STREAM_STORE(lap + s->at - STREAM_FLOATS, s->line);
+      s->held = 0;
+    }
+  }
+}
+
+static void LiveStreamEnd(const Fields *f, LiveStream *s)
+{
+  for (PetscInt j = 0; j < s->held; j++) f->lap[s->at - s->held + j] = s->line[j];
+  s->held = 0;
 }
 
 /* A forward step's row (i1, i2) of the stored term, formed in a row
-   buffer `row` (padded indices, aligned as dst, the store's row): its chunks of
-   the live map, 1 where a cell's term is other than +-0 (any bit but the
-   sign set; NaN included), and only those chunks copied to the store.
+   buffer `row` (padded indices): its chunks of the live map, 1 where a
+   cell's term is other than +-0 (any bit but the sign set; NaN included),
+   and only those chunks' cells appended to the store's stream s (the
+   row's start: where s stands).
    Ahead of the first arrivals, and in the dead zones behind them, the term
    is exactly zero (the fields flush subnormals to zero): the adjoint skips
-   it, and the forward need not write it. */
-static void LiveRowStore(const Fields *f, const float *row, float *dst, PetscInt i1, PetscInt i2)
+   it, and the forward need not write it.  Packed, the live cells of a step
+   are read back as one stream: with gaps between them the hardware
+   prefetcher falls behind. */
+static void LiveRowStore(const Fields *f, const float *row, LiveStream *s, PetscInt i1, PetscInt i2)
 {
   const PetscInt   r    = f->radius, nc = FieldsLiveChunks(f);
   const FloatBits *bits = (const FloatBits *)row;
   unsigned char   *live = f->live + LiveRow(f, i1, i2);
 
+  f->live_start[LiveRowIndex(f, i1, i2)] = (uint32_t)s->at;
   for (PetscInt k = 0; k < nc; k++) {
     PetscInt j0, j1;
     uint32_t any = 0;
     LiveChunkCells(k, k + 1, r, r + f->n[0], &j0, &j1);
     for (PetscInt j = j0; j < j1; j++) any |= bits[j]; /* vectorised as it is (omp simd spilled the sum to the stack) */
     live[k] = any & 0x7fffffffu ? 1 : 0;
-    if (live[k]) StreamCopy(dst, row, j0, j1);
+  }
+  /* each run of live chunks in one copy */
+  for (PetscInt k = 0, e; k < nc; k = e) {
+    PetscInt j0, j1;
+    for (e = k + 1; e < nc && live[e] == live[k]; e++) {}
+    if (!live[k]) continue;
+    LiveChunkCells(k, e, r, r + f->n[0], &j0, &j1);
+    LiveStreamAppend(f, s, row + j0, j1 - j0);
   }
 }
 
-/* A row buffer in `space` (a padded row and 2 STREAM_FLOATS floats more)
-   aligned as the store's row dst, so that whole stores line up. */
-static inline float *LiveRowBuffer(float *space, const float *dst)
-{
-  float *base = (float *)(((uintptr_t)space + STREAM_BYTES - 1) / STREAM_BYTES * STREAM_BYTES);
-
-  return base + (uintptr_t)dst % STREAM_BYTES / sizeof(float);
-}
+/* A row buffer in `space` (a padded row and STREAM_FLOATS floats more),
+   aligned for the step's vector stores. */
+static inline float *LiveRowBuffer(float *space) { return (float *)(((uintptr_t)space + STREAM_BYTES - 1) / STREAM_BYTES * STREAM_BYTES); }
 
 /* The same row d cells further along z. */
 static inline void RowAdvance(Row *w, PetscInt d)
@@ -382,7 +423,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
     Row w; \
     if (!f->fu) { \
       /* with a live map, imaging with the terms that are not all zero, \
-         a run of chunks that agree at a time */ \
+         a run of chunks that agree at a time; the terms' live cells are \
+         packed, from the row's start on */ \
       const unsigned char *now = f->live ? f->live + LiveRow(f, i1, i2) : NULL, *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
       if (!now) { \
         RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
@@ -390,11 +432,20 @@ static inline void RowAdvance(Row *w, PetscInt d)
         return; \
       } \
       const PetscInt r = f->radius, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
+      size_t         at_now = f->live_start[LiveRowIndex(f, i1, i2)], at_next = next ? f->live_next_start[LiveRowIndex(f, i1, i2)] : 0; \
       for (PetscInt k = (lo0 + r) / FIELDS_LIVE_CHUNK, e; k < k1; k = e) { \
         PetscInt j0, j1; \
         e = LiveRunEnd(now, next, k, k1); \
         LiveChunkCells(k, e, lo0 + r, hi0 + r, &j0, &j1); \
         RowSetUp(f, i1, i2, j0 - r, 0, 0, &w); \
+        if (now[k]) { \
+          w.lap = f->lap + at_now; \
+          at_now += (size_t)(j1 - j0); \
+        } \
+        if (next && next[k]) { \
+          w.lapn = f->lap_next + at_next; \
+          at_next += (size_t)(j1 - j0); \
+        } \
         SegmentAdjoint_##DIM##d_r##R(f, &w, LiveImage(now, next, k), j1 - j0); \
       } \
       return; \
@@ -432,15 +483,20 @@ static inline void RowAdvance(Row *w, PetscInt d)
     /* the adjoint CPML terms of the z slabs, row by row (see CPUAxisAlone) */ \
     const PetscBool zrows = pass == PASS_ADJOINT && CPUAxisAlone(f, 0) && (f->slab[0][0].ncells || f->slab[0][1].ncells); \
     /* with a live map (whole rows), the term of a row is formed in a buffer \
-       and its live chunks copied to the store */ \
+       and its live chunks' cells packed into the store: those of a tile's \
+       rows in a plane from the first row's start on (its rows are \
+       contiguous in the store, and each packs into fewer cells than it \
+       spans) */ \
     const PetscBool live = pass == PASS_STEP && f->live; \
     if (pass == PASS_MEMORY && whole && !L) return; \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
       const PetscInt t0 = b->lo[1] + t * tile, t1 = PetscMin(t0 + tile, b->hi[1]); \
-      float          space[live ? f->padded[0] + 2 * STREAM_FLOATS : 1]; \
+      float          space[live ? f->padded[0] + STREAM_FLOATS : 1]; \
+      float *const   row = live ? LiveRowBuffer(space) : NULL; \
       XSweep         xs; \
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) { \
+        LiveStream ls = {live ? (size_t)FieldsIndex(f, (const PetscInt[3]){-f->radius, t0, i2}) : 0, 0, {0}}; /* the next row's live cells go at ls.at */ \
         if (xwork) CPUXSweepBegin(f, &xs, xwork + omp_get_thread_num() * CPUXSweepFloats(f), t0, i2); \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
@@ -461,16 +517,15 @@ static inline void RowAdvance(Row *w, PetscInt d)
           if (c0 > b->lo[0] || b->hi[0] > c1) PREFETCH_NEXT_ROW; \
           /* z layer, z core, z layer */ \
           const PetscInt edge[4] = {b->lo[0], c0, c1, b->hi[0]}; \
-          float *const   dst     = live ? f->lap + FieldsIndex(f, (const PetscInt[3]){-f->radius, i1, i2}) : NULL; /* the store's row */ \
-          float *const   row     = live ? LiveRowBuffer(space, dst) : NULL; \
           for (PetscInt k = 0; k < 3; k++) { \
             if (edge[k + 1] == edge[k]) continue; \
             RowSetUp(f, i1, i2, edge[k], k == 1 ? L : L | 1u, k / 2, &w); \
             if (row) w.lap = row + f->radius + edge[k]; \
             segment(f, &w, k == 1 ? L : L | zbits, edge[k + 1] - edge[k]); \
           } \
-          if (row) LiveRowStore(f, row, dst, i1, i2); \
+          if (row) LiveRowStore(f, row, &ls, i1, i2); \
         } \
+        if (live) LiveStreamEnd(f, &ls); \
         if (xwork) CPUXSweepEnd(f, &xs, t1, i2); \
       } \
       if (live) STREAM_FENCE(); /* the stores seen by every thread once the loop ends */ \
@@ -531,8 +586,9 @@ static PetscErrorCode Step(Fields *f, const Box *b) { return BoxPass(f, b, PASS_
 static PetscErrorCode AdvanceMemory(Fields *f, const Box *b) { return BoxPass(f, b, PASS_MEMORY); }
 static PetscErrorCode AdjointStep(Fields *f, const Box *b) { return BoxPass(f, b, PASS_ADJOINT); }
 
-/* Every box holds whole rows where no rank lies across a z face. */
-static PetscBool LiveMap(const Fields *f) { return CPUAxisAlone(f, 0); }
+/* Every box holds whole rows where no rank lies across a z face; the rows'
+   starts (32 bits, Fields.live_start) reach every cell of a step's slot. */
+static PetscBool LiveMap(const Fields *f) { return CPUAxisAlone(f, 0) && f->ncells <= UINT32_MAX; }
 
 /* Runs BODY for every cell of every free-surface face: `cell` is its padded
    index, `out` the step across the face away from the model. */
