@@ -78,7 +78,7 @@ typedef struct {
   uint32_t *live_start;         /* with live, per row: where its live chunks' cells lie in lap (cells from
                                    its start), one after the other in chunk order: lap holds only those
                                    cells, packed, so that the adjoint reads it as one stream */
-  unsigned char *live_next;     /* the same for lap_next */
+  unsigned char *live_next;     /* the same for lap_next, and its rows' starts */
   uint32_t *live_next_start;
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
   float *fu, *fuprev;           /* adjoint, boundary gradient method: the forward field u^n, u^{n+1}

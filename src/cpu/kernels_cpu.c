@@ -217,7 +217,7 @@ static void LiveRowStore(const Fields *f, const float *row, LiveStream *s, Petsc
   /* each run of live chunks in one copy */
   for (PetscInt k = 0, e; k < nc; k = e) {
     PetscInt j0, j1;
-    for (e = k + 1; e < nc && live[e] == live[k]; e++) {}
+    e = LiveRunEnd(live, NULL, k, nc);
     if (!live[k]) continue;
     LiveChunkCells(k, e, r, r + f->n[0], &j0, &j1);
     LiveStreamAppend(f, s, row + j0, j1 - j0);
@@ -425,6 +425,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
       /* with a live map, imaging with the terms that are not all zero, \
          a run of chunks that agree at a time; the terms' live cells are \
          packed, from the row's start on */ \
+      const size_t         row = LiveRowIndex(f, i1, i2); \
       const unsigned char *now = f->live ? f->live + LiveRow(f, i1, i2) : NULL, *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
       if (!now) { \
         RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
@@ -432,7 +433,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
         return; \
       } \
       const PetscInt r = f->radius, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
-      size_t         at_now = f->live_start[LiveRowIndex(f, i1, i2)], at_next = next ? f->live_next_start[LiveRowIndex(f, i1, i2)] : 0; \
+      size_t         at_now = f->live_start[row], at_next = next ? f->live_next_start[row] : 0; \
       for (PetscInt k = (lo0 + r) / FIELDS_LIVE_CHUNK, e; k < k1; k = e) { \
         PetscInt j0, j1; \
         e = LiveRunEnd(now, next, k, k1); \
