@@ -13,7 +13,10 @@
    Where the CPU keeps the stored term's live map (every rank alone along
    z), full storage's gradient is the same bits with a store that keeps
    none and with its own store first filled with NaN (the forward writes
-   only live chunks), and the map marks some chunks dead and some live. */
+   only live chunks), and the map marks some chunks dead and some live;
+   in one case again with a second source deeper, so that rows hold live
+   chunks on both sides of dead ones and the adjoint must find each run's
+   terms in the packed store. */
 #include "events.h"
 #include "geometry.h"
 #include "propagate.h"
@@ -23,11 +26,13 @@
 
 typedef struct {
   PetscInt  dim, order, n[3], pml;
-  PetscBool x_only; /* every rank along x: at 4 ranks the subdomain faces fall 2-3 cells from the layers' edges */
+  PetscBool x_only;  /* every rank along x: at 4 ranks the subdomain faces fall 2-3 cells from the layers' edges */
+  PetscInt  twin_dz; /* > 0: the live map is checked again with a second source this many cells deeper */
 } Case;
 
 /* Smooth fields of the extended global index, the same on any decomposition. */
-static double Background(const PetscInt x[3]) { return 2000 + 8 * x[0] + 150 * sin(0.3 * x[1]) * cos(0.2 * x[2]); }
+/* z no deeper than 126 counts: below, the time step (vmax) would not be stable */
+static double Background(const PetscInt x[3]) { return 2000 + 8 * PetscMin(x[0], 126) + 150 * sin(0.3 * x[1]) * cos(0.2 * x[2]); }
 static double Anomaly(const PetscInt x[3]) { return 120 * exp(-0.02 * ((x[0] - 14) * (x[0] - 14) + (x[1] - 16) * (x[1] - 16) + (x[2] - 9) * (x[2] - 9))); }
 static double Direction(const PetscInt x[3]) { return cos(0.37 * x[0] + 0.11 * x[1]) * sin(0.23 * x[1] + 0.5) + 0.5 * cos(0.29 * x[2] + 0.31 * x[0]); }
 
@@ -103,25 +108,77 @@ static PetscErrorCode CellsDiffering(const double *a, const double *b, PetscInt 
   PetscFunctionReturn(0);
 }
 
-/* Full storage's gradient `grad` (from `store`, with a live map where
-   live is set on any rank) against the same evaluation from a store of
-   n x nsteps without one, and again from `store` after every value in it
-   is set to NaN (the forward writes only the chunks it marks live, and the
+/* sl with a second source: its support again, dz cells deeper (axis 0
+   runs along each padded row), the same wavelet.  While the two waves are
+   apart, rows that cross both run live, dead, live along z. */
+static PetscErrorCode TwinSource(const Grid *g, const Fields *f, const Geometry *geo, PetscInt dz, ShotLocal *twin)
+{
+  PointMap *s = &twin->src, d;
+  PetscInt  n, ne;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShotLocalize(g, f, geo, 0, PETSC_FALSE, twin));
+  n  = s->nrows;
+  ne = s->start[n];
+  d.nrows = 2 * n;
+  PetscCall(PetscMalloc1(2 * n, &d.cell));
+  PetscCall(PetscMalloc1(2 * n + 1, &d.start));
+  PetscCall(PetscMalloc1(2 * ne, &d.index));
+  PetscCall(PetscMalloc1(2 * ne, &d.weight));
+  for (PetscInt i = 0; i <= 2 * n; i++) d.start[i] = i <= n ? s->start[i] : ne + s->start[i - n];
+  for (PetscInt i = 0; i < 2 * n; i++) d.cell[i] = s->cell[i % n] + (i < n ? 0 : dz);
+  for (PetscInt e = 0; e < 2 * ne; e++) {
+    d.index[e]  = s->index[e % ne];
+    d.weight[e] = s->weight[e % ne];
+  }
+  PetscCall(PointMapDestroy(s));
+  *s = d;
+  PetscFunctionReturn(0);
+}
+
+/* Rows of the stored term, over every step, whose live chunks are not one
+   run: a dead chunk between two live ones. */
+static PetscInt RowsWithGaps(WavefieldStore store, const Fields *f, PetscInt nsteps)
+{
+  const PetscInt nc = (PetscInt)FieldsLiveChunks(f);
+  PetscInt       gaps = 0;
+
+  for (PetscInt k = 0; k < nsteps; k++) {
+    uint32_t            *start;
+    const unsigned char *live = WavefieldStoreLive(store, k, &start);
+    for (size_t r = 0; live && r < FieldsLiveRows(f); r++) {
+      const unsigned char *row = live + r * nc;
+      PetscInt             runs = 0;
+      for (PetscInt c = 0; c < nc; c++) runs += row[c] && (!c || !row[c - 1]);
+      gaps += runs > 1;
+    }
+  }
+  return gaps;
+}
+
+/* Full storage's gradient of shot sl from `store` (with a live map where
+   live is set on any rank) against the same evaluation from a store of n x
+   nsteps without one, and again from `store` after every value in it is
+   set to NaN (the forward writes only the chunks it marks live, and the
    adjoint must read no other): the same bits each time, and the map
-   neither all dead nor all live. */
+   neither all dead nor all live; with `gaps`, some rows with dead chunks
+   between live ones. */
 static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotLocal *sl, const float *w, const float *v, const float *obs, WavefieldStore store,
-                                   size_t n, PetscInt nsteps, size_t live, const double *grad, PetscInt ncells)
+                                   size_t n, PetscInt nsteps, size_t live, PetscInt ncells, PetscBool gaps)
 {
   WavefieldStore plain;
-  double         J, *again, share, range[2];
-  PetscInt       differ, stale;
+  double         J, *grad, *again, share, range[2];
+  PetscInt       differ, stale, gapped;
   unsigned long  any = live;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_UNSIGNED_LONG, MPI_MAX, PETSC_COMM_WORLD));
   if (!any) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(ncells, &grad, ncells, &again));
+  PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, grad));
   (void)WavefieldStoreLiveShare(store, &share);
-  PetscCall(PetscMalloc1(ncells, &again));
+  gapped = RowsWithGaps(store, &p->f, nsteps);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &gapped, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   for (PetscInt k = 0; k < nsteps; k++) {
     float *slot;
     PetscCall(WavefieldStoreWriteBegin(store, k, &slot));
@@ -136,15 +193,16 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   range[0] = -share, range[1] = share;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "  live map: %.1f%% to %.1f%% of the stored term's chunks live on a rank; %" PetscInt_FMT " cells differ without it, %" PetscInt_FMT
-                        " from a store first filled with NaN\n",
-                        -100 * range[0], 100 * range[1], differ, stale));
+                        "  live map%s: %.1f%% to %.1f%% of the stored term's chunks live on a rank, %" PetscInt_FMT " row-steps with dead chunks between live ones; %" PetscInt_FMT
+                        " cells differ without it, %" PetscInt_FMT " from a store first filled with NaN\n",
+                        gaps ? " (two sources)" : "", -100 * range[0], 100 * range[1], gapped, differ, stale));
   PetscCheck(!differ, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "full storage: %" PetscInt_FMT " cells' gradient differs with the live map from without it, expected the same bits", differ);
   PetscCheck(!stale, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
              "full storage: %" PetscInt_FMT " cells' gradient differs when the store held NaN before the forward run, expected the same bits (a dead chunk read)", stale);
   PetscCheck(-range[0] > 0 && range[1] < 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map: %.3f to %.3f of the chunks live, expected some dead and some live", -range[0], range[1]);
+  PetscCheck(!gaps || gapped > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map with two sources: no row with dead chunks between live ones, expected some (test set-up)");
   PetscCall(WavefieldStoreDestroy(&plain));
-  PetscCall(PetscFree(again));
+  PetscCall(PetscFree2(grad, again));
   PetscFunctionReturn(0);
 }
 
@@ -217,7 +275,13 @@ static PetscErrorCode CheckCase(const Case *c)
     GradientStoreShape(&KernelOpsCPU, &p.f, method, t.nsteps, &n, &nsteps, &live);
     PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p.f, n, nsteps, STORAGE_AUTO, live, GradientMethods[method], &store));
     PetscCall(Misfit(&p, &t, &sl, 5, wint, v, obs, store, &J, grad));
-    if (method == GRADIENT_FULL) PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live, grad, (PetscInt)cells));
+    if (method == GRADIENT_FULL && c->twin_dz) {
+      ShotLocal twin;
+      PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_FALSE));
+      PetscCall(TwinSource(&g, &p.f, &geo, c->twin_dz, &twin));
+      PetscCall(CheckLiveMap(&p, &t, &twin, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_TRUE));
+      PetscCall(ShotLocalDestroy(&twin));
+    } else if (method == GRADIENT_FULL) PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_FALSE));
     /* central differences at h and 2h, extrapolated (Richardson): the source's
        cells make the misfit's curvature large enough to show at h alone */
     for (PetscInt q = 0; q < 2; q++)
@@ -272,16 +336,17 @@ static PetscErrorCode CheckCase(const Case *c)
 int main(int argc, char **argv)
 {
   const Case cases[] = {
-    {2, 8, {30, 34, 1}, 6, PETSC_FALSE},
-    {2, 8, {30, 22, 1}, 6, PETSC_TRUE },
-    {2, 8, {120, 22, 1}, 6, PETSC_TRUE }, /* rows of 3 live-map chunks, live and dead along a row as the wave goes down */
-    {2, 4, {30, 34, 1}, 6, PETSC_FALSE},
-    {2, 2, {30, 34, 1}, 5, PETSC_FALSE},
-    {2, 16, {30, 34, 1}, 6, PETSC_FALSE},
-    {2, 6, {30, 22, 1}, 5, PETSC_TRUE },
-    {3, 8, {18, 20, 16}, 4, PETSC_FALSE},
-    {3, 12, {18, 20, 16}, 4, PETSC_FALSE},
-    {3, 2, {18, 20, 16}, 4, PETSC_FALSE},
+    {2, 8, {30, 34, 1}, 6, PETSC_FALSE, 0},
+    {2, 8, {30, 22, 1}, 6, PETSC_TRUE,  0},
+    {2, 8, {120, 22, 1}, 6, PETSC_TRUE,  0}, /* rows of 3 live-map chunks, live and dead along a row as the wave goes down */
+    {2, 8, {200, 22, 1}, 6, PETSC_TRUE,  150}, /* rows of 4 chunks: live, dead, live while the two sources' waves are apart */
+    {2, 4, {30, 34, 1}, 6, PETSC_FALSE, 0},
+    {2, 2, {30, 34, 1}, 5, PETSC_FALSE, 0},
+    {2, 16, {30, 34, 1}, 6, PETSC_FALSE, 0},
+    {2, 6, {30, 22, 1}, 5, PETSC_TRUE,  0},
+    {3, 8, {18, 20, 16}, 4, PETSC_FALSE, 0},
+    {3, 12, {18, 20, 16}, 4, PETSC_FALSE, 0},
+    {3, 2, {18, 20, 16}, 4, PETSC_FALSE, 0},
   };
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
