@@ -110,7 +110,9 @@ static PetscErrorCode CellsDiffering(const double *a, const double *b, PetscInt 
 
 /* sl with a second source: its support again, dz cells deeper (axis 0
    runs along each padded row), the same wavelet.  While the two waves are
-   apart, rows that cross both run live, dead, live along z. */
+   apart, rows that cross both run live, dead, live along z.  For ranks
+   that hold whole columns along z (x_only cases), with room below the
+   source for dz more cells. */
 static PetscErrorCode TwinSource(const Grid *g, const Fields *f, const Geometry *geo, PetscInt dz, ShotLocal *twin)
 {
   PointMap *s = &twin->src, d;
@@ -275,13 +277,15 @@ static PetscErrorCode CheckCase(const Case *c)
     GradientStoreShape(&KernelOpsCPU, &p.f, method, t.nsteps, &n, &nsteps, &live);
     PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p.f, n, nsteps, STORAGE_AUTO, live, GradientMethods[method], &store));
     PetscCall(Misfit(&p, &t, &sl, 5, wint, v, obs, store, &J, grad));
-    if (method == GRADIENT_FULL && c->twin_dz) {
-      ShotLocal twin;
+    if (method == GRADIENT_FULL) {
       PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_FALSE));
-      PetscCall(TwinSource(&g, &p.f, &geo, c->twin_dz, &twin));
-      PetscCall(CheckLiveMap(&p, &t, &twin, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_TRUE));
-      PetscCall(ShotLocalDestroy(&twin));
-    } else if (method == GRADIENT_FULL) PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_FALSE));
+      if (c->twin_dz) {
+        ShotLocal twin;
+        PetscCall(TwinSource(&g, &p.f, &geo, c->twin_dz, &twin));
+        PetscCall(CheckLiveMap(&p, &t, &twin, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_TRUE));
+        PetscCall(ShotLocalDestroy(&twin));
+      }
+    }
     /* central differences at h and 2h, extrapolated (Richardson): the source's
        cells make the misfit's curvature large enough to show at h alone */
     for (PetscInt q = 0; q < 2; q++)
