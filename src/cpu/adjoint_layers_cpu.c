@@ -123,10 +123,27 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
 #define SLAB_REACH_AT(up, v, x, y, s, c2, c1, R, j0, n) \
   _Pragma("omp simd") for (PetscInt j = (j0); j < (j0) + (n); j++)(up)[j] += (v)[j] * fwi_adj_cpml_reach_xy((x) + j, (y) + j, s, c2, c1, R)
 
+/* Whether u, E and psi are +-0 in cells [0, n) of w.  Then so is every
+   factor formed there, and a row's slab whose factors are all +-0 adds +-0
+   to uprev and leaves psi and E +-0: skipping it changes at most the sign
+   of a zero, which no value reads (the gradient's sums skip zeros).  The
+   adjoint field reaches a layer only when its waves do: one reached from
+   receivers near the surface, the bottom one of a short record, is quiet
+   for most or all of the run. */
+static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt n)
+{
+  const FloatBits *u = (const FloatBits *)w->u, *E = (const FloatBits *)w->E, *psi = (const FloatBits *)w->psi;
+  uint32_t         any = 0;
+
+  for (PetscInt j = 0; j < n; j++) any |= u[j] | E[j] | psi[j];
+  return any & 0x7fffffffu ? PETSC_FALSE : PETSC_TRUE;
+}
+
 #define DEFINE_LAYERS_END(R, DIM) \
-  /* both z slabs' pieces of row (i1, i2): the factors of every cell the \
-     stencils read, then uprev's share and psi and E one step back, in \
-     place (nothing reads their old values after the factors) */ \
+  /* both z slabs' pieces of row (i1, i2), where not quiet: the factors of \
+     every cell the stencils read, then uprev's share and psi and E one \
+     step back, in place (nothing reads their old values after the \
+     factors) */ \
   void CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2) \
   { \
     const PetscBool alone = CPUAxisAlone(f, 0); \
@@ -140,6 +157,7 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
       const PetscInt  i[3] = {lo[0] - R, i1, i2}; \
       const SlabCells w = SlabCellsAt(f, 0, s, i); \
       const PetscInt  k0 = R + l0, k1 = k0 + nl; /* the layer cells */ \
+      if (SlabRowQuiet(&w, n + 2 * R)) continue; \
       float           xb[n + 2 * R], yb[n + 2 * R], zb[n + 2 * R]; \
       const float    *x = xb + R, *y = yb + R; /* at the box's first cell */ \
       WITH_LITERAL_ADD(alone, VECTOR_PIECES(0, n + 2 * R, SLAB_FACTORS_AT, w, 1, ADD_ && j >= k0 && j < k1, xb, yb, zb)) \

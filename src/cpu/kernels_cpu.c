@@ -125,9 +125,6 @@ static inline unsigned RowLayers(const Fields *f, PetscInt i1, PetscInt i2)
   return L;
 }
 
-/* The float bits as integers, for the live map's test. */
-typedef uint32_t __attribute__((may_alias)) FloatBits;
-
 /* Streaming stores: the stored term is read back only by the adjoint, long
    after, so its lines go straight to memory instead of being read in first
    and then evicting the fields from cache.  STREAM_FLOATS floats a store,

@@ -49,6 +49,9 @@ static inline PetscInt CPUTileCount(PetscInt rows)
   return PetscMax(1, PetscMin(rows, (want + threads - 1) / threads * threads));
 }
 
+/* The float bits as integers, for the tests of all-zero cells. */
+typedef uint32_t __attribute__((may_alias)) FloatBits;
+
 /* Row i of an injection map (PointMap) into field uprev. */
 static inline void CPUInjectRow(const Fields *f, float *uprev, const PointMap *m, const float amp[], PetscInt i)
 {

@@ -13,7 +13,9 @@
    any slab.  A forward step is ops.step over every region, then
    ops.advance_memory, as propagate.c runs them: the CPU advances axis 0's
    psi in the step where a box holds whole rows, so only the pair is
-   checked. */
+   checked.  The adjoint CPML terms skip a row's z slab whose inputs are
+   all zero: a single nonzero input at either end of the cells that check
+   covers must still count (TestQuietRows). */
 #include "boxes.h"
 #include "fields_setup.h"
 #include "unit_check.h"
@@ -449,6 +451,76 @@ static PetscErrorCode TestFreeSurface(PetscInt dim, PetscInt radius, const Petsc
   PetscFunctionReturn(0);
 }
 
+/* One 1 in the zero state: input `what` (0 u, 1 zeta, 2 psi) at padded z
+   cell pz of row px (owned) of the low z slab, or none for pz < 0. */
+static void PlantOne(Fields *f, PetscInt what, PetscInt pz, PetscInt px)
+{
+  const PetscInt   p[3] = {pz, px + f->radius, 0};
+  const LayerSlab *sl   = &f->slab[0][0];
+
+  if (pz < 0) return;
+  if (what == 0) f->u[pz + p[1] * f->stride[1]] = 1;
+  else (what == 1 ? sl->zeta : sl->psi)[SlabIndex(sl, 0, p)] = 1;
+}
+
+/* adjoint_layers_end from the zero state with a 1 planted at cells c0 and
+   c1 (-1: none) of input `what`, into s. */
+static PetscErrorCode LayersEndFrom(Fields *f, PetscInt what, PetscInt c0, PetscInt c1, PetscInt px, Snapshot *s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(KernelOpsCPU.zero_state(f));
+  PlantOne(f, what, c0, px);
+  PlantOne(f, what, c1, px);
+  PetscCall(KernelOpsCPU.adjoint_layers_end(f));
+  PetscCall(SnapshotTake(f, s));
+  PetscFunctionReturn(0);
+}
+
+/* Whether any of the n values of x is nonzero. */
+static PetscBool AnyNonzero(const float *x, size_t n)
+{
+  for (size_t k = 0; k < n; k++)
+    if (x[k] != 0) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* A z slab's row takes no adjoint CPML terms where u, zeta and psi are all
+   zero over the cells its factors are formed on (the slab's cells within R
+   of the layer, and R more each side).  A 1 at the first of those cells,
+   and one at the last, each alone and both together: each alone must
+   change something, and together exactly the sum of the two (their
+   stencils do not meet), for every input. */
+static PetscErrorCode TestQuietRows(PetscInt radius)
+{
+  const PetscInt n[3] = {40, 6, 1}, px = 2, edge = 12;
+  const PetscInt first = 0, last = edge + 3 * radius - 1; /* padded z: owned -R and edge + 2R - 1 */
+  Fields         f;
+
+  PetscFunctionBeginUser;
+  PetscCall(FieldsSetUp(2, radius, n, CORE(edge, 30, 0, 6, 0, 1), &f));
+  FieldsRandomize(&f); /* the profiles; the state is zeroed below */
+  f.neighbour[0][0] = f.neighbour[0][1] = PETSC_TRUE; /* so adjoint_layers_end does the z slabs */
+  for (PetscInt what = 0; what < 3; what++) {
+    Snapshot a, c, b;
+    PetscInt differ = 0;
+    PetscCall(LayersEndFrom(&f, what, first, -1, px, &a));
+    PetscCall(LayersEndFrom(&f, what, last, -1, px, &c));
+    PetscCall(LayersEndFrom(&f, what, first, last, px, &b));
+    PetscCheck(AnyNonzero(a.uprev, a.n) && AnyNonzero(c.uprev, c.n), PETSC_COMM_SELF, PETSC_ERR_PLIB, "radius %d input %d: a 1 at the first or the last cell of a z slab's row changed no uprev", (int)radius,
+           (int)what);
+    for (size_t k = 0; k < b.n; k++) differ += b.uprev[k] != a.uprev[k] + c.uprev[k];
+    for (PetscInt s = 0; s < 2; s++)
+      for (size_t k = 0; k < f.slab[0][s].ncells; k++)
+        differ += b.psi[0][s][k] != a.psi[0][s][k] + c.psi[0][s][k] || b.zeta[0][s][k] != a.zeta[0][s][k] + c.zeta[0][s][k];
+    PetscCheck(!differ, PETSC_COMM_SELF, PETSC_ERR_PLIB, "radius %d input %d: %d values with both 1s differ from the sum of each alone", (int)radius, (int)what, (int)differ);
+    PetscCall(SnapshotFree(&a));
+    PetscCall(SnapshotFree(&c));
+    PetscCall(SnapshotFree(&b));
+  }
+  PetscCall(KernelOpsCPU.free(&f));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt n2[3] = {17, 23, 1}, n3[3] = {9, 10, 11}, radii[FWI_MAX_RADIUS] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -492,6 +564,7 @@ int main(int argc, char **argv)
         if (a < 2) PetscCall(TestFreeSurface(2, r, n2, a, s));
         PetscCall(TestFreeSurface(3, r, n3, a, s));
       }
+    PetscCall(TestQuietRows(r));
   }
   {
     Fields   f;
