@@ -506,8 +506,8 @@ static PetscErrorCode TestQuietRows(PetscInt radius)
     PetscCall(LayersEndFrom(&f, what, first, -1, px, &a));
     PetscCall(LayersEndFrom(&f, what, last, -1, px, &c));
     PetscCall(LayersEndFrom(&f, what, first, last, px, &b));
-    PetscCheck(AnyNonzero(a.uprev, a.n) && AnyNonzero(c.uprev, c.n), PETSC_COMM_SELF, PETSC_ERR_PLIB, "radius %d input %d: a 1 at the first or the last cell of a z slab's row changed no uprev", (int)radius,
-           (int)what);
+    PetscCheck(AnyNonzero(a.uprev, a.n) && AnyNonzero(c.uprev, c.n), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "radius %d input %d: a 1 at the first or the last cell of a z slab's row changed no uprev", (int)radius, (int)what);
     for (size_t k = 0; k < b.n; k++) differ += b.uprev[k] != a.uprev[k] + c.uprev[k];
     for (PetscInt s = 0; s < 2; s++)
       for (size_t k = 0; k < f.slab[0][s].ncells; k++)
