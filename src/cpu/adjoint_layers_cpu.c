@@ -136,7 +136,7 @@ static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt n)
   uint32_t         any = 0;
 
   for (PetscInt j = 0; j < n; j++) any |= u[j] | E[j] | psi[j];
-  return any & 0x7fffffffu ? PETSC_FALSE : PETSC_TRUE;
+  return FloatBitsNonzero(any) ? PETSC_FALSE : PETSC_TRUE;
 }
 
 #define DEFINE_LAYERS_END(R, DIM) \

@@ -209,7 +209,7 @@ static void LiveRowStore(const Fields *f, const float *row, LiveStream *s, Petsc
     uint32_t any = 0;
     LiveChunkCells(k, k + 1, r, r + f->n[0], &j0, &j1);
     for (PetscInt j = j0; j < j1; j++) any |= bits[j]; /* vectorised as it is (omp simd spilled the sum to the stack) */
-    live[k] = any & 0x7fffffffu ? 1 : 0;
+    live[k] = (unsigned char)FloatBitsNonzero(any);
   }
   /* each run of live chunks in one copy */
   for (PetscInt k = 0, e; k < nc; k = e) {

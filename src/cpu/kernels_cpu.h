@@ -52,6 +52,10 @@ static inline PetscInt CPUTileCount(PetscInt rows)
 /* The float bits as integers, for the tests of all-zero cells. */
 typedef uint32_t __attribute__((may_alias)) FloatBits;
 
+/* Whether the OR of floats' bits has any bit but the sign set: some float
+   was other than +-0 (NaN and Inf included). */
+static inline int FloatBitsNonzero(uint32_t any) { return (any & 0x7fffffffu) != 0; }
+
 /* Row i of an injection map (PointMap) into field uprev. */
 static inline void CPUInjectRow(const Fields *f, float *uprev, const PointMap *m, const float amp[], PetscInt i)
 {
