@@ -93,6 +93,18 @@ PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p)
+{
+  double mine[2] = {(double)p->f.chunks_left[0], (double)p->f.chunks_left[1]}, all[2];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, comm));
+  if (all[1] > 0)
+    PetscCall(PetscPrintf(comm, "adjoint: %.1f%% of its %d-cell chunk-steps left as they were, their stencils reading only zeros (-adjoint_skip_quiet)\n",
+                          100 * all[0] / all[1], FIELDS_LIVE_CHUNK));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
 {
   const Fields *f = &p->f;
@@ -172,6 +184,9 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nreach, residual, host + (size_t)n * shot->nreach);
   PetscCall(ops->mem_upload(d.traces, host, (size_t)t->nsteps * shot->nreach * sizeof(float)));
   PetscCall(ops->zero_state(f));
+  /* full storage: chunks that stay quiet left as they are */
+  const PetscBool quiet = p->method != GRADIENT_BOUNDARY && p->settings.skip_quiet && ops->adjoint_live;
+  if (quiet) PetscCall(ops->adjoint_live(f, PETSC_TRUE));
   PetscCall(PetscTime(&last[0]));
   /* two reverse steps at a time where the backend can (the boundary method) */
   for (PetscInt n = t->nsteps - 1; n >= 0;) {
@@ -184,6 +199,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - 1 - n, last));
     PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - 1 - n));
   }
+  if (quiet) PetscCall(ops->adjoint_live(f, PETSC_FALSE));
   PetscCall(SourceTerm(p, t, shot, &d, wavelet, src_sum));
   PetscCall(ImageAdd(p, &shot->src, src_sum));
   PetscCall(ShotPointsDestroy(p, &d));

@@ -58,6 +58,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
                                  .progress_interval  = o->progress_interval,
                                  .halo_type          = e->backend.halo_type,
                                  .overlap            = e->backend.overlap,
+                                 .skip_quiet         = o->adjoint_skip_quiet,
                                  .watch              = SnapshotWrite,
                                  .watch_ctx          = e};
   const PetscBool    gradient = o->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;

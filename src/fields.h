@@ -80,6 +80,13 @@ typedef struct {
                                    cells, packed, so that the adjoint reads it as one stream */
   unsigned char *live_next;     /* the same for lap_next, and its rows' starts */
   uint32_t *live_next_start;
+  uint64_t *u_live;             /* adjoint, where the backend keeps them (KernelOps.adjoint_live): per row of
+                                   the padded box, FieldsLiveWords words of a bit per live-map chunk, 0 where
+                                   every owned cell of u is +-0; a step leaves as it is a chunk whose stencil
+                                   reads only such cells of u, and of uprev (see docs/numerics.md).  NULL:
+                                   not kept */
+  uint64_t *uprev_live;         /* the same for uprev, swapped with u_live by FieldsSwap */
+  size_t         chunks_left[2]; /* with u_live: the chunk-steps left as they were, and all chunk-steps */
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
   float *fu, *fuprev;           /* adjoint, boundary gradient method: the forward field u^n, u^{n+1}
                                    run backwards; when set the adjoint step also writes u^{n-1} over
@@ -136,6 +143,8 @@ static inline void FieldsSlabBox(const Fields *f, PetscInt a, PetscInt s, PetscI
 #define FIELDS_LIVE_CHUNK 64
 static inline PetscInt FieldsLiveChunks(const Fields *f) { return (f->padded[0] + FIELDS_LIVE_CHUNK - 1) / FIELDS_LIVE_CHUNK; }
 static inline size_t   FieldsLiveRows(const Fields *f) { return (size_t)f->padded[1] * f->padded[2]; }
+/* Words of a row's bits in Fields.u_live. */
+static inline PetscInt FieldsLiveWords(const Fields *f) { return (FieldsLiveChunks(f) + 63) / 64; }
 /* A step's live map and its rows' starts (Fields.live, live_start). */
 static inline size_t   FieldsLiveBytes(const Fields *f) { return FieldsLiveRows(f) * (FieldsLiveChunks(f) + sizeof(uint32_t)); }
 
@@ -162,9 +171,12 @@ static inline PetscErrorCode FieldsFreeArrays(Fields *f, PetscErrorCode (*releas
 
 static inline void FieldsSwap(Fields *f)
 {
-  float *t = f->u;
-  f->u     = f->uprev;
-  f->uprev = t;
+  float    *t   = f->u;
+  uint64_t *m   = f->u_live;
+  f->u          = f->uprev;
+  f->uprev      = t;
+  f->u_live     = f->uprev_live;
+  f->uprev_live = m;
 }
 
 /* What one rank's block of the grid is, enough to lay out its fields. */

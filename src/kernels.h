@@ -104,6 +104,11 @@ typedef struct {
      lap and lap_next only where Fields.live and live_next say they are not
      all zero, from those starts. */
   PetscBool (*live_map)(const Fields *);
+  /* Optional (NULL: never).  on: from the zero state, adjoint steps keep
+     Fields.u_live and uprev_live and leave the chunks they mark quiet as
+     they are (the same values; a zero may change sign), where the fields
+     are laid out for it (else nothing is kept); off: no longer. */
+  PetscErrorCode (*adjoint_live)(Fields *, PetscBool on);
   /* lanes */
   PetscErrorCode (*side_begin)(Fields *); /* following work on the side lane, after the main lane's work so far */
   PetscErrorCode (*side_end)(Fields *);   /* following work on the main lane again */

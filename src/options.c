@@ -254,6 +254,9 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsEnum("-gradient_method",
                              "How the adjoint gets the forward wavefield: full (every step kept), boundary (the layer band kept, the field run backwards) or auto (the fastest that fits)",
                              NULL, GradientMethods, (PetscEnum)o->gradient_method, (PetscEnum *)&o->gradient_method, NULL));
+  PetscCall(PetscOptionsBool("-adjoint_skip_quiet",
+                             "Full storage on the CPU: the adjoint leaves as they are the 64-cell chunks whose stencil reads only zeros (the same gradient; false to check that)",
+                             NULL, o->adjoint_skip_quiet, &o->adjoint_skip_quiet, NULL));
   PetscCall(PetscOptionsEnum("-misfit",
                              "Misfit: l2 (samples), trace_l2 (each trace normalised: amplitudes ignored) or correlation (normalised cross-correlation of each shot's gather)",
                              NULL, MisfitKinds, (PetscEnum)o->misfit, (PetscEnum *)&o->misfit, NULL));
@@ -321,6 +324,7 @@ static PetscErrorCode SetDefaults(Options *o)
   o->nan_check_interval               = 100;
   o->progress_interval                = 60;
   o->halo_overlap                     = PETSC_TRUE;
+  o->adjoint_skip_quiet               = PETSC_TRUE;
   o->offset_min                       = (PerBand){1, {0}};
   o->offset_max                       = (PerBand){1, {PETSC_MAX_REAL}};
   o->kill_dead_traces                 = PETSC_TRUE;

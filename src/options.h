@@ -81,6 +81,7 @@ typedef struct {
   PetscReal vp_min, vp_max;      /* bounds (m/s); vp_max also sets the time step and layers; 0 = from the model */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
+  PetscBool adjoint_skip_quiet;  /* Fields.u_live kept (PropagatorSettings.skip_quiet) */
   MisfitKind misfit;
   SourceEstimation source_estimation;
   Preconditioning precondition;

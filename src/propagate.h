@@ -19,6 +19,7 @@ typedef struct {
   PetscReal progress_interval;  /* seconds between progress lines within a shot, 0 = none */
   HaloType  halo_type;          /* host for the CPU backend; a device type for CUDA */
   PetscBool overlap;            /* interior computed while the halos travel */
+  PetscBool skip_quiet;         /* the adjoint keeps Fields.u_live where the backend can (KernelOps.adjoint_live) */
   /* a look at the forward field (snapshots, the pseudo-Hessian): every
      watch_steps internal steps (0 = never), watch(ctx, shot, steps done,
      fields) with u at that time */
@@ -100,6 +101,9 @@ PetscErrorCode PropagatorGradientReset(Propagator *p);
    or the grouping of the shots. */
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
                                  const float *residual, WavefieldStore store);
+/* Prints the share of the adjoint's chunk-steps left as they were
+   (PropagatorSettings.skip_quiet) over the ranks of comm, where any was kept. */
+PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p);
 /* Adds every group's sum over shots into the sum of group 0 (cross's rank 0). */
 PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross);
 /* dJ/dv of the owned cells (z fastest) since the last reset: 2 / v times the

@@ -143,10 +143,11 @@ static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt n)
   /* both z slabs' pieces of row (i1, i2), where not quiet: the factors of \
      every cell the stencils read, then uprev's share and psi and E one \
      step back, in place (nothing reads their old values after the \
-     factors) */ \
-  void CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2) \
+     factors); returns the sides (bits) done */ \
+  unsigned CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2) \
   { \
     const PetscBool alone = CPUAxisAlone(f, 0); \
+    unsigned        done  = 0; \
     LOCAL_WEIGHTS(R); \
     for (PetscInt s = 0; s < 2; s++) { \
       if (!f->slab[0][s].ncells) continue; \
@@ -163,7 +164,9 @@ static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt n)
       WITH_LITERAL_ADD(alone, VECTOR_PIECES(0, n + 2 * R, SLAB_FACTORS_AT, w, 1, ADD_ && j >= k0 && j < k1, xb, yb, zb)) \
       VECTOR_PIECES(0, n, SLAB_REACH_AT, w.up + R, w.v + R, x, y, 1, c2[0], c1[0], R); \
       WITH_LITERAL_ADD(alone, VECTOR_PIECES(k0, k1 - k0, SLAB_BACK_AT, w, 1, ADD_, zb, 1, c1[0], R)) \
+      done |= 1u << s; \
     } \
+    return done; \
   } \
   /* plane i[a] of slab (a, s), cells i[0] .. i[0] + n: its factors into \
      the window, the last 2R planes moved to the window's start when it is \

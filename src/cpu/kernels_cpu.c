@@ -96,22 +96,114 @@ static inline void LiveChunkCells(PetscInt k0, PetscInt k1, PetscInt lo, PetscIn
   *j1 = PetscMin(hi, k1 * FIELDS_LIVE_CHUNK);
 }
 
+/* Bit k of a row's bits (Fields.u_live). */
+static inline int LiveBit(const uint64_t *bits, PetscInt k) { return (int)(bits[k / 64] >> (k % 64) & 1); }
+
 /* The image variant (SegmentAdjoint's IMAGE) of chunk k of a row's live
-   maps now and next (NULL: no term of step n + 1). */
-static inline int LiveImage(const unsigned char *now, const unsigned char *next, PetscInt k)
+   maps now and next (NULL: no term of step n + 1), and 8 where `quiet`
+   has its bit (the chunk left as it is). */
+static inline int LiveImage(const unsigned char *now, const unsigned char *next, const uint64_t *quiet, PetscInt k)
 {
   const int a = now[k], b = next && next[k];
-  return a && b ? 3 : a ? 1 : b ? 4 : 0;
+  return (a && b ? 3 : a ? 1 : b ? 4 : 0) | (quiet && LiveBit(quiet, k) ? 8 : 0);
 }
 
 /* The end of the run of chunks from k0 (below k1) that take chunk k0's
    image variant. */
-static inline PetscInt LiveRunEnd(const unsigned char *now, const unsigned char *next, PetscInt k0, PetscInt k1)
+static inline PetscInt LiveRunEnd(const unsigned char *now, const unsigned char *next, const uint64_t *quiet, PetscInt k0, PetscInt k1)
 {
-  const int image = LiveImage(now, next, k0);
+  const int image = LiveImage(now, next, quiet, k0);
   PetscInt  k     = k0 + 1;
-  while (k < k1 && LiveImage(now, next, k) == image) k++;
+  while (k < k1 && LiveImage(now, next, quiet, k) == image) k++;
   return k;
+}
+
+/* The most words of a row's bits in Fields.u_live (chunks of 64 rows of
+   64 cells) for which the CPU keeps them: the adjoint holds a row's on its
+   stack. */
+#define LIVE_WORDS_MAX 8
+
+/* Row (i1, i2)'s first word in Fields.u_live and uprev_live. */
+static inline size_t LiveBitsRow(const Fields *f, PetscInt i1, PetscInt i2) { return LiveRowIndex(f, i1, i2) * FieldsLiveWords(f); }
+
+/* The rows [lo, hi) along axes 1 and 2 whose chunks the adjoint may leave
+   as they are.  The others are marked live whatever their values: the x
+   and y slabs' CPML terms, and the ghosts a halo exchange fills, are
+   written after the step marks them (the z slabs' cells are looked at
+   again: MarkZSlabs). */
+static void QuietRows(const Fields *f, PetscInt lo[3], PetscInt hi[3])
+{
+  for (PetscInt a = 0; a < 3; a++) {
+    lo[a] = 0;
+    hi[a] = f->n[a];
+  }
+  for (PetscInt a = 1; a < f->dim; a++) {
+    PetscInt blo[3], bhi[3];
+    if (f->slab[a][0].ncells) {
+      FieldsSlabBox(f, a, 0, f->radius, blo, bhi);
+      lo[a] = PetscMax(lo[a], bhi[a]);
+    }
+    if (f->slab[a][1].ncells) {
+      FieldsSlabBox(f, a, 1, f->radius, blo, bhi);
+      hi[a] = PetscMin(hi[a], blo[a]);
+    }
+    if (f->neighbour[a][0]) lo[a] = PetscMax(lo[a], f->radius);
+    if (f->neighbour[a][1]) hi[a] = PetscMin(hi[a], f->n[a] - f->radius);
+  }
+}
+
+/* The chunks of adjoint row (i1, i2) that stay +-0 in this step, as bits:
+   those +-0 in uprev whose stencil reads only cells of u that are +-0 (the
+   rows within the radius, the chunk and its neighbours along the row: a
+   chunk is longer than the radius).  Ghost rows are never marked: across
+   a free surface they mirror rows within the radius, which are looked at
+   too; across a neighbour, the rows that read them are not quiet rows. */
+static inline void ChunksQuiet(const Fields *f, PetscInt i1, PetscInt i2, uint64_t quiet[])
+{
+  const PetscInt  R = f->radius, y = f->dim > 2 ? R : 0, nw = FieldsLiveWords(f);
+  const uint64_t *up = f->uprev_live + LiveBitsRow(f, i1, i2);
+  uint64_t        m[LIVE_WORDS_MAX];
+
+  for (PetscInt w = 0; w < nw; w++) {
+    uint64_t any = 0;
+    for (PetscInt q2 = i2 - y; q2 <= i2 + y; q2++)
+      for (PetscInt q1 = i1 - R; q1 <= i1 + R; q1++) any |= f->u_live[LiveBitsRow(f, q1, q2) + w];
+    m[w] = any;
+  }
+  for (PetscInt w = 0; w < nw; w++) {
+    const uint64_t below = w ? m[w - 1] >> 63 : 0, above = w + 1 < nw ? m[w + 1] << 63 : 0;
+    quiet[w] = ~(m[w] | m[w] << 1 | m[w] >> 1 | below | above | up[w]);
+  }
+}
+
+/* Whether any of cells [0, n) of p is other than +-0 (a chunk just written:
+   its lines are in the L1 cache). */
+static inline int CellsNonzero(const float *p, PetscInt n)
+{
+  const FloatBits *b   = (const FloatBits *)p;
+  uint32_t         any = 0;
+
+  for (PetscInt j = 0; j < n; j++) any |= b[j];
+  return FloatBitsNonzero(any);
+}
+
+/* After the terms of the z slabs `sides` (bits) of row (i1, i2): their
+   chunks marked live where those terms left a value other than +-0. */
+static void MarkZSlabs(const Fields *f, unsigned sides, PetscInt i1, PetscInt i2)
+{
+  uint64_t    *mark = f->uprev_live + LiveBitsRow(f, i1, i2);
+  const float *row  = f->uprev + LiveRowIndex(f, i1, i2) * f->stride[1];
+
+  for (PetscInt s = 0; s < 2; s++) {
+    PetscInt lo[3], hi[3];
+    if (!(sides >> s & 1)) continue;
+    FieldsSlabBox(f, 0, s, f->radius, lo, hi);
+    for (PetscInt j = lo[0] + f->radius; j < hi[0] + f->radius;) {
+      const PetscInt k = j / FIELDS_LIVE_CHUNK, end = PetscMin(hi[0] + f->radius, (k + 1) * FIELDS_LIVE_CHUNK);
+      mark[k / 64] |= (uint64_t)CellsNonzero(row + j, end - j) << (k % 64);
+      j = end;
+    }
+  }
 }
 
 /* The axes 1 and 2 (bits) in whose layers row (i1, i2) lies. */
@@ -214,7 +306,7 @@ static void LiveRowStore(const Fields *f, const float *row, LiveStream *s, Petsc
   /* each run of live chunks in one copy */
   for (PetscInt k = 0, e; k < nc; k = e) {
     PetscInt j0, j1;
-    e = LiveRunEnd(live, NULL, k, nc);
+    e = LiveRunEnd(live, NULL, NULL, k, nc);
     if (!live[k]) continue;
     LiveChunkCells(k, e, r, r + f->n[0], &j0, &j1);
     LiveStreamAppend(f, s, row + j0, j1 - j0);
@@ -414,29 +506,36 @@ static inline void RowAdvance(Row *w, PetscInt d)
   /* the adjoint step over cells [lo0, hi0) of row (i1, i2), whose z core \
      is [c0, c1), in a box of layer bits L: one segment, or under the \
      boundary method three, the core's imaging and stepping the forward \
-     field (none in a box of x or y layers) */ \
-  static inline void AdjointRow_##DIM##d_r##R(const Fields *f, unsigned L, PetscInt lo0, PetscInt hi0, PetscInt c0, PetscInt c1, PetscInt i1, PetscInt i2) \
+     field (none in a box of x or y layers); with Fields.u_live, the row \
+     marked (all live where `fixed`, see QuietRows); returns the chunks \
+     left as they were */ \
+  static inline PetscInt AdjointRow_##DIM##d_r##R(const Fields *f, unsigned L, PetscInt lo0, PetscInt hi0, PetscInt c0, PetscInt c1, PetscInt i1, PetscInt i2, \
+                                                  int fixed) \
   { \
     Row w; \
     if (!f->fu) { \
       /* with a live map, imaging with the terms that are not all zero, \
-         a run of chunks that agree at a time; the terms' live cells are \
-         packed, from the row's start on */ \
+         a run of chunks that agree at a time (the terms' live cells are \
+         packed, from the row's start on); with u_live, the runs of \
+         chunks that stay quiet left as they are */ \
       const size_t         row = LiveRowIndex(f, i1, i2); \
       const unsigned char *now = f->live ? f->live + LiveRow(f, i1, i2) : NULL, *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
-      if (!now) { \
-        RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
-        SegmentAdjoint_##DIM##d_r##R(f, &w, !f->lap ? 0 : f->lap_next ? 3 : 1, hi0 - lo0); \
-        return; \
-      } \
-      const PetscInt r = f->radius, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
-      size_t         at_now = f->live_start[row], at_next = next ? f->live_next_start[row] : 0; \
+      const PetscInt       r = f->radius, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
+      const int            plain = !f->lap ? 0 : f->lap_next ? 3 : 1; /* the image without a live map */ \
+      uint64_t *const      marks = f->uprev_live ? f->uprev_live + LiveBitsRow(f, i1, i2) : NULL; \
+      const uint64_t      *was   = f->u_live ? f->u_live + LiveBitsRow(f, i1, i2) : NULL; \
+      uint64_t             quiet[LIVE_WORDS_MAX] = {0}, mark[LIVE_WORDS_MAX] = {0}; \
+      size_t               at_now = now ? f->live_start[row] : 0, at_next = next ? f->live_next_start[row] : 0; \
+      PetscInt             left = 0; \
+      if (marks && !fixed) ChunksQuiet(f, i1, i2, quiet); \
       for (PetscInt k = (lo0 + r) / FIELDS_LIVE_CHUNK, e; k < k1; k = e) { \
-        PetscInt j0, j1; \
-        e = LiveRunEnd(now, next, k, k1); \
+        PetscInt  j0, j1; \
+        const int image = now ? LiveImage(now, next, quiet, k) : plain | (LiveBit(quiet, k) ? 8 : 0); \
+        e = now ? LiveRunEnd(now, next, quiet, k, k1) : k + 1; \
+        while (!now && e < k1 && LiveBit(quiet, e) == LiveBit(quiet, k)) e++; \
         LiveChunkCells(k, e, lo0 + r, hi0 + r, &j0, &j1); \
         RowSetUp(f, i1, i2, j0 - r, 0, 0, &w); \
-        if (now[k]) { \
+        if (now && now[k]) { \
           w.lap = f->lap + at_now; \
           at_now += (size_t)(j1 - j0); \
         } \
@@ -444,9 +543,21 @@ static inline void RowAdvance(Row *w, PetscInt d)
           w.lapn = f->lap_next + at_next; \
           at_next += (size_t)(j1 - j0); \
         } \
-        SegmentAdjoint_##DIM##d_r##R(f, &w, LiveImage(now, next, k), j1 - j0); \
+        if (image & 8) { \
+          left += e - k; \
+          continue; \
+        } \
+        SegmentAdjoint_##DIM##d_r##R(f, &w, (unsigned)image, j1 - j0); \
+        /* marked live without a look where it was live in u or uprev: \
+           a wave leaves no chunk all zero behind it */ \
+        for (PetscInt c = k; marks && c < e; c++) { \
+          PetscInt a0, a1; \
+          LiveChunkCells(c, c + 1, j0, j1, &a0, &a1); \
+          mark[c / 64] |= (uint64_t)(fixed || LiveBit(was, c) || LiveBit(marks, c) || CellsNonzero(w.up + (a0 - j0), a1 - a0)) << (c % 64); \
+        } \
       } \
-      return; \
+      for (PetscInt q = 0; marks && q < FieldsLiveWords(f); q++) marks[q] = mark[q]; \
+      return left; \
     } \
     const PetscInt k0 = L ? hi0 : c0; \
     if (k0 > lo0) { \
@@ -461,6 +572,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
       RowSetUp(f, i1, i2, c1, 0, 0, &w); \
       SegmentAdjoint_##DIM##d_r##R(f, &w, 0, hi0 - c1); \
     } \
+    return 0; \
   } \
   /* A box, row by row; each row in up to three segments: z layer, z core, z \
      layer (the adjoint, which has no CPML terms: one segment, or three under \
@@ -486,23 +598,28 @@ static inline void RowAdvance(Row *w, PetscInt d)
        contiguous in the store, and each packs into fewer cells than it \
        spans) */ \
     const PetscBool live = pass == PASS_STEP && f->live; \
+    PetscInt        qlo[3], qhi[3]; /* QuietRows */ \
     if (pass == PASS_MEMORY && whole && !L) return; \
+    QuietRows(f, qlo, qhi); \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
       const PetscInt t0 = b->lo[1] + t * tile, t1 = PetscMin(t0 + tile, b->hi[1]); \
       float          space[live ? f->padded[0] + STREAM_FLOATS : 1]; \
       float *const   row = live ? LiveRowBuffer(space) : NULL; \
       XSweep         xs; \
+      PetscInt       left = 0; /* chunks the adjoint left as they were */ \
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) { \
         LiveStream ls = {live ? (size_t)FieldsIndex(f, (const PetscInt[3]){-f->radius, t0, i2}) : 0, 0, {0}}; /* the next row's live cells go at ls.at */ \
         if (xwork) CPUXSweepBegin(f, &xs, xwork + omp_get_thread_num() * CPUXSweepFloats(f), t0, i2); \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
           if (pass == PASS_ADJOINT) { \
-            AdjointRow_##DIM##d_r##R(f, RowLayers(f, i1, i2), b->lo[0], b->hi[0], c0, c1, i1, i2); \
+            const int fixed = i1 < qlo[1] || i1 >= qhi[1] || i2 < qlo[2] || i2 >= qhi[2]; \
+            left += AdjointRow_##DIM##d_r##R(f, RowLayers(f, i1, i2), b->lo[0], b->hi[0], c0, c1, i1, i2, fixed); \
             if (zrows) { \
               PREFETCH_NEXT_ROW; \
-              CPUAdjointLayersRowZ_r##R(f, i1, i2); \
+              const unsigned sides = CPUAdjointLayersRowZ_r##R(f, i1, i2); \
+              if (f->uprev_live) MarkZSlabs(f, sides, i1, i2); \
             } \
             if (xwork) CPUXSweepRow(f, &xs, i1, i2); \
             continue; \
@@ -527,7 +644,11 @@ static inline void RowAdvance(Row *w, PetscInt d)
         if (xwork) CPUXSweepEnd(f, &xs, t1, i2); \
       } \
       if (live) STREAM_FENCE(); /* the stores seen by every thread once the loop ends */ \
+      if (left) { \
+        _Pragma("omp atomic") f->chunks_left[0] += (size_t)left; \
+      } \
     } \
+    if (pass == PASS_ADJOINT && f->uprev_live) f->chunks_left[1] += BoxCells(b) / f->n[0] * (size_t)FieldsLiveChunks(f); \
   }
 
 FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
@@ -538,7 +659,7 @@ void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2)
 
 #define ROW_CASE(R, DIM) \
   case 10 * R + DIM: \
-    AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2); \
+    AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2, 0); \
     if (f->slab[0][0].ncells || f->slab[0][1].ncells) { \
       if (i1 + 1 < f->n[1]) PrefetchZSlabs(f, i1 + 1, i2); \
       CPUAdjointLayersRowZ_r##R(f, i1, i2); \
@@ -588,6 +709,26 @@ static PetscErrorCode AdjointStep(Fields *f, const Box *b) { return BoxPass(f, b
    starts (32 bits, Fields.live_start) reach every cell of a step's slot. */
 static PetscBool LiveMap(const Fields *f) { return CPUAxisAlone(f, 0) && f->ncells <= UINT32_MAX; }
 
+/* Fields.u_live and uprev_live in one block, zeroed with the state they
+   describe; the chunks of the live map, whose rows are whole (LiveMap). */
+static PetscErrorCode AdjointLive(Fields *f, PetscBool on)
+{
+  const size_t n     = FieldsLiveRows(f) * (size_t)FieldsLiveWords(f);
+  uint64_t    *block = f->u_live < f->uprev_live ? f->u_live : f->uprev_live;
+
+  PetscFunctionBeginUser;
+  if (on && LiveMap(f) && FieldsLiveWords(f) <= LIVE_WORDS_MAX) {
+    if (!block) PetscCall(PetscMalloc1(2 * n, &block));
+    PetscCall(PetscArrayzero(block, 2 * n));
+    f->u_live     = block;
+    f->uprev_live = block + n;
+  } else {
+    PetscCall(PetscFree(block));
+    f->u_live = f->uprev_live = NULL;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Runs BODY for every cell of every free-surface face: `cell` is its padded
    index, `out` the step across the face away from the model. */
 #define FOR_EACH_SURFACE_CELL(f, BODY) \
@@ -630,6 +771,11 @@ static PetscErrorCode Inject(Fields *f, const PointMap *m, const float amp[])
 {
   PetscFunctionBeginUser;
   _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++) CPUInjectRow(f, f->uprev, m, amp, i);
+  for (PetscInt i = 0; f->uprev_live && i < m->nrows; i++) { /* cell c's row c / stride[1] in both */
+    const ptrdiff_t c = m->cell[i];
+    const PetscInt  k = c % f->stride[1] / FIELDS_LIVE_CHUNK;
+    f->uprev_live[c / f->stride[1] * FieldsLiveWords(f) + k / 64] |= (uint64_t)1 << (k % 64);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -739,6 +885,7 @@ static PetscErrorCode Free(Fields *f)
 {
   PetscFunctionBeginUser;
   PetscCall(FieldsFreeArrays(f, MemFree));
+  PetscCall(AdjointLive(f, PETSC_FALSE));
   PetscFunctionReturn(0);
 }
 
@@ -781,6 +928,7 @@ const KernelOps KernelOpsCPU = {
   .adjoint_pair_plan    = CPUAdjointPairPlan,
   .adjoint_pair         = CPUAdjointPair,
   .live_map             = LiveMap,
+  .adjoint_live         = AdjointLive,
   .side_begin           = InOrder,
   .side_end             = InOrder,
   .join                 = InOrder,

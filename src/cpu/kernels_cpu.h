@@ -175,6 +175,6 @@ void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2);
    read nothing of other rows' slab cells, so when axis 0 is alone the
    adjoint step does each row's right after its leapfrog, while the row is
    in cache, and CPUAdjointLayersEnd leaves the z slabs out. */
-#define CPU_DECLARE_ROW_Z(R, DIM) void CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2);
+#define CPU_DECLARE_ROW_Z(R, DIM) unsigned CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2);
 FWI_KERNEL_RADII(CPU_DECLARE_ROW_Z, 0)
 #undef CPU_DECLARE_ROW_Z

@@ -16,7 +16,10 @@
    only live chunks), and the map marks some chunks dead and some live;
    in one case again with a second source deeper, so that rows hold live
    chunks on both sides of dead ones and the adjoint must find each run's
-   terms in the packed store. */
+   terms in the packed store.  There the adjoint also leaves the chunks
+   that stay quiet as they are (PropagatorSettings.skip_quiet): the same
+   bits as an adjoint that steps every chunk, and some chunks, not all,
+   left. */
 #include "events.h"
 #include "geometry.h"
 #include "propagate.h"
@@ -160,24 +163,32 @@ static PetscInt RowsWithGaps(WavefieldStore store, const Fields *f, PetscInt nst
 
 /* Full storage's gradient of shot sl from `store` (with a live map where
    live is set on any rank) against the same evaluation from a store of n x
-   nsteps without one, and again from `store` after every value in it is
-   set to NaN (the forward writes only the chunks it marks live, and the
-   adjoint must read no other): the same bits each time, and the map
-   neither all dead nor all live; with `gaps`, some rows with dead chunks
-   between live ones. */
+   nsteps without one, again from `store` after every value in it is set
+   to NaN (the forward writes only the chunks it marks live, and the
+   adjoint must read no other), and again with an adjoint that steps every
+   chunk: the same bits each time, the map neither all dead nor all live,
+   and some of the adjoint's chunks, not all, left as they were; with
+   `gaps`, some rows with dead chunks between live ones. */
 static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotLocal *sl, const float *w, const float *v, const float *obs, WavefieldStore store,
                                    size_t n, PetscInt nsteps, size_t live, PetscInt ncells, PetscBool gaps)
 {
   WavefieldStore plain;
-  double         J, *grad, *again, share, range[2];
-  PetscInt       differ, stale, gapped;
+  double         J, *grad, *again, share, range[2], left[2];
+  PetscInt       differ, stale, gapped, stepped;
   unsigned long  any = live;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_UNSIGNED_LONG, MPI_MAX, PETSC_COMM_WORLD));
   if (!any) PetscFunctionReturn(0);
   PetscCall(PetscMalloc2(ncells, &grad, ncells, &again));
+  left[0] = -(double)p->f.chunks_left[0], left[1] = -(double)p->f.chunks_left[1];
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, grad));
+  left[0] += (double)p->f.chunks_left[0], left[1] += (double)p->f.chunks_left[1];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, left, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+  p->settings.skip_quiet = PETSC_FALSE;
+  PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, again));
+  p->settings.skip_quiet = PETSC_TRUE;
+  PetscCall(CellsDiffering(again, grad, ncells, &stepped));
   (void)WavefieldStoreLiveShare(store, &share);
   gapped = RowsWithGaps(store, &p->f, nsteps);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &gapped, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
@@ -196,12 +207,17 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "  live map%s: %.1f%% to %.1f%% of the stored term's chunks live on a rank, %" PetscInt_FMT " row-steps with dead chunks between live ones; %" PetscInt_FMT
-                        " cells differ without it, %" PetscInt_FMT " from a store first filled with NaN\n",
-                        gaps ? " (two sources)" : "", -100 * range[0], 100 * range[1], gapped, differ, stale));
+                        " cells differ without it, %" PetscInt_FMT " from a store first filled with NaN; adjoint: %.1f%% of the chunk-steps left, %" PetscInt_FMT
+                        " cells differ stepping every chunk\n",
+                        gaps ? " (two sources)" : "", -100 * range[0], 100 * range[1], gapped, differ, stale, left[1] > 0 ? 100 * left[0] / left[1] : 0.0, stepped));
   PetscCheck(!differ, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "full storage: %" PetscInt_FMT " cells' gradient differs with the live map from without it, expected the same bits", differ);
   PetscCheck(!stale, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
              "full storage: %" PetscInt_FMT " cells' gradient differs when the store held NaN before the forward run, expected the same bits (a dead chunk read)", stale);
   PetscCheck(-range[0] > 0 && range[1] < 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map: %.3f to %.3f of the chunks live, expected some dead and some live", -range[0], range[1]);
+  PetscCheck(!stepped, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "full storage: %" PetscInt_FMT " cells' gradient differs when the adjoint leaves quiet chunks as they are, expected the same bits (a chunk left that was not quiet)", stepped);
+  PetscCheck(left[0] > 0 && left[0] < left[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "adjoint: %.0f of %.0f chunk-steps left as they were, expected some, not all (test set-up)",
+             left[0], left[1]);
   PetscCheck(!gaps || gapped > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map with two sources: no row with dead chunks between live ones, expected some (test set-up)");
   PetscCall(WavefieldStoreDestroy(&plain));
   PetscCall(PetscFree2(grad, again));
@@ -255,7 +271,7 @@ static PetscErrorCode CheckCase(const Case *c)
   }
   geo.rec[0].c[0] = 1.5 * d[0];
   {
-    const PropagatorSettings settings = {.f_pml = 15, .nan_check_interval = 50, .progress_interval = 0, .halo_type = HALO_HOST, .overlap = PETSC_TRUE};
+    const PropagatorSettings settings = {.f_pml = 15, .nan_check_interval = 50, .progress_interval = 0, .halo_type = HALO_HOST, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE};
     PetscCall(PropagatorCreate(&g, &KernelOpsCPU, v, vmax, &t, &settings, &p));
   }
   PetscCall(ShotLocalize(&g, &p.f, &geo, 0, PETSC_FALSE, &sl));
