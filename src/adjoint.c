@@ -95,13 +95,13 @@ PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross)
 
 PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p)
 {
-  double mine[2] = {(double)p->f.chunks_left[0], (double)p->f.chunks_left[1]}, all[2];
+  double mine[2] = {(double)p->f.parts_left[0], (double)p->f.parts_left[1]}, all[2];
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, comm));
   if (all[1] > 0)
-    PetscCall(PetscPrintf(comm, "adjoint: %.1f%% of its %d-cell chunk-steps left as they were, their stencils reading only zeros (-adjoint_skip_quiet)\n",
-                          100 * all[0] / all[1], FIELDS_LIVE_CHUNK));
+    PetscCall(PetscPrintf(comm, "adjoint: %.1f%% of its steps of %d-cell row parts left as they were, their stencils reading only zeros (-adjoint_skip_quiet)\n",
+                          100 * all[0] / all[1], FIELDS_QUIET_CELLS));
   PetscFunctionReturn(0);
 }
 

@@ -81,12 +81,12 @@ typedef struct {
   unsigned char *live_next;     /* the same for lap_next, and its rows' starts */
   uint32_t *live_next_start;
   uint64_t *u_live;             /* adjoint, where the backend keeps them (KernelOps.adjoint_live): per row of
-                                   the padded box, FieldsLiveWords words of a bit per live-map chunk, 0 where
-                                   every owned cell of u is +-0; a step leaves as it is a chunk whose stencil
-                                   reads only such cells of u, and of uprev (see docs/numerics.md).  NULL:
-                                   not kept */
+                                   the padded box, FieldsLiveWords words of a bit per FIELDS_QUIET_CELLS
+                                   cells, 0 where every owned cell of u there is +-0; a step leaves as they
+                                   are cells whose stencil reads only such cells of u, and of uprev (see
+                                   docs/numerics.md).  NULL: not kept */
   uint64_t *uprev_live;         /* the same for uprev, swapped with u_live by FieldsSwap */
-  size_t         chunks_left[2]; /* with u_live: the chunk-steps left as they were, and all chunk-steps */
+  size_t         parts_left[2]; /* with u_live: the parts' steps left as they were, and all parts' steps */
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
   float *fu, *fuprev;           /* adjoint, boundary gradient method: the forward field u^n, u^{n+1}
                                    run backwards; when set the adjoint step also writes u^{n-1} over
@@ -143,8 +143,13 @@ static inline void FieldsSlabBox(const Fields *f, PetscInt a, PetscInt s, PetscI
 #define FIELDS_LIVE_CHUNK 64
 static inline PetscInt FieldsLiveChunks(const Fields *f) { return (f->padded[0] + FIELDS_LIVE_CHUNK - 1) / FIELDS_LIVE_CHUNK; }
 static inline size_t   FieldsLiveRows(const Fields *f) { return (size_t)f->padded[1] * f->padded[2]; }
-/* Words of a row's bits in Fields.u_live. */
-static inline PetscInt FieldsLiveWords(const Fields *f) { return (FieldsLiveChunks(f) + 63) / 64; }
+/* The parts of a row Fields.u_live has a bit for: FIELDS_QUIET_CELLS
+   cells, from its first padded cell (no fewer than the largest radius, so
+   that a part's stencil reads its neighbours' cells alone); per row, and
+   the words of their bits. */
+#define FIELDS_QUIET_CELLS 16
+static inline PetscInt FieldsQuietParts(const Fields *f) { return (f->padded[0] + FIELDS_QUIET_CELLS - 1) / FIELDS_QUIET_CELLS; }
+static inline PetscInt FieldsLiveWords(const Fields *f) { return (FieldsQuietParts(f) + 63) / 64; }
 /* A step's live map and its rows' starts (Fields.live, live_start). */
 static inline size_t   FieldsLiveBytes(const Fields *f) { return FieldsLiveRows(f) * (FieldsLiveChunks(f) + sizeof(uint32_t)); }
 

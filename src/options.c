@@ -255,7 +255,7 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                              "How the adjoint gets the forward wavefield: full (every step kept), boundary (the layer band kept, the field run backwards) or auto (the fastest that fits)",
                              NULL, GradientMethods, (PetscEnum)o->gradient_method, (PetscEnum *)&o->gradient_method, NULL));
   PetscCall(PetscOptionsBool("-adjoint_skip_quiet",
-                             "Full storage on the CPU: the adjoint leaves as they are the 64-cell chunks whose stencil reads only zeros (the same gradient; false to check that)",
+                             "Full storage on the CPU: the adjoint leaves as they are the 16-cell row parts whose stencil reads only zeros (the same gradient; false to check that)",
                              NULL, o->adjoint_skip_quiet, &o->adjoint_skip_quiet, NULL));
   PetscCall(PetscOptionsEnum("-misfit",
                              "Misfit: l2 (samples), trace_l2 (each trace normalised: amplitudes ignored) or correlation (normalised cross-correlation of each shot's gather)",

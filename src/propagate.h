@@ -101,7 +101,7 @@ PetscErrorCode PropagatorGradientReset(Propagator *p);
    or the grouping of the shots. */
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
                                  const float *residual, WavefieldStore store);
-/* Prints the share of the adjoint's chunk-steps left as they were
+/* Prints the share of the adjoint's row parts' steps left as they were
    (PropagatorSettings.skip_quiet) over the ranks of comm, where any was kept. */
 PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p);
 /* Adds every group's sum over shots into the sum of group 0 (cross's rank 0). */

@@ -88,45 +88,53 @@ static inline size_t LiveRowIndex(const Fields *f, PetscInt i1, PetscInt i2)
 /* Row (i1, i2)'s first chunk in Fields.live. */
 static inline size_t LiveRow(const Fields *f, PetscInt i1, PetscInt i2) { return LiveRowIndex(f, i1, i2) * FieldsLiveChunks(f); }
 
-/* Chunks [k0, k1)'s padded cells within [lo, hi) of a row: [*j0, *j1),
-   empty when *j0 >= *j1. */
-static inline void LiveChunkCells(PetscInt k0, PetscInt k1, PetscInt lo, PetscInt hi, PetscInt *j0, PetscInt *j1)
+/* Pieces [k0, k1) of `size` cells' padded cells within [lo, hi) of a row:
+   [*j0, *j1), empty when *j0 >= *j1. */
+static inline void PieceCells(PetscInt k0, PetscInt k1, PetscInt size, PetscInt lo, PetscInt hi, PetscInt *j0, PetscInt *j1)
 {
-  *j0 = PetscMax(lo, k0 * FIELDS_LIVE_CHUNK);
-  *j1 = PetscMin(hi, k1 * FIELDS_LIVE_CHUNK);
+  *j0 = PetscMax(lo, k0 * size);
+  *j1 = PetscMin(hi, k1 * size);
 }
 
 /* Bit k of a row's bits (Fields.u_live). */
 static inline int LiveBit(const uint64_t *bits, PetscInt k) { return (int)(bits[k / 64] >> (k % 64) & 1); }
 
 /* The image variant (SegmentAdjoint's IMAGE) of chunk k of a row's live
-   maps now and next (NULL: no term of step n + 1), and 8 where `quiet`
-   has its bit (the chunk left as it is). */
-static inline int LiveImage(const unsigned char *now, const unsigned char *next, const uint64_t *quiet, PetscInt k)
+   maps now and next (NULL: no term of step n + 1). */
+static inline int LiveImage(const unsigned char *now, const unsigned char *next, PetscInt k)
 {
   const int a = now[k], b = next && next[k];
-  return (a && b ? 3 : a ? 1 : b ? 4 : 0) | (quiet && LiveBit(quiet, k) ? 8 : 0);
+  return a && b ? 3 : a ? 1 : b ? 4 : 0;
 }
 
 /* The end of the run of chunks from k0 (below k1) that take chunk k0's
    image variant. */
-static inline PetscInt LiveRunEnd(const unsigned char *now, const unsigned char *next, const uint64_t *quiet, PetscInt k0, PetscInt k1)
+static inline PetscInt LiveRunEnd(const unsigned char *now, const unsigned char *next, PetscInt k0, PetscInt k1)
 {
-  const int image = LiveImage(now, next, quiet, k0);
+  const int image = LiveImage(now, next, k0);
   PetscInt  k     = k0 + 1;
-  while (k < k1 && LiveImage(now, next, quiet, k) == image) k++;
+  while (k < k1 && LiveImage(now, next, k) == image) k++;
   return k;
 }
 
-/* The most words of a row's bits in Fields.u_live (chunks of 64 rows of
-   64 cells) for which the CPU keeps them: the adjoint holds a row's on its
-   stack. */
+_Static_assert(FIELDS_LIVE_CHUNK % FIELDS_QUIET_CELLS == 0 && FIELDS_QUIET_CELLS >= FWI_MAX_RADIUS, "a quiet part: a piece of a chunk, no shorter than a radius");
+
+/* The most words of a row's bits in Fields.u_live (512 parts: rows of
+   8192 cells) for which the CPU keeps them: the adjoint holds a row's on
+   its stack. */
 #define LIVE_WORDS_MAX 8
+
+/* The bits [lo, hi) of a word, 0 <= lo <= hi <= 64. */
+static inline uint64_t BitsBetween(PetscInt lo, PetscInt hi)
+{
+  if (lo >= hi) return 0;
+  return (hi == 64 ? ~(uint64_t)0 : ((uint64_t)1 << hi) - 1) & ~(((uint64_t)1 << lo) - 1);
+}
 
 /* Row (i1, i2)'s first word in Fields.u_live and uprev_live. */
 static inline size_t LiveBitsRow(const Fields *f, PetscInt i1, PetscInt i2) { return LiveRowIndex(f, i1, i2) * FieldsLiveWords(f); }
 
-/* The rows [lo, hi) along axes 1 and 2 whose chunks the adjoint may leave
+/* The rows [lo, hi) along axes 1 and 2 whose parts the adjoint may leave
    as they are.  The others are marked live whatever their values: the x
    and y slabs' CPML terms, and the ghosts a halo exchange fills, are
    written after the step marks them (the z slabs' cells are looked at
@@ -152,13 +160,13 @@ static void QuietRows(const Fields *f, PetscInt lo[3], PetscInt hi[3])
   }
 }
 
-/* The chunks of adjoint row (i1, i2) that stay +-0 in this step, as bits:
+/* The parts of adjoint row (i1, i2) that stay +-0 in this step, as bits:
    those +-0 in uprev whose stencil reads only cells of u that are +-0 (the
-   rows within the radius, the chunk and its neighbours along the row: a
-   chunk is longer than the radius).  Ghost rows are never marked: across
+   rows within the radius, the part and its neighbours along the row: a
+   part is no shorter than the radius).  Ghost rows are never marked: across
    a free surface they mirror rows within the radius, which are looked at
    too; across a neighbour, the rows that read them are not quiet rows. */
-static inline void ChunksQuiet(const Fields *f, PetscInt i1, PetscInt i2, uint64_t quiet[])
+static inline void PartsQuiet(const Fields *f, PetscInt i1, PetscInt i2, uint64_t quiet[])
 {
   const PetscInt  R = f->radius, y = f->dim > 2 ? R : 0, nw = FieldsLiveWords(f);
   const uint64_t *up = f->uprev_live + LiveBitsRow(f, i1, i2);
@@ -188,7 +196,7 @@ static inline int CellsNonzero(const float *p, PetscInt n)
 }
 
 /* After the terms of the z slabs `sides` (bits) of row (i1, i2): their
-   chunks marked live where those terms left a value other than +-0. */
+   parts marked live where those terms left a value other than +-0. */
 static void MarkZSlabs(const Fields *f, unsigned sides, PetscInt i1, PetscInt i2)
 {
   uint64_t    *mark = f->uprev_live + LiveBitsRow(f, i1, i2);
@@ -199,7 +207,7 @@ static void MarkZSlabs(const Fields *f, unsigned sides, PetscInt i1, PetscInt i2
     if (!(sides >> s & 1)) continue;
     FieldsSlabBox(f, 0, s, f->radius, lo, hi);
     for (PetscInt j = lo[0] + f->radius; j < hi[0] + f->radius;) {
-      const PetscInt k = j / FIELDS_LIVE_CHUNK, end = PetscMin(hi[0] + f->radius, (k + 1) * FIELDS_LIVE_CHUNK);
+      const PetscInt k = j / FIELDS_QUIET_CELLS, end = PetscMin(hi[0] + f->radius, (k + 1) * FIELDS_QUIET_CELLS);
       mark[k / 64] |= (uint64_t)CellsNonzero(row + j, end - j) << (k % 64);
       j = end;
     }
@@ -299,16 +307,16 @@ static void LiveRowStore(const Fields *f, const float *row, LiveStream *s, Petsc
   for (PetscInt k = 0; k < nc; k++) {
     PetscInt j0, j1;
     uint32_t any = 0;
-    LiveChunkCells(k, k + 1, r, r + f->n[0], &j0, &j1);
+    PieceCells(k, k + 1, FIELDS_LIVE_CHUNK, r, r + f->n[0], &j0, &j1);
     for (PetscInt j = j0; j < j1; j++) any |= bits[j]; /* vectorised as it is (omp simd spilled the sum to the stack) */
     live[k] = (unsigned char)FloatBitsNonzero(any);
   }
   /* each run of live chunks in one copy */
   for (PetscInt k = 0, e; k < nc; k = e) {
     PetscInt j0, j1;
-    e = LiveRunEnd(live, NULL, NULL, k, nc);
+    e = LiveRunEnd(live, NULL, k, nc);
     if (!live[k]) continue;
-    LiveChunkCells(k, e, r, r + f->n[0], &j0, &j1);
+    PieceCells(k, e, FIELDS_LIVE_CHUNK, r, r + f->n[0], &j0, &j1);
     LiveStreamAppend(f, s, row + j0, j1 - j0);
   }
 }
@@ -507,7 +515,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
      is [c0, c1), in a box of layer bits L: one segment, or under the \
      boundary method three, the core's imaging and stepping the forward \
      field (none in a box of x or y layers); with Fields.u_live, the row \
-     marked (all live where `fixed`, see QuietRows); returns the chunks \
+     marked (all live where `fixed`, see QuietRows); returns the parts \
      left as they were */ \
   static inline PetscInt AdjointRow_##DIM##d_r##R(const Fields *f, unsigned L, PetscInt lo0, PetscInt hi0, PetscInt c0, PetscInt c1, PetscInt i1, PetscInt i2, \
                                                   int fixed) \
@@ -516,8 +524,9 @@ static inline void RowAdvance(Row *w, PetscInt d)
     if (!f->fu) { \
       /* with a live map, imaging with the terms that are not all zero, \
          a run of chunks that agree at a time (the terms' live cells are \
-         packed, from the row's start on); with u_live, the runs of \
-         chunks that stay quiet left as they are */ \
+         packed, from the row's start on); with u_live, the parts at \
+         either end of a run that stay quiet left as they are (a wave's \
+         front crosses a row once or twice) */ \
       const size_t         row = LiveRowIndex(f, i1, i2); \
       const unsigned char *now = f->live ? f->live + LiveRow(f, i1, i2) : NULL, *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
       const PetscInt       r = f->radius, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
@@ -527,34 +536,37 @@ static inline void RowAdvance(Row *w, PetscInt d)
       uint64_t             quiet[LIVE_WORDS_MAX] = {0}, mark[LIVE_WORDS_MAX] = {0}; \
       size_t               at_now = now ? f->live_start[row] : 0, at_next = next ? f->live_next_start[row] : 0; \
       PetscInt             left = 0; \
-      if (marks && !fixed) ChunksQuiet(f, i1, i2, quiet); \
+      if (marks && !fixed) PartsQuiet(f, i1, i2, quiet); \
       for (PetscInt k = (lo0 + r) / FIELDS_LIVE_CHUNK, e; k < k1; k = e) { \
-        PetscInt  j0, j1; \
-        const int image = now ? LiveImage(now, next, quiet, k) : plain | (LiveBit(quiet, k) ? 8 : 0); \
-        e = now ? LiveRunEnd(now, next, quiet, k, k1) : k + 1; \
-        while (!now && e < k1 && LiveBit(quiet, e) == LiveBit(quiet, k)) e++; \
-        LiveChunkCells(k, e, lo0 + r, hi0 + r, &j0, &j1); \
-        RowSetUp(f, i1, i2, j0 - r, 0, 0, &w); \
-        if (now && now[k]) { \
-          w.lap = f->lap + at_now; \
-          at_now += (size_t)(j1 - j0); \
+        PetscInt j0, j1, s0, s1; \
+        e = now ? LiveRunEnd(now, next, k, k1) : k1; \
+        PieceCells(k, e, FIELDS_LIVE_CHUNK, lo0 + r, hi0 + r, &j0, &j1); \
+        const PetscInt p0 = j0 / FIELDS_QUIET_CELLS, p1 = (j1 - 1) / FIELDS_QUIET_CELLS + 1; \
+        PetscInt       q0 = p0, q1 = p1; /* the run's parts, less the quiet ones at either end */ \
+        while (q0 < q1 && LiveBit(quiet, q0)) q0++; \
+        while (q1 > q0 && LiveBit(quiet, q1 - 1)) q1--; \
+        left += (p1 - p0) - (q1 - q0); \
+        PieceCells(q0, q1, FIELDS_QUIET_CELLS, j0, j1, &s0, &s1); \
+        if (s0 < s1) { \
+          RowSetUp(f, i1, i2, s0 - r, 0, 0, &w); \
+          if (now && now[k]) w.lap = f->lap + at_now + (s0 - j0); \
+          if (next && next[k]) w.lapn = f->lap_next + at_next + (s0 - j0); \
+          SegmentAdjoint_##DIM##d_r##R(f, &w, now ? (unsigned)LiveImage(now, next, k) : (unsigned)plain, s1 - s0); \
         } \
-        if (next && next[k]) { \
-          w.lapn = f->lap_next + at_next; \
-          at_next += (size_t)(j1 - j0); \
+        /* marked live without a look where it was live in u or uprev \
+           (a wave leaves no part all zero behind it), else from its cells */ \
+        for (PetscInt v = q0 / 64; marks && q0 < q1 && v <= (q1 - 1) / 64; v++) { \
+          const uint64_t range = BitsBetween(PetscMax(q0 - 64 * v, 0), PetscMin(q1 - 64 * v, 64)), seen = fixed ? range : range & (was[v] | marks[v]); \
+          mark[v] |= seen; \
+          for (uint64_t look = range & ~seen; look; look &= look - 1) { \
+            const PetscInt q = 64 * v + __builtin_ctzll(look); \
+            PetscInt       a0, a1; \
+            PieceCells(q, q + 1, FIELDS_QUIET_CELLS, s0, s1, &a0, &a1); \
+            mark[v] |= (uint64_t)CellsNonzero(w.up + (a0 - s0), a1 - a0) << (q % 64); \
+          } \
         } \
-        if (image & 8) { \
-          left += e - k; \
-          continue; \
-        } \
-        SegmentAdjoint_##DIM##d_r##R(f, &w, (unsigned)image, j1 - j0); \
-        /* marked live without a look where it was live in u or uprev: \
-           a wave leaves no chunk all zero behind it */ \
-        for (PetscInt c = k; marks && c < e; c++) { \
-          PetscInt a0, a1; \
-          LiveChunkCells(c, c + 1, j0, j1, &a0, &a1); \
-          mark[c / 64] |= (uint64_t)(fixed || LiveBit(was, c) || LiveBit(marks, c) || CellsNonzero(w.up + (a0 - j0), a1 - a0)) << (c % 64); \
-        } \
+        if (now && now[k]) at_now += (size_t)(j1 - j0); \
+        if (next && next[k]) at_next += (size_t)(j1 - j0); \
       } \
       for (PetscInt q = 0; marks && q < FieldsLiveWords(f); q++) marks[q] = mark[q]; \
       return left; \
@@ -607,7 +619,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
       float          space[live ? f->padded[0] + STREAM_FLOATS : 1]; \
       float *const   row = live ? LiveRowBuffer(space) : NULL; \
       XSweep         xs; \
-      PetscInt       left = 0; /* chunks the adjoint left as they were */ \
+      PetscInt       left = 0; /* parts the adjoint left as they were */ \
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) { \
         LiveStream ls = {live ? (size_t)FieldsIndex(f, (const PetscInt[3]){-f->radius, t0, i2}) : 0, 0, {0}}; /* the next row's live cells go at ls.at */ \
         if (xwork) CPUXSweepBegin(f, &xs, xwork + omp_get_thread_num() * CPUXSweepFloats(f), t0, i2); \
@@ -645,10 +657,10 @@ static inline void RowAdvance(Row *w, PetscInt d)
       } \
       if (live) STREAM_FENCE(); /* the stores seen by every thread once the loop ends */ \
       if (left) { \
-        _Pragma("omp atomic") f->chunks_left[0] += (size_t)left; \
+        _Pragma("omp atomic") f->parts_left[0] += (size_t)left; \
       } \
     } \
-    if (pass == PASS_ADJOINT && f->uprev_live) f->chunks_left[1] += BoxCells(b) / f->n[0] * (size_t)FieldsLiveChunks(f); \
+    if (pass == PASS_ADJOINT && f->uprev_live) f->parts_left[1] += BoxCells(b) / f->n[0] * (size_t)FieldsQuietParts(f); \
   }
 
 FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
@@ -710,7 +722,7 @@ static PetscErrorCode AdjointStep(Fields *f, const Box *b) { return BoxPass(f, b
 static PetscBool LiveMap(const Fields *f) { return CPUAxisAlone(f, 0) && f->ncells <= UINT32_MAX; }
 
 /* Fields.u_live and uprev_live in one block, zeroed with the state they
-   describe; the chunks of the live map, whose rows are whole (LiveMap). */
+   describe; where the rows are whole (LiveMap). */
 static PetscErrorCode AdjointLive(Fields *f, PetscBool on)
 {
   const size_t n     = FieldsLiveRows(f) * (size_t)FieldsLiveWords(f);
@@ -773,7 +785,7 @@ static PetscErrorCode Inject(Fields *f, const PointMap *m, const float amp[])
   _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++) CPUInjectRow(f, f->uprev, m, amp, i);
   for (PetscInt i = 0; f->uprev_live && i < m->nrows; i++) { /* cell c's row c / stride[1] in both */
     const ptrdiff_t c = m->cell[i];
-    const PetscInt  k = c % f->stride[1] / FIELDS_LIVE_CHUNK;
+    const PetscInt  k = c % f->stride[1] / FIELDS_QUIET_CELLS;
     f->uprev_live[c / f->stride[1] * FieldsLiveWords(f) + k / 64] |= (uint64_t)1 << (k % 64);
   }
   PetscFunctionReturn(0);

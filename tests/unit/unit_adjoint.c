@@ -182,9 +182,9 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_UNSIGNED_LONG, MPI_MAX, PETSC_COMM_WORLD));
   if (!any) PetscFunctionReturn(0);
   PetscCall(PetscMalloc2(ncells, &grad, ncells, &again));
-  left[0] = -(double)p->f.chunks_left[0], left[1] = -(double)p->f.chunks_left[1];
+  left[0] = -(double)p->f.parts_left[0], left[1] = -(double)p->f.parts_left[1];
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, grad));
-  left[0] += (double)p->f.chunks_left[0], left[1] += (double)p->f.chunks_left[1];
+  left[0] += (double)p->f.parts_left[0], left[1] += (double)p->f.parts_left[1];
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, left, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
   p->settings.skip_quiet = PETSC_FALSE;
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, again));

@@ -16,7 +16,7 @@
    checked.  The adjoint CPML terms skip a row's z slab whose inputs are
    all zero: a single nonzero input at either end of the cells that check
    covers must still count (TestQuietRows).  Where the adjoint keeps
-   Fields.u_live, it leaves the chunks that stay +-0 as they are and marks
+   Fields.u_live, it leaves the row parts that stay +-0 as they are and marks
    every other (TestQuietChunks). */
 #include "boxes.h"
 #include "fields_setup.h"
@@ -523,25 +523,25 @@ static PetscErrorCode TestQuietRows(PetscInt radius)
   PetscFunctionReturn(0);
 }
 
-/* Sets the bit of padded cell p's chunk in a row's bits (Fields.u_live). */
-static void MarkChunk(const Fields *f, uint64_t *bits, const PetscInt p[3])
+/* Sets the bit of padded cell p's part in a row's bits (Fields.u_live). */
+static void MarkPart(const Fields *f, uint64_t *bits, const PetscInt p[3])
 {
-  const PetscInt k = p[0] / FIELDS_LIVE_CHUNK;
+  const PetscInt k = p[0] / FIELDS_QUIET_CELLS;
   bits[((size_t)p[1] + (size_t)p[2] * f->padded[1]) * FieldsLiveWords(f) + k / 64] |= (uint64_t)1 << (k % 64);
 }
 
-/* The chunks with an owned cell of uprev other than +-0 that uprev_live
+/* The parts with an owned cell of uprev other than +-0 that uprev_live
    does not mark. */
-static PetscInt ChunksUnmarked(const Fields *f)
+static PetscInt PartsUnmarked(const Fields *f)
 {
   PetscInt missed = 0, p[3];
 
   for (p[2] = f->dim > 2 ? f->radius : 0; p[2] < (f->dim > 2 ? f->radius + f->n[2] : 1); p[2]++)
     for (p[1] = f->radius; p[1] < f->radius + f->n[1]; p[1]++)
-      for (PetscInt k = 0; k < FieldsLiveChunks(f); k++) {
+      for (PetscInt k = 0; k < FieldsQuietParts(f); k++) {
         const size_t row = (size_t)p[1] + (size_t)p[2] * f->padded[1];
         PetscBool    any = PETSC_FALSE;
-        for (p[0] = PetscMax(f->radius, k * FIELDS_LIVE_CHUNK); p[0] < PetscMin(f->radius + f->n[0], (k + 1) * FIELDS_LIVE_CHUNK); p[0]++)
+        for (p[0] = PetscMax(f->radius, k * FIELDS_QUIET_CELLS); p[0] < PetscMin(f->radius + f->n[0], (k + 1) * FIELDS_QUIET_CELLS); p[0]++)
           any = any || f->uprev[p[0] + p[1] * f->stride[1] + p[2] * f->stride[2]] != 0;
         missed += any && !(f->uprev_live[row * FieldsLiveWords(f) + k / 64] >> (k % 64) & 1);
       }
@@ -550,18 +550,19 @@ static PetscInt ChunksUnmarked(const Fields *f)
 
 /* Two reverse steps as adjoint.c takes them (no free surface, no source)
    from a state of a few planted values, with Fields.u_live kept (live) or
-   not, into s: u at the last cell of a chunk (its stencil reaches into the
-   next chunk, and R rows either side), uprev alone in a chunk, psi in a z
-   slab's row whose u is +-0, and a residual injected into a chunk that is
-   quiet; where there are x layers, psi in the low x slab's row 3; where a
+   not, into s: u at the last cell of a row part (its stencil reaches into
+   the next part, and R rows either side), uprev alone in a row's first
+   and last parts (the ones next to them quiet), psi in a
+   z slab's row whose u is +-0, and a residual injected into a part that
+   is quiet; where there are x layers, psi in the low x slab's row 3; where a
    rank lies across the high x face, u in its first ghost row, as the halo
-   exchange would fill it.  With u_live, every chunk with a value is marked
+   exchange would fill it.  With u_live, every part with a value is marked
    after each step (*unmarked counts those that are not).  s: the state
    after the second. */
 static PetscErrorCode QuietChunksFrom(Fields *f, PetscBool live, Snapshot *s, PetscInt *unmarked)
 {
   const PetscInt  R = f->radius, y = f->dim > 2 ? R + f->n[2] / 2 : 0;
-  const PetscInt  pu[3] = {2 * FIELDS_LIVE_CHUNK - 1, R + 12, y}, pup[3] = {R + 150, R + 20, y}, pres[3] = {R + 185, R + 28, y};
+  const PetscInt  pu[3] = {5 * FIELDS_QUIET_CELLS - 1, R + 12, y}, pup[3] = {R + f->n[0] - 1, R + 20, y}, pres[3] = {R + 185, R + 28, y};
   const PetscInt  pghost[3] = {R + 100, R + f->n[1], y};
   const LayerSlab *sx = &f->slab[1][0];
   const LayerSlab *sl = &f->slab[0][0];
@@ -578,12 +579,14 @@ static PetscErrorCode QuietChunksFrom(Fields *f, PetscBool live, Snapshot *s, Pe
   PetscCheck(!live || f->u_live, PETSC_COMM_SELF, PETSC_ERR_PLIB, "radius %d: adjoint_live kept no u_live for a rank alone", (int)R);
   f->u[pu[0] + pu[1] * f->stride[1] + pu[2] * f->stride[2]]       = 1;
   f->uprev[pup[0] + pup[1] * f->stride[1] + pup[2] * f->stride[2]] = -1;
+  f->uprev[R + pup[1] * f->stride[1] + pup[2] * f->stride[2]]      = 2;
   sl->psi[SlabIndex(sl, 0, (const PetscInt[3]){sl->lo + 1, R + 25, y})] = 1;
   if (sx->ncells) sx->psi[SlabIndex(sx, 1, (const PetscInt[3]){R + 100, R + 3, y})] = 1;
   if (f->neighbour[1][1]) f->u[pghost[0] + pghost[1] * f->stride[1] + pghost[2] * f->stride[2]] = 1;
   if (live) {
-    MarkChunk(f, f->u_live, pu);
-    MarkChunk(f, f->uprev_live, pup);
+    MarkPart(f, f->u_live, pu);
+    MarkPart(f, f->uprev_live, pup);
+    MarkPart(f, f->uprev_live, (const PetscInt[3]){R, pup[1], pup[2]});
   }
   for (PetscInt n = 0; n < 2; n++) {
     PetscCall(KernelOpsCPU.adjoint_layers_begin(f));
@@ -591,7 +594,7 @@ static PetscErrorCode QuietChunksFrom(Fields *f, PetscBool live, Snapshot *s, Pe
     if (f->neighbour[1][1]) f->u[pghost[0] + pghost[1] * f->stride[1] + pghost[2] * f->stride[2]] = (float)n; /* the next step's ghost */
     PetscCall(KernelOpsCPU.adjoint_layers_end(f));
     PetscCall(KernelOpsCPU.inject(f, &map, &amp));
-    if (live) *unmarked += ChunksUnmarked(f);
+    if (live) *unmarked += PartsUnmarked(f);
     if (!n) FieldsSwap(f); /* the second step reads the first's marks; its own are in uprev */
   }
   PetscCall(SnapshotTake(f, s));
@@ -600,10 +603,10 @@ static PetscErrorCode QuietChunksFrom(Fields *f, PetscBool live, Snapshot *s, Pe
 }
 
 /* Where the adjoint keeps Fields.u_live (KernelOps.adjoint_live), a step
-   leaves as they are the chunks that stay +-0 and marks every other: the
+   leaves as they are the row parts that stay +-0 and marks every other: the
    planted state of QuietChunksFrom gives the values (equal as floats: a
    zero may change sign) of the steps without u_live, every chunk with a
-   value marked, and some chunks left.  Variant 0: z layers; 1: x layers
+   value marked, and some parts left.  Variant 0: z layers; 1: x layers
    too (rows within their reach take terms after the step); 2: a rank
    across the high x face. */
 static PetscErrorCode TestQuietChunks(PetscInt dim, PetscInt radius, PetscInt variant)
@@ -619,18 +622,18 @@ static PetscErrorCode TestQuietChunks(PetscInt dim, PetscInt radius, PetscInt va
   FieldsRandomize(&f); /* the profiles; the state is zeroed */
   f.neighbour[1][1] = variant == 2 ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(QuietChunksFrom(&f, PETSC_FALSE, &plain, &unused));
-  left = f.chunks_left[0];
+  left = f.parts_left[0];
   PetscCall(QuietChunksFrom(&f, PETSC_TRUE, &live, &unmarked));
-  left = f.chunks_left[0] - left;
+  left = f.parts_left[0] - left;
   for (size_t k = 0; k < f.ncells; k++) differ += plain.uprev[k] != live.uprev[k];
   for (PetscInt a = 0; a < dim; a++)
     for (PetscInt s = 0; s < 2; s++)
       for (size_t k = 0; k < f.slab[a][s].ncells; k++) differ += plain.psi[a][s][k] != live.psi[a][s][k] || plain.zeta[a][s][k] != live.zeta[a][s][k];
-  PetscCheck(!differ, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%dD radius %d variant %d: %d values differ when the adjoint leaves quiet chunks, expected none", (int)dim,
+  PetscCheck(!differ, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%dD radius %d variant %d: %d values differ when the adjoint leaves quiet parts, expected none", (int)dim,
              (int)radius, (int)variant, (int)differ);
-  PetscCheck(!unmarked, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%dD radius %d variant %d: %d chunks with a value other than +-0 not marked in uprev_live", (int)dim,
+  PetscCheck(!unmarked, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%dD radius %d variant %d: %d parts with a value other than +-0 not marked in uprev_live", (int)dim,
              (int)radius, (int)variant, (int)unmarked);
-  PetscCheck(left > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%dD radius %d variant %d: no chunk left as it was, expected most (test set-up)", (int)dim, (int)radius,
+  PetscCheck(left > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%dD radius %d variant %d: no part left as it was, expected most (test set-up)", (int)dim, (int)radius,
              (int)variant);
   PetscCall(SnapshotFree(&plain));
   PetscCall(SnapshotFree(&live));
