@@ -184,7 +184,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nreach, residual, host + (size_t)n * shot->nreach);
   PetscCall(ops->mem_upload(d.traces, host, (size_t)t->nsteps * shot->nreach * sizeof(float)));
   PetscCall(ops->zero_state(f));
-  /* full storage: chunks that stay quiet left as they are */
+  /* full storage: row parts that stay quiet left as they are */
   const PetscBool quiet = p->method != GRADIENT_BOUNDARY && p->settings.skip_quiet && ops->adjoint_live;
   if (quiet) PetscCall(ops->adjoint_live(f, PETSC_TRUE));
   PetscCall(PetscTime(&last[0]));

@@ -105,8 +105,8 @@ typedef struct {
      all zero, from those starts. */
   PetscBool (*live_map)(const Fields *);
   /* Optional (NULL: never).  on: from the zero state, adjoint steps keep
-     Fields.u_live and uprev_live and leave the chunks they mark quiet as
-     they are (the same values; a zero may change sign), where the fields
+     Fields.u_live and uprev_live and leave the row parts they mark quiet
+     as they are (the same values; a zero may change sign), where the fields
      are laid out for it (else nothing is kept); off: no longer. */
   PetscErrorCode (*adjoint_live)(Fields *, PetscBool on);
   /* lanes */

@@ -96,8 +96,9 @@ static inline void PieceCells(PetscInt k0, PetscInt k1, PetscInt size, PetscInt 
   *j1 = PetscMin(hi, k1 * size);
 }
 
-/* Bit k of a row's bits (Fields.u_live). */
-static inline int LiveBit(const uint64_t *bits, PetscInt k) { return (int)(bits[k / 64] >> (k % 64) & 1); }
+/* Bit k of a row's bits (Fields.u_live); and setting it where `on`. */
+static inline int  LiveBit(const uint64_t *bits, PetscInt k) { return (int)(bits[k / 64] >> (k % 64) & 1); }
+static inline void LiveBitSet(uint64_t *bits, PetscInt k, int on) { bits[k / 64] |= (uint64_t)(on != 0) << (k % 64); }
 
 /* The image variant (SegmentAdjoint's IMAGE) of chunk k of a row's live
    maps now and next (NULL: no term of step n + 1). */
@@ -184,8 +185,9 @@ static inline void PartsQuiet(const Fields *f, PetscInt i1, PetscInt i2, uint64_
   }
 }
 
-/* Whether any of cells [0, n) of p is other than +-0 (a chunk just written:
-   its lines are in the L1 cache). */
+/* Whether any of cells [0, n) of p is other than +-0 (cells just written:
+   their lines are in the L1 cache).  Vectorised as it is (omp simd spilled
+   the OR to the stack). */
 static inline int CellsNonzero(const float *p, PetscInt n)
 {
   const FloatBits *b   = (const FloatBits *)p;
@@ -208,7 +210,7 @@ static void MarkZSlabs(const Fields *f, unsigned sides, PetscInt i1, PetscInt i2
     FieldsSlabBox(f, 0, s, f->radius, lo, hi);
     for (PetscInt j = lo[0] + f->radius; j < hi[0] + f->radius;) {
       const PetscInt k = j / FIELDS_QUIET_CELLS, end = PetscMin(hi[0] + f->radius, (k + 1) * FIELDS_QUIET_CELLS);
-      mark[k / 64] |= (uint64_t)CellsNonzero(row + j, end - j) << (k % 64);
+      LiveBitSet(mark, k, CellsNonzero(row + j, end - j));
       j = end;
     }
   }
@@ -299,17 +301,14 @@ static void LiveStreamEnd(const Fields *f, LiveStream *s)
    prefetcher falls behind. */
 static void LiveRowStore(const Fields *f, const float *row, LiveStream *s, PetscInt i1, PetscInt i2)
 {
-  const PetscInt   r    = f->radius, nc = FieldsLiveChunks(f);
-  const FloatBits *bits = (const FloatBits *)row;
-  unsigned char   *live = f->live + LiveRow(f, i1, i2);
+  const PetscInt r    = f->radius, nc = FieldsLiveChunks(f);
+  unsigned char *live = f->live + LiveRow(f, i1, i2);
 
   f->live_start[LiveRowIndex(f, i1, i2)] = (uint32_t)s->at;
   for (PetscInt k = 0; k < nc; k++) {
     PetscInt j0, j1;
-    uint32_t any = 0;
     PieceCells(k, k + 1, FIELDS_LIVE_CHUNK, r, r + f->n[0], &j0, &j1);
-    for (PetscInt j = j0; j < j1; j++) any |= bits[j]; /* vectorised as it is (omp simd spilled the sum to the stack) */
-    live[k] = (unsigned char)FloatBitsNonzero(any);
+    live[k] = (unsigned char)CellsNonzero(row + j0, j1 - j0);
   }
   /* each run of live chunks in one copy */
   for (PetscInt k = 0, e; k < nc; k = e) {
@@ -562,7 +561,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
             const PetscInt q = 64 * v + __builtin_ctzll(look); \
             PetscInt       a0, a1; \
             PieceCells(q, q + 1, FIELDS_QUIET_CELLS, s0, s1, &a0, &a1); \
-            mark[v] |= (uint64_t)CellsNonzero(w.up + (a0 - s0), a1 - a0) << (q % 64); \
+            LiveBitSet(mark, q, CellsNonzero(w.up + (a0 - s0), a1 - a0)); \
           } \
         } \
         if (now && now[k]) at_now += (size_t)(j1 - j0); \
@@ -785,8 +784,7 @@ static PetscErrorCode Inject(Fields *f, const PointMap *m, const float amp[])
   _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++) CPUInjectRow(f, f->uprev, m, amp, i);
   for (PetscInt i = 0; f->uprev_live && i < m->nrows; i++) { /* cell c's row c / stride[1] in both */
     const ptrdiff_t c = m->cell[i];
-    const PetscInt  k = c % f->stride[1] / FIELDS_QUIET_CELLS;
-    f->uprev_live[c / f->stride[1] * FieldsLiveWords(f) + k / 64] |= (uint64_t)1 << (k % 64);
+    LiveBitSet(f->uprev_live + c / f->stride[1] * FieldsLiveWords(f), c % f->stride[1] / FIELDS_QUIET_CELLS, 1);
   }
   PetscFunctionReturn(0);
 }

@@ -16,9 +16,9 @@
    only live chunks), and the map marks some chunks dead and some live;
    in one case again with a second source deeper, so that rows hold live
    chunks on both sides of dead ones and the adjoint must find each run's
-   terms in the packed store.  There the adjoint also leaves the chunks
+   terms in the packed store.  There the adjoint also leaves the row parts
    that stay quiet as they are (PropagatorSettings.skip_quiet): the same
-   bits as an adjoint that steps every chunk, and on deep rows some chunks
+   bits as an adjoint that steps every part, and on deep rows some parts
    left. */
 #include "events.h"
 #include "geometry.h"
@@ -166,8 +166,8 @@ static PetscInt RowsWithGaps(WavefieldStore store, const Fields *f, PetscInt nst
    nsteps without one, again from `store` after every value in it is set
    to NaN (the forward writes only the chunks it marks live, and the
    adjoint must read no other), and again with an adjoint that steps every
-   chunk: the same bits each time, the map neither all dead nor all live,
-   and the adjoint's chunks not all left as they were, some where rows
+   part: the same bits each time, the map neither all dead nor all live,
+   and the adjoint's row parts not all left as they were, some where rows
    hold 3 chunks or more (the deepest far from the receivers); with
    `gaps`, some rows with dead chunks between live ones. */
 static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotLocal *sl, const float *w, const float *v, const float *obs, WavefieldStore store,
@@ -208,17 +208,17 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "  live map%s: %.1f%% to %.1f%% of the stored term's chunks live on a rank, %" PetscInt_FMT " row-steps with dead chunks between live ones; %" PetscInt_FMT
-                        " cells differ without it, %" PetscInt_FMT " from a store first filled with NaN; adjoint: %.1f%% of the chunk-steps left, %" PetscInt_FMT
-                        " cells differ stepping every chunk\n",
+                        " cells differ without it, %" PetscInt_FMT " from a store first filled with NaN; adjoint: %.1f%% of the parts' steps left, %" PetscInt_FMT
+                        " cells differ stepping every part\n",
                         gaps ? " (two sources)" : "", -100 * range[0], 100 * range[1], gapped, differ, stale, left[1] > 0 ? 100 * left[0] / left[1] : 0.0, stepped));
   PetscCheck(!differ, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "full storage: %" PetscInt_FMT " cells' gradient differs with the live map from without it, expected the same bits", differ);
   PetscCheck(!stale, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
              "full storage: %" PetscInt_FMT " cells' gradient differs when the store held NaN before the forward run, expected the same bits (a dead chunk read)", stale);
   PetscCheck(-range[0] > 0 && range[1] < 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map: %.3f to %.3f of the chunks live, expected some dead and some live", -range[0], range[1]);
   PetscCheck(!stepped, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
-             "full storage: %" PetscInt_FMT " cells' gradient differs when the adjoint leaves quiet chunks as they are, expected the same bits (a chunk left that was not quiet)", stepped);
+             "full storage: %" PetscInt_FMT " cells' gradient differs when the adjoint leaves quiet parts as they are, expected the same bits (a part left that was not quiet)", stepped);
   PetscCheck(left[0] < left[1] && (left[0] > 0 || FieldsLiveChunks(&p->f) < 3), PETSC_COMM_WORLD, PETSC_ERR_PLIB,
-             "adjoint: %.0f of %.0f chunk-steps left as they were, expected not all, and some on rows of 3 chunks or more (test set-up)", left[0], left[1]);
+             "adjoint: %.0f of %.0f parts' steps left as they were, expected not all, and some on rows of 3 chunks or more (test set-up)", left[0], left[1]);
   PetscCheck(!gaps || gapped > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map with two sources: no row with dead chunks between live ones, expected some (test set-up)");
   PetscCall(WavefieldStoreDestroy(&plain));
   PetscCall(PetscFree2(grad, again));

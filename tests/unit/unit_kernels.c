@@ -17,7 +17,7 @@
    all zero: a single nonzero input at either end of the cells that check
    covers must still count (TestQuietRows).  Where the adjoint keeps
    Fields.u_live, it leaves the row parts that stay +-0 as they are and marks
-   every other (TestQuietChunks). */
+   every other (TestQuietParts). */
 #include "boxes.h"
 #include "fields_setup.h"
 #include "unit_check.h"
@@ -559,7 +559,7 @@ static PetscInt PartsUnmarked(const Fields *f)
    exchange would fill it.  With u_live, every part with a value is marked
    after each step (*unmarked counts those that are not).  s: the state
    after the second. */
-static PetscErrorCode QuietChunksFrom(Fields *f, PetscBool live, Snapshot *s, PetscInt *unmarked)
+static PetscErrorCode QuietPartsFrom(Fields *f, PetscBool live, Snapshot *s, PetscInt *unmarked)
 {
   const PetscInt  R = f->radius, y = f->dim > 2 ? R + f->n[2] / 2 : 0;
   const PetscInt  pu[3] = {5 * FIELDS_QUIET_CELLS - 1, R + 12, y}, pup[3] = {R + f->n[0] - 1, R + 20, y}, pres[3] = {R + 185, R + 28, y};
@@ -604,12 +604,12 @@ static PetscErrorCode QuietChunksFrom(Fields *f, PetscBool live, Snapshot *s, Pe
 
 /* Where the adjoint keeps Fields.u_live (KernelOps.adjoint_live), a step
    leaves as they are the row parts that stay +-0 and marks every other: the
-   planted state of QuietChunksFrom gives the values (equal as floats: a
-   zero may change sign) of the steps without u_live, every chunk with a
+   planted state of QuietPartsFrom gives the values (equal as floats: a
+   zero may change sign) of the steps without u_live, every part with a
    value marked, and some parts left.  Variant 0: z layers; 1: x layers
    too (rows within their reach take terms after the step); 2: a rank
    across the high x face. */
-static PetscErrorCode TestQuietChunks(PetscInt dim, PetscInt radius, PetscInt variant)
+static PetscErrorCode TestQuietParts(PetscInt dim, PetscInt radius, PetscInt variant)
 {
   const PetscInt n[3] = {200, 48, dim > 2 ? 6 : 1};
   Fields         f;
@@ -621,9 +621,9 @@ static PetscErrorCode TestQuietChunks(PetscInt dim, PetscInt radius, PetscInt va
   PetscCall(FieldsSetUp(dim, radius, n, variant == 1 ? CORE(12, 188, 8, 40, 0, n[2]) : CORE(12, 188, 0, 48, 0, n[2]), &f));
   FieldsRandomize(&f); /* the profiles; the state is zeroed */
   f.neighbour[1][1] = variant == 2 ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(QuietChunksFrom(&f, PETSC_FALSE, &plain, &unused));
+  PetscCall(QuietPartsFrom(&f, PETSC_FALSE, &plain, &unused));
   left = f.parts_left[0];
-  PetscCall(QuietChunksFrom(&f, PETSC_TRUE, &live, &unmarked));
+  PetscCall(QuietPartsFrom(&f, PETSC_TRUE, &live, &unmarked));
   left = f.parts_left[0] - left;
   for (size_t k = 0; k < f.ncells; k++) differ += plain.uprev[k] != live.uprev[k];
   for (PetscInt a = 0; a < dim; a++)
@@ -686,8 +686,8 @@ int main(int argc, char **argv)
       }
     PetscCall(TestQuietRows(r));
     for (PetscInt variant = 0; variant < 3; variant++) {
-      PetscCall(TestQuietChunks(2, r, variant));
-      PetscCall(TestQuietChunks(3, r, variant));
+      PetscCall(TestQuietParts(2, r, variant));
+      PetscCall(TestQuietParts(3, r, variant));
     }
   }
   {
