@@ -123,19 +123,28 @@ static float *Scratch(float *work, size_t n) { return work + (size_t)omp_get_thr
 #define SLAB_REACH_AT(up, v, x, y, s, c2, c1, R, j0, n) \
   _Pragma("omp simd") for (PetscInt j = (j0); j < (j0) + (n); j++)(up)[j] += (v)[j] * fwi_adj_cpml_reach_xy((x) + j, (y) + j, s, c2, c1, R)
 
-/* Whether u, E and psi are +-0 in cells [0, n) of w.  Then so is every
+/* The factors of a cell whose profile b is 0 are +-0, as its a and da are
+   0 too (fields.h): outside the layers.  The sweeps form them only where b
+   is not, and take +0 for the rest, which changes at most the sign of a
+   zero in the sums they enter. */
+static inline void SlabFactorsZero(float *x, float *y, float *z, PetscInt j0, PetscInt j1)
+{
+  for (PetscInt j = j0; j < j1; j++) x[j] = y[j] = z[j] = 0.0f;
+}
+
+/* Whether u, E and psi are +-0 in cells [j0, j1) of w.  Then so is every
    factor formed there, and a row's slab whose factors are all +-0 adds +-0
    to uprev and leaves psi and E +-0: skipping it changes at most the sign
    of a zero, which no value reads (the gradient's sums skip zeros).  The
    adjoint field reaches a layer only when its waves do: one reached from
    receivers near the surface, the bottom one of a short record, is quiet
    for most or all of the run. */
-static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt n)
+static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt j0, PetscInt j1)
 {
   const FloatBits *u = (const FloatBits *)w->u, *E = (const FloatBits *)w->E, *psi = (const FloatBits *)w->psi;
   uint32_t         any = 0;
 
-  for (PetscInt j = 0; j < n; j++) any |= u[j] | E[j] | psi[j];
+  for (PetscInt j = j0; j < j1; j++) any |= u[j] | E[j] | psi[j];
   return FloatBitsNonzero(any) ? PETSC_FALSE : PETSC_TRUE;
 }
 
@@ -158,10 +167,15 @@ static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt n)
       const PetscInt  i[3] = {lo[0] - R, i1, i2}; \
       const SlabCells w = SlabCellsAt(f, 0, s, i); \
       const PetscInt  k0 = R + l0, k1 = k0 + nl; /* the layer cells */ \
-      if (SlabRowQuiet(&w, n + 2 * R)) continue; \
-      float           xb[n + 2 * R], yb[n + 2 * R], zb[n + 2 * R]; \
-      const float    *x = xb + R, *y = yb + R; /* at the box's first cell */ \
-      WITH_LITERAL_ADD(alone, VECTOR_PIECES(0, n + 2 * R, SLAB_FACTORS_AT, w, 1, ADD_ && j >= k0 && j < k1, xb, yb, zb)) \
+      PetscInt        f0 = 0, f1 = n + 2 * R;  /* the cells where b is not 0 lie within [f0, f1) */ \
+      while (f0 < f1 && w.pb[f0] == 0) f0++; \
+      while (f1 > f0 && w.pb[f1 - 1] == 0) f1--; \
+      if (SlabRowQuiet(&w, f0, f1)) continue; \
+      float        xb[n + 2 * R], yb[n + 2 * R], zb[n + 2 * R]; \
+      const float *x = xb + R, *y = yb + R; /* at the box's first cell */ \
+      SlabFactorsZero(xb, yb, zb, 0, f0); \
+      SlabFactorsZero(xb, yb, zb, f1, n + 2 * R); \
+      WITH_LITERAL_ADD(alone, VECTOR_PIECES(f0, f1 - f0, SLAB_FACTORS_AT, w, 1, ADD_ && j >= k0 && j < k1, xb, yb, zb)) \
       VECTOR_PIECES(0, n, SLAB_REACH_AT, w.up + R, w.v + R, x, y, 1, c2[0], c1[0], R); \
       WITH_LITERAL_ADD(alone, VECTOR_PIECES(k0, k1 - k0, SLAB_BACK_AT, w, 1, ADD_, zb, 1, c1[0], R)) \
       done |= 1u << s; \
@@ -169,8 +183,9 @@ static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt n)
     return done; \
   } \
   /* plane i[a] of slab (a, s), cells i[0] .. i[0] + n: its factors into \
-     the window, the last 2R planes moved to the window's start when it is \
-     full (they are all the next plane's stencils read) */ \
+     the window (+0 where the plane's b is 0), the last 2R planes moved to \
+     the window's start when it is full (they are all the next plane's \
+     stencils read) */ \
   static inline void SlabPlaneFactors_r##R(const Fields *f, PetscInt a, PetscInt s, SlabWindow *win, const PetscInt i[3], PetscInt n, int add) \
   { \
     if (i[a] - win->base == SLAB_PLANES) { \
@@ -180,7 +195,8 @@ static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt n)
     } \
     const size_t    q = (size_t)(i[a] - win->base) * win->stride; \
     const SlabCells w = SlabCellsAt(f, a, s, i); \
-    WITH_LITERAL_ADD(add, VECTOR_PIECES(0, n, SLAB_FACTORS_AT, w, 0, ADD_, win->X + q, win->Y + q, win->Z + q)) \
+    if (*w.pb == 0) SlabFactorsZero(win->X + q, win->Y + q, win->Z + q, 0, n); \
+    else WITH_LITERAL_ADD(add, VECTOR_PIECES(0, n, SLAB_FACTORS_AT, w, 0, ADD_, win->X + q, win->Y + q, win->Z + q)) \
   } \
   /* plane i[a] once the window holds the factors of every plane its \
      stencils read: uprev's share, and psi and E one step back in a layer \

@@ -308,7 +308,9 @@ static void LiveRowStore(const Fields *f, const float *row, LiveStream *s, Petsc
   for (PetscInt k = 0; k < nc; k++) {
     PetscInt j0, j1;
     PieceCells(k, k + 1, FIELDS_LIVE_CHUNK, r, r + f->n[0], &j0, &j1);
-    live[k] = (unsigned char)CellsNonzero(row + j0, j1 - j0);
+    /* a whole chunk's test with its length a constant: the OR unrolled
+       and without a loop's tail, half the cost of the test of any length */
+    live[k] = (unsigned char)(j1 - j0 == FIELDS_LIVE_CHUNK ? CellsNonzero(row + j0, FIELDS_LIVE_CHUNK) : CellsNonzero(row + j0, j1 - j0));
   }
   /* each run of live chunks in one copy */
   for (PetscInt k = 0, e; k < nc; k = e) {
