@@ -148,28 +148,45 @@ static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt j0, PetscInt j
   return FloatBitsNonzero(any) ? PETSC_FALSE : PETSC_TRUE;
 }
 
+void CPUZRowsSetUp(const Fields *f, CPUZRows *z)
+{
+  const PetscInt R = f->radius;
+
+  for (PetscInt s = 0; s < 2; s++) {
+    CPUZSide *zs = &z->side[s];
+    PetscInt  lo[3], hi[3], llo[3], lhi[3];
+    if (!f->slab[0][s].ncells) continue;
+    FieldsSlabBox(f, 0, s, R, lo, hi);
+    FieldsSlabBox(f, 0, s, 0, llo, lhi);
+    zs->lo = lo[0];
+    zs->n  = hi[0] - lo[0];
+    zs->k0 = R + llo[0] - lo[0];
+    zs->k1 = zs->k0 + lhi[0] - llo[0];
+    /* b at the row's cells from lo - R on: its padded index is lo */
+    const float *pb = f->pml_b[0] + lo[0];
+    zs->f0 = 0;
+    zs->f1 = zs->n + 2 * R;
+    while (zs->f0 < zs->f1 && pb[zs->f0] == 0) zs->f0++;
+    while (zs->f1 > zs->f0 && pb[zs->f1 - 1] == 0) zs->f1--;
+  }
+}
+
 #define DEFINE_LAYERS_END(R, DIM) \
   /* both z slabs' pieces of row (i1, i2), where not quiet: the factors of \
      every cell the stencils read, then uprev's share and psi and E one \
      step back, in place (nothing reads their old values after the \
      factors); returns the sides (bits) done */ \
-  unsigned CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2) \
+  unsigned CPUAdjointLayersRowZ_r##R(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2) \
   { \
     const PetscBool alone = CPUAxisAlone(f, 0); \
     unsigned        done  = 0; \
     LOCAL_WEIGHTS(R); \
     for (PetscInt s = 0; s < 2; s++) { \
       if (!f->slab[0][s].ncells) continue; \
-      PetscInt lo[3], hi[3], llo[3], lhi[3]; \
-      FieldsSlabBox(f, 0, s, R, lo, hi); \
-      FieldsSlabBox(f, 0, s, 0, llo, lhi); \
-      const PetscInt  n = hi[0] - lo[0], l0 = llo[0] - lo[0], nl = lhi[0] - llo[0]; \
-      const PetscInt  i[3] = {lo[0] - R, i1, i2}; \
+      const CPUZSide *zs = &z->side[s]; \
+      const PetscInt  n = zs->n, k0 = zs->k0, k1 = zs->k1, f0 = zs->f0, f1 = zs->f1; \
+      const PetscInt  i[3] = {zs->lo - R, i1, i2}; \
       const SlabCells w = SlabCellsAt(f, 0, s, i); \
-      const PetscInt  k0 = R + l0, k1 = k0 + nl; /* the layer cells */ \
-      PetscInt        f0 = 0, f1 = n + 2 * R;  /* the cells where b is not 0 lie within [f0, f1) */ \
-      while (f0 < f1 && w.pb[f0] == 0) f0++; \
-      while (f1 > f0 && w.pb[f1 - 1] == 0) f1--; \
       if (SlabRowQuiet(&w, f0, f1)) continue; \
       float        xb[n + 2 * R], yb[n + 2 * R], zb[n + 2 * R]; \
       const float *x = xb + R, *y = yb + R; /* at the box's first cell */ \
@@ -261,9 +278,11 @@ static inline PetscBool SlabRowQuiet(const SlabCells *w, PetscInt j0, PetscInt j
     float *work; \
     PetscFunctionBeginUser; \
     if (!CPUAxisAlone(f, 0)) { \
+      CPUZRows z; \
+      CPUZRowsSetUp(f, &z); \
       _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt i2 = 0; i2 < f->n[2]; i2++) \
       { \
-        for (PetscInt i1 = 0; i1 < f->n[1]; i1++) CPUAdjointLayersRowZ_r##R(f, i1, i2); \
+        for (PetscInt i1 = 0; i1 < f->n[1]; i1++) CPUAdjointLayersRowZ_r##R(f, &z, i1, i2); \
       } \
     } \
     PetscCall(PetscMalloc1(omp_get_max_threads() * SlabWindowFloats(CHUNK), &work)); \

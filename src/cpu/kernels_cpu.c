@@ -199,17 +199,16 @@ static inline int CellsNonzero(const float *p, PetscInt n)
 
 /* After the terms of the z slabs `sides` (bits) of row (i1, i2): their
    parts marked live where those terms left a value other than +-0. */
-static void MarkZSlabs(const Fields *f, unsigned sides, PetscInt i1, PetscInt i2)
+static void MarkZSlabs(const Fields *f, const CPUZRows *z, unsigned sides, PetscInt i1, PetscInt i2)
 {
   uint64_t    *mark = f->uprev_live + LiveBitsRow(f, i1, i2);
   const float *row  = f->uprev + LiveRowIndex(f, i1, i2) * f->stride[1];
 
   for (PetscInt s = 0; s < 2; s++) {
-    PetscInt lo[3], hi[3];
     if (!(sides >> s & 1)) continue;
-    FieldsSlabBox(f, 0, s, f->radius, lo, hi);
-    for (PetscInt j = lo[0] + f->radius; j < hi[0] + f->radius;) {
-      const PetscInt k = j / FIELDS_QUIET_CELLS, end = PetscMin(hi[0] + f->radius, (k + 1) * FIELDS_QUIET_CELLS);
+    const PetscInt lo = z->side[s].lo + f->radius, hi = lo + z->side[s].n; /* padded */
+    for (PetscInt j = lo; j < hi;) {
+      const PetscInt k = j / FIELDS_QUIET_CELLS, end = PetscMin(hi, (k + 1) * FIELDS_QUIET_CELLS);
       LiveBitSet(mark, k, CellsNonzero(row + j, end - j));
       j = end;
     }
@@ -605,6 +604,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
     void (*segment)(const Fields *, const Row *, unsigned, PetscInt) = pass == PASS_MEMORY ? SegmentMemory_##DIM##d_r##R : SegmentStep_##DIM##d_r##R; \
     /* the adjoint CPML terms of the z slabs, row by row (see CPUAxisAlone) */ \
     const PetscBool zrows = pass == PASS_ADJOINT && CPUAxisAlone(f, 0) && (f->slab[0][0].ncells || f->slab[0][1].ncells); \
+    CPUZRows        z; \
+    if (zrows) CPUZRowsSetUp(f, &z); \
     /* with a live map (whole rows), the term of a row is formed in a buffer \
        and its live chunks' cells packed into the store: those of a tile's \
        rows in a plane from the first row's start on (its rows are \
@@ -631,8 +632,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
             left += AdjointRow_##DIM##d_r##R(f, RowLayers(f, i1, i2), b->lo[0], b->hi[0], c0, c1, i1, i2, fixed); \
             if (zrows) { \
               PREFETCH_NEXT_ROW; \
-              const unsigned sides = CPUAdjointLayersRowZ_r##R(f, i1, i2); \
-              if (f->uprev_live) MarkZSlabs(f, sides, i1, i2); \
+              const unsigned sides = CPUAdjointLayersRowZ_r##R(f, &z, i1, i2); \
+              if (f->uprev_live) MarkZSlabs(f, &z, sides, i1, i2); \
             } \
             if (xwork) CPUXSweepRow(f, &xs, i1, i2); \
             continue; \
@@ -674,8 +675,10 @@ void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2)
   case 10 * R + DIM: \
     AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2, 0); \
     if (f->slab[0][0].ncells || f->slab[0][1].ncells) { \
+      CPUZRows z; \
+      CPUZRowsSetUp(f, &z); \
       if (i1 + 1 < f->n[1]) PrefetchZSlabs(f, i1 + 1, i2); \
-      CPUAdjointLayersRowZ_r##R(f, i1, i2); \
+      CPUAdjointLayersRowZ_r##R(f, &z, i1, i2); \
     } \
     break;
   switch (f->radius * 10 + f->dim) {

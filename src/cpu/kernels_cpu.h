@@ -170,11 +170,23 @@ static inline PetscBool CPUAxisAlone(const Fields *f, PetscInt a) { return !f->n
    axis 0 is alone (the caller's to know), the z slabs' terms. */
 void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2);
 
+/* What the rows of a z slab (side 0 low, 1 high) share, formed once a
+   pass: their cells from lo - R on, n of them within R of the layer, the
+   layer cells [k0, k1) and the cells [f0, f1) beyond which the profile b
+   is 0 (counted from lo - R), where the adjoint forms the factors. */
+typedef struct {
+  PetscInt lo, n, k0, k1, f0, f1;
+} CPUZSide;
+typedef struct {
+  CPUZSide side[2];
+} CPUZRows;
+void CPUZRowsSetUp(const Fields *f, CPUZRows *z);
+
 /* The adjoint CPML terms of the z slabs for one row (i1, i2) of owned
-   cells: uprev's share, then psi and E one step back.  A row's z-slab cells
+   cells (z: CPUZRowsSetUp): uprev's share, then psi and E one step back.  A row's z-slab cells
    read nothing of other rows' slab cells, so when axis 0 is alone the
    adjoint step does each row's right after its leapfrog, while the row is
    in cache, and CPUAdjointLayersEnd leaves the z slabs out. */
-#define CPU_DECLARE_ROW_Z(R, DIM) unsigned CPUAdjointLayersRowZ_r##R(const Fields *f, PetscInt i1, PetscInt i2);
+#define CPU_DECLARE_ROW_Z(R, DIM) unsigned CPUAdjointLayersRowZ_r##R(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2);
 FWI_KERNEL_RADII(CPU_DECLARE_ROW_Z, 0)
 #undef CPU_DECLARE_ROW_Z
