@@ -39,6 +39,7 @@ typedef struct {
   XSlab              slab[2];
   PetscInt           nslab;
   SlabWindow         win[2][2]; /* per step and slab */
+  CPUZRows           z;
 } Pair;
 
 /* The x row of padded cell c (2D). */
@@ -94,7 +95,7 @@ PetscBool CPUAdjointPairPlan(const Fields *f, size_t *scratch_bytes)
 }
 
 /* Row x of step k: its leapfrog and z layer terms. */
-static inline void RowStep(Pair *P, int k, PetscInt x) { CPUAdjointRow(&P->step[k].f, x, 0); }
+static inline void RowStep(Pair *P, int k, PetscInt x) { CPUAdjointRow(&P->step[k].f, &P->z, x, 0); }
 
 /* Row x's factors of the x slabs of step k that form them there. */
 static void RowFactors(Pair *P, int k, PetscInt x) { CPUXSlabsFactors(&P->step[k].f, P->slab, P->nslab, P->win[k], x, 0); }
@@ -170,6 +171,7 @@ PetscErrorCode CPUAdjointPair(Fields *f, const AdjointPair *w)
 
   PetscFunctionBeginUser;
   P.nslab = CPUXSlabs(f, P.slab);
+  CPUZRowsSetUp(f, &P.z);
   PetscCheck(RegionsFit(f, P.slab, P.nslab, T), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Two reverse steps in one sweep do not fit %" PetscInt_FMT " threads' rows", T);
   for (int k = 0; k < 2; k++) {
     StepFields *s = &P.step[k];

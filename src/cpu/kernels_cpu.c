@@ -667,7 +667,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
 
 FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
 
-void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2)
+void CPUAdjointRow(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2)
 {
   const unsigned L = RowLayers(f, i1, i2);
 
@@ -675,10 +675,8 @@ void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2)
   case 10 * R + DIM: \
     AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2, 0); \
     if (f->slab[0][0].ncells || f->slab[0][1].ncells) { \
-      CPUZRows z; \
-      CPUZRowsSetUp(f, &z); \
       if (i1 + 1 < f->n[1]) PrefetchZSlabs(f, i1 + 1, i2); \
-      CPUAdjointLayersRowZ_r##R(f, &z, i1, i2); \
+      CPUAdjointLayersRowZ_r##R(f, z, i1, i2); \
     } \
     break;
   switch (f->radius * 10 + f->dim) {

@@ -166,10 +166,6 @@ PetscErrorCode CPUAdjointLayersEnd(Fields *f);
    holding whole rows, does the z slabs' terms inside adjoint_step. */
 static inline PetscBool CPUAxisAlone(const Fields *f, PetscInt a) { return !f->neighbour[a][0] && !f->neighbour[a][1] ? PETSC_TRUE : PETSC_FALSE; }
 
-/* adjoint_step over the whole row (i1, i2) and, as it does there when
-   axis 0 is alone (the caller's to know), the z slabs' terms. */
-void CPUAdjointRow(const Fields *f, PetscInt i1, PetscInt i2);
-
 /* What the rows of a z slab (side 0 low, 1 high) share, formed once a
    pass: their cells from lo - R on, n of them within R of the layer, the
    layer cells [k0, k1) and the cells [f0, f1) beyond which the profile b
@@ -182,11 +178,17 @@ typedef struct {
 } CPUZRows;
 void CPUZRowsSetUp(const Fields *f, CPUZRows *z);
 
+/* adjoint_step over the whole row (i1, i2) and, as it does there when
+   axis 0 is alone (the caller's to know), the z slabs' terms (z:
+   CPUZRowsSetUp). */
+void CPUAdjointRow(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2);
+
 /* The adjoint CPML terms of the z slabs for one row (i1, i2) of owned
-   cells (z: CPUZRowsSetUp): uprev's share, then psi and E one step back.  A row's z-slab cells
-   read nothing of other rows' slab cells, so when axis 0 is alone the
-   adjoint step does each row's right after its leapfrog, while the row is
-   in cache, and CPUAdjointLayersEnd leaves the z slabs out. */
+   cells (z: CPUZRowsSetUp): uprev's share, then psi and E one step back.
+   A row's z-slab cells read nothing of other rows' slab cells, so when
+   axis 0 is alone the adjoint step does each row's right after its
+   leapfrog, while the row is in cache, and CPUAdjointLayersEnd leaves the
+   z slabs out. */
 #define CPU_DECLARE_ROW_Z(R, DIM) unsigned CPUAdjointLayersRowZ_r##R(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2);
 FWI_KERNEL_RADII(CPU_DECLARE_ROW_Z, 0)
 #undef CPU_DECLARE_ROW_Z

@@ -489,12 +489,12 @@ static PetscBool AnyNonzero(const float *x, size_t n)
 /* A z slab's row takes no adjoint CPML terms where u, zeta and psi are all
    zero over the cells its factors are formed on: the slab's cells within R
    of the layer, and R more each side, where the profile b is not 0.  With
-   profiles nonzero everywhere (grid 0), and with profiles 0 beyond the
-   layer as the grid makes them (grid 1, where the factors are formed in
-   the layer cells only): a 1 at the first of those cells, and one at the
-   last, each alone and both together: each alone must change something,
-   and together exactly the sum of the two (their stencils do not meet),
-   for every input. */
+   profiles nonzero everywhere, and (grid) with profiles 0 beyond the low
+   z layer as the grid makes them (the factors then formed in its cells
+   only; the high slab, all 0, takes no terms): a 1 at the first of those
+   cells, and one at the last, each alone and both together: each alone
+   must change something, and together exactly the sum of the two (their
+   stencils do not meet), for every input. */
 static PetscErrorCode TestQuietRows(PetscInt radius, PetscBool grid)
 {
   const PetscInt edge = grid ? 4 * radius + 2 : 12, n[3] = {edge + 28, 6, 1}, px = 2; /* the two 1s' stencils apart */
