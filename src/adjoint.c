@@ -181,7 +181,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   else PetscCall(ops->mem_zero(f, f->grad, f->ncells * sizeof(float)));
   PetscCall(PetscMalloc2((size_t)t->nsteps * PetscMax(shot->nreach, 1), &host, shot->src.nrows + 1, &src_sum));
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
-  for (PetscInt n = 0; n < t->nsteps; n++) DecimatorGather(&p->decimator, n, shot->nreach, residual, host + (size_t)n * shot->nreach);
+  DecimatorGatherAll(&p->decimator, t->nsteps, shot->nreach, residual, host);
   PetscCall(ops->mem_upload(d.traces, host, (size_t)t->nsteps * shot->nreach * sizeof(float)));
   PetscCall(ops->zero_state(f));
   /* full storage: row parts that stay quiet left as they are */

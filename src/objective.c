@@ -188,11 +188,13 @@ static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, dou
   PetscFunctionBeginUser;
   MemoryCall(PetscMalloc2(n, &w, n, &o), "the data selection", 8.0 * n);
   SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
+#pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) {
     all[i] *= w[i];
     o[i] = obj->obs[k][i] * w[i];
   }
   *J = MisfitGather(obj->o->misfit, nrec, t->nt, all, o, all);
+#pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) all[i] *= w[i];
   PetscCall(PetscFree2(w, o));
   PetscFunctionReturn(0);
@@ -276,14 +278,19 @@ static PetscErrorCode GradientReduce(Objective *obj, double *grad)
 
 PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp)
 {
-  PetscReal range[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, all[2];
+  const float *v  = obj->e.vp_ext;
+  float        lo = (float)PETSC_INFINITY, hi = -(float)PETSC_INFINITY; /* float, so that the loop runs as vector code */
+  PetscReal    range[2], all[2];
 
   PetscFunctionBeginUser;
   PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, vp, obj->e.vp_ext));
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
   for (PetscInt c = 0; c < obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2]; c++) {
-    range[0] = PetscMin(range[0], obj->e.vp_ext[c]);
-    range[1] = PetscMin(range[1], -obj->e.vp_ext[c]);
+    lo = PetscMin(lo, v[c]);
+    hi = PetscMax(hi, v[c]);
   }
+  range[0] = lo;
+  range[1] = -(PetscReal)hi;
   PetscCallMPI(MPIU_Allreduce(range, all, 2, MPIU_REAL, MPIU_MIN, obj->e.l.world));
   PetscCheck(all[0] > 0 && -all[1] <= obj->vp_hi * (1 + 1e-6), obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE,
              "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",

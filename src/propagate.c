@@ -28,20 +28,19 @@ static PetscErrorCode BuildBoxes(Propagator *p)
 PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *vp)
 {
   Fields *f = &p->f;
-  float  *host;
 
   PetscFunctionBeginUser;
-  /* v^2 dt^2 in the padded layout */
-  PetscCall(PetscCalloc1(f->ncells, &host));
+  /* v^2 dt^2 in the padded layout, its padding 0 */
+  if (!p->host_vdt2) PetscCall(PetscCalloc1(f->ncells, &p->host_vdt2));
+#pragma omp parallel for collapse(2) schedule(static)
   for (PetscInt k = 0; k < f->n[2]; k++)
     for (PetscInt j = 0; j < f->n[1]; j++)
       for (PetscInt i = 0; i < f->n[0]; i++) {
         const PetscInt idx[3] = {i, j, k};
         const double   v      = vp[i + f->n[0] * (j + f->n[1] * k)];
-        host[FieldsIndex(f, idx)] = (float)(v * v * t->dt_int * t->dt_int);
+        p->host_vdt2[FieldsIndex(f, idx)] = (float)(v * v * t->dt_int * t->dt_int);
       }
-  PetscCall(p->ops->mem_upload(f->vdt2, host, f->ncells * sizeof(float)));
-  PetscCall(PetscFree(host));
+  PetscCall(p->ops->mem_upload(f->vdt2, p->host_vdt2, f->ncells * sizeof(float)));
   PetscFunctionReturn(0);
 }
 
@@ -128,6 +127,7 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
     for (PetscInt w = 0; w < 2; w++) PetscCall(PetscFree(p->box[pass][w]));
   PetscCall(DecimatorDestroy(&p->decimator));
   PetscCall(PetscFree(p->gsum));
+  PetscCall(PetscFree(p->host_vdt2));
   PetscFunctionReturn(0);
 }
 
@@ -398,8 +398,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   if (store && p->method == GRADIENT_BOUNDARY) ReconstructionStart(p);
   /* the traces at the recording interval, from every internal step's samples */
   PetscCall(ops->mem_download(host, d.traces, (size_t)t->nsteps * shot->nrec * sizeof(float)));
-  PetscCall(PetscArrayzero(traces, shot->nrec * t->nt));
-  for (PetscInt n = 0; n < t->nsteps; n++) DecimatorAdd(&p->decimator, n, shot->nrec, host + (size_t)n * shot->nrec, traces);
+  DecimatorAddAll(&p->decimator, t->nsteps, shot->nrec, host, traces);
   PetscCall(ShotPointsDestroy(p, &d));
   PetscCall(PetscFree(host));
   PetscFunctionReturn(0);

@@ -65,6 +65,7 @@ typedef struct {
   PropagatorSettings settings;
   Decimator        decimator; /* receiver traces: internal step -> recording interval */
   ExactSum        *gsum;      /* the shots' gradient terms since the last reset, owned cells (z fastest) */
+  float           *host_vdt2; /* v^2 dt^2 padded, in host memory on its way in: kept, as an inversion sets a model every evaluation */
   GradientMethod   method;  /* how PropagatorRun with a store and PropagatorAdjoint work */
   Reconstruction   rec;     /* boundary method */
 } Propagator;

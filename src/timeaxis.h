@@ -45,6 +45,14 @@ void DecimatorAdd(const Decimator *d, PetscInt j, PetscInt ntr, const float x[],
    It turns residual traces into the adjoint source of fine step j. */
 void DecimatorGather(const Decimator *d, PetscInt j, PetscInt ntr, const float in[], float x[]);
 
+/* The two above over every fine sample j < nsteps at once, the traces
+   (DecimatorAddAll, which zeroes out[] first) or the samples
+   (DecimatorGatherAll) spread over the threads: x[] holds sample j of the
+   ntr traces at x[j * ntr], and each output is summed in the same order as
+   one call per sample sums it, so the result is the same to the bit. */
+void DecimatorAddAll(const Decimator *d, PetscInt nsteps, PetscInt ntr, const float x[], float out[]);
+void DecimatorGatherAll(const Decimator *d, PetscInt nsteps, PetscInt ntr, const float in[], float x[]);
+
 /* Internal steps needed so that ResampleDown sees every sample it weights:
    nt for m == 1, else (nt - 1 + RESAMPLE_HALF_WIDTH) * m + 1. */
 PetscInt ResampleInternalSteps(PetscInt nt, PetscInt m);

@@ -49,7 +49,7 @@ static inline PetscInt CPUTileCount(PetscInt rows)
   return PetscMax(1, PetscMin(rows, (want + threads - 1) / threads * threads));
 }
 
-/* The float bits as integers, for the tests of all-zero cells. */
+/* The float bits as integers, for the tests of cells for zero or NaN/Inf. */
 typedef uint32_t __attribute__((may_alias)) FloatBits;
 
 /* Whether the OR of floats' bits has any bit but the sign set: some float

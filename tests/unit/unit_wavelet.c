@@ -1,5 +1,6 @@
 /* Wavelets and resampling: Ricker peak, m = 1 identity, adjointness,
-   accuracy against the analytic Ricker, wavelet files. */
+   accuracy against the analytic Ricker, the decimator over all samples at
+   once against one sample at a time, wavelet files. */
 #define _POSIX_C_SOURCE 200809L /* getpid */
 #include "rsf.h"
 #include "unit_check.h"
@@ -59,6 +60,33 @@ static PetscErrorCode TestAdjoint(PetscInt m)
   for (PetscInt k = 0; k < nc && k * m < nf; k++)
     PetscCheck(ux[k * m] == x[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "m=%d: Up changed coarse sample %d", (int)m, (int)k);
   PetscCall(PetscFree4(x, y, ux, dy));
+  PetscFunctionReturn(0);
+}
+
+/* DecimatorAddAll and DecimatorGatherAll against one call per fine sample,
+   to the bit: ntr traces, not a whole number of the threads' blocks. */
+static PetscErrorCode TestDecimatorAll(PetscInt m)
+{
+  const PetscInt nc = 30, ntr = 37, nf = ResampleInternalSteps(nc, m) - 2;
+  const size_t   nx = (size_t)nf * ntr, ny = (size_t)nc * ntr, nmax = PetscMax(nx, ny);
+  Decimator      d;
+  float         *x, *y, *all, *one;
+
+  PetscFunctionBeginUser;
+  PetscCall(DecimatorCreate(m, nc, &d));
+  PetscCall(PetscMalloc4(nx, &x, ny, &y, nmax, &all, nmax, &one));
+  for (size_t i = 0; i < nx; i++) x[i] = (float)sin(0.7 * i * i + 0.1);
+  for (size_t i = 0; i < ny; i++) y[i] = (float)cos(0.3 * i * i);
+  DecimatorAddAll(&d, nf, ntr, x, all);
+  PetscCall(PetscArrayzero(one, ny));
+  for (PetscInt j = 0; j < nf; j++) DecimatorAdd(&d, j, ntr, x + (size_t)j * ntr, one);
+  PetscCheck(!memcmp(all, one, ny * sizeof(float)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "m=%d: DecimatorAddAll differs from DecimatorAdd sample by sample", (int)m);
+  DecimatorGatherAll(&d, nf, ntr, y, all);
+  for (PetscInt j = 0; j < nf; j++) DecimatorGather(&d, j, ntr, y, one + (size_t)j * ntr);
+  PetscCheck(!memcmp(all, one, nx * sizeof(float)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "m=%d: DecimatorGatherAll differs from DecimatorGather sample by sample",
+             (int)m);
+  PetscCall(PetscFree4(x, y, all, one));
+  PetscCall(DecimatorDestroy(&d));
   PetscFunctionReturn(0);
 }
 
@@ -123,6 +151,7 @@ int main(int argc, char **argv)
   PetscCall(TestRicker());
   PetscCall(TestIdentity());
   for (PetscInt m = 2; m <= 5; m++) PetscCall(TestAdjoint(m));
+  for (PetscInt m = 1; m <= 3; m += 2) PetscCall(TestDecimatorAll(m));
   PetscCall(TestAccuracy());
   PetscCall(TestFile());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_wavelet: all checks passed\n"));
