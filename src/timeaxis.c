@@ -3,6 +3,7 @@
 #include "kaiser.h"
 #include "stencil.h"
 #include <math.h>
+#include <string.h>
 
 #define W RESAMPLE_HALF_WIDTH
 /* Kaiser shape: larger beta lowers the ripple but widens the transition band.
@@ -156,7 +157,7 @@ void DecimatorAddAll(const Decimator *d, PetscInt nsteps, PetscInt ntr, const fl
 #pragma omp parallel for schedule(static)
   for (PetscInt k0 = 0; k0 < ntr; k0 += DECIMATE_TRACES) {
     const PetscInt nb = PetscMin(DECIMATE_TRACES, ntr - k0);
-    PetscArrayzero(out + (size_t)k0 * d->nout, (size_t)nb * d->nout);
+    memset(out + (size_t)k0 * d->nout, 0, (size_t)nb * d->nout * sizeof(float));
     for (PetscInt j = 0; j < nsteps; j++) DecimatorAdd(d, j, nb, x + (size_t)j * ntr + k0, out + (size_t)k0 * d->nout);
   }
 }

@@ -64,7 +64,8 @@ static PetscErrorCode TestAdjoint(PetscInt m)
 }
 
 /* DecimatorAddAll and DecimatorGatherAll against one call per fine sample,
-   to the bit: ntr traces, not a whole number of the threads' blocks. */
+   to the bit: ntr traces, not a whole number of DecimatorAddAll's blocks
+   of 16. */
 static PetscErrorCode TestDecimatorAll(PetscInt m)
 {
   const PetscInt nc = 30, ntr = 37, nf = ResampleInternalSteps(nc, m) - 2;
