@@ -175,8 +175,7 @@ PetscErrorCode ResampleDown(PetscInt nin, const float *in, PetscInt m, PetscInt 
   PetscFunctionBeginUser;
   PetscCall(CheckArgs(nin, m, nout));
   PetscCall(DecimatorCreate(m, nout, &d));
-  PetscCall(PetscArrayzero(out, nout));
-  for (PetscInt j = 0; j < nin; j++) DecimatorAdd(&d, j, 1, in + j, out);
+  DecimatorAddAll(&d, nin, 1, in, out);
   PetscCall(DecimatorDestroy(&d));
   PetscFunctionReturn(0);
 }
