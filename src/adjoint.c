@@ -123,6 +123,8 @@ static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const Sh
   const KernelOps *ops   = p->ops;
   Fields          *f     = &p->f;
   const PetscBool  image = pair || !n ? PETSC_TRUE : PETSC_FALSE;
+  const float     *residual = d->traces + (size_t)n * shot->nreach;
+  const PetscBool  in_step  = ops->adjoint_injects && ops->adjoint_injects(f) ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBeginUser;
   if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p));
@@ -141,13 +143,18 @@ static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const Sh
   PetscCall(PhaseEnd(FWI_INJREC));
   PetscCall(ops->adjoint_layers_begin(f));
   PetscCall(ops->mirror_ghosts(f));
+  if (in_step) {
+    f->inject     = &d->reach;
+    f->inject_amp = residual;
+  }
   PetscCall(StepRegions(p, PETSC_TRUE));
+  f->inject = NULL;
   PetscCall(PhaseBegin(FWI_SHELL));
   PetscCall(ops->adjoint_layers_end(f));
   PetscCall(PhaseEnd(FWI_SHELL));
 
   PetscCall(PhaseBegin(FWI_INJREC));
-  PetscCall(ops->inject(f, &d->reach, d->traces + (size_t)n * shot->nreach));
+  if (!in_step) PetscCall(ops->inject(f, &d->reach, residual));
   PetscCall(ops->zero_surface(f));
   PetscCall(PhaseEnd(FWI_INJREC));
   if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionEnd(p, d, store, n));

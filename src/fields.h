@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include "stencil.h"
 
+struct PointMap; /* kernels.h */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -88,6 +90,10 @@ typedef struct {
   uint64_t *uprev_live;         /* the same for uprev, swapped with u_live by FieldsSwap */
   size_t         parts_left[2]; /* with u_live: the parts' steps left as they were, and all parts' steps */
   float *grad;                  /* adjoint: sum over steps of lap times the adjoint field */
+  const struct PointMap *inject; /* adjoint, where the backend's adjoint_step takes it (KernelOps.adjoint_injects):
+                                   the residuals this step adds to uprev, at inject_amp, each row's once the row
+                                   is complete, while it is in cache; NULL: the caller injects after the step */
+  const float *inject_amp;
   float *fu, *fuprev;           /* adjoint, boundary gradient method: the forward field u^n, u^{n+1}
                                    run backwards; when set the adjoint step also writes u^{n-1} over
                                    fuprev in the core and images with L u^n there (lap unused) */

@@ -22,7 +22,7 @@ extern "C" {
    - record: rows are points, entries index padded cells (index >= 0) or
        values another rank sent (remote[-1 - index]):
        out[i] = (float) sum w u[index]. */
-typedef struct {
+typedef struct PointMap {
   PetscInt   nrows;
   ptrdiff_t *cell; /* inject only */
   PetscInt  *start;
@@ -109,6 +109,11 @@ typedef struct {
      as they are (the same values; a zero may change sign), where the fields
      are laid out for it (else nothing is kept); off: no longer. */
   PetscErrorCode (*adjoint_live)(Fields *, PetscBool on);
+  /* Optional (NULL: never).  Whether, for fields laid out as these,
+     adjoint_step adds Fields.inject to uprev itself, as inject would after
+     adjoint_layers_end (which then has nothing to add to uprev): each row's
+     cells once the row is complete, while it is in cache. */
+  PetscBool (*adjoint_injects)(const Fields *);
   /* lanes */
   PetscErrorCode (*side_begin)(Fields *); /* following work on the side lane, after the main lane's work so far */
   PetscErrorCode (*side_end)(Fields *);   /* following work on the main lane again */

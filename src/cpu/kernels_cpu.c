@@ -221,6 +221,43 @@ static void MarkZSlabs(const Fields *f, const CPUZRows *z, unsigned sides, Petsc
   }
 }
 
+/* An injected cell, at `offset` along padded row `row` (LiveRowIndex):
+   its part marked live in uprev_live, where it is kept. */
+static inline void MarkInjected(const Fields *f, size_t row, ptrdiff_t offset)
+{
+  if (f->uprev_live) LiveBitSet(f->uprev_live + row * FieldsLiveWords(f), (PetscInt)(offset / FIELDS_QUIET_CELLS), 1);
+}
+
+/* The adjoint step's injection (Fields.inject, its cells ascending, as
+   rows of the field are): the first of its cells at or after row (i1,
+   i2)'s start. */
+static PetscInt InjectFirst(const Fields *f, PetscInt i1, PetscInt i2)
+{
+  const ptrdiff_t start = (ptrdiff_t)LiveRowIndex(f, i1, i2) * f->stride[1];
+  PetscInt        lo = 0, hi = f->inject->nrows;
+
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+    if (f->inject->cell[mid] < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Its cells in complete row (i1, i2), from its cell *k on (InjectFirst,
+   then the rows in order). */
+static void InjectRow(const Fields *f, PetscInt *k, PetscInt i1, PetscInt i2)
+{
+  const PointMap *m     = f->inject;
+  const size_t    row   = LiveRowIndex(f, i1, i2);
+  const ptrdiff_t start = (ptrdiff_t)row * f->stride[1], end = start + f->stride[1];
+
+  for (; *k < m->nrows && m->cell[*k] < end; (*k)++) {
+    CPUInjectRow(f, f->uprev, m, f->inject_amp, *k);
+    MarkInjected(f, row, m->cell[*k] - start);
+  }
+}
+
 /* The axes 1 and 2 (bits) in whose layers row (i1, i2) lies. */
 static inline unsigned RowLayers(const Fields *f, PetscInt i1, PetscInt i2)
 {
@@ -616,6 +653,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
        contiguous in the store, and each packs into fewer cells than it \
        spans) */ \
     const PetscBool live = pass == PASS_STEP && f->live; \
+    const PetscBool inject = pass == PASS_ADJOINT && f->inject; /* each row's R rows on, once its x slabs' finish is done */ \
     PetscInt        qlo[3], qhi[3]; /* QuietRows */ \
     if (pass == PASS_MEMORY && whole && !L) return; \
     QuietRows(f, qlo, qhi); \
@@ -628,6 +666,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
       PetscInt       left = 0; /* parts the adjoint left as they were */ \
       for (PetscInt i2 = b->lo[2]; i2 < b->hi[2]; i2++) { \
         LiveStream ls = {live ? (size_t)FieldsIndex(f, (const PetscInt[3]){-f->radius, t0, i2}) : 0, 0, {0}}; /* the next row's live cells go at ls.at */ \
+        PetscInt       inj = inject ? InjectFirst(f, t0, i2) : 0; \
         if (xwork) CPUXSweepBegin(f, &xs, xwork + omp_get_thread_num() * CPUXSweepFloats(f), t0, i2); \
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
@@ -640,6 +679,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
               if (f->uprev_live) MarkZSlabs(f, &z, sides, i1, i2); \
             } \
             if (xwork) CPUXSweepRow(f, &xs, i1, i2); \
+            if (inject && i1 - f->radius >= t0) InjectRow(f, &inj, i1 - f->radius, i2); \
             continue; \
           } \
           if (pass == PASS_MEMORY && whole) { \
@@ -660,6 +700,7 @@ static inline void RowAdvance(Row *w, PetscInt d)
         } \
         if (live) LiveStreamEnd(f, &ls); \
         if (xwork) CPUXSweepEnd(f, &xs, t1, i2); \
+        for (PetscInt r = PetscMax(t0, t1 - f->radius); inject && r < t1; r++) InjectRow(f, &inj, r, i2); \
       } \
       if (live) STREAM_FENCE(); /* the stores seen by every thread once the loop ends */ \
       if (left) { \
@@ -706,7 +747,8 @@ static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
   PetscCheck(pass != PASS_ADJOINT || !CPUAxisAlone(f, 0) || (b->lo[0] == 0 && b->hi[0] == f->n[0]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "Adjoint box [%" PetscInt_FMT ", %" PetscInt_FMT ") cuts rows along z where no rank lies across a z face: expected whole rows",
              b->lo[0], b->hi[0]);
-  PetscCheck(!xsweep || BoxWhole(f, b), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Adjoint box of a rank alone along every axis: expected every owned cell");
+  PetscCheck(!(xsweep || (pass == PASS_ADJOINT && f->inject)) || BoxWhole(f, b), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "Adjoint box of a rank alone along every axis: expected every owned cell");
   if (xsweep) PetscCall(PetscMalloc1(omp_get_max_threads() * CPUXSweepFloats(f), &xwork));
 #define STEP_CASE(R, DIM) \
   case 10 * R + DIM: Step_##DIM##d_r##R(f, b, pass, xwork); break;
@@ -726,6 +768,18 @@ static PetscErrorCode AdjointStep(Fields *f, const Box *b) { return BoxPass(f, b
 /* Every box holds whole rows where no rank lies across a z face; the rows'
    starts (32 bits, Fields.live_start) reach every cell of a step's slot. */
 static PetscBool LiveMap(const Fields *f) { return CPUAxisAlone(f, 0) && f->ncells <= UINT32_MAX; }
+
+/* The adjoint step is then all the adjoint does to uprev (but for a free
+   surface's zeros, which follow the injection): a rank alone along every
+   axis (one box, no halo exchange), no y slabs (adjoint_layers_end's), and
+   the x slabs, if any, in the step's sweep. */
+static PetscBool AdjointInjects(const Fields *f)
+{
+  for (PetscInt a = 0; a < f->dim; a++)
+    if (!CPUAxisAlone(f, a)) return PETSC_FALSE;
+  if (f->slab[2][0].ncells || f->slab[2][1].ncells) return PETSC_FALSE;
+  return !(f->slab[1][0].ncells || f->slab[1][1].ncells) || CPUXSlabsInStep(f) ? PETSC_TRUE : PETSC_FALSE;
+}
 
 /* Fields.u_live and uprev_live in one block, zeroed with the state they
    describe; where the rows are whole (LiveMap). */
@@ -789,10 +843,7 @@ static PetscErrorCode Inject(Fields *f, const PointMap *m, const float amp[])
 {
   PetscFunctionBeginUser;
   _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++) CPUInjectRow(f, f->uprev, m, amp, i);
-  for (PetscInt i = 0; f->uprev_live && i < m->nrows; i++) { /* cell c's row c / stride[1] in both */
-    const ptrdiff_t c = m->cell[i];
-    LiveBitSet(f->uprev_live + c / f->stride[1] * FieldsLiveWords(f), c % f->stride[1] / FIELDS_QUIET_CELLS, 1);
-  }
+  for (PetscInt i = 0; f->uprev_live && i < m->nrows; i++) MarkInjected(f, (size_t)(m->cell[i] / f->stride[1]), m->cell[i] % f->stride[1]);
   PetscFunctionReturn(0);
 }
 
@@ -949,6 +1000,7 @@ const KernelOps KernelOpsCPU = {
   .adjoint_pair         = CPUAdjointPair,
   .live_map             = LiveMap,
   .adjoint_live         = AdjointLive,
+  .adjoint_injects      = AdjointInjects,
   .side_begin           = InOrder,
   .side_end             = InOrder,
   .join                 = InOrder,
