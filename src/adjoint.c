@@ -33,11 +33,12 @@ static PetscErrorCode ImageAdd(Propagator *p, const PointMap *src, const double 
 {
   const Fields *f   = &p->f;
   int           bad = 0;
-  float        *padded;
+  void         *copy;
+  const void   *image;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(f->ncells, &padded));
-  PetscCall(p->ops->mem_download(padded, f->grad, f->ncells * sizeof(float)));
+  PetscCall(BackendRead(p->ops, f->grad, f->ncells * sizeof(float), &copy, &image));
+  const float *padded = (const float *)image;
 #pragma omp parallel for collapse(2) reduction(| : bad) schedule(static)
   for (PetscInt k = 0; k < f->n[2]; k++)
     for (PetscInt j = 0; j < f->n[1]; j++)
@@ -45,7 +46,7 @@ static PetscErrorCode ImageAdd(Propagator *p, const PointMap *src, const double 
         const PetscInt idx[3] = {i, j, k};
         bad |= ExactSumAdd(&p->gsum[i + f->n[0] * (j + f->n[1] * k)], padded[FieldsIndex(f, idx)]);
       }
-  PetscCall(PetscFree(padded));
+  PetscCall(PetscFree(copy));
   for (PetscInt i = 0; i < src->nrows; i++) bad |= ExactSumAdd(&p->gsum[OwnedIndex(f, src->cell[i])], sum[i]);
   PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)");
   PetscFunctionReturn(0);
@@ -57,11 +58,12 @@ static PetscErrorCode ImageAdd(Propagator *p, const PointMap *src, const double 
 static PetscErrorCode SourceTerm(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const ShotPoints *d, const float *wavelet, double *sum)
 {
   const PointMap *src = &shot->src;
-  float          *at;
+  void           *copy;
+  const void     *samples;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1((size_t)t->nsteps * src->nrows, &at));
-  PetscCall(p->ops->mem_download(at, d->at_src, (size_t)t->nsteps * src->nrows * sizeof(float)));
+  PetscCall(BackendRead(p->ops, d->at_src, (size_t)t->nsteps * src->nrows * sizeof(float), &copy, &samples));
+  const float *at = (const float *)samples;
   for (PetscInt i = 0; i < src->nrows; i++) {
     sum[i] = 0;
     for (PetscInt n = t->nsteps - 1; n >= 0; n--) {
@@ -71,7 +73,7 @@ static PetscErrorCode SourceTerm(const Propagator *p, const TimeAxis *t, const S
       sum[i] += (double)at[(size_t)n * src->nrows + i] * (float)w;
     }
   }
-  PetscCall(PetscFree(at));
+  PetscCall(PetscFree(copy));
   PetscFunctionReturn(0);
 }
 
@@ -174,8 +176,9 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
 {
   const KernelOps *ops = p->ops;
   Fields          *f   = &p->f;
+  const size_t     n   = (size_t)t->nsteps * shot->nreach;
   ShotPoints       d;
-  float           *host;
+  float           *host = NULL; /* the residuals over the steps, where they are formed in host memory for the backend's */
   double          *src_sum;
   PetscLogDouble   last[2] = {0, 0};
 
@@ -186,10 +189,11 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
      waits for the whole device) */
   if (!f->grad) PetscCall(ops->mem_alloc((void **)&f->grad, f->ncells * sizeof(float)));
   else PetscCall(ops->mem_zero(f, f->grad, f->ncells * sizeof(float)));
-  PetscCall(PetscMalloc2((size_t)t->nsteps * PetscMax(shot->nreach, 1), &host, shot->src.nrows + 1, &src_sum));
+  PetscCall(PetscMalloc1(shot->src.nrows + 1, &src_sum));
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
-  DecimatorGatherAll(&p->decimator, t->nsteps, shot->nreach, residual, host);
-  PetscCall(ops->mem_upload(d.traces, host, (size_t)t->nsteps * shot->nreach * sizeof(float)));
+  if (!ops->host_memory) PetscCall(PetscMalloc1(n + 1, &host));
+  DecimatorGatherAll(&p->decimator, t->nsteps, shot->nreach, residual, host ? host : d.traces);
+  if (host) PetscCall(ops->mem_upload(d.traces, host, n * sizeof(float)));
   PetscCall(ops->zero_state(f));
   /* full storage: row parts that stay quiet left as they are */
   const PetscBool quiet = p->method != GRADIENT_BOUNDARY && p->settings.skip_quiet && ops->adjoint_live;
@@ -210,6 +214,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   PetscCall(SourceTerm(p, t, shot, &d, wavelet, src_sum));
   PetscCall(ImageAdd(p, &shot->src, src_sum));
   PetscCall(ShotPointsDestroy(p, &d));
-  PetscCall(PetscFree2(host, src_sum));
+  PetscCall(PetscFree(host));
+  PetscCall(PetscFree(src_sum));
   PetscFunctionReturn(0);
 }

@@ -52,6 +52,7 @@ typedef struct {
 typedef struct {
   const char *name;
   PetscBool   split_boxes; /* the forward's boxes cut at the layer edges of axes 1, 2 (see Box; the adjoint's never are); else per-cell layer tests */
+  PetscBool   host_memory; /* backend memory is host memory, and work is done when its call returns: the caller reads and writes it in place */
   PetscErrorCode (*alloc)(Fields *);  /* every array zeroed */
   PetscErrorCode (*free)(Fields *);
   PetscErrorCode (*zero_state)(Fields *); /* u, uprev, psi, zeta */

@@ -124,6 +124,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   const PetscBool gradient = r->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;
   const Layout   *l        = r->l;
   const double    nt = (double)r->nt, fl = sizeof(float);
+  const double    copies = r->ops && r->ops->host_memory ? 0 : 1; /* of backend memory, downloaded to be read on the host */
   double          nrec_max = 0, observed = 0;
   RankShare       s;
 
@@ -137,19 +138,19 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   }
   /* PETSc's DMDA maps (two indices a ghosted cell), the model as read, kept
      and staged; the gradient's exact sum over shots and its value on the
-     extended cells, a shot's image downloaded, the value on the user cells,
+     extended cells, a shot's image (downloaded), the value on the user cells,
      and the PetscSF folding the one onto the other (its graph and per-rank
      index lists: five indices a leaf, measured) */
   bytes[MEM_GRID] = s.padded * (2 * sizeof(PetscInt) + fl) + 2 * fl * s.owned +
-                    (gradient ? s.owned * (sizeof(ExactSum) + fl + 2 * sizeof(double) + 5 * sizeof(PetscInt)) + fl * s.padded + s.user * (fl + sizeof(double)) : 0);
+                    (gradient ? s.owned * (sizeof(ExactSum) + fl + 2 * sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded + s.user * (fl + sizeof(double)) : 0);
   bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? fl * s.padded : 0);
   bytes[MEM_LAYERS] = s.layers;
   /* this rank's receivers at the recording rate, with, while the shot runs,
-     the same at every internal step in backend and host memory, or, once it
-     is done, the whole shot gathered twice on the group's first rank (in
-     rank order, then in receiver order); the wavelet at both rates and on
-     the backend */
-  bytes[MEM_TRACES] = fl * (s.local_rec * nt + PetscMax(2.0 * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt + 3.0 * r->nsteps);
+     the same at every internal step in backend memory (and downloaded), or,
+     once it is done, the whole shot gathered twice on the group's first rank
+     (in rank order, then in receiver order); the wavelet at both rates and
+     on the backend */
+  bytes[MEM_TRACES] = fl * (s.local_rec * nt + PetscMax((1 + copies) * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt + 3.0 * r->nsteps);
   bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
   bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id
                            ? s.user * (OPTIMISER_VECTORS * sizeof(double) + INVERSION_ARRAYS + r->preconditioner_arrays * sizeof(double))

@@ -186,6 +186,10 @@ static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, dou
   float          *w, *o;
 
   PetscFunctionBeginUser;
+  if (SelectionKeepsAll(obj->o, obj->band, &obj->e.geo, obj->killed, s, t->nt, obj->obs_raw[k])) { /* weights of 1 change no value */
+    *J = MisfitGather(obj->o->misfit, nrec, t->nt, all, obj->obs[k], all);
+    PetscFunctionReturn(0);
+  }
   MemoryCall(PetscMalloc2(n, &w, n, &o), "the data selection", 8.0 * n);
   SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
 #pragma omp parallel for schedule(static)

@@ -190,6 +190,20 @@ PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BackendRead(const KernelOps *ops, const void *dev, size_t bytes, void **copy, const void **host)
+{
+  PetscFunctionBeginUser;
+  *copy = NULL;
+  if (ops->host_memory) {
+    *host = dev;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc(bytes, copy));
+  PetscCall(ops->mem_download(*copy, dev, bytes));
+  *host = *copy;
+  PetscFunctionReturn(0);
+}
+
 /* A box operation (forward or adjoint step) over the interior (which = 0) or shell (1) boxes. */
 typedef PetscErrorCode (*BoxOp)(Fields *, const Box *);
 
@@ -353,11 +367,11 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   const KernelOps *ops = p->ops;
   Fields          *f   = &p->f;
   ShotPoints       d;
-  float           *host;
+  void            *copy;
+  const void      *samples;
   PetscLogDouble   last[2] = {0, 0}; /* time and step of the last progress line */
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1((size_t)t->nsteps * PetscMax(shot->nrec, 1), &host));
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
   PetscCall(ops->zero_state(f));
   PetscCall(PetscTime(&last[0]));
@@ -397,9 +411,9 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   }
   if (store && p->method == GRADIENT_BOUNDARY) ReconstructionStart(p);
   /* the traces at the recording interval, from every internal step's samples */
-  PetscCall(ops->mem_download(host, d.traces, (size_t)t->nsteps * shot->nrec * sizeof(float)));
-  DecimatorAddAll(&p->decimator, t->nsteps, shot->nrec, host, traces);
+  PetscCall(BackendRead(ops, d.traces, (size_t)t->nsteps * shot->nrec * sizeof(float), &copy, &samples));
+  DecimatorAddAll(&p->decimator, t->nsteps, shot->nrec, (const float *)samples, traces);
+  PetscCall(PetscFree(copy));
   PetscCall(ShotPointsDestroy(p, &d));
-  PetscCall(PetscFree(host));
   PetscFunctionReturn(0);
 }

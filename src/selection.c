@@ -44,6 +44,16 @@ void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, cons
   }
 }
 
+PetscBool SelectionKeepsAll(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt nt, const float *obs)
+{
+  const PetscInt r0 = geo->rec_start[s], nrec = geo->rec_start[s + 1] - r0;
+
+  if (PerBandValue(&o->offset_min, band) > 0 || PerBandValue(&o->offset_max, band) < PETSC_MAX_REAL || o->window_velocity > 0) return PETSC_FALSE;
+  for (PetscInt k = 0; k < nrec; k++)
+    if ((killed && killed[r0 + k]) || (o->kill_dead_traces && Dead(nt, obs + (size_t)k * nt))) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
 typedef struct {
   const char     *path;
   const Geometry *geo;

@@ -21,6 +21,11 @@
 void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt,
                       const float *obs, float *w);
 
+/* Whether SelectionWeights, called with the same arguments, gives every
+   sample 1: no offset limits and no time window in band `band`, and none
+   of shot s's traces killed or, with -kill_dead_traces, dead. */
+PetscBool SelectionKeepsAll(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt nt, const float *obs);
+
 /* The -kill_traces file (path) read by the first rank of comm: lines
    "SHOT TRACE", both 0-based (TRACE: the receiver's trace in the shot's
    gather), '#' starting a comment.  *killed: a flag per trace of the

@@ -158,12 +158,16 @@ def main():
         with open(kill, "w") as f:
             f.write("# shot trace\n0 3\n1 3   # a dead geophone\n\n")
         changed = scaled_observed(obs, scr.sub("obs_killed"), lambda g: g + (np.arange(g.shape[0]) == 3)[:, None])
-        Jk = {name: tg.misfit_of(c.run(1, base + extra + ["-observed_dir", folder, "-vp", m_path], scr.sub(f"k_{name}")))
+        dead = folders["dead trace"]  # trace 3 of every shot all zeros
+        Jk = {name: tg.misfit_of(c.run(1, base + extra + ["-observed_dir", folder, "-vp", m_path], scr.sub(f"k_{name.replace(' ', '_').replace(',', '')}")))
               for name, folder, extra in (("listed", obs, ["-kill_traces", kill]), ("listed, changed", changed, ["-kill_traces", kill]),
-                                          ("changed", changed, []))}
+                                          ("changed", changed, []), ("dead", dead, []), ("dead, kept", dead, ["-kill_dead_traces", "0"]))}
         print("  (f) -kill_traces: " + ", ".join(f"{k} {v:.9e}" for k, v in Jk.items()), flush=True)
         if Jk["listed, changed"] != Jk["listed"] or Jk["changed"] == Jk["listed"]:
             failures.append(f"(f) -kill_traces: misfits {Jk}: changes to listed traces must not count")
+        # -kill_dead_traces (on by default) leaves out the same traces as listing them
+        if Jk["dead"] != Jk["listed"] or Jk["dead, kept"] == Jk["dead"]:
+            failures.append(f"(f) -kill_dead_traces: misfits {Jk}: the dead traces must count exactly as if listed, and only with -kill_dead_traces 0")
         for text, words in (("0 99999\n", ["line 1", "trace 99999"]), ("7 0\n", ["shot 7"]), ("0 3\n0 x\n", ["line 2", "expected SHOT TRACE"])):
             with open(kill, "w") as f:
                 f.write(text)

@@ -982,6 +982,7 @@ static PetscErrorCode InOrder(Fields *f) { return 0; }
 const KernelOps KernelOpsCPU = {
   .name           = "cpu",
   .split_boxes    = PETSC_TRUE,
+  .host_memory    = PETSC_TRUE,
   .alloc          = Alloc,
   .free           = Free,
   .zero_state     = ZeroState,
