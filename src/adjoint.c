@@ -178,7 +178,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   Fields          *f   = &p->f;
   const size_t     n   = (size_t)t->nsteps * shot->nreach;
   ShotPoints       d;
-  float           *host = NULL; /* the residuals over the steps, where they are formed in host memory for the backend's */
+  float           *host = NULL; /* the residuals over the steps, formed here before their upload (device backends) */
   double          *src_sum;
   PetscLogDouble   last[2] = {0, 0};
 

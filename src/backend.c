@@ -76,3 +76,17 @@ PetscErrorCode BackendSetUp(const Layout *l, const Options *o, Backend *b)
                           HaloTypes[b->halo_type], o->halo_type >= 0 ? "" : " (best available)", b->overlap ? "on" : "off"));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode BackendRead(const KernelOps *ops, const void *dev, size_t bytes, void **copy, const void **host)
+{
+  PetscFunctionBeginUser;
+  *copy = NULL;
+  if (ops->host_memory) {
+    *host = dev;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc(bytes, copy));
+  PetscCall(ops->mem_download(*copy, dev, bytes));
+  *host = *copy;
+  PetscFunctionReturn(0);
+}

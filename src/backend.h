@@ -15,3 +15,8 @@ typedef struct {
 
 /* Collective over the world; prints the choice once. */
 PetscErrorCode BackendSetUp(const Layout *l, const Options *o, Backend *b);
+
+/* Bytes of backend memory at dev, to read on the host: *host is dev itself
+   where that is host memory (KernelOps.host_memory), else a copy
+   downloaded into *copy (PetscFree it; NULL where none was made). */
+PetscErrorCode BackendRead(const KernelOps *ops, const void *dev, size_t bytes, void **copy, const void **host);

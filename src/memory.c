@@ -124,7 +124,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   const PetscBool gradient = r->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;
   const Layout   *l        = r->l;
   const double    nt = (double)r->nt, fl = sizeof(float);
-  const double    copies = r->ops && r->ops->host_memory ? 0 : 1; /* of backend memory, downloaded to be read on the host */
+  const double    copies = r->ops && r->ops->host_memory ? 0 : 1; /* 1 where backend memory is downloaded to be read (device backends) */
   double          nrec_max = 0, observed = 0;
   RankShare       s;
 
@@ -146,10 +146,10 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? fl * s.padded : 0);
   bytes[MEM_LAYERS] = s.layers;
   /* this rank's receivers at the recording rate, with, while the shot runs,
-     the same at every internal step in backend memory (and downloaded), or,
-     once it is done, the whole shot gathered twice on the group's first rank
-     (in rank order, then in receiver order); the wavelet at both rates and
-     on the backend */
+     the same at every internal step in backend memory (and downloaded from
+     a device), or, once it is done, the whole shot gathered twice on the
+     group's first rank (in rank order, then in receiver order); the wavelet
+     at both rates and on the backend */
   bytes[MEM_TRACES] = fl * (s.local_rec * nt + PetscMax((1 + copies) * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt + 3.0 * r->nsteps);
   bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
   bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id

@@ -190,20 +190,6 @@ PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BackendRead(const KernelOps *ops, const void *dev, size_t bytes, void **copy, const void **host)
-{
-  PetscFunctionBeginUser;
-  *copy = NULL;
-  if (ops->host_memory) {
-    *host = dev;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscMalloc(bytes, copy));
-  PetscCall(ops->mem_download(*copy, dev, bytes));
-  *host = *copy;
-  PetscFunctionReturn(0);
-}
-
 /* A box operation (forward or adjoint step) over the interior (which = 0) or shell (1) boxes. */
 typedef PetscErrorCode (*BoxOp)(Fields *, const Box *);
 

@@ -1,6 +1,7 @@
 /* Private to the propagator: the pieces of a time step that the forward
    run (propagate.c) and its adjoint (adjoint.c) share. */
 #pragma once
+#include "backend.h"
 #include "propagate.h"
 
 /* A shot's points in backend memory, so a step needs no transfer beyond
@@ -30,10 +31,6 @@ PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char
 /* Every nan_check_interval steps and after the last: a clear error, on
    every rank of the group, once the field holds NaN or Inf. */
 PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done);
-/* bytes of backend memory at dev, to read on the host: *host is dev itself
-   where that is host memory (KernelOps.host_memory), else a copy
-   downloaded into *copy (PetscFree it; NULL where none was made) */
-PetscErrorCode BackendRead(const KernelOps *ops, const void *dev, size_t bytes, void **copy, const void **host);
 
 /* The boundary method (reconstruct.c).  Save: the band of u^n into the
    store at forward step n (n < nsteps - 1).  Start: after the forward run,

@@ -17,20 +17,21 @@ static void UserBox(const Grid *g, PetscInt start[3], PetscInt count[3], PetscIn
 
 PetscErrorCode SnapshotUserCells(const Experiment *e, const Fields *f, PetscInt start[3], PetscInt count[3], float *block)
 {
-  PetscInt local[3];
-  float   *padded;
+  PetscInt    local[3];
+  void       *copy;
+  const void *u;
 
   PetscFunctionBeginUser;
   UserBox(&e->g, start, count, local);
-  PetscCall(PetscMalloc1(f->ncells, &padded));
-  PetscCall(e->backend.ops->mem_download(padded, f->u, f->ncells * sizeof(float)));
+  PetscCall(BackendRead(e->backend.ops, f->u, f->ncells * sizeof(float), &copy, &u));
+  const float *padded = (const float *)u;
   for (PetscInt k = 0; k < count[2]; k++)
     for (PetscInt j = 0; j < count[1]; j++)
       for (PetscInt i = 0; i < count[0]; i++) {
         const PetscInt cell[3] = {local[0] + i, local[1] + j, local[2] + k};
         block[i + count[0] * (j + count[1] * k)] = padded[FieldsIndex(f, cell)];
       }
-  PetscCall(PetscFree(padded));
+  PetscCall(PetscFree(copy));
   PetscFunctionReturn(0);
 }
 
