@@ -22,6 +22,14 @@ static PetscBool Dead(PetscInt nt, const float *o)
   return PETSC_TRUE;
 }
 
+/* Whether trace r of the survey (its samples at obs) is left out whatever
+   its offset and window: listed in -kill_traces, or dead under
+   -kill_dead_traces. */
+static PetscBool TraceRemoved(const Options *o, const PetscBool *killed, PetscInt r, PetscInt nt, const float *obs)
+{
+  return (killed && killed[r]) || (o->kill_dead_traces && Dead(nt, obs)) ? PETSC_TRUE : PETSC_FALSE;
+}
+
 void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt,
                       const float *obs, float *w)
 {
@@ -38,7 +46,7 @@ void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, cons
     for (PetscInt a = 1; a < dim; a++) offset += (rec->c[a] - src->c[a]) * (rec->c[a] - src->c[a]);
     first  = o->window_velocity > 0 ? sqrt(offset + dz * dz) / o->window_velocity : 0;
     offset = sqrt(offset);
-    keep   = offset >= omin && offset <= omax && !(o->kill_dead_traces && Dead(nt, obs + (size_t)k * nt)) && !(killed && killed[r0 + k]);
+    keep   = offset >= omin && offset <= omax && !TraceRemoved(o, killed, r0 + k, nt, obs + (size_t)k * nt);
     for (PetscInt i = 0; i < nt; i++)
       w[(size_t)k * nt + i] = !keep ? 0.0f : o->window_velocity > 0 ? (float)Window(i * dt, first + ws, first + we, o->window_taper) : 1.0f;
   }
@@ -50,7 +58,7 @@ PetscBool SelectionKeepsAll(const Options *o, PetscInt band, const Geometry *geo
 
   if (PerBandValue(&o->offset_min, band) > 0 || PerBandValue(&o->offset_max, band) < PETSC_MAX_REAL || o->window_velocity > 0) return PETSC_FALSE;
   for (PetscInt k = 0; k < nrec; k++)
-    if ((killed && killed[r0 + k]) || (o->kill_dead_traces && Dead(nt, obs + (size_t)k * nt))) return PETSC_FALSE;
+    if (TraceRemoved(o, killed, r0 + k, nt, obs + (size_t)k * nt)) return PETSC_FALSE;
   return PETSC_TRUE;
 }
 
