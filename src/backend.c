@@ -22,6 +22,10 @@ static PetscErrorCode BestDeviceHalo(const Layout *l, HaloType *type)
   char      why[256];
 
   PetscFunctionBeginUser;
+  if (l->group_size == 1) { /* a lone rank exchanges nothing: no NCCL communicator to set up */
+    *type = HALO_STAGED;
+    PetscFunctionReturn(0);
+  }
   PetscCall(Available(l, HALO_NCCL, &nccl, why, sizeof(why)));
   PetscCall(Available(l, HALO_MPI_DEVICE, &aware, why, sizeof(why)));
   *type = nccl ? HALO_NCCL : aware ? HALO_MPI_DEVICE : HALO_STAGED;

@@ -137,6 +137,11 @@ typedef struct {
   PetscErrorCode (*copy_wait)(Fields *, PetscInt slot);
 } KernelOps;
 
+/* Whether a pass's boxes are cut at the layer edges (BoxSplitAtLayers): the
+   forward's where the backend wants it, the adjoint's never (its layer
+   terms come after the step, so nothing in it changes at a layer edge). */
+static inline PetscBool KernelOpsSplitBoxes(const KernelOps *ops, PetscBool adjoint) { return !adjoint && ops->split_boxes ? PETSC_TRUE : PETSC_FALSE; }
+
 extern const KernelOps KernelOpsCPU;
 #ifdef HALOFWI_HAVE_CUDA
 extern const KernelOps KernelOpsCUDA;

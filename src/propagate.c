@@ -3,9 +3,8 @@
 #include "events.h"
 #include "util.h"
 
-/* The interior and shell boxes: the forward's cut for the backend, the
-   adjoint's whole (its layer terms come after the step, so nothing in it
-   changes at a layer edge).  Ghosts beyond a free surface are mirrored
+/* The interior and shell boxes, cut at the layers as KernelOpsSplitBoxes
+   says for each pass.  Ghosts beyond a free surface are mirrored
    before the interior starts, so only neighbours count. */
 static PetscErrorCode BuildBoxes(Propagator *p)
 {
@@ -15,7 +14,7 @@ static PetscErrorCode BuildBoxes(Propagator *p)
   PetscFunctionBeginUser;
   BoxesInteriorShell(&p->f, p->f.neighbour, &inner, slab, &nslab);
   for (PetscInt pass = 0; pass < 2; pass++) {
-    const PetscBool split = pass ? PETSC_FALSE : p->ops->split_boxes;
+    const PetscBool split = KernelOpsSplitBoxes(p->ops, pass ? PETSC_TRUE : PETSC_FALSE);
     PetscCall(PetscMalloc1(BOX_MAX_PIECES, &p->box[pass][0]));
     PetscCall(PetscMalloc1(BOX_MAX_PIECES * 6, &p->box[pass][1]));
     p->nbox[pass][0] = p->nbox[pass][1] = 0;

@@ -1,12 +1,12 @@
 /* CUDA backend: the stencil updates over a box (forward step, CPML memory,
-   adjoint step).  A thread owns a cell column along axis 2 (a run of
-   CUDA_RUN cells in 3D).  A box needs no cutting at the layer edges: the
-   forward step runs a lean kernel over the box's core cells and a second
-   one, with the CPML terms, that skips them (its blocks inside the core
-   return at once), so the core kernel keeps few registers; in 3D the core
-   and the adjoint stream along axis 2 (ColumnKernel).  The arithmetic
-   is stencil.h's, in the CPU backend's order: without fused multiply-adds
-   (--fmad=false) both round alike. */
+   adjoint step).  The core cells of a box, forward or adjoint, run
+   ColumnKernel: a thread walks a run of CUDA_RUN cells along the last axis
+   (1 in 2D, 2 in 3D) and streams u through a register queue.  The box's
+   cells outside the core, cut into slabs (OutsideCore), run the kernels
+   with the CPML terms, so those keep their registers to themselves and no
+   block is launched only to find that it has no layer cell.  The
+   arithmetic is stencil.h's, in the CPU backend's order: without fused
+   multiply-adds (--fmad=false) both round alike. */
 #include "kernels_cuda.h"
 
 /* Which layer of axis A cell i lies in: 0 low, 1 high, -1 none. */
@@ -22,22 +22,12 @@ __device__ static inline bool InCore(const Fields &f, int dim, const PetscInt i[
   return true;
 }
 
-/* Whether every cell this block covers in box b lies in the core. */
-__device__ static inline bool BlockInCore(const Fields &f, int dim, const Box &b)
-{
-  const PetscInt lo[3] = {b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX), b.lo[1] + (PetscInt)(blockIdx.y * CUDA_BY), b.lo[2] + (PetscInt)blockIdx.z * CUDA_RUN};
-  const PetscInt hi[3] = {min(lo[0] + CUDA_BX, b.hi[0]), min(lo[1] + CUDA_BY, b.hi[1]), min(lo[2] + (dim == 3 ? CUDA_RUN : 1), b.hi[2])};
-  for (int a = 0; a < dim; a++)
-    if (lo[a] < f.core[a][0] || hi[a] > f.core[a][1]) return false;
-  return true;
-}
-
-/* The Laplacian term of axis A at cell c (padded index p), with its CPML memory in a layer when LAYERS. */
-template <int R, int A, bool LAYERS>
+/* The Laplacian term of axis A at cell c (padded index p), with its CPML memory in a layer. */
+template <int R, int A>
 __device__ static inline float AxisTerm(const Fields &f, ptrdiff_t c, const PetscInt i[3], const PetscInt p[3])
 {
   const float d2   = fwi_d2(f.u + c, f.stride[A], f.c2[A], R);
-  const int   side = LAYERS ? LayerSide(f, A, i) : -1;
+  const int   side = LayerSide(f, A, i);
   if (side < 0) return d2;
   const LayerSlab &s = f.slab[A][side];
   const ptrdiff_t  q = SlabIndex(&s, A, p);
@@ -63,16 +53,14 @@ __device__ static inline float AxisTerm(const Fields &f, ptrdiff_t c, const Pets
     } \
   } while (0)
 
-/* Forward leapfrog; the sum is (term_z + term_x) + term_y as on the CPU.
-   LAYERS: the box's layer cells only, else its cells (all in the core). */
-template <int R, int DIM, bool STORE, bool LAYERS>
-__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) StepKernel(const Fields f, const Box b)
+/* Forward leapfrog of the box's cells outside the core; the sum is
+   (term_z + term_x) + term_y as on the CPU. */
+template <int R, int DIM, bool STORE>
+__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) LayerStepKernel(const Fields f, const Box b)
 {
-  if (LAYERS && BlockInCore(f, DIM, b)) return;
   FOR_THREAD_CELLS(f, b, DIM, {
-    if (LAYERS && InCore(f, DIM, i)) continue;
-    float lap = AxisTerm<R, 0, LAYERS>(f, c, i, p) + AxisTerm<R, 1, LAYERS>(f, c, i, p);
-    if (DIM == 3) lap += AxisTerm<R, DIM == 3 ? 2 : 1, LAYERS>(f, c, i, p);
+    float lap = AxisTerm<R, 0>(f, c, i, p) + AxisTerm<R, 1>(f, c, i, p);
+    if (DIM == 3) lap += AxisTerm<R, DIM == 3 ? 2 : 1>(f, c, i, p);
     if (STORE) f.lap[c] = lap;
     f.uprev[c] = fwi_leapfrog(f.u[c], f.uprev[c], f.vdt2[c], lap);
   });
@@ -82,7 +70,6 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) StepKernel(const Fields f, c
 template <int R, int DIM>
 __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) MemoryKernel(const Fields f, const Box b)
 {
-  if (BlockInCore(f, DIM, b)) return;
   FOR_THREAD_CELLS(f, b, DIM, {
     for (int a = 0; a < DIM; a++) {
       const int side = LayerSide(f, a, i);
@@ -114,47 +101,40 @@ __device__ static inline void ImageStored(const Fields &f, ptrdiff_t c, float ad
   else if (f.lap) f.grad[c] += adj * f.lap[c];
 }
 
-/* Adjoint leapfrog without CPML (the layers are corrected afterwards) and
-   the gradient term, from the stored lap or (boundary method) the forward
-   field run backwards in the core; 2D (3D: ColumnKernel). */
-template <int R, int DIM>
-__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) AdjointKernel(const Fields f, const Box b)
-{
-  FOR_THREAD_CELLS(f, b, DIM, {
-    float lap = fwi_d2(f.u + c, 1, f.c2[0], R) + fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
-    if (DIM == 3) lap += fwi_d2(f.u + c, f.stride[2], f.c2[2], R);
-    if (!f.fu) ImageStored(f, c, f.u[c]);
-    else if (InCore(f, DIM, i)) BackwardAndImage<R, DIM>(f, c, f.u[c]);
-    f.uprev[c] = fwi_leapfrog(f.u[c], f.uprev[c], f.vdt2[c], lap);
-  });
-}
-
-/* 3D core cells, forward or adjoint (no CPML terms either way): the thread's
-   run along axis 2 streams u through a register queue q, q[R] the cell, so
-   the axis-2 neighbours are read once per run instead of once per cell. */
-template <int R, bool STORE, bool ADJOINT>
+/* Core cells, forward or adjoint (no CPML terms either way; the adjoint's
+   layers are corrected afterwards), with the adjoint's gradient term from
+   the stored lap or (boundary method) the forward field run backwards.  The
+   thread's run along the last axis S streams u through a register queue q,
+   q[R] the cell, so the axis-S neighbours are read once per run instead of
+   once per cell. */
+template <int R, int DIM, bool STORE, bool ADJOINT>
 __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) ColumnKernel(const Fields f, const Box b)
 {
-  const PetscInt i0 = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x), i1 = b.lo[1] + (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y);
-  if (i0 >= b.hi[0] || i1 >= b.hi[1]) return;
-  const PetscInt  k0 = b.lo[2] + (PetscInt)blockIdx.z * CUDA_RUN, k1 = min(k0 + CUDA_RUN, b.hi[2]);
-  const ptrdiff_t s2 = f.stride[2];
-  ptrdiff_t       c  = (i0 + R) + (i1 + R) * f.stride[1] + (k0 + R) * s2;
+  constexpr int  S  = DIM - 1;
+  const PetscInt i0 = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x);
+  /* 3D: a thread row per index of axis 1, runs along axis 2 by grid z; 2D: each thread row a run along axis 1 */
+  const PetscInt i1 = DIM == 3 ? b.lo[1] + (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y) : 0;
+  const PetscInt k0 = b.lo[S] + (DIM == 3 ? (PetscInt)blockIdx.z : (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y)) * CUDA_RUN;
+  if (i0 >= b.hi[0] || (DIM == 3 && i1 >= b.hi[1]) || k0 >= b.hi[S]) return;
+  const PetscInt  k1 = min(k0 + CUDA_RUN, b.hi[S]);
+  const ptrdiff_t sS = f.stride[S];
+  ptrdiff_t       c  = (i0 + R) + (DIM == 3 ? (i1 + R) * f.stride[1] : 0) + (k0 + R) * sS;
   float           q[2 * R + 1];
 
 #pragma unroll
-  for (int k = 0; k < 2 * R; k++) q[k + 1] = f.u[c + (k - R) * s2];
-  for (PetscInt i2 = k0; i2 < k1; i2++, c += s2) {
+  for (int k = 0; k < 2 * R; k++) q[k + 1] = f.u[c + (k - R) * sS];
+  for (PetscInt iS = k0; iS < k1; iS++, c += sS) {
 #pragma unroll
     for (int k = 0; k < 2 * R; k++) q[k] = q[k + 1];
-    q[2 * R]  = f.u[c + R * s2];
-    float lap = fwi_d2(f.u + c, 1, f.c2[0], R) + fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
-    lap += fwi_d2(q + R, 1, f.c2[2], R);
+    q[2 * R]  = f.u[c + R * sS];
+    float lap = fwi_d2(f.u + c, 1, f.c2[0], R);
+    if (DIM == 3) lap += fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
+    lap += fwi_d2(q + R, 1, f.c2[S], R);
     if (STORE) f.lap[c] = lap;
     if (ADJOINT && !f.fu) ImageStored(f, c, q[R]);
     if (ADJOINT && f.fu) {
-      const PetscInt i[3] = {i0, i1, i2};
-      if (InCore(f, 3, i)) BackwardAndImage<R, 3>(f, c, q[R]);
+      const PetscInt i[3] = {i0, DIM == 3 ? i1 : iS, DIM == 3 ? iS : 0};
+      if (InCore(f, DIM, i)) BackwardAndImage<R, DIM>(f, c, q[R]);
     }
     f.uprev[c] = fwi_leapfrog(q[R], f.uprev[c], f.vdt2[c], lap);
   }
@@ -163,25 +143,19 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) ColumnKernel(const Fields f,
 typedef enum { PASS_CORE, PASS_CORE_STORE, PASS_LAYERS, PASS_LAYERS_STORE, PASS_MEMORY, PASS_ADJOINT } Pass;
 
 template <int R, int DIM>
-static void Launch(const Fields *f, const Box *b, Pass pass, dim3 grid, cudaStream_t stream)
+static void Launch(const Fields *f, const Box *b, Pass pass, const PetscInt e[3], cudaStream_t stream)
 {
   const dim3 block(CUDA_BX, CUDA_BY);
+  /* the column kernel: runs of CUDA_RUN along the last axis (in 2D a thread row each) */
+  const dim3 column = DIM == 3 ? CudaGrid(e, CUDA_RUN) : dim3(CudaGrid(e, 1).x, (unsigned)((e[1] + CUDA_BY * CUDA_RUN - 1) / (CUDA_BY * CUDA_RUN)));
+  const dim3 cells  = CudaGrid(e, DIM == 3 ? CUDA_RUN : 1); /* FOR_THREAD_CELLS: runs along axis 2 in 3D */
   switch (pass) {
-  case PASS_CORE:
-    if constexpr (DIM == 3) CudaLaunch(ColumnKernel<R, false, false>, grid, block, stream, *f, *b);
-    else CudaLaunch(StepKernel<R, DIM, false, false>, grid, block, stream, *f, *b);
-    break;
-  case PASS_CORE_STORE:
-    if constexpr (DIM == 3) CudaLaunch(ColumnKernel<R, true, false>, grid, block, stream, *f, *b);
-    else CudaLaunch(StepKernel<R, DIM, true, false>, grid, block, stream, *f, *b);
-    break;
-  case PASS_ADJOINT:
-    if constexpr (DIM == 3) CudaLaunch(ColumnKernel<R, false, true>, grid, block, stream, *f, *b);
-    else CudaLaunch(AdjointKernel<R, DIM>, grid, block, stream, *f, *b);
-    break;
-  case PASS_LAYERS: CudaLaunch(StepKernel<R, DIM, false, true>, grid, block, stream, *f, *b); break;
-  case PASS_LAYERS_STORE: CudaLaunch(StepKernel<R, DIM, true, true>, grid, block, stream, *f, *b); break;
-  case PASS_MEMORY: CudaLaunch(MemoryKernel<R, DIM>, grid, block, stream, *f, *b); break;
+  case PASS_CORE: CudaLaunch(ColumnKernel<R, DIM, false, false>, column, block, stream, *f, *b); break;
+  case PASS_CORE_STORE: CudaLaunch(ColumnKernel<R, DIM, true, false>, column, block, stream, *f, *b); break;
+  case PASS_ADJOINT: CudaLaunch(ColumnKernel<R, DIM, false, true>, column, block, stream, *f, *b); break;
+  case PASS_LAYERS: CudaLaunch(LayerStepKernel<R, DIM, false>, cells, block, stream, *f, *b); break;
+  case PASS_LAYERS_STORE: CudaLaunch(LayerStepKernel<R, DIM, true>, cells, block, stream, *f, *b); break;
+  case PASS_MEMORY: CudaLaunch(MemoryKernel<R, DIM>, cells, block, stream, *f, *b); break;
   }
 }
 
@@ -192,9 +166,8 @@ static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
   PetscFunctionBeginUser;
   for (int a = 0; a < 3; a++) e[a] = b->hi[a] - b->lo[a];
   if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) PetscFunctionReturn(0);
-  const dim3 grid = CudaGrid(e, f->dim == 3 ? CUDA_RUN : 1);
 #define LAUNCH_CASE(R, DIM) \
-  case 10 * R + DIM: Launch<R, DIM>(f, b, pass, grid, CudaLane(f)); break;
+  case 10 * R + DIM: Launch<R, DIM>(f, b, pass, e, CudaLane(f)); break;
   switch (f->radius * 10 + f->dim) {
     FWI_KERNEL_VARIANTS(LAUNCH_CASE)
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for radius %" PetscInt_FMT " in %" PetscInt_FMT "D", f->radius, f->dim);
@@ -204,20 +177,54 @@ static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
   PetscFunctionReturn(0);
 }
 
-/* The core part of the box with the lean kernel, then its layer cells. */
+/* Box b's core part (*core) and its cells outside the core as up to 2 slabs
+   an axis (out[], *nout): the highest axis first, each slab taking the
+   lower axes' whole extent of what is left. */
+static void OutsideCore(const Fields *f, const Box *b, Box *core, Box out[6], PetscInt *nout)
+{
+  *core = *b;
+  *nout = 0;
+  for (int a = f->dim - 1; a >= 0; a--) {
+    const PetscInt lo = PetscMax(core->lo[a], PetscMin(core->hi[a], f->core[a][0]));
+    const PetscInt hi = PetscMax(lo, PetscMin(core->hi[a], f->core[a][1]));
+    if (lo > core->lo[a]) {
+      out[*nout]       = *core;
+      out[*nout].hi[a] = lo;
+      ++*nout;
+    }
+    if (hi < core->hi[a]) {
+      out[*nout]       = *core;
+      out[*nout].lo[a] = hi;
+      ++*nout;
+    }
+    core->lo[a] = lo;
+    core->hi[a] = hi;
+  }
+}
+
+/* The core part of the box with the column kernel, then its layer slabs. */
 PetscErrorCode CudaStep(Fields *f, const Box *b)
 {
-  Box core = *b;
+  Box      core, slab[6];
+  PetscInt nslab;
 
   PetscFunctionBeginUser;
-  for (int a = 0; a < f->dim; a++) {
-    core.lo[a] = PetscMax(b->lo[a], f->core[a][0]);
-    core.hi[a] = PetscMax(core.lo[a], PetscMin(b->hi[a], f->core[a][1]));
-  }
+  OutsideCore(f, b, &core, slab, &nslab);
   PetscCall(BoxPass(f, &core, f->lap ? PASS_CORE_STORE : PASS_CORE));
-  if (b->layer_axes) PetscCall(BoxPass(f, b, f->lap ? PASS_LAYERS_STORE : PASS_LAYERS));
+  for (PetscInt k = 0; k < nslab; k++) PetscCall(BoxPass(f, &slab[k], f->lap ? PASS_LAYERS_STORE : PASS_LAYERS));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode CudaAdvanceMemory(Fields *f, const Box *b) { return BoxPass(f, b, PASS_MEMORY); }
+/* The memory update touches layer cells only: the slabs outside the core. */
+PetscErrorCode CudaAdvanceMemory(Fields *f, const Box *b)
+{
+  Box      core, slab[6];
+  PetscInt nslab;
+
+  PetscFunctionBeginUser;
+  OutsideCore(f, b, &core, slab, &nslab);
+  for (PetscInt k = 0; k < nslab; k++) PetscCall(BoxPass(f, &slab[k], PASS_MEMORY));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode CudaAdjointStep(Fields *f, const Box *b) { return BoxPass(f, b, PASS_ADJOINT); }
