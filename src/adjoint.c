@@ -129,7 +129,7 @@ static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const Sh
   const PetscBool  in_step  = ops->adjoint_injects && ops->adjoint_injects(f) ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p));
+  if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p, n));
   else {
     if (pair) {
       PetscCall(WavefieldStoreReadBegin(store, n + 1, &f->lap_next));

@@ -97,6 +97,9 @@ typedef struct {
   float *fu, *fuprev;           /* adjoint, boundary gradient method: the forward field u^n, u^{n+1}
                                    run backwards; when set the adjoint step also writes u^{n-1} over
                                    fuprev in the core and images with L u^n there (lap unused) */
+  const Box *fu_support;        /* with fu, where known (owned indices): [0] the cells where L u^n may be
+                                   nonzero, [1] those where u^{n-1} may be; outside [1] u^{n-1} is 0 and
+                                   outside [0] the image term too.  NULL: anywhere */
   void  *backend;               /* the backend's own state (streams, events) */
 } Fields;
 

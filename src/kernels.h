@@ -38,6 +38,7 @@ typedef struct {
   const float    *residual[2], *wav[2];    /* their amplitudes per step */
   float          *at_src[2];               /* the adjoint at the source's cells, recorded before each step */
   const float    *band[2];                 /* rec's band after each step (packed as pack_boxes packs bands), or NULL */
+  const Box      *support[2];              /* each step's Fields.fu_support */
   PetscInt        nband;
   const Box      *bands;
   void           *scratch;                 /* adjoint_pair_plan's scratch_bytes of backend memory */

@@ -1,6 +1,7 @@
 #include "propagate_impl.h"
 #include "boxes.h"
 #include "events.h"
+#include "support.h"
 #include "util.h"
 
 /* The interior and shell boxes, cut at the layers as KernelOpsSplitBoxes
@@ -359,6 +360,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   PetscFunctionBeginUser;
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
   PetscCall(ops->zero_state(f));
+  if (store && p->method == GRADIENT_BOUNDARY) PetscCall(SupportBegin(p, &d.src, t->nsteps));
   PetscCall(PetscTime(&last[0]));
   for (PetscInt n = 0; n < t->nsteps; n++) {
     PetscCall(PhaseBegin(FWI_STEP));
@@ -382,6 +384,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(ops->zero_surface(f));
     PetscCall(PhaseEnd(FWI_INJREC));
     FieldsSwap(f);
+    if (store && p->method == GRADIENT_BOUNDARY) SupportGrow(p, n + 1);
     if (f->lap) {
       PetscCall(WavefieldStoreWriteEnd(store, n));
       f->lap  = NULL;
@@ -394,7 +397,10 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(CheckFinite(p, t, "forward", shot_id, n + 1));
     if (p->settings.watch_steps && (n + 1) % p->settings.watch_steps == 0) PetscCall(p->settings.watch(p->settings.watch_ctx, shot_id, n + 1, f));
   }
-  if (store && p->method == GRADIENT_BOUNDARY) ReconstructionStart(p);
+  if (store && p->method == GRADIENT_BOUNDARY) {
+    PetscCall(SupportEnd(p));
+    ReconstructionStart(p);
+  }
   /* the traces at the recording interval, from every internal step's samples */
   PetscCall(BackendRead(ops, d.traces, (size_t)t->nsteps * shot->nrec * sizeof(float), &copy, &samples));
   DecimatorAddAll(&p->decimator, t->nsteps, shot->nrec, (const float *)samples, traces);

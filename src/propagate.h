@@ -45,6 +45,9 @@ typedef struct {
   Box       band[6];
   PetscBool pair;    /* the backend takes two reverse steps at once (KernelOps.adjoint_pair) */
   void     *scratch; /* its scratch, backend memory */
+  Box      *support; /* per forward level u^0 .. u^N, where known: the cells it may be nonzero on (support.h) */
+  PetscInt  nsupport;
+  Box       now[2];  /* the reverse step's Fields.fu_support */
 } Reconstruction;
 
 /* The store a method needs: n floats per step for nsteps steps, and a live

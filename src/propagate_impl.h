@@ -38,11 +38,13 @@ PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, P
    Begin mirrors the forward field's ghosts across free surfaces and hands
    the adjoint step (which exchanges its halos too) that field, u^n and
    u^{n+1}: over the core that step writes u^{n-1} =
-   2 u^n - u^{n+1} + v^2 dt^2 L u^n and images with L u^n; End adds the
-   source term, zeroes the free surface and puts the band of u^{n-1} back. */
+   2 u^n - u^{n+1} + v^2 dt^2 L u^n and images with L u^n (within the
+   forward run's support boxes where they are kept, support.h); End adds
+   the source term, zeroes the free surface and puts the band of u^{n-1}
+   back. */
 PetscErrorCode ReconstructionSave(Propagator *p, WavefieldStore store, PetscInt n, PetscInt nsteps);
 void           ReconstructionStart(Propagator *p);
-PetscErrorCode ReconstructionBegin(Propagator *p);
+PetscErrorCode ReconstructionBegin(Propagator *p, PetscInt n);
 PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n);
 /* Reverse steps n and n - 1 at once, where rec.pair says the backend can
    (n >= 1): the same as Begin, the adjoint step and End twice. */

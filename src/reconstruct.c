@@ -4,6 +4,7 @@
    each step, and images on the fly.  See propagate.h and docs/numerics.md. */
 #include "propagate_impl.h"
 #include "events.h"
+#include "support.h"
 #include "util.h"
 
 const char *const GradientMethods[] = {"auto", "full", "boundary", "GradientMethod", "GRADIENT_", NULL};
@@ -50,7 +51,9 @@ PetscErrorCode ReconstructionDestroy(Propagator *p)
   PetscCall(p->ops->mem_free((void **)&r->u));
   PetscCall(p->ops->mem_free((void **)&r->uprev));
   if (p->rec.scratch) PetscCall(p->ops->mem_free(&p->rec.scratch));
-  p->rec.pair = PETSC_FALSE;
+  PetscCall(PetscFree(p->rec.support));
+  p->rec.nsupport = 0;
+  p->rec.pair     = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -103,12 +106,13 @@ void ReconstructionStart(Propagator *p)
   p->f.uprev     = uprev;
 }
 
-PetscErrorCode ReconstructionBegin(Propagator *p)
+PetscErrorCode ReconstructionBegin(Propagator *p, PetscInt n)
 {
   PetscFunctionBeginUser;
   PetscCall(p->ops->mirror_ghosts(&p->rec.f));
-  p->f.fu     = p->rec.f.u;
-  p->f.fuprev = p->rec.f.uprev;
+  p->f.fu         = p->rec.f.u;
+  p->f.fuprev     = p->rec.f.uprev;
+  p->f.fu_support = SupportAt(p, n, p->rec.now);
   PetscFunctionReturn(0);
 }
 
@@ -122,6 +126,7 @@ PetscErrorCode ReconstructionEnd(Propagator *p, const ShotPoints *d, WavefieldSt
   PetscFunctionBeginUser;
   PetscCall(PhaseBegin(FWI_RECONSTRUCT));
   p->f.fu = p->f.fuprev = NULL;
+  p->f.fu_support       = NULL;
   /* the forward step read backwards: its source term, surface and band */
   PetscCall(ops->inject(r, &d->src, d->wav + n));
   PetscCall(ops->zero_surface(r));
@@ -140,6 +145,7 @@ PetscErrorCode ReconstructionPair(Propagator *p, const ShotLocal *shot, const Sh
   AdjointPair w = {.rec = &p->rec.f, .reach = &d->reach, .src = &d->src, .src_cells = &d->src_cells, .nband = p->rec.nband, .bands = p->rec.band,
                    .scratch = p->rec.scratch};
   float      *band[2] = {NULL, NULL};
+  Box         now[2][2];
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < 2; k++) {
@@ -147,11 +153,13 @@ PetscErrorCode ReconstructionPair(Propagator *p, const ShotLocal *shot, const Sh
     w.wav[k]      = d->wav + n - k;
     w.at_src[k]   = d->at_src + (size_t)(n - k) * shot->src.nrows;
     if (n - k >= 1) PetscCall(WavefieldStoreReadBegin(store, n - k - 1, &band[k]));
-    w.band[k] = band[k];
+    w.band[k]    = band[k];
+    w.support[k] = SupportAt(p, n - k, now[k]);
   }
-  PetscCall(ReconstructionBegin(p));
+  PetscCall(ReconstructionBegin(p, n));
   PetscCall(p->ops->adjoint_pair(&p->f, &w));
   p->f.fu = p->f.fuprev = NULL;
+  p->f.fu_support       = NULL;
   for (PetscInt k = 0; k < 2; k++)
     if (band[k]) PetscCall(WavefieldStoreReadEnd(store, n - k - 1));
   PetscFunctionReturn(0);

@@ -180,6 +180,7 @@ PetscErrorCode CPUAdjointPair(Fields *f, const AdjointPair *w)
     s->residual   = w->residual[k];
     s->wav        = w->wav[k];
     s->band       = w->band[k];
+    s->f.fu_support = w->support[k];
     if (k) { /* what the first step's FieldsSwap of both would leave */
       FieldsSwap(&s->f);
       FieldsSwap(&s->r);

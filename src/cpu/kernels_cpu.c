@@ -437,6 +437,16 @@ static inline void RowAdvance(Row *w, PetscInt d)
 #define PSI_CELLS_AT(psi, u, s, c1, R, pa, pb, PS, j0, n) \
   _Pragma("omp simd") for (PetscInt j = (j0); j < (j0) + (n); j++)(psi)[j] = fwi_cpml_psi((psi)[j], fwi_d1((u) + j, s, c1, R), (pa)[PS * j], (pb)[PS * j])
 
+/* The cells [*s0, *s1) of [lo, hi) on row (i1, i2) that box b holds: an
+   empty span at lo where the row misses b. */
+static inline void SupportSpan(const Fields *f, const Box *b, PetscInt i1, PetscInt i2, PetscInt lo, PetscInt hi, PetscInt *s0, PetscInt *s1)
+{
+  const int in = i1 >= b->lo[1] && i1 < b->hi[1] && (f->dim < 3 || (i2 >= b->lo[2] && i2 < b->hi[2]));
+
+  *s0 = in ? PetscMax(lo, PetscMin(hi, b->lo[0])) : lo;
+  *s1 = in ? PetscMax(*s0, PetscMin(hi, b->hi[0])) : lo;
+}
+
 #define DEFINE_ROW_KERNELS(R, DIM) \
   /* leapfrog over cells [j0, j0 + n) with the CPML terms of the axes in L; \
      the sum is (term_z + term_x) + term_y in every variant; with fuse, also \
@@ -500,7 +510,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
      with the forward field's Laplacian as it steps back (boundary method), \
      3 with the stored lap and lap_next: the terms of two steps added in the \
      order two passes would add them, 4 with lap_next alone (where lap is \
-     zero: the gradient is never -0, so adding u * 0 changes nothing) */ \
+     zero: the gradient is never -0, so adding u * 0 changes nothing), 5 as \
+     2 where the forward field is 0 a step back (Fields.fu_support) */ \
   static inline __attribute__((always_inline)) void SegmentAdjointCells_##DIM##d_r##R(const Fields *f, const Row *w, const int image, PetscInt j0, \
                                                                                      PetscInt n) \
   { \
@@ -513,10 +524,10 @@ static inline void RowAdvance(Row *w, PetscInt d)
       if (image == 1) w->grad[j] += w->u[j] * w->lap[j]; \
       if (image == 3) w->grad[j] = (w->grad[j] + w->up[j] * w->lapn[j]) + w->u[j] * w->lap[j]; \
       if (image == 4) w->grad[j] += w->up[j] * w->lapn[j]; \
-      if (image == 2) { \
+      if (image == 2 || image == 5) { \
         float lapf = fwi_d2(w->fu + j, 1, c2[0], R) + fwi_d2(w->fu + j, s1, c2[1], R); \
         if (DIM == 3) lapf += fwi_d2(w->fu + j, s2, c2[2], R); \
-        w->fup[j] = fwi_leapfrog(w->fu[j], w->fup[j], w->v[j], lapf); \
+        w->fup[j] = image == 2 ? fwi_leapfrog(w->fu[j], w->fup[j], w->v[j], lapf) : 0.0f; \
         w->grad[j] += w->u[j] * lapf; \
       } \
       w->up[j] = fwi_leapfrog(w->u[j], w->up[j], w->v[j], lap); \
@@ -529,7 +540,8 @@ static inline void RowAdvance(Row *w, PetscInt d)
   /* L: as IMAGE (0 also for layer cells under the boundary method) */ \
   static void SegmentAdjoint_##DIM##d_r##R(const Fields *f, const Row *w, unsigned L, PetscInt len) \
   { \
-    if (L == 4) SegmentAdjointI_##DIM##d_r##R(f, w, 4, len); \
+    if (L == 5) SegmentAdjointI_##DIM##d_r##R(f, w, 5, len); \
+    else if (L == 4) SegmentAdjointI_##DIM##d_r##R(f, w, 4, len); \
     else if (L == 3) SegmentAdjointI_##DIM##d_r##R(f, w, 3, len); \
     else if (L == 2) SegmentAdjointI_##DIM##d_r##R(f, w, 2, len); \
     else if (L == 1) SegmentAdjointI_##DIM##d_r##R(f, w, 1, len); \
@@ -618,8 +630,19 @@ static inline void RowAdvance(Row *w, PetscInt d)
       SegmentAdjoint_##DIM##d_r##R(f, &w, 0, k0 - lo0); \
     } \
     if (!L && c1 > c0) { \
-      RowSetUp(f, i1, i2, c0, 0, 0, &w); \
-      SegmentAdjoint_##DIM##d_r##R(f, &w, 2, c1 - c0); \
+      /* the core: only the adjoint where the image term is 0, the forward \
+         field's zeros where it is 0 a step back (Fields.fu_support) */ \
+      PetscInt       e[6] = {c0, c0, c0, c1, c1, c1}; \
+      const unsigned image[5] = {0, 5, 2, 5, 0}; \
+      if (f->fu_support) { \
+        SupportSpan(f, &f->fu_support[0], i1, i2, c0, c1, &e[1], &e[4]); \
+        SupportSpan(f, &f->fu_support[1], i1, i2, e[1], e[4], &e[2], &e[3]); \
+      } \
+      for (int k = 0; k < 5; k++) { \
+        if (e[k + 1] == e[k]) continue; \
+        RowSetUp(f, i1, i2, e[k], 0, 0, &w); \
+        SegmentAdjoint_##DIM##d_r##R(f, &w, image[k], e[k + 1] - e[k]); \
+      } \
     } \
     if (!L && hi0 > c1) { \
       RowSetUp(f, i1, i2, c1, 0, 0, &w); \
