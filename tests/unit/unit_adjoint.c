@@ -19,7 +19,9 @@
    terms in the packed store.  There the adjoint also leaves the row parts
    that stay quiet as they are (PropagatorSettings.skip_quiet): the same
    bits as an adjoint that steps every part, and on deep rows some parts
-   left. */
+   left.  With the boundary method every nonzero cell of every forward
+   level lies in its support box (support.h), and the boxes leave some
+   cells out. */
 #include "events.h"
 #include "geometry.h"
 #include "propagate.h"
@@ -226,6 +228,35 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
 }
 
 /* Does the source act on padded cell `cell`? */
+/* The boundary method's support boxes (support.h), watched after every
+   forward step: each box holds every cell where u^m is not 0 (the boxes
+   are those of this rank, before the group's are joined); outside counts
+   the cells the boxes left out over the steps. */
+typedef struct {
+  const Propagator *p;
+  double            outside;
+} SupportWatch;
+
+static PetscErrorCode CheckSupport(void *ctx, PetscInt shot, PetscInt m, const Fields *f)
+{
+  SupportWatch *w = (SupportWatch *)ctx;
+  const Box    *b = &w->p->rec.support[m];
+  PetscInt      i[3];
+
+  PetscFunctionBeginUser;
+  for (i[2] = 0; i[2] < f->n[2]; i[2]++)
+    for (i[1] = 0; i[1] < f->n[1]; i[1]++)
+      for (i[0] = 0; i[0] < f->n[0]; i[0]++) {
+        PetscBool in = PETSC_TRUE;
+        for (int a = 0; a < 3; a++) in = in && i[a] >= b->lo[a] && i[a] < b->hi[a];
+        PetscCheck(in || f->u[FieldsIndex(f, i)] == 0.0f, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                   "u^%" PetscInt_FMT " is %g at owned cell (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "), outside its support box", m,
+                   (double)f->u[FieldsIndex(f, i)], i[0], i[1], i[2]);
+        w->outside += !in;
+      }
+  PetscFunctionReturn(0);
+}
+
 static PetscBool IsSourceCell(const ShotLocal *sl, ptrdiff_t cell)
 {
   for (PetscInt i = 0; i < sl->src.nrows; i++)
@@ -284,6 +315,7 @@ static PetscErrorCode CheckCase(const Case *c)
   PetscCall(PropagatorRun(&p, &t, &sl, 0, wint, obs, NULL));
 
   core_grid = &g;
+  SupportWatch watch = {&p, 0};
   for (GradientMethod method = GRADIENT_FULL; method <= GRADIENT_BOUNDARY; method++) {
     double (*dir)(const PetscInt[3]) = method == GRADIENT_FULL ? Direction : CoreDirection;
     double   layer_max = 0, diff = 0, norm = 0, sums[3], all[3];
@@ -293,7 +325,18 @@ static PetscErrorCode CheckCase(const Case *c)
     PetscCall(PropagatorSetGradientMethod(&p, method));
     GradientStoreShape(&KernelOpsCPU, &p.f, method, t.nsteps, &n, &nsteps, &live);
     PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p.f, n, nsteps, STORAGE_AUTO, live, GradientMethods[method], &store));
+    if (method == GRADIENT_BOUNDARY) {
+      p.settings.watch_steps = 1;
+      p.settings.watch       = CheckSupport;
+      p.settings.watch_ctx   = &watch;
+    }
     PetscCall(Misfit(&p, &t, &sl, 5, wint, v, obs, store, &J, grad));
+    p.settings.watch_steps = 0;
+    if (method == GRADIENT_BOUNDARY) {
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &watch.outside, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  support boxes: %.1f%% of the forward's cell-steps outside them\n", 100 * watch.outside / ((double)g.N[0] * g.N[1] * g.N[2] * t.nsteps)));
+      PetscCheck(watch.outside > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD order %d: the support boxes held every cell at every step", (int)c->dim, (int)c->order);
+    }
     if (method == GRADIENT_FULL) {
       PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_FALSE));
       if (c->twin_dz) {
