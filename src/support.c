@@ -45,10 +45,12 @@ PetscErrorCode SupportBegin(Propagator *p, const PointMap *src, PetscInt nsteps)
     PetscCall(PetscMalloc1(nsteps + 1, &rec->support));
   }
   rec->nsupport = nsteps + 1;
-  /* the source's cells, from their padded indices */
+  /* the source's cells, from their padded indices (FieldsIndex read backwards) */
   for (PetscInt r = 0; r < src->nrows; r++) {
-    PetscInt i[3];
-    for (int a = 0; a < 3; a++) i[a] = (PetscInt)(src->cell[r] / f->stride[a] % (a < 2 ? f->padded[a] : PETSC_MAX_INT)) - (a < f->dim ? f->radius : 0);
+    const ptrdiff_t c    = src->cell[r];
+    const PetscInt  R    = f->radius;
+    const PetscInt  i[3] = {(PetscInt)(c % f->stride[1]) - R, (PetscInt)(c / f->stride[1] % f->padded[1]) - R,
+                            (PetscInt)(c / f->stride[2]) - (f->dim == 3 ? R : 0)};
     BoxAddCell(&b, i);
   }
   rec->support[0] = b;
@@ -61,10 +63,10 @@ void SupportGrow(Propagator *p, PetscInt m)
   const Fields   *f   = &p->f;
   /* a step reaches 2 radii: the CPML terms read psi, itself a first difference of u */
   const PetscInt reach = 2 * f->radius;
-  const Box      last  = rec->support[m - 1];
-  Box            b = last, near = last, rest;
+  Box            last, b, near, rest;
 
-  if (!rec->nsupport) return;
+  if (!rec->nsupport) return; /* not kept on this backend */
+  last = b = near = rec->support[m - 1];
   /* the cells within reach of the last box but outside it, as slabs */
   if (!BoxEmpty(&last))
     for (int a = 0; a < f->dim; a++) {
