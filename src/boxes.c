@@ -30,25 +30,16 @@ void BoxSplitAtLayers(const Fields *f, const Box *b, PetscBool split, Box *out, 
 
 void BoxesInteriorShell(const Fields *f, const PetscBool neighbour[3][2], Box *interior, Box shell[6], PetscInt *nshell)
 {
-  Box inner;
+  Box inner, owned;
 
-  inner.layer_axes = 0;
+  inner.layer_axes = owned.layer_axes = 0;
   for (PetscInt a = 0; a < 3; a++) {
     const PetscInt w = a < f->dim ? f->radius : 0;
+    owned.lo[a]      = 0;
+    owned.hi[a]      = f->n[a];
     inner.lo[a]      = neighbour[a][0] ? w : 0;
     inner.hi[a]      = PetscMax(inner.lo[a], f->n[a] - (neighbour[a][1] ? w : 0));
   }
-  *nshell = 0;
-  for (PetscInt a = 0; a < f->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) {
-      Box b = inner;
-      for (PetscInt c = 0; c < a; c++) {
-        b.lo[c] = 0;
-        b.hi[c] = f->n[c];
-      }
-      b.lo[a] = s ? inner.hi[a] : 0;
-      b.hi[a] = s ? f->n[a] : inner.lo[a];
-      if (b.hi[a] > b.lo[a]) shell[(*nshell)++] = b;
-    }
+  BoxShell(f->dim, &owned, &inner, shell, nshell);
   *interior = inner;
 }

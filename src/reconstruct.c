@@ -145,7 +145,7 @@ PetscErrorCode ReconstructionPair(Propagator *p, const ShotLocal *shot, const Sh
   AdjointPair w = {.rec = &p->rec.f, .reach = &d->reach, .src = &d->src, .src_cells = &d->src_cells, .nband = p->rec.nband, .bands = p->rec.band,
                    .scratch = p->rec.scratch};
   float      *band[2] = {NULL, NULL};
-  Box         now[2][2];
+  Box         now[2]; /* step n - 1's support; step n's is Begin's */
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < 2; k++) {
@@ -153,10 +153,11 @@ PetscErrorCode ReconstructionPair(Propagator *p, const ShotLocal *shot, const Sh
     w.wav[k]      = d->wav + n - k;
     w.at_src[k]   = d->at_src + (size_t)(n - k) * shot->src.nrows;
     if (n - k >= 1) PetscCall(WavefieldStoreReadBegin(store, n - k - 1, &band[k]));
-    w.band[k]    = band[k];
-    w.support[k] = SupportAt(p, n - k, now[k]);
+    w.band[k] = band[k];
   }
   PetscCall(ReconstructionBegin(p, n));
+  w.support[0] = p->f.fu_support;
+  w.support[1] = SupportAt(p, n - 1, now);
   PetscCall(p->ops->adjoint_pair(&p->f, &w));
   p->f.fu = p->f.fuprev = NULL;
   p->f.fu_support       = NULL;

@@ -1,5 +1,6 @@
 /* The boundary method's support boxes (support.h). */
 #include "support.h"
+#include "boxes.h"
 
 static PetscBool BoxEmpty(const Box *b)
 {
@@ -8,15 +9,24 @@ static PetscBool BoxEmpty(const Box *b)
   return PETSC_FALSE;
 }
 
-/* *b grown to hold cell i (owned indices). */
-static void BoxAddCell(Box *b, const PetscInt i[3])
+/* *b grown to hold box c. */
+static void BoxJoin(Box *b, const Box *c)
 {
   const PetscBool empty = BoxEmpty(b);
 
+  if (BoxEmpty(c)) return;
   for (int a = 0; a < 3; a++) {
-    b->lo[a] = empty ? i[a] : PetscMin(b->lo[a], i[a]);
-    b->hi[a] = empty ? i[a] + 1 : PetscMax(b->hi[a], i[a] + 1);
+    b->lo[a] = empty ? c->lo[a] : PetscMin(b->lo[a], c->lo[a]);
+    b->hi[a] = empty ? c->hi[a] : PetscMax(b->hi[a], c->hi[a]);
   }
+}
+
+/* *b grown to hold cell i (owned indices). */
+static void BoxAddCell(Box *b, const PetscInt i[3])
+{
+  const Box cell = {{i[0], i[1], i[2]}, {i[0] + 1, i[1] + 1, i[2] + 1}, 0};
+
+  BoxJoin(b, &cell);
 }
 
 /* *b grown to hold every cell of box c that is not 0 in u. */
@@ -63,25 +73,19 @@ void SupportGrow(Propagator *p, PetscInt m)
   const Fields   *f   = &p->f;
   /* a step reaches 2 radii: the CPML terms read psi, itself a first difference of u */
   const PetscInt reach = 2 * f->radius;
-  Box            last, b, near, rest;
+  Box            last, b, near, shell[6];
+  PetscInt       nshell;
 
   if (!rec->nsupport) return; /* not kept on this backend */
   last = b = near = rec->support[m - 1];
-  /* the cells within reach of the last box but outside it, as slabs */
-  if (!BoxEmpty(&last))
+  /* the cells within reach of the last box but outside it */
+  if (!BoxEmpty(&last)) {
     for (int a = 0; a < f->dim; a++) {
       near.lo[a] = PetscMax(0, last.lo[a] - reach);
       near.hi[a] = PetscMin(f->n[a], last.hi[a] + reach);
     }
-  rest = near;
-  for (int a = 0; a < f->dim && !BoxEmpty(&last); a++) {
-    Box lo = rest, hi = rest;
-    lo.hi[a]    = last.lo[a];
-    hi.lo[a]    = last.hi[a];
-    rest.lo[a]  = last.lo[a];
-    rest.hi[a]  = last.hi[a];
-    BoxAddNonzero(f, f->u, &lo, &b);
-    BoxAddNonzero(f, f->u, &hi, &b);
+    BoxShell(f->dim, &near, &last, shell, &nshell);
+    for (PetscInt k = 0; k < nshell; k++) BoxAddNonzero(f, f->u, &shell[k], &b);
   }
   /* and those within reach of a face a neighbour's waves come through */
   for (int a = 0; a < f->dim; a++)
@@ -136,12 +140,7 @@ const Box *SupportAt(Propagator *p, PetscInt n, Box now[2])
     now[0].lo[a] -= R;
     now[0].hi[a] += R;
   }
-  if (BoxEmpty(&now[0])) now[0] = rec->support[n + 1];
-  else if (!BoxEmpty(&rec->support[n + 1]))
-    for (int a = 0; a < 3; a++) {
-      now[0].lo[a] = PetscMin(now[0].lo[a], rec->support[n + 1].lo[a]);
-      now[0].hi[a] = PetscMax(now[0].hi[a], rec->support[n + 1].hi[a]);
-    }
+  BoxJoin(&now[0], &rec->support[n + 1]);
   if (n >= 1) now[1] = rec->support[n - 1];
   else now[1] = (Box){{0, 0, 0}, {0, 0, 0}, 0};
   return now;

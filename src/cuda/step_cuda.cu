@@ -7,6 +7,7 @@
    block is launched only to find that it has no layer cell.  The
    arithmetic is stencil.h's, in the CPU backend's order: without fused
    multiply-adds (--fmad=false) both round alike. */
+#include "boxes.h"
 #include "kernels_cuda.h"
 
 /* Which layer of axis A cell i lies in: 0 low, 1 high, -1 none. */
@@ -177,29 +178,16 @@ static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
   PetscFunctionReturn(0);
 }
 
-/* Box b's core part (*core) and its cells outside the core as up to 2 slabs
-   an axis (out[], *nout): the highest axis first, each slab taking the
-   lower axes' whole extent of what is left. */
+/* Box b's core part (*core) and its cells outside the core as up to 2
+   slabs an axis (out[], *nout; BoxShell). */
 static void OutsideCore(const Fields *f, const Box *b, Box *core, Box out[6], PetscInt *nout)
 {
   *core = *b;
-  *nout = 0;
-  for (int a = f->dim - 1; a >= 0; a--) {
-    const PetscInt lo = PetscMax(core->lo[a], PetscMin(core->hi[a], f->core[a][0]));
-    const PetscInt hi = PetscMax(lo, PetscMin(core->hi[a], f->core[a][1]));
-    if (lo > core->lo[a]) {
-      out[*nout]       = *core;
-      out[*nout].hi[a] = lo;
-      ++*nout;
-    }
-    if (hi < core->hi[a]) {
-      out[*nout]       = *core;
-      out[*nout].lo[a] = hi;
-      ++*nout;
-    }
-    core->lo[a] = lo;
-    core->hi[a] = hi;
+  for (int a = 0; a < f->dim; a++) {
+    core->lo[a] = PetscMax(b->lo[a], PetscMin(b->hi[a], f->core[a][0]));
+    core->hi[a] = PetscMax(core->lo[a], PetscMin(b->hi[a], f->core[a][1]));
   }
+  BoxShell(f->dim, b, core, out, nout);
 }
 
 /* The core part of the box with the column kernel, then its layer slabs. */
