@@ -502,11 +502,13 @@ static PetscErrorCode CheckAllFinite(Pair *p)
 }
 
 /* The device-only calls: free memory, pinned host memory and the copy
-   lane.  A copy of uprev out after a step (copy_async waits for the main
-   lane's work so far) and of lap in; copy_wait orders the adjoint step
+   lane.  A copy of uprev out after a forward step (copy_async waits for the
+   main lane's work so far) and of lap in; copy_wait orders the adjoint step
    (its three calls, which together do the same work on either backend),
    which overwrites uprev and reads lap, after both.  The CPU block does the
-   same with plain copies. */
+   same with plain copies.  The forward step is step and advance_memory
+   together: only the pair is the same on both backends (KernelOps), and
+   the adjoint reads psi. */
 static PetscErrorCode CheckCopyLane(Pair *p)
 {
   const KernelOps *ops   = p->gpu.ops;
@@ -538,7 +540,7 @@ static PetscErrorCode CheckCopyLane(Pair *p)
   PetscCall(PetscArraycpy(pinned_in, p->init.x[1], p->gpu.f.ncells)); /* new lap: the initial uprev */
   for (PetscInt s = 0; s < 2; s++) {
     PetscCall(Upload(b[s], &p->l, &p->init));
-    PetscCall(ApplyBox(b[s], &p->g.whole, BOX_STEP));
+    PetscCall(ForwardBox(b[s], &p->g.whole));
     if (s) {
       PetscCall(ops->copy_async(&p->gpu.f, 0, pinned_out, p->gpu.f.uprev, bytes));
       PetscCall(ops->copy_async(&p->gpu.f, 1, p->gpu.lap, pinned_in, bytes));
