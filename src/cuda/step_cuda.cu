@@ -23,17 +23,17 @@ __device__ static inline bool InCore(const Fields &f, int dim, const PetscInt i[
   return true;
 }
 
-/* The Laplacian term of axis A at cell c (padded index p), with its CPML memory in a layer. */
+/* The Laplacian term of axis A at cell c (padded index p) of u (f's), with its CPML memory in a layer. */
 template <int R, int A>
-__device__ static inline float AxisTerm(const Fields &f, ptrdiff_t c, const PetscInt i[3], const PetscInt p[3])
+__device__ static inline float AxisTerm(const Fields &f, const float *__restrict__ u, ptrdiff_t c, const PetscInt i[3], const PetscInt p[3])
 {
-  const float d2   = fwi_d2(f.u + c, f.stride[A], f.c2[A], R);
+  const float d2   = fwi_d2(u + c, f.stride[A], f.c2[A], R);
   const int   side = LayerSide(f, A, i);
   if (side < 0) return d2;
   const LayerSlab &s = f.slab[A][side];
   const ptrdiff_t  q = SlabIndex(&s, A, p);
   const float     *pb = f.pml_b[A] + p[A];
-  return fwi_cpml_term(d2, fwi_d1(f.u + c, f.stride[A], f.c1[A], R), fwi_d1_weighted(s.psi + q, s.stride[A], pb, f.c1[A], R), f.pml_a[A][p[A]],
+  return fwi_cpml_term(d2, fwi_d1(u + c, f.stride[A], f.c1[A], R), fwi_d1_weighted(s.psi + q, s.stride[A], pb, f.c1[A], R), f.pml_a[A][p[A]],
                        f.pml_da[A][p[A]], pb[0], &s.zeta[q]);
 }
 
@@ -55,21 +55,24 @@ __device__ static inline float AxisTerm(const Fields &f, ptrdiff_t c, const Pets
   } while (0)
 
 /* Forward leapfrog of the box's cells outside the core; the sum is
-   (term_z + term_x) + term_y as on the CPU. */
+   (term_z + term_x) + term_y as on the CPU.  u, uprev and vdt2 are f's, as
+   __restrict__ parameters (see ColumnKernel). */
 template <int R, int DIM, bool STORE>
-__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) LayerStepKernel(const Fields f, const Box b)
+__global__ void __launch_bounds__(CUDA_BX *CUDA_BY)
+  LayerStepKernel(const Fields f, const Box b, const float *__restrict__ u, float *__restrict__ uprev, const float *__restrict__ vdt2)
 {
   FOR_THREAD_CELLS(f, b, DIM, {
-    float lap = AxisTerm<R, 0>(f, c, i, p) + AxisTerm<R, 1>(f, c, i, p);
-    if (DIM == 3) lap += AxisTerm<R, DIM == 3 ? 2 : 1>(f, c, i, p);
+    float lap = AxisTerm<R, 0>(f, u, c, i, p) + AxisTerm<R, 1>(f, u, c, i, p);
+    if (DIM == 3) lap += AxisTerm<R, DIM == 3 ? 2 : 1>(f, u, c, i, p);
     if (STORE) f.lap[c] = lap;
-    f.uprev[c] = fwi_leapfrog(f.u[c], f.uprev[c], f.vdt2[c], lap);
+    uprev[c] = fwi_leapfrog(u[c], uprev[c], vdt2[c], lap);
   });
 }
 
-/* psi <- b psi + a du/dx on every axis whose layer holds the cell. */
+/* psi <- b psi + a du/dx on every axis whose layer holds the cell; u is f's
+   (a __restrict__ parameter: see ColumnKernel). */
 template <int R, int DIM>
-__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) MemoryKernel(const Fields f, const Box b)
+__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) MemoryKernel(const Fields f, const Box b, const float *__restrict__ u)
 {
   FOR_THREAD_CELLS(f, b, DIM, {
     for (int a = 0; a < DIM; a++) {
@@ -77,7 +80,7 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) MemoryKernel(const Fields f,
       if (side < 0) continue;
       const LayerSlab &s = f.slab[a][side];
       const ptrdiff_t  q = SlabIndex(&s, a, p);
-      s.psi[q]           = fwi_cpml_psi(s.psi[q], fwi_d1(f.u + c, f.stride[a], f.c1[a], R), f.pml_a[a][p[a]], f.pml_b[a][p[a]]);
+      s.psi[q]           = fwi_cpml_psi(s.psi[q], fwi_d1(u + c, f.stride[a], f.c1[a], R), f.pml_a[a][p[a]], f.pml_b[a][p[a]]);
     }
   });
 }
@@ -94,11 +97,12 @@ __device__ static inline void BackwardAndImage(const Fields &f, ptrdiff_t c, flo
   f.grad[c] += adj * lap;
 }
 
-/* The gradient term of the stored method, before uprev is overwritten: of
-   one step (lap), of two (lap_next too: grad once per two steps) or none. */
-__device__ static inline void ImageStored(const Fields &f, ptrdiff_t c, float adj)
+/* The gradient term of the stored method, from uprev's value before it is
+   overwritten: of one step (lap), of two (lap_next too: grad once per two
+   steps) or none. */
+__device__ static inline void ImageStored(const Fields &f, ptrdiff_t c, float adj, float uprev)
 {
-  if (f.lap_next) f.grad[c] = (f.grad[c] + f.uprev[c] * f.lap_next[c]) + adj * f.lap[c];
+  if (f.lap_next) f.grad[c] = (f.grad[c] + uprev * f.lap_next[c]) + adj * f.lap[c];
   else if (f.lap) f.grad[c] += adj * f.lap[c];
 }
 
@@ -107,9 +111,13 @@ __device__ static inline void ImageStored(const Fields &f, ptrdiff_t c, float ad
    the stored lap or (boundary method) the forward field run backwards.  The
    thread's run along the last axis S streams u through a register queue q,
    q[R] the cell, so the axis-S neighbours are read once per run instead of
-   once per cell. */
+   once per cell.  u, uprev and vdt2 come as __restrict__ parameters (the
+   same arrays as f's): without them the compiler must assume that the
+   store to uprev may change u or vdt2, and issues no load of the next cell
+   before the last cell's store, so each cell waits out a memory latency. */
 template <int R, int DIM, bool STORE, bool ADJOINT>
-__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) ColumnKernel(const Fields f, const Box b)
+__global__ void __launch_bounds__(CUDA_BX *CUDA_BY)
+  ColumnKernel(const Fields f, const Box b, const float *__restrict__ u, float *__restrict__ uprev, const float *__restrict__ vdt2)
 {
   constexpr int  S  = DIM - 1;
   const PetscInt i0 = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x);
@@ -123,21 +131,23 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY) ColumnKernel(const Fields f,
   float           q[2 * R + 1];
 
 #pragma unroll
-  for (int k = 0; k < 2 * R; k++) q[k + 1] = f.u[c + (k - R) * sS];
+  for (int k = 0; k < 2 * R; k++) q[k + 1] = u[c + (k - R) * sS];
+#pragma unroll 4
   for (PetscInt iS = k0; iS < k1; iS++, c += sS) {
 #pragma unroll
     for (int k = 0; k < 2 * R; k++) q[k] = q[k + 1];
-    q[2 * R]  = f.u[c + R * sS];
-    float lap = fwi_d2(f.u + c, 1, f.c2[0], R);
-    if (DIM == 3) lap += fwi_d2(f.u + c, f.stride[1], f.c2[1], R);
+    q[2 * R]       = u[c + R * sS];
+    const float up = uprev[c];
+    float       lap = fwi_d2(u + c, 1, f.c2[0], R);
+    if (DIM == 3) lap += fwi_d2(u + c, f.stride[1], f.c2[1], R);
     lap += fwi_d2(q + R, 1, f.c2[S], R);
     if (STORE) f.lap[c] = lap;
-    if (ADJOINT && !f.fu) ImageStored(f, c, q[R]);
+    if (ADJOINT && !f.fu) ImageStored(f, c, q[R], up);
     if (ADJOINT && f.fu) {
       const PetscInt i[3] = {i0, DIM == 3 ? i1 : iS, DIM == 3 ? iS : 0};
       if (InCore(f, DIM, i)) BackwardAndImage<R, DIM>(f, c, q[R]);
     }
-    f.uprev[c] = fwi_leapfrog(q[R], f.uprev[c], f.vdt2[c], lap);
+    uprev[c] = fwi_leapfrog(q[R], up, vdt2[c], lap);
   }
 }
 
@@ -150,13 +160,14 @@ static void Launch(const Fields *f, const Box *b, Pass pass, const PetscInt e[3]
   /* the column kernel: runs of CUDA_RUN along the last axis (in 2D a thread row each) */
   const dim3 column = DIM == 3 ? CudaGrid(e, CUDA_RUN) : dim3(CudaGrid(e, 1).x, (unsigned)((e[1] + CUDA_BY * CUDA_RUN - 1) / (CUDA_BY * CUDA_RUN)));
   const dim3 cells  = CudaGrid(e, DIM == 3 ? CUDA_RUN : 1); /* FOR_THREAD_CELLS: runs along axis 2 in 3D */
+  const float *u = f->u, *vdt2 = f->vdt2;
   switch (pass) {
-  case PASS_CORE: CudaLaunch(ColumnKernel<R, DIM, false, false>, column, block, stream, *f, *b); break;
-  case PASS_CORE_STORE: CudaLaunch(ColumnKernel<R, DIM, true, false>, column, block, stream, *f, *b); break;
-  case PASS_ADJOINT: CudaLaunch(ColumnKernel<R, DIM, false, true>, column, block, stream, *f, *b); break;
-  case PASS_LAYERS: CudaLaunch(LayerStepKernel<R, DIM, false>, cells, block, stream, *f, *b); break;
-  case PASS_LAYERS_STORE: CudaLaunch(LayerStepKernel<R, DIM, true>, cells, block, stream, *f, *b); break;
-  case PASS_MEMORY: CudaLaunch(MemoryKernel<R, DIM>, cells, block, stream, *f, *b); break;
+  case PASS_CORE: CudaLaunch(ColumnKernel<R, DIM, false, false>, column, block, stream, *f, *b, u, f->uprev, vdt2); break;
+  case PASS_CORE_STORE: CudaLaunch(ColumnKernel<R, DIM, true, false>, column, block, stream, *f, *b, u, f->uprev, vdt2); break;
+  case PASS_ADJOINT: CudaLaunch(ColumnKernel<R, DIM, false, true>, column, block, stream, *f, *b, u, f->uprev, vdt2); break;
+  case PASS_LAYERS: CudaLaunch(LayerStepKernel<R, DIM, false>, cells, block, stream, *f, *b, u, f->uprev, vdt2); break;
+  case PASS_LAYERS_STORE: CudaLaunch(LayerStepKernel<R, DIM, true>, cells, block, stream, *f, *b, u, f->uprev, vdt2); break;
+  case PASS_MEMORY: CudaLaunch(MemoryKernel<R, DIM>, cells, block, stream, *f, *b, u); break;
   }
 }
 
