@@ -204,7 +204,7 @@ static PetscErrorCode ReadBackend(PetscOptionItems *PetscOptionsObject, Options 
                               &k, NULL));
   o->halo_type = k - 1;
   PetscCall(PetscOptionsBool("-halo_overlap", "Compute the interior while the halos travel", NULL, o->halo_overlap, &o->halo_overlap, NULL));
-  PetscCall(PetscOptionsBool("-gpu_shared", "Let several ranks of a node share a GPU (for testing; NCCL refuses it)", NULL, o->gpu_shared, &o->gpu_shared, NULL));
+  PetscCall(PetscOptionsBool("-gpu_shared", "Let several ranks of a node share a GPU (for testing; NCCL refuses it; start MPS first, nvidia-cuda-mps-control -d)", NULL, o->gpu_shared, &o->gpu_shared, NULL));
   PetscCall(PetscOptionsEnum("-wavefield_storage", "Where the gradient keeps the forward wavefield: device, host (page-locked) or auto (device when it fits)", NULL,
                              WavefieldStorages, (PetscEnum)o->wavefield_storage, (PetscEnum *)&o->wavefield_storage, NULL));
   PetscFunctionReturn(0);
