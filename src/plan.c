@@ -24,6 +24,19 @@ static const GradientCost Cost[2] = {
   {0.36, 2.17, 0.93}
 };
 
+/* What the host link adds for a device backend whose store lies in host
+   memory, in forward runs per float stored per cell and step (per
+   dimension): the floats go out during the forward run and come back
+   during the adjoint, faster than the steps can hide.  From
+   scripts/bench-gpu (d) on an H200 over PCIe (docs/gpu.md, 2026-11-27):
+   full storage in page-locked host memory against device memory, 14.75
+   against 3.86 forward runs in 2D 4096^2 (0.98 floats per cell and step),
+   7.43 against 3.69 in 3D 256^3 (0.65); a 3D step is slower, so it hides
+   more of the link.  Without it the planner took full storage in host
+   memory, 3 times slower there, over the boundary method's band in device
+   memory. */
+static const double HostLinkCost[2] = {11.1, 5.8};
+
 #define NMETHODS 2 /* GRADIENT_FULL, GRADIENT_BOUNDARY: method k + 1 */
 
 static const char *const keeps[NMETHODS] = {"the Laplacian term of every step and cell", "the layer band of every step, 2 fields"};
@@ -104,6 +117,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
   const GradientCost    *c     = &Cost[g->dim > 2 ? 1 : 0];
+  const double           link  = HostLinkCost[g->dim > 2 ? 1 : 0];
   Fields    f;
   Figures   mine = {0}, most;
   double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1;
@@ -150,6 +164,8 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
                      ? PETSC_TRUE
                      : PETSC_FALSE;
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
+    /* the busiest rank's store over its share of the cells (the same on every rank) */
+    if (ops->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));

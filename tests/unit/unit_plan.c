@@ -1,0 +1,95 @@
+/* The gradient planner's choice (plan.c) on a device backend, which this
+   test fakes: the CPU backend's operations with a device memory of a size
+   the test sets.  Where full storage fits in device memory it is chosen;
+   where only its store in host memory would fit, the host link makes it
+   slower than the boundary method's band in device memory (3 times on an
+   H200), and the boundary method must be chosen; likewise under
+   -wavefield_storage host.  The CPU backend keeps its choice. */
+#include "plan.h"
+#include "setup.h"
+#include "timeaxis.h"
+
+static size_t device_free; /* the fake device's free memory, bytes */
+
+static PetscErrorCode FakeFreeMemory(size_t *bytes)
+{
+  *bytes = device_free;
+  return 0;
+}
+
+/* The planner's choice for a 2D gradient run, with these extra options. */
+static PetscErrorCode Choose(const KernelOps *ops, const char *extra, GradientPlan *plan)
+{
+  Options   o;
+  Layout    l;
+  ModelInfo m;
+  Geometry  geo;
+  Grid      g;
+  TimeAxis  t;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsClear(NULL));
+  PetscCall(PetscOptionsInsertString(NULL, "-mode gradient -vp 2000 -nz 200 -nx 300 -dx 10 -nt 1000 -dt 0.002 -nshots 1 -progress_interval 0"));
+  PetscCall(PetscOptionsInsertString(NULL, extra));
+  PetscCall(OptionsParse(PETSC_COMM_WORLD, &o)); /* no checks: the planner needs no observed data */
+  PetscCall(LayoutCreate(PETSC_COMM_WORLD, 1, &l));
+  PetscCall(ModelDescribe(PETSC_COMM_WORLD, &o, &m));
+  PetscCall(SurveyRead(PETSC_COMM_WORLD, &o, &m, &geo));
+  PetscCall(GridCreate(l.group, m.dim, m.n, m.d, o.order, o.pml, o.procs, &g));
+  PetscCall(TimeAxisSetUp(&g, 2000, o.nt, o.dt, o.cfl, &t));
+  PetscCall(GradientPlanChoose(&o, &l, ops, &m, &geo, &g, &t, plan));
+  PetscCall(GridDestroy(&g));
+  PetscCall(GeometryDestroy(&geo));
+  PetscCall(LayoutDestroy(&l));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Expect(const char *what, const GradientPlan *plan, GradientMethod want, PetscInt *failed)
+{
+  PetscFunctionBeginUser;
+  if (plan->method == want) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok   %s: %s\n", what, GradientMethods[want]));
+  else {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s: chose %s, expected %s\n", what, GradientMethods[plan->method], GradientMethods[want]));
+    (*failed)++;
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  KernelOps    device = KernelOpsCPU;
+  GradientPlan plan;
+  PetscInt     failed = 0;
+  double       store;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  device.name               = "fake device";
+  device.device_free_memory = FakeFreeMemory;
+
+  device_free = (size_t)1 << 40;
+  PetscCall(Choose(&device, "", &plan));
+  PetscCall(Expect("device memory for everything", &plan, GRADIENT_FULL, &failed));
+  PetscCheck(plan.bytes[0] == 0 && plan.bytes[1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "full storage placed %g bytes on the host and %g on the device, expected all on the device",
+             plan.bytes[0], plan.bytes[1]);
+  store = plan.bytes[1];
+
+  /* a third of full storage's need: the boundary method's band fits, full storage's store only on the host */
+  device_free = (size_t)(store / 3);
+  PetscCall(Choose(&device, "", &plan));
+  PetscCall(Expect("full storage's store fits in host memory only", &plan, GRADIENT_BOUNDARY, &failed));
+  PetscCheck(plan.bytes[0] == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the boundary method placed %g bytes on the host, expected none", plan.bytes[0]);
+
+  device_free = (size_t)1 << 40;
+  PetscCall(Choose(&device, "-wavefield_storage host", &plan));
+  PetscCall(Expect("-wavefield_storage host", &plan, GRADIENT_BOUNDARY, &failed));
+
+  PetscCall(Choose(&device, "-wavefield_storage host -gradient_method full", &plan));
+  PetscCall(Expect("-gradient_method full named", &plan, GRADIENT_FULL, &failed));
+
+  PetscCall(Choose(&KernelOpsCPU, "", &plan));
+  PetscCall(Expect("CPU backend", &plan, GRADIENT_FULL, &failed));
+
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_plan: %s\n", failed ? "FAILED" : "all choices as expected"));
+  PetscCall(PetscFinalize());
+  return failed ? 1 : 0;
+}
