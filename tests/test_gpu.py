@@ -7,7 +7,8 @@ device or no CUDA build):
     surface on top: relative L2 difference <= 1e-5 (both backends share the
     arithmetic of stencil.h and the GPU is built without fused multiply-adds,
     so bit-identical gathers are expected; only 1e-5 is required).
-(b) gradient (-mode gradient, the models of test_gradient.py), GPU vs CPU:
+(b) gradient (-mode gradient, the models of test_gradient.py, full storage
+    named, as are the other gradients below), GPU vs CPU:
     relative L2 difference <= 1e-4, misfit relative difference <= 1e-5; and
     -wavefield_storage host vs device on the GPU: identical, bit for bit;
     -gradient_method boundary with the band in device and in host memory
@@ -221,9 +222,11 @@ def part_b(scr, failures):
     out = {}
     for dim in (2, 3):
         base = gradient_setup(scr, dim)
-        cpu = gradient(1, base + ["-backend", "cpu"], scr.sub(f"b{dim}_cpu"))
-        dev = gradient(1, base + ["-backend", "cuda", "-wavefield_storage", "device"], scr.sub(f"b{dim}_device"))
-        host = gradient(1, base + ["-backend", "cuda", "-wavefield_storage", "host"], scr.sub(f"b{dim}_host"))
+        # named: the planner takes the boundary method where the store is on the host
+        full = ["-gradient_method", "full"]
+        cpu = gradient(1, base + full + ["-backend", "cpu"], scr.sub(f"b{dim}_cpu"))
+        dev = gradient(1, base + full + ["-backend", "cuda", "-wavefield_storage", "device"], scr.sub(f"b{dim}_device"))
+        host = gradient(1, base + full + ["-backend", "cuda", "-wavefield_storage", "host"], scr.sub(f"b{dim}_host"))
         failures += gradient_within(cpu, dev, f"(b) {dim}D cuda vs cpu", "relative L2", GRAD_TOL, MISFIT_TOL)
         failures.append(bitwise_gradient(dev, host, f"(b) {dim}D -wavefield_storage host vs device"))
         boundary = ["-gradient_method", "boundary"]
@@ -232,7 +235,7 @@ def part_b(scr, failures):
             got = gradient(1, base + boundary + ["-backend", "cuda", "-wavefield_storage", where], scr.sub(f"b{dim}_{where}_boundary"))
             failures += gradient_within(cpu_b, got, f"(b) {dim}D -gradient_method boundary, band in {where} memory, cuda vs cpu",
                                         "relative L2", GRAD_TOL, MISFIT_TOL)
-        out[dim] = (base + ["-backend", "cuda"], dev)
+        out[dim] = (base + full + ["-backend", "cuda"], dev)
     return out
 
 
