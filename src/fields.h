@@ -10,6 +10,12 @@
 
 struct PointMap; /* kernels.h */
 
+/* -gpu_tile: the core kernel's blocks of 32 threads by ROWS (at most
+   MAX_ROWS), each thread a run of RUN cells along the last axis. */
+#define FIELDS_GPU_TILE_ROWS     8
+#define FIELDS_GPU_TILE_RUN      16
+#define FIELDS_GPU_TILE_MAX_ROWS 16
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -62,6 +68,8 @@ typedef struct {
   PetscBool layer[3][2];        /* the grid has a layer on side s of axis a */
   PetscBool free_surface[3][2]; /* face (axis, side) of the owned box is a free surface */
   PetscBool neighbour[3][2];    /* a rank lies across face (axis, side) of the owned box */
+  PetscInt  gpu_tile[2];        /* device backends, -gpu_tile: the core kernel's thread rows per block and cells
+                                   per thread's run; 0 (unset): FIELDS_GPU_TILE_ROWS, FIELDS_GPU_TILE_RUN */
   /* backend memory (host or device) */
   float *u, *uprev;             /* u^n, u^{n-1}; a step writes u^{n+1} over uprev */
   float *vdt2;                  /* v^2 dt^2 */

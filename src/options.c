@@ -191,6 +191,25 @@ static PetscErrorCode ReadLayout(PetscOptionItems *PetscOptionsObject, Options *
   PetscFunctionReturn(0);
 }
 
+/* -gpu_tile ROWS,RUN: both or neither, each in range. */
+static PetscErrorCode ReadGpuTile(PetscOptionItems *PetscOptionsObject, Options *o)
+{
+  PetscInt  n = 2, tile[2] = {o->gpu_tile[0], o->gpu_tile[1]};
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsIntArray("-gpu_tile", "CUDA: the core kernel's launch shape, ROWS,RUN: blocks of 32 x ROWS threads, each thread a run of RUN cells along the last axis", NULL,
+                                 tile, &n, &set));
+  if (!set) PetscFunctionReturn(0);
+  PetscCheck(n == 2, PetscOptionsObject->comm, PETSC_ERR_ARG_WRONG, "-gpu_tile: %" PetscInt_FMT " value%s given, expected 2, ROWS,RUN (default %d,%d)", n, n == 1 ? "" : "s",
+             FIELDS_GPU_TILE_ROWS, FIELDS_GPU_TILE_RUN);
+  PetscCheck(tile[0] >= 1 && tile[0] <= FIELDS_GPU_TILE_MAX_ROWS && tile[1] >= 1 && tile[1] <= PETSC_MAX_INT / 2, PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-gpu_tile %" PetscInt_FMT ",%" PetscInt_FMT ": expected ROWS from 1 to %d and RUN of 1 cell or more", tile[0], tile[1], FIELDS_GPU_TILE_MAX_ROWS);
+  o->gpu_tile[0] = tile[0];
+  o->gpu_tile[1] = tile[1];
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadBackend(PetscOptionItems *PetscOptionsObject, Options *o)
 {
   const char *halos[HALO_NCCL + 2] = {"auto"}; /* auto, then HaloTypes */
@@ -205,6 +224,7 @@ static PetscErrorCode ReadBackend(PetscOptionItems *PetscOptionsObject, Options 
   o->halo_type = k - 1;
   PetscCall(PetscOptionsBool("-halo_overlap", "Compute the interior while the halos travel", NULL, o->halo_overlap, &o->halo_overlap, NULL));
   PetscCall(PetscOptionsBool("-gpu_shared", "Let several ranks of a node share a GPU (for testing; NCCL refuses it; start MPS first, nvidia-cuda-mps-control -d)", NULL, o->gpu_shared, &o->gpu_shared, NULL));
+  PetscCall(ReadGpuTile(PetscOptionsObject, o));
   PetscCall(PetscOptionsEnum("-wavefield_storage", "Where the gradient keeps the forward wavefield: device, host (page-locked) or auto (device when it fits)", NULL,
                              WavefieldStorages, (PetscEnum)o->wavefield_storage, (PetscEnum *)&o->wavefield_storage, NULL));
   PetscFunctionReturn(0);
@@ -324,6 +344,8 @@ static PetscErrorCode SetDefaults(Options *o)
   o->nan_check_interval               = 100;
   o->progress_interval                = 60;
   o->halo_overlap                     = PETSC_TRUE;
+  o->gpu_tile[0]                      = FIELDS_GPU_TILE_ROWS;
+  o->gpu_tile[1]                      = FIELDS_GPU_TILE_RUN;
   o->adjoint_skip_quiet               = PETSC_TRUE;
   o->offset_min                       = (PerBand){1, {0}};
   o->offset_max                       = (PerBand){1, {PETSC_MAX_REAL}};

@@ -66,6 +66,7 @@ typedef struct {
   PetscInt  halo_type;     /* a HaloType, or -1: the best available */
   PetscBool halo_overlap;
   PetscBool gpu_shared;    /* several ranks of a node may share a GPU */
+  PetscInt  gpu_tile[2];   /* Fields.gpu_tile */
   PetscInt  wavefield_storage; /* a WavefieldStorage */
   /* output */
   char      output_dir[PETSC_MAX_PATH_LEN];

@@ -60,6 +60,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   p->settings           = *settings;
   p->method             = GRADIENT_FULL;
   GridBlockFields(g, f);
+  for (int k = 0; k < 2; k++) f->gpu_tile[k] = settings->gpu_tile[k];
   {
     double bytes, layers;
     FieldsBytes(f, &bytes, &layers);

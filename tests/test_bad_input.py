@@ -264,6 +264,12 @@ def main():
              scr.sub("o_halo_cpu"), [has("-halo_type nccl"), has("-backend cpu")])
         case("unknown -halo_type", 1, SMALL + ["-geometry", geo_ok, "-halo_type", "pigeon"], scr.sub("o_halo_bad"),
              [has("pigeon"), has("halo_type")])
+        case("-gpu_tile with one value", 1, SMALL + ["-geometry", geo_ok, "-gpu_tile", "8"], scr.sub("o_tile_one"),
+             [has("-gpu_tile"), has("1 value given, expected 2")])
+        case("-gpu_tile rows out of range", 1, SMALL + ["-geometry", geo_ok, "-gpu_tile", "17,16"], scr.sub("o_tile_rows"),
+             [has("-gpu_tile 17,16"), has("ROWS from 1 to 16")])
+        case("-gpu_tile run of 0", 1, SMALL + ["-geometry", geo_ok, "-gpu_tile", "8,0"], scr.sub("o_tile_run"),
+             [has("-gpu_tile 8,0"), has("RUN of 1 cell or more")])
 
         # missing -vp file
         missing = scr.sub("no_such_model.rsf")

@@ -26,15 +26,12 @@ struct ZetaOp {
   __device__ void operator()(const Fields &f, const LayerSlab &sl, int a, ptrdiff_t c, ptrdiff_t q, const PetscInt p[3]) const { sl.zeta[q] *= f.pml_b[a][p[a]]; }
 };
 
-/* One thread per owned cell of box [lo, hi) in slab (a, s); grid z walks axis 2. */
+/* A thread per owned cell of box b (BoxCell) in slab (a, s). */
 template <class Op>
-__global__ void SlabKernel(const Fields f, int a, int s, const Box b, Op op)
+__global__ void __launch_bounds__(CUDA_CELL_THREADS) SlabKernel(const Fields f, int a, int s, const Box b, Op op)
 {
   PetscInt i[3], p[3];
-  i[0] = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x);
-  i[1] = b.lo[1] + (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y);
-  i[2] = b.lo[2] + (PetscInt)blockIdx.z;
-  if (i[0] >= b.hi[0] || i[1] >= b.hi[1]) return;
+  if (!BoxCell(b, i)) return;
   for (int d = 0; d < 3; d++) p[d] = i[d] + (d < f.dim ? f.radius : 0);
   const LayerSlab &sl = f.slab[a][s];
   op(f, sl, a, FieldsIndex(&f, i), SlabIndex(&sl, a, p), p);
@@ -53,7 +50,7 @@ static PetscErrorCode EachSlab(Fields *f, PetscInt reach, Op op)
       FieldsSlabBox(f, a, s, reach, b.lo, b.hi);
       for (int d = 0; d < 3; d++) e[d] = b.hi[d] - b.lo[d];
       if (e[0] <= 0 || e[1] <= 0 || e[2] <= 0) continue;
-      CudaLaunch(SlabKernel<Op>, CudaGrid(e, 1), dim3(CUDA_BX, CUDA_BY), CudaLane(f), *f, a, s, b, op);
+      CudaLaunch(SlabKernel<Op>, BoxCellGrid(e), dim3(CUDA_CELL_THREADS), CudaLane(f), *f, a, s, b, op);
       CUDA_LAUNCHED();
     }
   PetscFunctionReturn(0);

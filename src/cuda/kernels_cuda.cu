@@ -4,7 +4,7 @@
 #include "kernels_cuda.h"
 #include "cpu/subnormals.h"
 
-static PetscErrorCode LanesCreate(CudaLanes **lanes)
+static PetscErrorCode LanesCreate(const Fields *f, CudaLanes **lanes)
 {
   CudaLanes *l;
   int        least, greatest;
@@ -20,6 +20,9 @@ static PetscErrorCode LanesCreate(CudaLanes **lanes)
   CUDA_CALL(cudaEventCreateWithFlags(&l->side_mark, cudaEventDisableTiming));
   for (int k = 0; k < 2; k++) CUDA_CALL(cudaEventCreateWithFlags(&l->copied[k], cudaEventDisableTiming));
   CUDA_CALL(cudaMalloc((void **)&l->flag, sizeof(int)));
+  l->rows = (unsigned)(f->gpu_tile[0] ? f->gpu_tile[0] : FIELDS_GPU_TILE_ROWS);
+  l->run  = (unsigned)(f->gpu_tile[1] ? f->gpu_tile[1] : FIELDS_GPU_TILE_RUN);
+  PetscCheck(l->rows <= CUDA_MAX_ROWS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpu_tile: %u thread rows, expected at most %d", l->rows, CUDA_MAX_ROWS);
   *lanes = l;
   PetscFunctionReturn(0);
 }
@@ -84,7 +87,7 @@ static PetscErrorCode Alloc(Fields *f)
 {
   PetscFunctionBeginUser;
   FlushSubnormalsHere();
-  PetscCall(LanesCreate((CudaLanes **)&f->backend));
+  PetscCall(LanesCreate(f, (CudaLanes **)&f->backend));
   PetscCall(FieldsAllocArrays(f, MemAlloc));
   PetscFunctionReturn(0);
 }

@@ -13,12 +13,14 @@
 #define CUDA_LAUNCHED() CUDA_CALL(cudaGetLastError())
 
 /* The main lane (high priority: shell, halos, everything in order), the side
-   lane (the interior) and the copy lane (the wavefield store's transfers). */
+   lane (the interior) and the copy lane (the wavefield store's transfers);
+   and the core kernel's launch shape (Fields.gpu_tile). */
 typedef struct {
   cudaStream_t main, side, copy;
   cudaEvent_t  main_mark, side_mark, copied[2];
   PetscBool    on_side;
-  int         *flag; /* device: set by all_finite when a value is not finite */
+  int         *flag;      /* device: set by all_finite when a value is not finite */
+  unsigned     rows, run; /* the core kernel's blocks: CUDA_BX x rows threads, each a run of `run` cells */
 } CudaLanes;
 
 static inline cudaStream_t CudaLane(const Fields *f)
@@ -27,17 +29,28 @@ static inline cudaStream_t CudaLane(const Fields *f)
   return l->on_side ? l->side : l->main;
 }
 
-/* Threads per block: 32 along axis 0 (contiguous) x 8 along axis 1; in 3D
-   each thread walks CUDA_RUN cells along axis 2. */
-#define CUDA_BX  32
-#define CUDA_BY  8
-#define CUDA_RUN 16
+/* The core kernel's blocks are CUDA_BX threads along axis 0 (contiguous) by
+   `rows` (at most CUDA_MAX_ROWS); the kernels that take a thread per cell
+   have blocks of CUDA_CELL_THREADS. */
+#define CUDA_BX           32
+#define CUDA_MAX_ROWS     FIELDS_GPU_TILE_MAX_ROWS
+#define CUDA_CELL_THREADS 256
 
-/* Blocks covering box extents e[3] with CUDA_BX x CUDA_BY threads and runs of `run` along axis 2. */
-static inline dim3 CudaGrid(const PetscInt e[3], PetscInt run)
+/* A thread per cell of box b: grid x numbers the cells of a plane along
+   axis 0, then 1, so that a thin slab keeps every lane busy; grid y walks
+   axis 2.  Fills i (owned index); false for a thread past the plane. */
+__device__ static inline bool BoxCell(const Box &b, PetscInt i[3])
 {
-  return dim3((unsigned)((e[0] + CUDA_BX - 1) / CUDA_BX), (unsigned)((e[1] + CUDA_BY - 1) / CUDA_BY), (unsigned)((e[2] + run - 1) / run));
+  const unsigned e0 = (unsigned)(b.hi[0] - b.lo[0]), t = blockIdx.x * CUDA_CELL_THREADS + threadIdx.x;
+  if (t >= e0 * (unsigned)(b.hi[1] - b.lo[1])) return false;
+  i[0] = b.lo[0] + (PetscInt)(t % e0);
+  i[1] = b.lo[1] + (PetscInt)(t / e0);
+  i[2] = b.lo[2] + (PetscInt)blockIdx.y;
+  return true;
 }
+
+/* BoxCell's grid for box extents e[3]. */
+static inline dim3 BoxCellGrid(const PetscInt e[3]) { return dim3((unsigned)((e[0] * e[1] + CUDA_CELL_THREADS - 1) / CUDA_CELL_THREADS), (unsigned)e[2]); }
 
 /* kernel<<<grid, block, 0, stream>>>(args): every launch goes through here,
    one place to add checks or timing. */

@@ -1,10 +1,11 @@
 /* CUDA backend: the stencil updates over a box (forward step, CPML memory,
    adjoint step).  The core cells of a box, forward or adjoint, run
-   ColumnKernel: a thread walks a run of CUDA_RUN cells along the last axis
-   (1 in 2D, 2 in 3D) and streams u through a register queue.  The box's
-   cells outside the core, cut into slabs (OutsideCore), run the kernels
-   with the CPML terms, so those keep their registers to themselves and no
-   block is launched only to find that it has no layer cell.  The
+   ColumnKernel: a thread walks a run of cells along the last axis (1 in 2D,
+   2 in 3D) and streams u through a register queue; the launch shape is
+   Fields.gpu_tile's.  The box's cells outside the core, cut into slabs
+   (OutsideCore), run the kernels with the CPML terms, a thread per cell
+   (BoxCell), so those keep their registers to themselves and no block is
+   launched only to find that it has no layer cell.  The
    arithmetic is stencil.h's, in the CPU backend's order: without fused
    multiply-adds (--fmad=false) both round alike. */
 #include "boxes.h"
@@ -37,31 +38,24 @@ __device__ static inline float AxisTerm(const Fields &f, const float *__restrict
                        f.pml_da[A][p[A]], pb[0], &s.zeta[q]);
 }
 
-/* Runs BODY(i, p, c) over the thread's cells of box b: i owned index, p padded, c offset. */
-#define FOR_THREAD_CELLS(f, b, DIM, ...) \
+/* Runs BODY(i, p, c) for the thread's cell of box b (BoxCell): i owned index, p padded, c offset. */
+#define FOR_THREAD_CELL(f, b, DIM, ...) \
   do { \
-    PetscInt i[3], p[3]; \
-    i[0] = (b).lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x); \
-    i[1] = (b).lo[1] + (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y); \
-    if (i[0] >= (b).hi[0] || i[1] >= (b).hi[1]) return; \
-    const PetscInt k0 = (b).lo[2] + (PetscInt)blockIdx.z * CUDA_RUN, k1 = min(k0 + CUDA_RUN, (b).hi[2]); \
-    p[0] = i[0] + R; \
-    p[1] = i[1] + R; \
-    for (i[2] = k0; i[2] < k1; i[2]++) { \
-      p[2]              = DIM == 3 ? i[2] + R : 0; \
-      const ptrdiff_t c = p[0] + p[1] * (f).stride[1] + p[2] * (f).stride[2]; \
-      __VA_ARGS__; \
-    } \
+    PetscInt i[3]; \
+    if (!BoxCell(b, i)) return; \
+    const PetscInt  p[3] = {i[0] + R, i[1] + R, DIM == 3 ? i[2] + R : 0}; \
+    const ptrdiff_t c    = p[0] + p[1] * (f).stride[1] + p[2] * (f).stride[2]; \
+    __VA_ARGS__; \
   } while (0)
 
 /* Forward leapfrog of the box's cells outside the core; the sum is
    (term_z + term_x) + term_y as on the CPU.  u, uprev and vdt2 are f's, as
    __restrict__ parameters (see ColumnKernel). */
 template <int R, int DIM, bool STORE>
-__global__ void __launch_bounds__(CUDA_BX *CUDA_BY)
+__global__ void __launch_bounds__(CUDA_CELL_THREADS)
   LayerStepKernel(const Fields f, const Box b, const float *__restrict__ u, float *__restrict__ uprev, const float *__restrict__ vdt2)
 {
-  FOR_THREAD_CELLS(f, b, DIM, {
+  FOR_THREAD_CELL(f, b, DIM, {
     float lap = AxisTerm<R, 0>(f, u, c, i, p) + AxisTerm<R, 1>(f, u, c, i, p);
     if (DIM == 3) lap += AxisTerm<R, DIM == 3 ? 2 : 1>(f, u, c, i, p);
     if (STORE) f.lap[c] = lap;
@@ -72,9 +66,9 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_BY)
 /* psi <- b psi + a du/dx on every axis whose layer holds the cell; u is f's
    (a __restrict__ parameter: see ColumnKernel). */
 template <int R, int DIM>
-__global__ void __launch_bounds__(CUDA_BX *CUDA_BY) MemoryKernel(const Fields f, const Box b, const float *__restrict__ u)
+__global__ void __launch_bounds__(CUDA_CELL_THREADS) MemoryKernel(const Fields f, const Box b, const float *__restrict__ u)
 {
-  FOR_THREAD_CELLS(f, b, DIM, {
+  FOR_THREAD_CELL(f, b, DIM, {
     for (int a = 0; a < DIM; a++) {
       const int side = LayerSide(f, a, i);
       if (side < 0) continue;
@@ -106,49 +100,88 @@ __device__ static inline void ImageStored(const Fields &f, ptrdiff_t c, float ad
   else if (f.lap) f.grad[c] += adj * f.lap[c];
 }
 
+/* What the core kernel images: nothing (forward), the stored term
+   (ImageStored) or the forward field run backwards (BackwardAndImage);
+   each its own kernel, so the forward's registers stay few. */
+typedef enum { IMAGE_NONE, IMAGE_STORED, IMAGE_BACKWARD } Image;
+
+/* How many cells ahead of the one it updates a thread of ColumnKernel has
+   its reads of u (the queue's head), uprev and vdt2 under way.  Without
+   it each cell's reads wait out a whole memory latency with only the
+   resident warps' reads in flight, too few to keep the memory busy. */
+#define CUDA_AHEAD 2
+
 /* Core cells, forward or adjoint (no CPML terms either way; the adjoint's
-   layers are corrected afterwards), with the adjoint's gradient term from
-   the stored lap or (boundary method) the forward field run backwards.  The
-   thread's run along the last axis S streams u through a register queue q,
-   q[R] the cell, so the axis-S neighbours are read once per run instead of
-   once per cell.  u, uprev and vdt2 come as __restrict__ parameters (the
-   same arrays as f's): without them the compiler must assume that the
-   store to uprev may change u or vdt2, and issues no load of the next cell
-   before the last cell's store, so each cell waits out a memory latency. */
-template <int R, int DIM, bool STORE, bool ADJOINT>
-__global__ void __launch_bounds__(CUDA_BX *CUDA_BY)
-  ColumnKernel(const Fields f, const Box b, const float *__restrict__ u, float *__restrict__ uprev, const float *__restrict__ vdt2)
+   layers are corrected afterwards), with the adjoint's gradient term as
+   IMAGE says.  A block is CUDA_BX x blockDim.y threads; the thread's run
+   of `run` cells along the last axis S streams u through a register queue
+   q (q[R + j]: u at the cell j ahead), so the axis-S neighbours are read
+   once per run instead of once per cell; uprev and vdt2 stream through
+   up[] and v[] (up[j], v[j]: the cell j ahead).  Reads past the run's
+   reach give 0, never used.  u, uprev and vdt2 come as __restrict__
+   parameters (the same arrays as f's): without them the compiler must
+   assume that the store to uprev may change u or vdt2, and issues no load
+   of the next cell before the last cell's store. */
+template <int R, int DIM, bool STORE, Image IMAGE>
+__global__ void __launch_bounds__(CUDA_BX *CUDA_MAX_ROWS)
+  ColumnKernel(const Fields f, const Box b, PetscInt run, const float *__restrict__ u, float *__restrict__ uprev, const float *__restrict__ vdt2)
 {
-  constexpr int  S  = DIM - 1;
-  const PetscInt i0 = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x);
+  constexpr int  S   = DIM - 1, A = CUDA_AHEAD;
+  const PetscInt row = (PetscInt)(blockIdx.y * blockDim.y + threadIdx.y);
+  const PetscInt i0  = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x);
   /* 3D: a thread row per index of axis 1, runs along axis 2 by grid z; 2D: each thread row a run along axis 1 */
-  const PetscInt i1 = DIM == 3 ? b.lo[1] + (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y) : 0;
-  const PetscInt k0 = b.lo[S] + (DIM == 3 ? (PetscInt)blockIdx.z : (PetscInt)(blockIdx.y * CUDA_BY + threadIdx.y)) * CUDA_RUN;
+  const PetscInt i1 = DIM == 3 ? b.lo[1] + row : 0;
+  const PetscInt k0 = b.lo[S] + (DIM == 3 ? (PetscInt)blockIdx.z : row) * run;
   if (i0 >= b.hi[0] || (DIM == 3 && i1 >= b.hi[1]) || k0 >= b.hi[S]) return;
-  const PetscInt  k1 = min(k0 + CUDA_RUN, b.hi[S]);
+  const PetscInt  k1 = min(k0 + run, b.hi[S]);
   const ptrdiff_t sS = f.stride[S];
   ptrdiff_t       c  = (i0 + R) + (DIM == 3 ? (i1 + R) * f.stride[1] : 0) + (k0 + R) * sS;
-  float           q[2 * R + 1];
+  float           q[2 * R + 1 + A], up[A + 1], v[A + 1];
 
+  /* the run reads u up to R cells past its end */
 #pragma unroll
-  for (int k = 0; k < 2 * R; k++) q[k + 1] = u[c + (k - R) * sS];
+  for (int k = 0; k < 2 * R + A; k++) q[k + 1] = k0 + k - R < k1 + R ? u[c + (k - R) * sS] : 0.0f;
+#pragma unroll
+  for (int j = 0; j < A; j++) {
+    up[j + 1] = k0 + j < k1 ? uprev[c + j * sS] : 0.0f;
+    v[j + 1]  = k0 + j < k1 ? vdt2[c + j * sS] : 0.0f;
+  }
 #pragma unroll 4
   for (PetscInt iS = k0; iS < k1; iS++, c += sS) {
 #pragma unroll
-    for (int k = 0; k < 2 * R; k++) q[k] = q[k + 1];
-    q[2 * R]       = u[c + R * sS];
-    const float up = uprev[c];
-    float       lap = fwi_d2(u + c, 1, f.c2[0], R);
+    for (int k = 0; k < 2 * R + A; k++) q[k] = q[k + 1];
+#pragma unroll
+    for (int j = 0; j < A; j++) {
+      up[j] = up[j + 1];
+      v[j]  = v[j + 1];
+    }
+    const bool ahead = iS + A < k1;
+    q[2 * R + A]     = ahead ? u[c + (R + A) * sS] : 0.0f;
+    up[A]            = ahead ? uprev[c + A * sS] : 0.0f;
+    v[A]             = ahead ? vdt2[c + A * sS] : 0.0f;
+    float lap        = fwi_d2(u + c, 1, f.c2[0], R);
     if (DIM == 3) lap += fwi_d2(u + c, f.stride[1], f.c2[1], R);
     lap += fwi_d2(q + R, 1, f.c2[S], R);
     if (STORE) f.lap[c] = lap;
-    if (ADJOINT && !f.fu) ImageStored(f, c, q[R], up);
-    if (ADJOINT && f.fu) {
+    if (IMAGE == IMAGE_STORED) ImageStored(f, c, q[R], up[0]);
+    if (IMAGE == IMAGE_BACKWARD) {
       const PetscInt i[3] = {i0, DIM == 3 ? i1 : iS, DIM == 3 ? iS : 0};
       if (InCore(f, DIM, i)) BackwardAndImage<R, DIM>(f, c, q[R]);
     }
-    uprev[c] = fwi_leapfrog(q[R], up, vdt2[c], lap);
+    uprev[c] = fwi_leapfrog(q[R], up[0], v[0], lap);
   }
+}
+
+/* ColumnKernel over box extents e[3] in Fields.gpu_tile's shape (CudaLanes). */
+template <int R, int DIM, bool STORE, Image IMAGE>
+static void LaunchColumns(const Fields *f, const Box *b, const PetscInt e[3], cudaStream_t stream)
+{
+  const CudaLanes *l    = (const CudaLanes *)f->backend;
+  const unsigned   runs = (unsigned)((e[DIM - 1] + l->run - 1) / l->run);
+  /* thread rows: in 3D one per index of axis 1, in 2D one per run along axis 1 */
+  const unsigned threads_y = DIM == 3 ? (unsigned)e[1] : runs;
+  const dim3     grid((unsigned)((e[0] + CUDA_BX - 1) / CUDA_BX), (threads_y + l->rows - 1) / l->rows, DIM == 3 ? runs : 1);
+  CudaLaunch(ColumnKernel<R, DIM, STORE, IMAGE>, grid, dim3(CUDA_BX, l->rows), stream, *f, *b, (PetscInt)l->run, (const float *)f->u, f->uprev, (const float *)f->vdt2);
 }
 
 typedef enum { PASS_CORE, PASS_CORE_STORE, PASS_LAYERS, PASS_LAYERS_STORE, PASS_MEMORY, PASS_ADJOINT } Pass;
@@ -156,18 +189,18 @@ typedef enum { PASS_CORE, PASS_CORE_STORE, PASS_LAYERS, PASS_LAYERS_STORE, PASS_
 template <int R, int DIM>
 static void Launch(const Fields *f, const Box *b, Pass pass, const PetscInt e[3], cudaStream_t stream)
 {
-  const dim3 block(CUDA_BX, CUDA_BY);
-  /* the column kernel: runs of CUDA_RUN along the last axis (in 2D a thread row each) */
-  const dim3 column = DIM == 3 ? CudaGrid(e, CUDA_RUN) : dim3(CudaGrid(e, 1).x, (unsigned)((e[1] + CUDA_BY * CUDA_RUN - 1) / (CUDA_BY * CUDA_RUN)));
-  const dim3 cells  = CudaGrid(e, DIM == 3 ? CUDA_RUN : 1); /* FOR_THREAD_CELLS: runs along axis 2 in 3D */
+  const dim3   cells = BoxCellGrid(e), threads(CUDA_CELL_THREADS);
   const float *u = f->u, *vdt2 = f->vdt2;
   switch (pass) {
-  case PASS_CORE: CudaLaunch(ColumnKernel<R, DIM, false, false>, column, block, stream, *f, *b, u, f->uprev, vdt2); break;
-  case PASS_CORE_STORE: CudaLaunch(ColumnKernel<R, DIM, true, false>, column, block, stream, *f, *b, u, f->uprev, vdt2); break;
-  case PASS_ADJOINT: CudaLaunch(ColumnKernel<R, DIM, false, true>, column, block, stream, *f, *b, u, f->uprev, vdt2); break;
-  case PASS_LAYERS: CudaLaunch(LayerStepKernel<R, DIM, false>, cells, block, stream, *f, *b, u, f->uprev, vdt2); break;
-  case PASS_LAYERS_STORE: CudaLaunch(LayerStepKernel<R, DIM, true>, cells, block, stream, *f, *b, u, f->uprev, vdt2); break;
-  case PASS_MEMORY: CudaLaunch(MemoryKernel<R, DIM>, cells, block, stream, *f, *b, u); break;
+  case PASS_CORE: LaunchColumns<R, DIM, false, IMAGE_NONE>(f, b, e, stream); break;
+  case PASS_CORE_STORE: LaunchColumns<R, DIM, true, IMAGE_NONE>(f, b, e, stream); break;
+  case PASS_ADJOINT:
+    if (f->fu) LaunchColumns<R, DIM, false, IMAGE_BACKWARD>(f, b, e, stream);
+    else LaunchColumns<R, DIM, false, IMAGE_STORED>(f, b, e, stream);
+    break;
+  case PASS_LAYERS: CudaLaunch(LayerStepKernel<R, DIM, false>, cells, threads, stream, *f, *b, u, f->uprev, vdt2); break;
+  case PASS_LAYERS_STORE: CudaLaunch(LayerStepKernel<R, DIM, true>, cells, threads, stream, *f, *b, u, f->uprev, vdt2); break;
+  case PASS_MEMORY: CudaLaunch(MemoryKernel<R, DIM>, cells, threads, stream, *f, *b, u); break;
   }
 }
 
