@@ -144,8 +144,8 @@ typedef struct {
 static inline PetscBool KernelOpsSplitBoxes(const KernelOps *ops, PetscBool adjoint) { return !adjoint && ops->split_boxes ? PETSC_TRUE : PETSC_FALSE; }
 
 extern const KernelOps KernelOpsCPU;
-#ifdef HALOFWI_HAVE_CUDA
-extern const KernelOps KernelOpsCUDA;
+#if defined(HALOFWI_HAVE_CUDA) || defined(HALOFWI_CUDA_HOST)
+extern const KernelOps KernelOpsCUDA; /* or, HALOFWI_CUDA_HOST, its kernels run on the host */
 #endif
 
 #ifdef __cplusplus

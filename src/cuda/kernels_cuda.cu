@@ -189,7 +189,7 @@ static PetscErrorCode CopyWait(Fields *f, PetscInt slot)
 }
 
 extern "C" const KernelOps KernelOpsCUDA = {
-  .name                 = "cuda",
+  .name                 = CUDA_BACKEND_NAME,
   .split_boxes          = PETSC_FALSE,
   .alloc                = Alloc,
   .free                 = Free,

@@ -1,7 +1,13 @@
 /* Pieces of the CUDA backend shared between its files: the error check,
    the lanes (streams) a Fields works on, and the kernel launchers. */
 #pragma once
-#include <cuda_runtime.h>
+#ifdef HALOFWI_CUDA_HOST
+  #include "host_emulation.h"
+  #define CUDA_BACKEND_NAME "cuda (host emulation)"
+#else
+  #include <cuda_runtime.h>
+  #define CUDA_BACKEND_NAME "cuda"
+#endif
 #include "kernels.h"
 
 #define CUDA_CALL(call) \
@@ -57,7 +63,11 @@ static inline dim3 BoxCellGrid(const PetscInt e[3]) { return dim3((unsigned)((e[
 template <typename... Params, typename... Args>
 static inline void CudaLaunch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args... args)
 {
+#ifdef HALOFWI_CUDA_HOST
+  CudaHostLaunch(kernel, grid, block, args...);
+#else
   kernel<<<grid, block, 0, stream>>>(args...);
+#endif
 }
 
 /* step_cuda.cu */

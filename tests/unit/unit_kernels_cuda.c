@@ -52,8 +52,14 @@
    second block is a CPU one too and the device-only calls are left out:
    that runs without a GPU and checks that every call the harness makes
    keeps to the CPU backend's contract (a call it refuses fails), the half
-   of this test a machine without a GPU can check. */
-#include <cuda_runtime_api.h>
+   of this test a machine without a GPU can check.  Built with
+   HALOFWI_CUDA_HOST (unit_kernels_cuda_host), the second block is the CUDA
+   backend compiled for the host (src/cuda/host_emulation.h): its kernels
+   and launch shapes run on the CPU, the other half a machine without a GPU
+   can check. */
+#ifndef HALOFWI_CUDA_HOST
+  #include <cuda_runtime_api.h>
+#endif
 #include "boxes.h"
 #include "backend_harness.h"
 #include "fields_setup.h"
@@ -675,11 +681,28 @@ static const Config configs[] = {
 #undef T
 #undef F
 
+/* *none: there is no CUDA device to test (a build for the host has one). */
+static PetscErrorCode FindDevice(PetscBool *none)
+{
+  PetscFunctionBeginUser;
+  *none = PETSC_FALSE;
+#ifndef HALOFWI_CUDA_HOST
+  int         ndev = 0;
+  cudaError_t err  = cudaGetDeviceCount(&ndev);
+  if (err != cudaSuccess || ndev < 1) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "unit_kernels_cuda: skipped: no CUDA device (%s)\n",
+                          err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount found none"));
+    *none = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+#endif
+  PetscCall(ProbeDevice(none));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt radii[FWI_MAX_RADIUS] = {1, 2, 3, 4, 5, 6, 7, 8};
-  int            ndev = 0;
-  cudaError_t    err;
   PetscBool      none = PETSC_FALSE, cpu_only = PETSC_FALSE;
   PetscErrorCode ierr;
 
@@ -690,11 +713,7 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-gpu_tile", gpu_tile, &n, NULL));
   }
   if (cpu_only) second = &KernelOpsCPU;
-  else if ((err = cudaGetDeviceCount(&ndev)) != cudaSuccess || ndev < 1) {
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "unit_kernels_cuda: skipped: no CUDA device (%s)\n",
-                          err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount found none"));
-    none = PETSC_TRUE;
-  } else PetscCall(ProbeDevice(&none));
+  else PetscCall(FindDevice(&none));
   if (none) {
     PetscCall(PetscFinalize());
     return SKIPPED;
