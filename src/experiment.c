@@ -59,7 +59,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
                                  .halo_type          = e->backend.halo_type,
                                  .overlap            = e->backend.overlap,
                                  .skip_quiet         = o->adjoint_skip_quiet,
-                                 .gpu_tile           = {o->gpu_tile[0], o->gpu_tile[1]},
+                                 .gpu_tile           = o->gpu_tile,
                                  .watch              = SnapshotWrite,
                                  .watch_ctx          = e};
   const PetscBool    gradient = o->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;

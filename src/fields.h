@@ -16,6 +16,14 @@ struct PointMap; /* kernels.h */
 #define FIELDS_GPU_TILE_RUN      16
 #define FIELDS_GPU_TILE_MAX_ROWS 16
 
+/* How a device backend's core kernel covers a box: -gpu_tile ROWS,RUN
+   (rows, run; 0: the defaults above) and -gpu_tile_shared (shared: the
+   neighbours across the runs read through a shared-memory tile). */
+typedef struct {
+  PetscInt  rows, run;
+  PetscBool shared;
+} GpuTile;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -68,8 +76,7 @@ typedef struct {
   PetscBool layer[3][2];        /* the grid has a layer on side s of axis a */
   PetscBool free_surface[3][2]; /* face (axis, side) of the owned box is a free surface */
   PetscBool neighbour[3][2];    /* a rank lies across face (axis, side) of the owned box */
-  PetscInt  gpu_tile[2];        /* device backends, -gpu_tile: the core kernel's thread rows per block and cells
-                                   per thread's run; 0 (unset): FIELDS_GPU_TILE_ROWS, FIELDS_GPU_TILE_RUN */
+  GpuTile   gpu_tile;           /* device backends: the core kernel's launch shape and reads */
   /* backend memory (host or device) */
   float *u, *uprev;             /* u^n, u^{n-1}; a step writes u^{n+1} over uprev */
   float *vdt2;                  /* v^2 dt^2 */

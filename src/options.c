@@ -191,22 +191,24 @@ static PetscErrorCode ReadLayout(PetscOptionItems *PetscOptionsObject, Options *
   PetscFunctionReturn(0);
 }
 
-/* -gpu_tile ROWS,RUN: both or neither, each in range. */
+/* -gpu_tile ROWS,RUN: both or neither, each in range; -gpu_tile_shared. */
 static PetscErrorCode ReadGpuTile(PetscOptionItems *PetscOptionsObject, Options *o)
 {
-  PetscInt  n = 2, tile[2] = {o->gpu_tile[0], o->gpu_tile[1]};
+  PetscInt  n = 2, tile[2] = {o->gpu_tile.rows, o->gpu_tile.run};
   PetscBool set;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsIntArray("-gpu_tile", "CUDA: the core kernel's launch shape, ROWS,RUN: blocks of 32 x ROWS threads, each thread a run of RUN cells along the last axis", NULL,
                                  tile, &n, &set));
+  PetscCall(PetscOptionsBool("-gpu_tile_shared", "CUDA: the core kernel reads the neighbours across its runs through a shared-memory tile, not the L1 cache", NULL,
+                             o->gpu_tile.shared, &o->gpu_tile.shared, NULL));
   if (!set) PetscFunctionReturn(0);
   PetscCheck(n == 2, PetscOptionsObject->comm, PETSC_ERR_ARG_WRONG, "-gpu_tile: %" PetscInt_FMT " value%s given, expected 2, ROWS,RUN (default %d,%d)", n, n == 1 ? "" : "s",
              FIELDS_GPU_TILE_ROWS, FIELDS_GPU_TILE_RUN);
   PetscCheck(tile[0] >= 1 && tile[0] <= FIELDS_GPU_TILE_MAX_ROWS && tile[1] >= 1 && tile[1] <= PETSC_MAX_INT / 2, PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-gpu_tile %" PetscInt_FMT ",%" PetscInt_FMT ": expected ROWS from 1 to %d and RUN of 1 cell or more", tile[0], tile[1], FIELDS_GPU_TILE_MAX_ROWS);
-  o->gpu_tile[0] = tile[0];
-  o->gpu_tile[1] = tile[1];
+  o->gpu_tile.rows = tile[0];
+  o->gpu_tile.run  = tile[1];
   PetscFunctionReturn(0);
 }
 
@@ -344,8 +346,7 @@ static PetscErrorCode SetDefaults(Options *o)
   o->nan_check_interval               = 100;
   o->progress_interval                = 60;
   o->halo_overlap                     = PETSC_TRUE;
-  o->gpu_tile[0]                      = FIELDS_GPU_TILE_ROWS;
-  o->gpu_tile[1]                      = FIELDS_GPU_TILE_RUN;
+  o->gpu_tile                        = (GpuTile){FIELDS_GPU_TILE_ROWS, FIELDS_GPU_TILE_RUN, PETSC_FALSE};
   o->adjoint_skip_quiet               = PETSC_TRUE;
   o->offset_min                       = (PerBand){1, {0}};
   o->offset_max                       = (PerBand){1, {PETSC_MAX_REAL}};

@@ -2,6 +2,7 @@
    -help lists them with units and defaults, "auto" where the default comes
    from the model or the machine). */
 #pragma once
+#include "fields.h"
 #include <petscsys.h>
 
 typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_INVERT } RunMode;
@@ -66,7 +67,7 @@ typedef struct {
   PetscInt  halo_type;     /* a HaloType, or -1: the best available */
   PetscBool halo_overlap;
   PetscBool gpu_shared;    /* several ranks of a node may share a GPU */
-  PetscInt  gpu_tile[2];   /* Fields.gpu_tile */
+  GpuTile   gpu_tile;      /* Fields.gpu_tile */
   PetscInt  wavefield_storage; /* a WavefieldStorage */
   /* output */
   char      output_dir[PETSC_MAX_PATH_LEN];

@@ -60,7 +60,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   p->settings           = *settings;
   p->method             = GRADIENT_FULL;
   GridBlockFields(g, f);
-  for (int k = 0; k < 2; k++) f->gpu_tile[k] = settings->gpu_tile[k];
+  f->gpu_tile = settings->gpu_tile;
   {
     double bytes, layers;
     FieldsBytes(f, &bytes, &layers);

@@ -20,7 +20,7 @@ typedef struct {
   HaloType  halo_type;          /* host for the CPU backend; a device type for CUDA */
   PetscBool overlap;            /* interior computed while the halos travel */
   PetscBool skip_quiet;         /* the adjoint keeps Fields.u_live where the backend can (KernelOps.adjoint_live) */
-  PetscInt  gpu_tile[2];        /* Fields.gpu_tile */
+  GpuTile   gpu_tile;           /* Fields.gpu_tile */
   /* a look at the forward field (snapshots, the pseudo-Hessian): every
      watch_steps internal steps (0 = never), watch(ctx, shot, steps done,
      fields) with u at that time */

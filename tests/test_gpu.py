@@ -25,6 +25,10 @@ device or no CUDA build):
     on the CPU); 2 ranks in one group sharing the GPU with -halo_type nccl
     must fail with an error saying the ranks share a GPU.  Where halofwi was
     built without NCCL, "nccl: skipped (...)" is printed.
+(e) the core kernel's shared-memory tile (-gpu_tile_shared), in the default
+    launch shape and in 16,16: order-8 gathers of (a), the full gradient of
+    (b) and the 4-rank decomposed gradient of (c), bit for bit those of the
+    kernel that reads through the L1 cache.
 
 Every figure is printed; every check runs, and the failures are listed at
 the end."""
@@ -312,6 +316,22 @@ def part_d(scr, failures, fwd_ref, grad_ref):
                         f"ranks share a GPU: {msg}")
 
 
+def part_e(scr, failures, fwd_ref, grad_ref):
+    for shape in ([], ["-gpu_tile", "16,16"]):
+        tile = ["-gpu_tile_shared"] + shape
+        name = " ".join(tile)
+        for dim in (2, 3):
+            d = scr.sub(f"e{dim}_{len(shape)}")
+            c.run(1, forward_args(scr, dim, 8, "cuda") + tile, d)
+            failures.append(bitwise_gathers(fwd_ref[dim], d, 2, f"(e) {dim}D {name}, gathers vs the cached reads"))
+            base, ref = grad_ref[dim]
+            got = gradient(1, base + tile, scr.sub(f"e{dim}_{len(shape)}_grad"))
+            failures.append(bitwise_gradient(ref, got, f"(e) {dim}D {name}, gradient vs the cached reads"))
+            n, opts, layout = DECOMPOSITIONS[dim][-1]
+            got = gradient(n, base + tile + opts + ["-gpu_shared", "-halo_type", "staged"], scr.sub(f"e{dim}_{len(shape)}_grad{n}"), layout)
+            failures.append(bitwise_gradient(ref, got, f"(e) {dim}D {name}, {n} ranks, gradient vs 1 rank's cached reads"))
+
+
 def main():
     why = probe()
     if why:
@@ -324,6 +344,7 @@ def main():
         grad_ref = part_b(scr, failures)
         part_c(scr, failures, fwd_ref, grad_ref)
         part_d(scr, failures, fwd_ref, grad_ref)
+        part_e(scr, failures, fwd_ref, grad_ref)
         failures = [f for f in failures if f]
         if failures:
             c.fail(f"{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))

@@ -20,8 +20,9 @@ static PetscErrorCode LanesCreate(const Fields *f, CudaLanes **lanes)
   CUDA_CALL(cudaEventCreateWithFlags(&l->side_mark, cudaEventDisableTiming));
   for (int k = 0; k < 2; k++) CUDA_CALL(cudaEventCreateWithFlags(&l->copied[k], cudaEventDisableTiming));
   CUDA_CALL(cudaMalloc((void **)&l->flag, sizeof(int)));
-  l->rows = (unsigned)(f->gpu_tile[0] ? f->gpu_tile[0] : FIELDS_GPU_TILE_ROWS);
-  l->run  = (unsigned)(f->gpu_tile[1] ? f->gpu_tile[1] : FIELDS_GPU_TILE_RUN);
+  l->rows = (unsigned)(f->gpu_tile.rows ? f->gpu_tile.rows : FIELDS_GPU_TILE_ROWS);
+  l->run  = (unsigned)(f->gpu_tile.run ? f->gpu_tile.run : FIELDS_GPU_TILE_RUN);
+  l->tile = f->gpu_tile.shared ? true : false;
   PetscCheck(l->rows <= CUDA_MAX_ROWS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpu_tile: %u thread rows, expected at most %d", l->rows, CUDA_MAX_ROWS);
   *lanes = l;
   PetscFunctionReturn(0);

@@ -27,6 +27,7 @@ typedef struct {
   PetscBool    on_side;
   int         *flag;      /* device: set by all_finite when a value is not finite */
   unsigned     rows, run; /* the core kernel's blocks: CUDA_BX x rows threads, each a run of `run` cells */
+  bool         tile;      /* the core kernel reads the neighbours across the runs through a shared-memory tile */
 } CudaLanes;
 
 static inline cudaStream_t CudaLane(const Fields *f)

@@ -1,8 +1,9 @@
 /* CUDA backend: the stencil updates over a box (forward step, CPML memory,
    adjoint step).  The core cells of a box, forward or adjoint, run
    ColumnKernel: a thread walks a run of cells along the last axis (1 in 2D,
-   2 in 3D) and streams u through a register queue; the launch shape is
-   Fields.gpu_tile's.  The box's cells outside the core, cut into slabs
+   2 in 3D) and streams u through a register queue; the launch shape, and
+   whether the neighbours across the run come through a shared-memory
+   tile, are Fields.gpu_tile's.  The box's cells outside the core, cut into slabs
    (OutsideCore), run the kernels with the CPML terms, a thread per cell
    (BoxCell), so those keep their registers to themselves and no block is
    launched only to find that it has no layer cell.  The
@@ -111,6 +112,75 @@ typedef enum { IMAGE_NONE, IMAGE_STORED, IMAGE_BACKWARD } Image;
    resident warps' reads in flight, too few to keep the memory busy. */
 #define CUDA_AHEAD 2
 
+/* ColumnKernel's shared-memory tile (Fields.gpu_tile_shared): each step,
+   the block's plane of u across the runs (axes 0 and 1 in 3D: CUDA_BX x
+   rows cells and R more on each side; in 2D each thread row's strip along
+   axis 0, R more on each side), so the neighbours across the run are read
+   from shared memory, once per block, rather than each through the L1
+   cache by every thread that needs them.  Tile cell (x, y), x in [-R,
+   CUDA_BX + R) and y in [-HY, rows + HY), is thread (x, y)'s cell or its
+   neighbour; the corners are never read, so never filled.  A cell is
+   filled where it lies within R of the box across the runs, which is
+   inside the array: further cells are no thread's neighbour. */
+template <int R, int DIM>
+struct Tile {
+  static constexpr int HY = DIM == 3 ? R : 0, W = CUDA_BX + 2 * R, CELLS = (CUDA_MAX_ROWS + 2 * HY) * W;
+  PetscInt             base0, hi0, base1, hi1, hiS, run, k0;
+  ptrdiff_t            s1, s2;
+
+  /* The block's first cell, as ColumnKernel numbers its threads. */
+  __device__ Tile(const Fields &f, const Box &b, PetscInt run_, PetscInt k0_)
+  {
+    base0 = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX);
+    base1 = DIM == 3 ? b.lo[1] + (PetscInt)(blockIdx.y * blockDim.y) : (PetscInt)(blockIdx.y * blockDim.y);
+    hi0   = b.hi[0];
+    hi1   = b.hi[1];
+    hiS   = b.hi[DIM - 1];
+    run   = run_;
+    k0    = k0_; /* 3D: the block's runs' first index along axis 2; 2D: axis 1's first */
+    s1    = f.stride[1];
+    s2    = f.stride[2];
+  }
+  /* Offset in the field of tile cell (x, y) at step j of the runs, and
+     whether it is to be filled. */
+  __device__ bool Cell(int x, int y, PetscInt j, ptrdiff_t *c) const
+  {
+    const PetscInt i0 = base0 + x;
+    if (DIM == 3) {
+      *c = (i0 + R) + (base1 + y + R) * s1 + (k0 + j + R) * s2;
+      return i0 < hi0 + R && base1 + y < hi1 + R;
+    }
+    const PetscInt iS = k0 + (base1 + y) * run + j; /* thread row y's run */
+    *c                = (i0 + R) + (iS + R) * s1;
+    return i0 < hi0 + R && iS < hiS;
+  }
+  static __device__ int Index(int x, int y) { return (y + HY) * W + x + R; }
+
+  /* Fills buffer t with step j's plane: the thread's own cell (its value
+     `own` when its run holds the cell, else read) and its share of the
+     halo, 2 HY rows of CUDA_BX cells and 2 R columns of `rows`. */
+  __device__ void Fill(float *t, const float *__restrict__ u, PetscInt j, bool own_in_run, float own) const
+  {
+    const int x = (int)threadIdx.x, y = (int)threadIdx.y, rows = (int)blockDim.y;
+    const int across = 2 * HY * CUDA_BX, halo = across + 2 * R * rows;
+    ptrdiff_t c;
+    const bool fill = Cell(x, y, j, &c);
+    t[Index(x, y)]  = own_in_run ? own : fill ? u[c] : 0.0f;
+    for (int h = y * CUDA_BX + x; h < halo; h += CUDA_BX * rows) {
+      int hx, hy;
+      if (h < across) { /* rows below and above the block's, contiguous along axis 0 */
+        hx = h % CUDA_BX;
+        hy = h / CUDA_BX < HY ? h / CUDA_BX - HY : rows + h / CUDA_BX - HY;
+      } else { /* R cells left and right of each row */
+        const int k = (h - across) % (2 * R);
+        hy          = (h - across) / (2 * R);
+        hx          = k < R ? k - R : CUDA_BX + k - R;
+      }
+      t[Index(hx, hy)] = Cell(hx, hy, j, &c) ? u[c] : 0.0f;
+    }
+  }
+};
+
 /* Core cells, forward or adjoint (no CPML terms either way; the adjoint's
    layers are corrected afterwards), with the adjoint's gradient term as
    IMAGE says.  A block is CUDA_BX x blockDim.y threads; the thread's run
@@ -118,11 +188,16 @@ typedef enum { IMAGE_NONE, IMAGE_STORED, IMAGE_BACKWARD } Image;
    q (q[R + j]: u at the cell j ahead), so the axis-S neighbours are read
    once per run instead of once per cell; uprev and vdt2 stream through
    up[] and v[] (up[j], v[j]: the cell j ahead).  Reads past the run's
-   reach give 0, never used.  u, uprev and vdt2 come as __restrict__
+   reach give 0, never used.  The neighbours across the run come from u
+   through the L1 cache, or with TILE from a shared-memory Tile, double
+   buffered so that one barrier a step keeps a plane's readers ahead of
+   its next filling; every thread of the block then takes the same steps
+   (the block's longest run), as barriers need, doing nothing past its own
+   run or outside the box.  u, uprev and vdt2 come as __restrict__
    parameters (the same arrays as f's): without them the compiler must
    assume that the store to uprev may change u or vdt2, and issues no load
    of the next cell before the last cell's store. */
-template <int R, int DIM, bool STORE, Image IMAGE>
+template <int R, int DIM, bool STORE, Image IMAGE, bool TILE>
 __global__ void __launch_bounds__(CUDA_BX *CUDA_MAX_ROWS)
   ColumnKernel(const Fields f, const Box b, PetscInt run, const float *__restrict__ u, float *__restrict__ uprev, const float *__restrict__ vdt2)
 {
@@ -130,24 +205,29 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_MAX_ROWS)
   const PetscInt row = (PetscInt)(blockIdx.y * blockDim.y + threadIdx.y);
   const PetscInt i0  = b.lo[0] + (PetscInt)(blockIdx.x * CUDA_BX + threadIdx.x);
   /* 3D: a thread row per index of axis 1, runs along axis 2 by grid z; 2D: each thread row a run along axis 1 */
-  const PetscInt i1 = DIM == 3 ? b.lo[1] + row : 0;
-  const PetscInt k0 = b.lo[S] + (DIM == 3 ? (PetscInt)blockIdx.z : row) * run;
-  if (i0 >= b.hi[0] || (DIM == 3 && i1 >= b.hi[1]) || k0 >= b.hi[S]) return;
-  const PetscInt  k1 = min(k0 + run, b.hi[S]);
-  const ptrdiff_t sS = f.stride[S];
-  ptrdiff_t       c  = (i0 + R) + (DIM == 3 ? (i1 + R) * f.stride[1] : 0) + (k0 + R) * sS;
+  const PetscInt i1     = DIM == 3 ? b.lo[1] + row : 0;
+  const PetscInt k0     = b.lo[S] + (DIM == 3 ? (PetscInt)blockIdx.z : row) * run;
+  const bool     in_box = i0 < b.hi[0] && (DIM == 2 || i1 < b.hi[1]) && k0 < b.hi[S];
+  if (!TILE && !in_box) return;
+  const PetscInt k1 = in_box ? min(k0 + run, b.hi[S]) : k0;
+  /* where the thread's steps end: its run's end, or with TILE the block's longest run's (in 3D a block's runs all end alike) */
+  const PetscInt  kend = !TILE ? k1 : k0 + (DIM == 3 ? min(run, b.hi[S] - k0) : run);
+  const ptrdiff_t sS    = f.stride[S];
+  ptrdiff_t       c     = (i0 + R) + (DIM == 3 ? (i1 + R) * f.stride[1] : 0) + (k0 + R) * sS;
   float           q[2 * R + 1 + A], up[A + 1], v[A + 1];
+  __shared__ float tile[TILE ? 2 * Tile<R, DIM>::CELLS : 1];
+  const Tile<R, DIM> plane(f, b, run, DIM == 3 ? k0 : b.lo[S]);
 
   /* the run reads u up to R cells past its end */
 #pragma unroll
-  for (int k = 0; k < 2 * R + A; k++) q[k + 1] = k0 + k - R < k1 + R ? u[c + (k - R) * sS] : 0.0f;
+  for (int k = 0; k < 2 * R + A; k++) q[k + 1] = (!TILE || in_box) && k0 + k - R < k1 + R ? u[c + (k - R) * sS] : 0.0f;
 #pragma unroll
   for (int j = 0; j < A; j++) {
     up[j + 1] = k0 + j < k1 ? uprev[c + j * sS] : 0.0f;
     v[j + 1]  = k0 + j < k1 ? vdt2[c + j * sS] : 0.0f;
   }
 #pragma unroll 4
-  for (PetscInt iS = k0; iS < k1; iS++, c += sS) {
+  for (PetscInt iS = k0; iS < kend; iS++, c += sS) {
 #pragma unroll
     for (int k = 0; k < 2 * R + A; k++) q[k] = q[k + 1];
 #pragma unroll
@@ -159,8 +239,19 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_MAX_ROWS)
     q[2 * R + A]     = ahead ? u[c + (R + A) * sS] : 0.0f;
     up[A]            = ahead ? uprev[c + A * sS] : 0.0f;
     v[A]             = ahead ? vdt2[c + A * sS] : 0.0f;
-    float lap        = fwi_d2(u + c, 1, f.c2[0], R);
-    if (DIM == 3) lap += fwi_d2(u + c, f.stride[1], f.c2[1], R);
+    float lap;
+    if (TILE) {
+      const PetscInt j = iS - k0;
+      float         *t = tile + (j % 2) * Tile<R, DIM>::CELLS + Tile<R, DIM>::Index((int)threadIdx.x, (int)threadIdx.y);
+      plane.Fill(tile + (j % 2) * Tile<R, DIM>::CELLS, u, j, iS < k1, q[R]);
+      __syncthreads();
+      lap = fwi_d2(t, 1, f.c2[0], R);
+      if (DIM == 3) lap += fwi_d2(t, Tile<R, DIM>::W, f.c2[1], R);
+      if (iS >= k1) continue;
+    } else {
+      lap = fwi_d2(u + c, 1, f.c2[0], R);
+      if (DIM == 3) lap += fwi_d2(u + c, f.stride[1], f.c2[1], R);
+    }
     lap += fwi_d2(q + R, 1, f.c2[S], R);
     if (STORE) f.lap[c] = lap;
     if (IMAGE == IMAGE_STORED) ImageStored(f, c, q[R], up[0]);
@@ -172,7 +263,8 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_MAX_ROWS)
   }
 }
 
-/* ColumnKernel over box extents e[3] in Fields.gpu_tile's shape (CudaLanes). */
+/* ColumnKernel over box extents e[3] in Fields.gpu_tile's shape, with or
+   without the shared-memory tile (CudaLanes). */
 template <int R, int DIM, bool STORE, Image IMAGE>
 static void LaunchColumns(const Fields *f, const Box *b, const PetscInt e[3], cudaStream_t stream)
 {
@@ -180,8 +272,10 @@ static void LaunchColumns(const Fields *f, const Box *b, const PetscInt e[3], cu
   const unsigned   runs = (unsigned)((e[DIM - 1] + l->run - 1) / l->run);
   /* thread rows: in 3D one per index of axis 1, in 2D one per run along axis 1 */
   const unsigned threads_y = DIM == 3 ? (unsigned)e[1] : runs;
-  const dim3     grid((unsigned)((e[0] + CUDA_BX - 1) / CUDA_BX), (threads_y + l->rows - 1) / l->rows, DIM == 3 ? runs : 1);
-  CudaLaunch(ColumnKernel<R, DIM, STORE, IMAGE>, grid, dim3(CUDA_BX, l->rows), stream, *f, *b, (PetscInt)l->run, (const float *)f->u, f->uprev, (const float *)f->vdt2);
+  const dim3     grid((unsigned)((e[0] + CUDA_BX - 1) / CUDA_BX), (threads_y + l->rows - 1) / l->rows, DIM == 3 ? runs : 1), block(CUDA_BX, l->rows);
+  const float   *u = f->u, *vdt2 = f->vdt2;
+  if (l->tile) CudaLaunch(ColumnKernel<R, DIM, STORE, IMAGE, true>, grid, block, stream, *f, *b, (PetscInt)l->run, u, f->uprev, vdt2);
+  else CudaLaunch(ColumnKernel<R, DIM, STORE, IMAGE, false>, grid, block, stream, *f, *b, (PetscInt)l->run, u, f->uprev, vdt2);
 }
 
 typedef enum { PASS_CORE, PASS_CORE_STORE, PASS_LAYERS, PASS_LAYERS_STORE, PASS_MEMORY, PASS_ADJOINT } Pass;

@@ -46,7 +46,8 @@
 
    -gpu_tile ROWS,RUN: the CUDA core kernel's launch shape (Fields.gpu_tile;
    default the backend's): a shape that does not divide the boxes checks
-   the partial blocks and runs.
+   the partial blocks and runs.  -gpu_tile_shared: the core kernel reads
+   through its shared-memory tile.
 
    Returns 77 (skipped) where there is no CUDA device.  With -cpu_only the
    second block is a CPU one too and the device-only calls are left out:
@@ -68,7 +69,7 @@
 
 /* The second block's backend: CUDA's, or the CPU's with -cpu_only. */
 static const KernelOps *second = &KernelOpsCUDA;
-static PetscInt         gpu_tile[2]; /* -gpu_tile; 0: the backend's default */
+static GpuTile          gpu_tile; /* -gpu_tile, -gpu_tile_shared; 0: the backend's default */
 
 /* A block of cells as one rank of a grid sees it. */
 typedef struct {
@@ -591,7 +592,7 @@ static PetscErrorCode TestConfig(const Config *c, PetscInt radius)
       geometry.free_surface[a][s] = c->free_surface[a][s];
       geometry.neighbour[a][s]    = c->neighbour[a][s];
     }
-  for (int k = 0; k < 2; k++) geometry.gpu_tile[k] = gpu_tile[k];
+  geometry.gpu_tile = gpu_tile;
   PetscCall(PetscSNPrintf(p->name, sizeof p->name, "%s, radius %d, n (%d, %d, %d), core [%d, %d) [%d, %d) [%d, %d)", c->name, (int)radius, (int)geometry.n[0],
                           (int)geometry.n[1], (int)geometry.n[2], (int)geometry.core[0][0], (int)geometry.core[0][1], (int)geometry.core[1][0],
                           (int)geometry.core[1][1], (int)geometry.core[2][0], (int)geometry.core[2][1]));
@@ -709,8 +710,11 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-cpu_only", &cpu_only, NULL));
   {
-    PetscInt n = 2;
-    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-gpu_tile", gpu_tile, &n, NULL));
+    PetscInt n = 2, tile[2] = {0, 0};
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-gpu_tile", tile, &n, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu_tile_shared", &gpu_tile.shared, NULL));
+    gpu_tile.rows = tile[0];
+    gpu_tile.run  = tile[1];
   }
   if (cpu_only) second = &KernelOpsCPU;
   else PetscCall(FindDevice(&none));
