@@ -108,3 +108,25 @@ size_t FieldsBandBoxes(const Fields *f, Box band[6], PetscInt *nband)
     }
   return total;
 }
+
+void FieldsGpuTileGrid(PetscInt dim, PetscInt rows, PetscInt run, const PetscInt e[3], PetscInt64 grid[3])
+{
+  const PetscInt64 runs = (e[dim - 1] + run - 1) / run, threads_y = dim == 3 ? e[1] : runs;
+
+  grid[0] = (e[0] + FIELDS_GPU_TILE_WIDTH - 1) / FIELDS_GPU_TILE_WIDTH;
+  grid[1] = (threads_y + rows - 1) / rows;
+  grid[2] = dim == 3 ? runs : 1;
+}
+
+PetscErrorCode FieldsGpuTileCheck(const Fields *f, PetscInt rows, PetscInt run)
+{
+  PetscInt64 grid[3];
+
+  PetscFunctionBeginUser;
+  FieldsGpuTileGrid(f->dim, rows, run, f->n, grid);
+  PetscCheck(grid[1] <= FIELDS_GPU_TILE_GRID_LIMIT && grid[2] <= FIELDS_GPU_TILE_GRID_LIMIT, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "-gpu_tile %" PetscInt_FMT ",%" PetscInt_FMT ": the core kernel would take %" PetscInt64_FMT " x %" PetscInt64_FMT
+             " blocks along y and z for this rank's %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells, at most %d each: give more ROWS or a longer RUN",
+             rows, run, grid[1], grid[2], f->n[0], f->n[1], f->n[2], FIELDS_GPU_TILE_GRID_LIMIT);
+  PetscFunctionReturn(0);
+}

@@ -10,8 +10,11 @@
 
 struct PointMap; /* kernels.h */
 
-/* -gpu_tile: the core kernel's blocks of 32 threads by ROWS (at most
-   MAX_ROWS), each thread a run of RUN cells along the last axis. */
+/* -gpu_tile: the core kernel's blocks of WIDTH (32) threads by ROWS (at
+   most MAX_ROWS), each thread a run of RUN cells along the last axis; a
+   launch takes at most GRID_LIMIT blocks along y and z (CUDA's). */
+#define FIELDS_GPU_TILE_WIDTH      32
+#define FIELDS_GPU_TILE_GRID_LIMIT 65535
 #define FIELDS_GPU_TILE_ROWS     8
 #define FIELDS_GPU_TILE_RUN      16
 #define FIELDS_GPU_TILE_MAX_ROWS 16
@@ -230,6 +233,14 @@ void FieldsBytes(const Fields *f, double *all, double *layers);
    on the other axes; the owned part of each, up to 2 boxes per axis, none
    empty.  Returns their number of cells. */
 size_t FieldsBandBoxes(const Fields *f, Box band[6], PetscInt *nband);
+/* The core kernel's grid, blocks along x, y and z, over box extents e[3] in
+   the launch shape rows, run: x along axis 0, FIELDS_GPU_TILE_WIDTH cells a
+   block; y over thread rows (3D: one per index of axis 1; 2D: one per run
+   along axis 1), rows a block; z over the runs along axis 2 (3D; 1 in 2D). */
+void FieldsGpuTileGrid(PetscInt dim, PetscInt rows, PetscInt run, const PetscInt e[3], PetscInt64 grid[3]);
+/* An error naming -gpu_tile where that grid over f's owned cells (its
+   largest box) would pass FIELDS_GPU_TILE_GRID_LIMIT along y or z. */
+PetscErrorCode FieldsGpuTileCheck(const Fields *f, PetscInt rows, PetscInt run);
 
 #ifdef __cplusplus
 }

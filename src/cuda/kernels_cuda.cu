@@ -24,6 +24,7 @@ static PetscErrorCode LanesCreate(const Fields *f, CudaLanes **lanes)
   l->run  = (unsigned)(f->gpu_tile.run ? f->gpu_tile.run : FIELDS_GPU_TILE_RUN);
   l->tile = f->gpu_tile.shared ? true : false;
   PetscCheck(l->rows <= CUDA_MAX_ROWS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpu_tile: %u thread rows, expected at most %d", l->rows, CUDA_MAX_ROWS);
+  PetscCall(FieldsGpuTileCheck(f, (PetscInt)l->rows, (PetscInt)l->run));
   *lanes = l;
   PetscFunctionReturn(0);
 }

@@ -39,7 +39,7 @@ static inline cudaStream_t CudaLane(const Fields *f)
 /* The core kernel's blocks are CUDA_BX threads along axis 0 (contiguous) by
    `rows` (at most CUDA_MAX_ROWS); the kernels that take a thread per cell
    have blocks of CUDA_CELL_THREADS. */
-#define CUDA_BX           32
+#define CUDA_BX           FIELDS_GPU_TILE_WIDTH
 #define CUDA_MAX_ROWS     FIELDS_GPU_TILE_MAX_ROWS
 #define CUDA_CELL_THREADS 256
 

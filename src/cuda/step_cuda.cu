@@ -268,12 +268,11 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_MAX_ROWS)
 template <int R, int DIM, bool STORE, Image IMAGE>
 static void LaunchColumns(const Fields *f, const Box *b, const PetscInt e[3], cudaStream_t stream)
 {
-  const CudaLanes *l    = (const CudaLanes *)f->backend;
-  const unsigned   runs = (unsigned)((e[DIM - 1] + l->run - 1) / l->run);
-  /* thread rows: in 3D one per index of axis 1, in 2D one per run along axis 1 */
-  const unsigned threads_y = DIM == 3 ? (unsigned)e[1] : runs;
-  const dim3     grid((unsigned)((e[0] + CUDA_BX - 1) / CUDA_BX), (threads_y + l->rows - 1) / l->rows, DIM == 3 ? runs : 1), block(CUDA_BX, l->rows);
-  const float   *u = f->u, *vdt2 = f->vdt2;
+  const CudaLanes *l = (const CudaLanes *)f->backend;
+  PetscInt64       g[3]; /* within CUDA's limits: FieldsGpuTileCheck at LanesCreate, for the largest box */
+  FieldsGpuTileGrid(DIM, (PetscInt)l->rows, (PetscInt)l->run, e, g);
+  const dim3   grid((unsigned)g[0], (unsigned)g[1], (unsigned)g[2]), block(CUDA_BX, l->rows);
+  const float *u = f->u, *vdt2 = f->vdt2;
   if (l->tile) CudaLaunch(ColumnKernel<R, DIM, STORE, IMAGE, true>, grid, block, stream, *f, *b, (PetscInt)l->run, u, f->uprev, vdt2);
   else CudaLaunch(ColumnKernel<R, DIM, STORE, IMAGE, false>, grid, block, stream, *f, *b, (PetscInt)l->run, u, f->uprev, vdt2);
 }
