@@ -103,7 +103,14 @@ struct HostBlock {
   const void *scheduler_stack = nullptr;          /* the scheduler's stack, as AddressSanitizer reports it */
   size_t      scheduler_size  = 0;
 };
-static thread_local HostBlock host_block;
+/* This thread's, made on its first launch: on the heap, since a
+   thread_local of this size would be part of every thread's static TLS. */
+static inline HostBlock &HostBlockHere(void)
+{
+  static thread_local HostBlock *b = nullptr;
+  if (!b) b = new HostBlock();
+  return *b;
+}
 
 static inline void HostFail(const char *what)
 {
@@ -123,7 +130,7 @@ static inline void HostYield(HostBlock &b)
 /* The running thread waits until every thread of its block has reached the barrier. */
 static inline void __syncthreads(void)
 {
-  HostBlock &b = host_block;
+  HostBlock &b = HostBlockHere();
   if (!b.in_fiber) HostFail("a barrier in a block run without fibers: the kernel's first block met none (CudaHostLaunch)");
   b.barriers++;
   HostYield(b);
@@ -131,7 +138,7 @@ static inline void __syncthreads(void)
 
 static inline void HostFiberMain(void)
 {
-  HostBlock &b = host_block;
+  HostBlock &b = HostBlockHere();
   HostFiberSwitched(nullptr, &b.scheduler_stack, &b.scheduler_size);
   for (;;) {
     b.run(b.arg);
@@ -154,7 +161,6 @@ static __attribute__((noinline)) void HostFiberMake(HostBlock &b, unsigned k)
   makecontext(&c, HostFiberMain, 0);
 }
 
-
 static __attribute__((noinline)) void HostResume(HostBlock &b, unsigned t)
 {
   void *save = nullptr;
@@ -168,7 +174,7 @@ static __attribute__((noinline)) void HostResume(HostBlock &b, unsigned t)
    next barrier, until all have ended. */
 static inline void HostRunBlockFibers(unsigned nthreads, dim3 block, void (*run)(void *), void *arg)
 {
-  HostBlock &b = host_block;
+  HostBlock &b = HostBlockHere();
   if (nthreads > HostBlock::MAX_THREADS) HostFail("more than 1024 threads in a block");
   if (!b.stacks && !(b.stacks = (char *)malloc((size_t)HostBlock::MAX_THREADS * HostBlock::STACK))) HostFail("no memory for the threads' stacks");
   for (; b.nfibers < nthreads; b.nfibers++) HostFiberMake(b, b.nfibers);
@@ -208,14 +214,15 @@ static inline void CudaHostLaunch(void (*kernel)(Params...), dim3 grid, dim3 blo
   bool           fibers   = known == cooperative.end() || known->second;
   gridDim                 = grid;
   blockDim                = block;
-  host_block.barriers     = 0;
+  HostBlock     &hb       = HostBlockHere();
+  hb.barriers             = 0;
   for (unsigned bz = 0; bz < grid.z; bz++)
     for (unsigned by = 0; by < grid.y; by++)
       for (unsigned bx = 0; bx < grid.x; bx++) {
         blockIdx = {bx, by, bz};
         if (fibers) {
           HostRunBlockFibers(nthreads, block, run, &body);
-          fibers = cooperative[(const void *)kernel] = host_block.barriers > 0;
+          fibers = cooperative[(const void *)kernel] = hb.barriers > 0;
         } else
           for (unsigned t = 0; t < nthreads; t++) {
             threadIdx = {t % block.x, t / block.x % block.y, t / block.x / block.y};
