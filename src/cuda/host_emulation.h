@@ -112,6 +112,9 @@ static inline HostBlock &HostBlockHere(void)
   return *b;
 }
 
+/* Thread t of a block, numbered along x, then y, then z. */
+static inline uint3 HostThreadIdx(unsigned t, dim3 block) { return {t % block.x, t / block.x % block.y, t / block.x / block.y}; }
+
 static inline void HostFail(const char *what)
 {
   fprintf(stderr, "host emulation: %s\n", what);
@@ -187,7 +190,7 @@ static inline void HostRunBlockFibers(unsigned nthreads, dim3 block, void (*run)
     for (unsigned k = 0; k < nthreads; k++) {
       const unsigned t = phase % 2 ? nthreads - 1 - k : k;
       if (b.done[t]) continue;
-      threadIdx = {t % block.x, t / block.x % block.y, t / block.x / block.y};
+      threadIdx = HostThreadIdx(t, block);
       HostResume(b, t);
       ended += b.done[t];
     }
@@ -225,7 +228,7 @@ static inline void CudaHostLaunch(void (*kernel)(Params...), dim3 grid, dim3 blo
           fibers = cooperative[(const void *)kernel] = hb.barriers > 0;
         } else
           for (unsigned t = 0; t < nthreads; t++) {
-            threadIdx = {t % block.x, t / block.x % block.y, t / block.x / block.y};
+            threadIdx = HostThreadIdx(t, block);
             body();
           }
       }

@@ -241,9 +241,9 @@ __global__ void __launch_bounds__(CUDA_BX *CUDA_MAX_ROWS)
     v[A]             = ahead ? vdt2[c + A * sS] : 0.0f;
     float lap;
     if (TILE) {
-      const PetscInt j = iS - k0;
-      float         *t = tile + (j % 2) * Tile<R, DIM>::CELLS + Tile<R, DIM>::Index((int)threadIdx.x, (int)threadIdx.y);
-      plane.Fill(tile + (j % 2) * Tile<R, DIM>::CELLS, u, j, iS < k1, q[R]);
+      const PetscInt j   = iS - k0;
+      float         *buf = tile + (j % 2) * Tile<R, DIM>::CELLS, *t = buf + Tile<R, DIM>::Index((int)threadIdx.x, (int)threadIdx.y);
+      plane.Fill(buf, u, j, iS < k1, q[R]);
       __syncthreads();
       lap = fwi_d2(t, 1, f.c2[0], R);
       if (DIM == 3) lap += fwi_d2(t, Tile<R, DIM>::W, f.c2[1], R);
