@@ -111,17 +111,32 @@ static PetscErrorCode ReadObserved(Objective *obj)
   PetscFunctionReturn(0);
 }
 
-/* Nothing to fit is an error, not a misfit of 0 or a gradient of zeros
+/* The data selection of band b, for messages. */
+static PetscErrorCode DescribeSelection(const Options *o, PetscInt b, char *what, size_t size)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(what, size,
+                          "offsets from -offset_min %.6g to -offset_max %.6g m, -window_velocity %.6g m/s with -window_start %.6g and -window_end %.6g s, "
+                          "-kill_traces %s, -kill_dead_traces %s",
+                          (double)PerBandValue(&o->offset_min, b), (double)PerBandValue(&o->offset_max, b), (double)o->window_velocity,
+                          (double)PerBandValue(&o->window_start, b), (double)PerBandValue(&o->window_end, b), o->kill_traces[0] ? o->kill_traces : "(none)",
+                          o->kill_dead_traces ? "on" : "off"));
+  PetscFunctionReturn(0);
+}
+
+/* Nothing to fit is an error, not a misfit of 0 and a gradient of zeros
    that an inversion takes for convergence: observed data zero in every
-   sample, or a data selection that keeps no trace in some band. */
+   sample, or a data selection that keeps no trace in any band.  A band
+   whose selection keeps none while others keep some is warned about. */
 static PetscErrorCode CheckSomethingToFit(Objective *obj)
 {
   const Experiment *e      = &obj->e;
   const Options    *o      = obj->o;
-  const PetscInt    nbands = PetscMax(o->nbands, 1);
+  const PetscInt    nbands = PetscMax(o->nbands, 1), ntraces = e->geo.rec_start[e->geo.nshots];
   const char       *from   = o->observed_segy[0] ? "-observed_segy" : "-observed_dir", *folder = o->observed_segy[0] ? o->observed_segy : o->observed_dir;
-  PetscInt         *kept;
+  PetscInt         *kept, all = 0;
   PetscMPIInt       nonzero = 0;
+  char              what[PETSC_MAX_PATH_LEN + 256];
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(nbands, &kept));
@@ -136,20 +151,19 @@ static PetscErrorCode CheckSomethingToFit(Objective *obj)
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nonzero, 1, MPI_INT, MPI_MAX, e->l.world));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, kept, (PetscMPIInt)nbands, MPIU_INT, MPI_SUM, e->l.world));
-  for (PetscInt b = 0; b < nbands && nonzero; b++)
+  for (PetscInt b = 0; b < nbands; b++) all += kept[b];
+  for (PetscInt b = 0; b < nbands && all; b++)
     if (!kept[b]) {
-      PetscCall(PetscFree(kept));
-      SETERRQ(e->l.world, PETSC_ERR_USER_INPUT,
-              "The data selection keeps none of the %" PetscInt_FMT " traces of the survey in band %" PetscInt_FMT
-              ": offsets from -offset_min %.6g to -offset_max %.6g m, -window_velocity %.6g m/s with -window_start %.6g and -window_end %.6g s, -kill_traces %s, "
-              "-kill_dead_traces %s; nothing to fit",
-              e->geo.rec_start[e->geo.nshots], b + 1, (double)PerBandValue(&o->offset_min, b), (double)PerBandValue(&o->offset_max, b), (double)o->window_velocity,
-              (double)PerBandValue(&o->window_start, b), (double)PerBandValue(&o->window_end, b), o->kill_traces[0] ? o->kill_traces : "(none)",
-              o->kill_dead_traces ? "on" : "off");
+      PetscCall(DescribeSelection(o, b, what, sizeof what));
+      PetscCall(PetscPrintf(e->l.world, "WARNING: band %" PetscInt_FMT ": the data selection keeps none of the %" PetscInt_FMT " traces (%s): the band has nothing to fit\n",
+                            b + 1, ntraces, what));
     }
   PetscCall(PetscFree(kept));
   PetscCheck(nonzero, e->l.world, PETSC_ERR_USER_INPUT, "Observed data (%s %s): every sample of every shot is zero; nothing to fit (expected recorded gathers)", from,
              folder);
+  PetscCall(DescribeSelection(o, 0, what, sizeof what));
+  PetscCheck(all, e->l.world, PETSC_ERR_USER_INPUT, "The data selection keeps none of the %" PetscInt_FMT " traces of the survey%s (%s%s): nothing to fit", ntraces,
+             nbands > 1 ? " in any band" : "", nbands > 1 ? "band 1: " : "", what);
   PetscFunctionReturn(0);
 }
 

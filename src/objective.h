@@ -26,7 +26,8 @@ typedef struct {
 
 /* Reads the model, survey and observed data; checks bounds and memory.
    Observed data zero in every sample, or a data selection that keeps no
-   trace in some band, are refused: there is nothing to fit. */
+   trace in any band, are refused: there is nothing to fit (a band that
+   keeps none while others keep some is warned about). */
 PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj);
 PetscErrorCode ObjectiveDestroy(Objective *obj);
 /* Collective: the inversion's gradient weights (weight: this rank's user

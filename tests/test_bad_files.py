@@ -6,8 +6,9 @@ without bound, hung on, or run to a misfit of 0 and "convergence".  A 2D
 model of 30 x 20 cells, two shots.
 
 (a) nothing to invert: observed data zero in every sample (gradient),
-    -offset_min beyond every offset (gradient), -fix_above below the model
-    (invert), a -source_taper that covers every cell (warned), a Ricker
+    -offset_min beyond every offset (gradient; in one band of two: warned),
+    -fix_above below the model (invert), a -source_taper that covers every
+    cell (warned), a Ricker
     that never fires within the record (-t0 1000; refused) or hardly does
     (-dt 1e-30; warned);
 (b) NaN and Inf in observed data (RSF, and SEG-Y through -observed_segy)
@@ -100,6 +101,8 @@ def nothing_to_invert(scr, model, obs):
     refused(2, grad + ["-observed_dir", obs, "-offset_min", 1e6], scr.sub("a2"), "(a) -offset_min beyond every offset",
             ["-offset_min", "1e+06", "keeps none"])
     inv = ["-mode", "invert", "-vp", model, "-dx", DX, "-observed_dir", obs, "-tao_max_it", 1] + ACQ
+    warned(1, inv + ["-bands", "8,20", "-offset_min", "1e6,0"], scr.sub("a2b"), "(a) a band whose -offset_min is beyond every offset",
+           ["band 1", "-offset_min 1e+06", "keeps none"])
     refused(1, inv + ["-fix_above", 500], scr.sub("a3"), "(a) -fix_above below the model", ["-fix_above 500", "190"])
     warned(1, inv + ["-source_taper", 1e5], scr.sub("a4"), "(a) -source_taper over every cell", ["-source_taper 100000"])
     fwd = ["-vp", 2000] + GRID + ACQ
