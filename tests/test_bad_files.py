@@ -8,7 +8,8 @@ model of 30 x 20 cells, two shots.
 (a) nothing to invert: observed data zero in every sample (gradient),
     -offset_min beyond every offset (gradient; in one band of two: warned),
     -fix_above below the model (invert), a -source_taper that covers every
-    cell (warned), a Ricker
+    cell (warned), source estimation from modelled data that are zero
+    (receivers on a free surface), a Ricker
     that never fires within the record (-t0 1000; refused) or hardly does
     (-dt 1e-30; warned);
 (b) NaN and Inf in observed data (RSF, and SEG-Y through -observed_segy)
@@ -105,6 +106,8 @@ def nothing_to_invert(scr, model, obs):
            ["band 1", "-offset_min 1e+06", "keeps none"])
     refused(1, inv + ["-fix_above", 500], scr.sub("a3"), "(a) -fix_above below the model", ["-fix_above 500", "190"])
     warned(1, inv + ["-source_taper", 1e5], scr.sub("a4"), "(a) -source_taper over every cell", ["-source_taper 100000"])
+    refused(1, inv + ["-pml_top", 0, "-receiver_depth", 0, "-source_estimation", "survey"], scr.sub("a4b"),
+            "(a) source estimation from receivers on a free surface", ["source estimation", "zero at every selected trace"])
     fwd = ["-vp", 2000] + GRID + ACQ
     refused(1, fwd + ["-t0", 1000], scr.sub("a5"), "(a) -t0 1000 beyond the record", ["-t0 1000", "zero at every sample"])
     warned(1, [a if a != 0.001 else 1e-30 for a in fwd], scr.sub("a6"), "(a) -dt 1e-30", ["-dt 1e-30", "hardly fires"])
