@@ -3,6 +3,7 @@
 #include "rsf.h"
 #include "selection.h"
 #include "timeaxis.h"
+#include "wavelet.h"
 #include "util.h"
 #include <complex.h> /* before fftw3.h: fftw_complex is then C's double complex */
 #include <fftw3.h>
@@ -177,6 +178,11 @@ PetscErrorCode SourceEstimate(Objective *obj, const float *vp, PetscInt band)
     PetscCall(SumOverGroups(obj, &sp));
     Deconvolve(&sp, obj->o->source_estimation_eps, w0, all_w);
   } else PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, all_w, (PetscMPIInt)(ntr * t->nt), MPI_FLOAT, MPI_SUM, e->l.cross)); /* one group holds each shot: exact */
+  /* modelled data zero at every selected trace leave nothing to deconvolve: a zero wavelet would model nothing */
+  PetscCheck(WaveletPeak(ntr * t->nt, all_w) > 0, e->l.world, PETSC_ERR_USER_INPUT,
+             "source estimation (%s), band %" PetscInt_FMT ": the modelled data are zero at every selected trace, so every estimated wavelet is zero (receivers on a "
+             "free surface, or sources where they emit nothing?)",
+             survey ? "survey" : "shot", band + 1);
   for (PetscInt k = 0; k < e->nshots; k++) PetscCall(ResampleUp(t->nt, all_w + (survey ? 0 : (size_t)e->shot[k] * t->nt), t->m, t->nsteps, obj->wint_shot[k]));
   wf.w = all_w;
   PetscCall(RootRun(e->l.world, WriteWavelets, &wf));

@@ -13,5 +13,6 @@
 /* Estimates the wavelets for model vp (set with ObjectiveSetModel) and the
    band's data, sets obj->wint_shot, and writes them to
    -output_dir/wavelet_BAND.rsf (band 1-based: nt samples at -dt, one trace,
-   or one per shot).  Collective over the world. */
+   or one per shot).  Collective over the world.  Refused when every
+   estimated wavelet is zero (modelled data zero at every selected trace). */
 PetscErrorCode SourceEstimate(Objective *obj, const float *vp, PetscInt band);

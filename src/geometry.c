@@ -1,9 +1,9 @@
 /* Acquisition geometry: see geometry.h. */
-#define _POSIX_C_SOURCE 200809L /* getline */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "geometry.h"
+#include "input.h"
 #include "optcheck.h"
 #include "util.h"
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,21 +29,24 @@ PetscErrorCode GeometryAlloc(PetscInt nshots, PetscInt nrec, const char *source,
 }
 
 /* One pass over the file: counts shots and receivers, and fills g unless it is NULL. */
-static PetscErrorCode ParseLines(FILE *fp, const char *path, PetscInt dim, char **line, size_t *cap, Geometry *g, PetscInt *nshots, PetscInt *nrec)
+static PetscErrorCode ParseLines(FILE *fp, const char *path, PetscInt dim, char *line, Geometry *g, PetscInt *nshots, PetscInt *nrec)
 {
   const char *form = dim == 2 ? "x z" : "x y z";
   PetscInt    lineno = 0, ns = 0, nr = 0, shot_line = 0, shot_rec = 0;
+  PetscBool   got;
 
   PetscFunctionBeginUser;
-  while (getline(line, cap, fp) != -1) {
+  for (;;) {
     char     text[128], *tok[5], *save = NULL;
     int      ntok = 0;
     Position p    = {{0, 0, 0}};
 
+    PetscCall(InputReadLine(fp, "geometry file", path, lineno + 1, line, &got));
+    if (!got) break;
     lineno++;
-    (*line)[strcspn(*line, "#\r\n")] = 0;
-    PetscCall(PetscStrncpy(text, *line, sizeof text));
-    for (char *t = strtok_r(*line, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+    line[strcspn(line, "#")] = 0;
+    PetscCall(PetscStrncpy(text, line, sizeof text));
+    for (char *t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
       if (ntok < 5) tok[ntok++] = t;
     if (!ntok) continue;
     PetscCheck(ntok == dim + 1 && (!strcmp(tok[0], "S") || !strcmp(tok[0], "R")), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
@@ -76,7 +79,6 @@ static PetscErrorCode ParseLines(FILE *fp, const char *path, PetscInt dim, char 
       nr++;
     }
   }
-  PetscCheck(!ferror(fp), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read geometry file %s: %s", path, strerror(errno));
   PetscCheck(ns, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "geometry file %s has no shots ('S %s' lines)", path, form);
   PetscCheck(nr > shot_rec, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "geometry file %s line %d: shot %d has no receivers ('R' lines)", path,
              (int)shot_line, (int)ns - 1);
@@ -89,21 +91,18 @@ static PetscErrorCode ParseLines(FILE *fp, const char *path, PetscInt dim, char 
 static PetscErrorCode ParseFile(const char *path, PetscInt dim, Geometry *g)
 {
   FILE          *fp;
-  char          *line = NULL;
-  size_t         cap  = 0;
+  char           line[INPUT_MAX_LINE + 2];
   PetscInt       ns, nr;
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
-  fp = fopen(path, "r");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open geometry file %s: %s", path, strerror(errno));
-  ierr = ParseLines(fp, path, dim, &line, &cap, NULL, &ns, &nr);
+  PetscCall(InputOpen("geometry file", path, &fp));
+  ierr = ParseLines(fp, path, dim, line, NULL, &ns, &nr);
   if (!ierr) ierr = GeometryAlloc(ns, nr, path, g);
   if (!ierr) {
     rewind(fp);
-    ierr = ParseLines(fp, path, dim, &line, &cap, g, &ns, &nr);
+    ierr = ParseLines(fp, path, dim, line, g, &ns, &nr);
   }
-  free(line);
   fclose(fp);
   PetscCall(ierr);
   PetscFunctionReturn(0);

@@ -405,6 +405,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     if (inv.precond || inv.smooth.steps) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.work));
   }
   PetscCall(Weights(&inv));
+  PetscCall(ObjectiveCheckFreeCells(&inv.obj, inv.weight));
   signal(SIGTERM, OnSignal);
   signal(SIGINT, OnSignal);
   for (inv.band = 0; inv.band < nbands && !inv.interrupted; inv.band++) {

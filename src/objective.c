@@ -5,6 +5,7 @@
 #include "events.h"
 #include "filter.h"
 #include "gather.h"
+#include "input.h"
 #include "memory.h"
 #include "output.h"
 #include "rsf.h"
@@ -77,6 +78,7 @@ static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt
   PetscCall(OutputShotPath(obj->o->observed_dir, s, FORMAT_RSF, path));
   PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
   PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, buf));
+  PetscCall(InputCheckFinite("observed data", path, e->t.nt, 0, nrec, 0, e->t.dt, buf));
   PetscFunctionReturn(0);
 }
 
@@ -109,6 +111,85 @@ static PetscErrorCode ReadObserved(Objective *obj)
   PetscFunctionReturn(0);
 }
 
+/* The data selection of band b, for messages. */
+static PetscErrorCode DescribeSelection(const Options *o, PetscInt b, char *what, size_t size)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(what, size,
+                          "offsets from -offset_min %.6g to -offset_max %.6g m, -window_velocity %.6g m/s with -window_start %.6g and -window_end %.6g s, "
+                          "-kill_traces %s, -kill_dead_traces %s",
+                          (double)PerBandValue(&o->offset_min, b), (double)PerBandValue(&o->offset_max, b), (double)o->window_velocity,
+                          (double)PerBandValue(&o->window_start, b), (double)PerBandValue(&o->window_end, b), o->kill_traces[0] ? o->kill_traces : "(none)",
+                          o->kill_dead_traces ? "on" : "off"));
+  PetscFunctionReturn(0);
+}
+
+/* Nothing to fit is an error, not a misfit of 0 and a gradient of zeros
+   that an inversion takes for convergence: observed data zero in every
+   sample, or a data selection that keeps no trace in any band.  A band
+   whose selection keeps none while others keep some is warned about. */
+static PetscErrorCode CheckSomethingToFit(Objective *obj)
+{
+  const Experiment *e      = &obj->e;
+  const Options    *o      = obj->o;
+  const PetscInt    nbands = PetscMax(o->nbands, 1), ntraces = e->geo.rec_start[e->geo.nshots];
+  const char       *from   = o->observed_segy[0] ? "-observed_segy" : "-observed_dir", *folder = o->observed_segy[0] ? o->observed_segy : o->observed_dir;
+  PetscInt         *kept, all = 0;
+  PetscMPIInt       nonzero = 0;
+  char              what[PETSC_MAX_PATH_LEN + 256];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(nbands, &kept));
+  for (PetscInt k = 0; k < e->nshots && !e->l.group_rank; k++) {
+    const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
+    for (size_t i = 0; i < (size_t)nrec * e->t.nt && !nonzero; i++) nonzero = obj->obs_raw[k][i] != 0;
+    for (PetscInt b = 0; b < nbands; b++) {
+      PetscInt n;
+      PetscCall(SelectionKeptTraces(o, b, &e->geo, obj->killed, s, e->m.dim, e->t.nt, e->t.dt, obj->obs_raw[k], &n));
+      kept[b] += n;
+    }
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nonzero, 1, MPI_INT, MPI_MAX, e->l.world));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, kept, (PetscMPIInt)nbands, MPIU_INT, MPI_SUM, e->l.world));
+  for (PetscInt b = 0; b < nbands; b++) all += kept[b];
+  for (PetscInt b = 0; b < nbands && all; b++)
+    if (!kept[b]) {
+      PetscCall(DescribeSelection(o, b, what, sizeof what));
+      PetscCall(PetscPrintf(e->l.world, "WARNING: band %" PetscInt_FMT ": the data selection keeps none of the %" PetscInt_FMT " traces (%s): the band has nothing to fit\n",
+                            b + 1, ntraces, what));
+    }
+  PetscCall(PetscFree(kept));
+  PetscCheck(nonzero, e->l.world, PETSC_ERR_USER_INPUT, "Observed data (%s %s): every sample of every shot is zero; nothing to fit (expected recorded gathers)", from,
+             folder);
+  PetscCall(DescribeSelection(o, 0, what, sizeof what));
+  PetscCheck(all, e->l.world, PETSC_ERR_USER_INPUT, "The data selection keeps none of the %" PetscInt_FMT " traces of the survey%s (%s%s): nothing to fit", ntraces,
+             nbands > 1 ? " in any band" : "", nbands > 1 ? "band 1: " : "", what);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weight)
+{
+  const Options   *o     = obj->o;
+  const ModelInfo *m     = &obj->e.m;
+  const PetscReal  depth = (m->n[0] - 1) * m->d[0];
+  double           most  = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(o->fix_above <= depth, obj->e.l.world, PETSC_ERR_USER_INPUT,
+             "-fix_above %.6g m lies below the model's deepest cell (%.6g m): every cell is fixed, nothing to invert", (double)o->fix_above, (double)depth);
+  for (PetscInt c = 0; c < obj->ms.nlocal && !obj->e.l.group_id; c++) most = PetscMax(most, weight[c]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, obj->e.l.world));
+  PetscCheck(most > 0, obj->e.l.world, PETSC_ERR_USER_INPUT,
+             "-source_taper %.6g m (with -fix_above %.6g m) leaves no model cell a gradient weight above 0: nothing to invert", (double)o->source_taper,
+             (double)o->fix_above);
+  if (most < 1)
+    PetscCall(PetscPrintf(obj->e.l.world,
+                          "WARNING: every free cell lies within -source_taper %.6g m of a source: the gradient is damped everywhere (weights at most %.3g), which the "
+                          "inversion may take for convergence; use a smaller radius\n",
+                          (double)o->source_taper, most));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
 {
   Experiment *e = &obj->e;
@@ -131,6 +212,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(PropagatorGradientReset(&e->p)); /* its pages mapped with the store's, before any evaluation */
   PetscCall(ReadObserved(obj));
   PetscCall(SelectionKillList(world, o->kill_traces, &e->geo, &obj->killed));
+  PetscCall(CheckSomethingToFit(obj));
   PetscCall(ObjectiveSetBand(obj, 0, 0));
   PetscFunctionReturn(0);
 }

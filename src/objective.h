@@ -24,9 +24,17 @@ typedef struct {
   float        **wint_shot;      /* estimated wavelets at the internal step, one per group shot (NULL: the band's, e.wint) */
 } Objective;
 
-/* Reads the model, survey and observed data; checks bounds and memory. */
+/* Reads the model, survey and observed data; checks bounds and memory.
+   Observed data zero in every sample, or a data selection that keeps no
+   trace in any band, are refused: there is nothing to fit (a band that
+   keeps none while others keep some is warned about). */
 PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj);
 PetscErrorCode ObjectiveDestroy(Objective *obj);
+/* Collective: the inversion's gradient weights (weight: this rank's user
+   cells, read on group 0; 0 = fixed) must leave some cell free: -fix_above
+   below the model, or a -source_taper that zeroes every cell, is refused,
+   and a taper that damps every cell is warned about. */
+PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weight);
 /* Band `band` (0-based): low-passes the wavelet and the observed data at
    fcut Hz (0: as given), and selects the band's data selection. */
 PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut);

@@ -1,6 +1,6 @@
 /* RSF headers: see rsf.h. */
-#define _POSIX_C_SOURCE 200809L /* getline */
 #include "rsf.h"
+#include "input.h"
 #include "util.h"
 #include <ctype.h>
 #include <errno.h>
@@ -10,6 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The most text a header may hold: real ones are a few hundred bytes. */
+#define RSF_MAX_HEADER (1 << 20)
 
 typedef struct {
   RsfHeader h;
@@ -27,7 +30,7 @@ static PetscErrorCode ParseInt(const char *path, const char *key, const char *va
   errno = 0;
   v     = strtol(val, &end, 10);
   PetscCheck(end != val && !*end && !errno && v >= min && v <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-             "RSF header %s: %s=%s, expected a decimal integer >= %d", path, key, val, (int)min);
+             "RSF header %s: %s=%s, expected a decimal integer from %d to %" PetscInt_FMT, path, key, val, (int)min, PETSC_MAX_INT);
   *out = (PetscInt)v;
   PetscFunctionReturn(0);
 }
@@ -149,13 +152,49 @@ static PetscErrorCode DataBytes(const char *path, const PetscInt n[RSF_MAXAXES],
   PetscFunctionReturn(0);
 }
 
+/* The header's text, up to the form feed with which Madagascar ends a
+   header whose data follow in the same file: at most RSF_MAX_HEADER bytes. */
+static PetscErrorCode ReadText(const char *path, char **text)
+{
+  FILE  *fp;
+  char  *buf, *end;
+  size_t got;
+  int    err;
+
+  PetscFunctionBeginUser;
+  PetscCall(InputOpen("RSF header", path, &fp));
+  PetscCall(PetscMalloc1(RSF_MAX_HEADER + 2, &buf));
+  got = fread(buf, 1, RSF_MAX_HEADER + 1, fp);
+  err = ferror(fp) ? errno : 0;
+  fclose(fp);
+  buf[got] = 0;
+  end      = memchr(buf, '\f', got);
+  if (end) *end = 0;
+  if (err || (!end && got > RSF_MAX_HEADER)) PetscCall(PetscFree(buf));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read RSF header %s: %s", path, strerror(err));
+  PetscCheck(end || got <= RSF_MAX_HEADER, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "RSF header %s: more than %d bytes of text (without a form feed that ends it): expected a short text of key=value words", path, RSF_MAX_HEADER);
+  *text = buf;
+  PetscFunctionReturn(0);
+}
+
+/* The text's lines, each through ParseLine. */
+static PetscErrorCode ParseText(const char *path, char *text, RsfParse *p)
+{
+  PetscFunctionBeginUser;
+  for (char *line = text, *next; line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    PetscCall(ParseLine(path, line, p));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ParseHeader(const char *path, RsfHeader *h)
 {
   RsfParse       p = {.format = "native_float", .esize = 4};
-  FILE          *fp;
-  char          *line = NULL;
-  size_t         cap  = 0;
-  PetscErrorCode ierr = 0;
+  char          *text, what[PETSC_MAX_PATH_LEN + 32];
+  PetscErrorCode ierr;
   struct stat    st;
   long long      expect;
 
@@ -164,18 +203,17 @@ static PetscErrorCode ParseHeader(const char *path, RsfHeader *h)
     p.h.n[i] = 1;
     p.h.d[i] = 1;
   }
-  fp = fopen(path, "r");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open RSF header %s: %s", path, strerror(errno));
-  /* Madagascar ends a header with form feeds when the data follow in the same file. */
-  while (!ierr && getline(&line, &cap, fp) != -1 && !strchr(line, '\f')) ierr = ParseLine(path, line, &p);
-  free(line);
-  fclose(fp);
+  PetscCall(ReadText(path, &text));
+  ierr = ParseText(path, text, &p);
+  PetscCall(PetscFree(text));
   PetscCall(ierr);
   PetscCheck(!strcmp(p.format, "native_float"), PETSC_COMM_SELF, PETSC_ERR_SUP, "RSF header %s: data_format=\"%s\", expected \"native_float\"", path,
              p.format);
   PetscCheck(p.esize == 4, PETSC_COMM_SELF, PETSC_ERR_SUP, "RSF header %s: esize=%d, expected 4", path, (int)p.esize);
   PetscCheck(p.have_in, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "RSF header %s has no in= naming its binary", path);
   PetscCall(DataBytes(path, p.h.n, &expect));
+  PetscCall(PetscSNPrintf(what, sizeof what, "RSF header %s: binary", path));
+  PetscCall(InputCheckRegular(what, p.h.data_path));
   PetscCheck(!stat(p.h.data_path, &st), PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "RSF header %s: binary %s: %s", path, p.h.data_path, strerror(errno));
   PetscCheck((long long)st.st_size == expect, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
              "RSF header %s: binary %s has %lld bytes, expected %lld (n1*n2*n3*4 = %d*%d*%d*4)", path, p.h.data_path, (long long)st.st_size, expect,

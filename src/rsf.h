@@ -13,10 +13,11 @@ typedef struct {
 } RsfHeader;
 
 /* Rank 0 of comm parses, the result is broadcast.  Errors (each naming the
-   file and the offending value): missing header or binary, data_format other
-   than native_float, esize other than 4, n<1, d<=0, a number that is not
-   decimal (0x64, inf, nan), n1*n2*n3*4 beyond 64 bits, binary size not
-   n1*n2*n3*4 bytes. */
+   file and the offending value): missing header or binary, either of them
+   not a regular file (a FIFO, a device, a directory), a header of more than
+   1 MiB of text, data_format other than native_float, esize other than 4,
+   n<1 or n>2^31-1, d<=0, a number that is not decimal (0x64, inf, nan),
+   n1*n2*n3*4 beyond 64 bits, binary size not n1*n2*n3*4 bytes. */
 PetscErrorCode RsfReadHeader(MPI_Comm comm, const char *path, RsfHeader *h);
 
 /* Collective over comm: every rank reads the box [start, start+count) of the

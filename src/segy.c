@@ -1,5 +1,6 @@
 /* SEG-Y through segyio: see segy.h. */
 #include "segy.h"
+#include "input.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -46,6 +47,10 @@ static PetscErrorCode FindByteOrder(SegyFile *f, char bin[SEGY_BINARY_HEADER_SIZ
                f->path);
   }
   f->format = segy_format(bin);
+  PetscCheck(KnownFormat(f->format), PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "SEG-Y %s: sample format code %d (binary header bytes 3225-3226 read big-endian; %d read little-endian), neither a known code: expected 1 "
+             "(IBM float) or 5 (IEEE float)",
+             f->path, msb_format, f->format);
   PetscCheck(f->format == SEGY_IBM_FLOAT_4_BYTE || f->format == SEGY_IEEE_FLOAT_4_BYTE, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "SEG-Y %s: sample format code %d (binary header bytes 3225-3226, read %s-endian): expected 1 (IBM float) or 5 (IEEE float)", f->path, f->format,
              f->lsb ? "little" : "big");
@@ -54,16 +59,81 @@ static PetscErrorCode FindByteOrder(SegyFile *f, char bin[SEGY_BINARY_HEADER_SIZ
   PetscFunctionReturn(0);
 }
 
+/* Whether the 3200 bytes of block hold the stanza ((SEG: EndText)), in
+   ASCII or EBCDIC. */
+static PetscBool HasEndText(const unsigned char *block)
+{
+  static const unsigned char ascii[] = "((SEG: EndText))",
+                             ebcdic[] = {0x4D, 0x4D, 0xE2, 0xC5, 0xC7, 0x7A, 0x40, 0xC5, 0x95, 0x84, 0xE3, 0x85, 0xA7, 0xA3, 0x5D, 0x5D};
+  const size_t               n       = sizeof ebcdic;
+
+  for (size_t i = 0; i + n <= SEGY_TEXT_HEADER_SIZE; i++)
+    if (!memcmp(block + i, ascii, n) || !memcmp(block + i, ebcdic, n)) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* The extended textual headers (binary header bytes 3505-3506): a count,
+   or -1 for a variable number whose last holds ((SEG: EndText)) (SEG-Y
+   rev 1 and 2).  Sets the first trace's byte offset. */
+static PetscErrorCode FindTrace0(SegyFile *f, const char bin[SEGY_BINARY_HEADER_SIZE])
+{
+  const long    first = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
+  int32_t       ext   = 0;
+  unsigned char block[SEGY_TEXT_HEADER_SIZE];
+  PetscBool     end = PETSC_FALSE;
+  FILE         *fp;
+
+  PetscFunctionBeginUser;
+  segy_get_bfield(bin, SEGY_BIN_EXT_HEADERS, &ext);
+  PetscCheck(ext >= -1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "SEG-Y %s: %d extended textual headers (binary header bytes 3505-3506): expected a count of 0 or more, or -1 (a variable number ending with "
+             "((SEG: EndText)))",
+             f->path, (int)ext);
+  f->trace0 = first + (long)SEGY_TEXT_HEADER_SIZE * ext;
+  if (ext >= 0) PetscFunctionReturn(0);
+  fp = fopen(f->path, "rb");
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open SEG-Y %s: %s", f->path, strerror(errno));
+  if (!fseek(fp, first, SEEK_SET))
+    for (ext = 1; !end && fread(block, 1, sizeof block, fp) == sizeof block; ext++) end = HasEndText(block);
+  fclose(fp);
+  PetscCheck(end, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "SEG-Y %s: a variable number of extended textual headers (-1 in binary header bytes 3505-3506), but no ((SEG: EndText)) stanza ends them before the end "
+             "of the file",
+             f->path);
+  f->trace0 = first + (long)SEGY_TEXT_HEADER_SIZE * (ext - 1);
+  PetscFunctionReturn(0);
+}
+
+/* The sample interval: the binary header's, else the first trace's, 0
+   when both are set and disagree (segyio's rule, kept here because
+   segyio's own reading ignores extended textual headers counted -1); a
+   negative value in either is refused. */
+static PetscErrorCode FindInterval(SegyFile *f, const char bin[SEGY_BINARY_HEADER_SIZE])
+{
+  char    hdr[SEGY_TRACE_HEADER_SIZE];
+  int32_t in_bin = 0, in_trace;
+
+  PetscFunctionBeginUser;
+  segy_get_bfield(bin, SEGY_BIN_INTERVAL, &in_bin);
+  PetscCall(SegyTraceHeader(f, 0, hdr));
+  in_trace = SegyField(hdr, SEGY_TR_SAMPLE_INTER);
+  PetscCheck(in_bin >= 0 && in_trace >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "SEG-Y %s: sample interval %d in the binary header (bytes 3217-3218) and %d in the first trace's header (bytes 117-118): expected no negative value (us, or "
+             "mm for a depth model; 0 for none)",
+             f->path, (int)in_bin, (int)in_trace);
+  f->interval = in_bin == in_trace || !in_trace ? in_bin : !in_bin ? in_trace : 0;
+  PetscFunctionReturn(0);
+}
+
 /* Sample count, trace size and count; a truncated file is named with its sizes. */
 static PetscErrorCode FindTraces(SegyFile *f, const char bin[SEGY_BINARY_HEADER_SIZE])
 {
   struct stat st;
-  float       interval;
   int         err;
 
   PetscFunctionBeginUser;
-  f->ns     = segy_samples(bin);
-  f->trace0 = segy_trace0(bin);
+  f->ns = segy_samples(bin);
+  PetscCall(FindTrace0(f, bin));
   PetscCheck(f->ns > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "SEG-Y %s: %d samples per trace in the binary header (bytes 3221-3222): expected a positive count",
              f->path, f->ns);
   f->bsize = segy_trsize(f->format, f->ns);
@@ -73,9 +143,7 @@ static PetscErrorCode FindTraces(SegyFile *f, const char bin[SEGY_BINARY_HEADER_
              "SEG-Y %s: %lld bytes after the %ld of the headers, expected a positive whole number of traces of %d bytes (240-byte header + %d samples x 4): truncated, or "
              "the sample count %d is wrong",
              f->path, (long long)st.st_size - f->trace0, f->trace0, SEGY_TRACE_HEADER_SIZE + f->bsize, f->ns, f->ns);
-  err = segy_sample_interval(f->fp, 0, &interval);
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "SEG-Y %s: cannot read the sample interval: %s", f->path, SegyReason(err));
-  f->interval = (int)interval;
+  PetscCall(FindInterval(f, bin));
   PetscFunctionReturn(0);
 }
 
@@ -87,6 +155,7 @@ PetscErrorCode SegyOpen(const char *path, SegyFile *f)
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(f, sizeof *f));
   PetscCall(PetscStrncpy(f->path, path, sizeof f->path));
+  PetscCall(InputCheckRegular("SEG-Y", path));
   f->fp = segy_open(path, "rb");
   PetscCheck(f->fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open SEG-Y %s: %s", path, strerror(errno));
   ierr = FindByteOrder(f, bin);

@@ -4,6 +4,7 @@
 #include "util.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 typedef struct {
@@ -13,6 +14,82 @@ typedef struct {
   PetscReal      *d;
   SegyModelOrder *order;
 } DescribeJob;
+
+typedef struct {
+  int32_t value;
+  int     trace;
+} Numbered;
+
+static int CompareNumbered(const void *a, const void *b)
+{
+  const Numbered *x = (const Numbered *)a, *y = (const Numbered *)b;
+  return x->value != y->value ? (x->value < y->value ? -1 : 1) : x->trace - y->trace;
+}
+
+/* The n line numbers of field `name` at traces first, first + stride, ...
+   (v[i].value, trace i) must differ; an error names the first two traces
+   that share one. */
+static PetscErrorCode CheckDistinct(const SegyFile *f, const char *name, Numbered *v, int n)
+{
+  PetscFunctionBeginUser;
+  qsort(v, (size_t)n, sizeof *v, CompareNumbered);
+  for (int i = 1; i < n; i++)
+    PetscCheck(v[i].value != v[i - 1].value, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "SEG-Y model %s: traces %d and %d both have %s %d: expected each (inline, crossline) pair (bytes 189-192, 193-196) once", f->path, v[i - 1].trace + 1,
+               v[i].trace + 1, name, (int)v[i].value);
+  PetscFunctionReturn(0);
+}
+
+/* Every trace's (inline, crossline) must be the one the grid puts there:
+   nslow lines of nfast traces, the slow field constant along a line and
+   the fast one repeating the first line's numbers, with no number twice.
+   A section (nslow 1) may leave its crosslines unnumbered (all alike). */
+static PetscErrorCode CheckGrid(const SegyFile *f, SegyModelOrder order, const PetscInt n[3])
+{
+  const PetscBool inl   = order == SEGY_MODEL_CROSSLINES ? PETSC_FALSE : PETSC_TRUE; /* the slow field is the inline */
+  const int       nfast = order == SEGY_MODEL_SECTION ? f->ntraces : (int)(inl ? n[1] : n[2]), nslow = f->ntraces / nfast;
+  const char     *slow  = inl ? "inline" : "crossline", *fast = inl ? "crossline" : "inline";
+  int32_t        *il, *xl, *S, *F, want[2] = {0, 0};
+  Numbered       *v;
+  PetscBool       numbered = PETSC_FALSE;
+  PetscErrorCode  ierr     = 0;
+  int             bad      = -1, got[2] = {0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(f->ntraces, &il, f->ntraces, &xl, PetscMax(nfast, nslow), &v));
+  S = inl ? il : xl;
+  F = inl ? xl : il;
+  for (int t = 0; t < f->ntraces && !ierr; t++) {
+    char hdr[SEGY_TRACE_HEADER_SIZE];
+    ierr  = SegyTraceHeader(f, t, hdr);
+    il[t] = SegyField(hdr, SEGY_TR_INLINE);
+    xl[t] = SegyField(hdr, SEGY_TR_CROSSLINE);
+  }
+  for (int t = 0; t < f->ntraces && !ierr && bad < 0; t++) {
+    numbered = numbered || F[t % nfast] != F[0];
+    if (S[t] == S[t / nfast * nfast] && F[t] == F[t % nfast]) continue;
+    bad     = t;
+    got[0]  = il[t];
+    got[1]  = xl[t];
+    want[0] = S[t / nfast * nfast];
+    want[1] = F[t % nfast];
+  }
+  if (!ierr && bad < 0 && (numbered || order != SEGY_MODEL_SECTION)) {
+    for (int b = 0; b < nfast; b++) v[b] = (Numbered){F[b], b};
+    ierr = CheckDistinct(f, fast, v, nfast);
+  }
+  if (!ierr && bad < 0) {
+    for (int a = 0; a < nslow; a++) v[a] = (Numbered){S[a * nfast], a * nfast};
+    ierr = CheckDistinct(f, slow, v, nslow);
+  }
+  PetscCall(PetscFree3(il, xl, v));
+  PetscCall(ierr);
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "SEG-Y model %s: trace %d has inline %d, crossline %d, where a regular grid of %d %ss x %d %ss (numbered by its first traces) has %s %d, %s %d: expected "
+             "each (inline, crossline) pair (bytes 189-192, 193-196) once, in order",
+             f->path, bad + 1, got[0], got[1], nslow, slow, nfast, fast, slow, (int)want[0], fast, (int)want[1]);
+  PetscFunctionReturn(0);
+}
 
 static PetscErrorCode FindOrder(const SegyFile *f, PetscInt n[3], SegyModelOrder *order)
 {
@@ -25,7 +102,10 @@ static PetscErrorCode FindOrder(const SegyFile *f, PetscInt n[3], SegyModelOrder
   n[1] = f->ntraces;
   n[2] = 1;
   *order = SEGY_MODEL_SECTION;
-  if (SegyField(first, SEGY_TR_INLINE) == SegyField(last, SEGY_TR_INLINE)) PetscFunctionReturn(0);
+  if (SegyField(first, SEGY_TR_INLINE) == SegyField(last, SEGY_TR_INLINE)) {
+    PetscCall(CheckGrid(f, *order, n));
+    PetscFunctionReturn(0);
+  }
   err = segy_sorting(f->fp, SEGY_TR_INLINE, SEGY_TR_CROSSLINE, SEGY_TR_OFFSET, &sorting, f->trace0, f->bsize);
   PetscCheck(!err && sorting != SEGY_UNKNOWN_SORTING, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
              "SEG-Y model %s: traces sorted neither by inline (bytes 189-192) then crossline (193-196) nor the reverse: expected a 2D section (one inline number) or a "
@@ -37,6 +117,7 @@ static PetscErrorCode FindOrder(const SegyFile *f, PetscInt n[3], SegyModelOrder
   n[1]   = xl;
   n[2]   = il;
   *order = sorting == SEGY_INLINE_SORTING ? SEGY_MODEL_INLINES : SEGY_MODEL_CROSSLINES;
+  PetscCall(CheckGrid(f, *order, n));
   PetscFunctionReturn(0);
 }
 

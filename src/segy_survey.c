@@ -1,6 +1,7 @@
 /* Surveys and shot gathers in SEG-Y: see segy_survey.h. */
 #include "segy_survey.h"
 #include "segy.h"
+#include "input.h"
 #include "util.h"
 #include <dirent.h>
 #include <math.h>
@@ -80,10 +81,12 @@ PetscErrorCode SegyListRead(const SegyList *l, PetscInt first, PetscInt count, f
     SegyFile       file;
     PetscErrorCode ierr = 0;
     while (l->first[f + 1] <= t) f++;
+    const PetscInt t0 = t;
     PetscCall(SegyOpen(l->name[f], &file));
     for (; t < first + count && t < l->first[f + 1] && !ierr; t++) ierr = SegyReadSamples(&file, (int)(t - l->first[f]), 0, l->ns, buf + (size_t)(t - first) * l->ns);
     PetscCall(SegyClose(&file));
     PetscCall(ierr);
+    PetscCall(InputCheckFinite("SEG-Y", l->name[f], l->ns, t0 - l->first[f], t - t0, 1, l->interval * 1e-6, buf + (size_t)(t0 - first) * l->ns));
   }
   PetscFunctionReturn(0);
 }

@@ -1,6 +1,6 @@
 #include "selection.h"
+#include "input.h"
 #include "util.h"
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -30,26 +30,48 @@ static PetscBool TraceRemoved(const Options *o, const PetscBool *killed, PetscIn
   return (killed && killed[r]) || (o->kill_dead_traces && Dead(nt, obs)) ? PETSC_TRUE : PETSC_FALSE;
 }
 
+/* Trace k of shot s (its observed samples at obs): its weights into w. */
+static void TraceWeights(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt k, PetscInt dim, PetscInt nt,
+                         PetscReal dt, const float *obs, float *w)
+{
+  const PetscInt  r   = geo->rec_start[s] + k;
+  const Position *src = &geo->src[s], *rec = &geo->rec[r];
+  const PetscReal omin = PerBandValue(&o->offset_min, band), omax = PerBandValue(&o->offset_max, band);
+  const PetscReal ws = PerBandValue(&o->window_start, band), we = PerBandValue(&o->window_end, band);
+  double          offset = 0, dz = rec->c[0] - src->c[0], first;
+  PetscBool       keep;
+
+  /* the offset is horizontal (x, and y in 3D); the first arrival's path is straight */
+  for (PetscInt a = 1; a < dim; a++) offset += (rec->c[a] - src->c[a]) * (rec->c[a] - src->c[a]);
+  first  = o->window_velocity > 0 ? sqrt(offset + dz * dz) / o->window_velocity : 0;
+  offset = sqrt(offset);
+  keep   = offset >= omin && offset <= omax && !TraceRemoved(o, killed, r, nt, obs);
+  for (PetscInt i = 0; i < nt; i++) w[i] = !keep ? 0.0f : o->window_velocity > 0 ? (float)Window(i * dt, first + ws, first + we, o->window_taper) : 1.0f;
+}
+
 void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt,
                       const float *obs, float *w)
 {
-  const PetscInt  r0  = geo->rec_start[s], nrec = geo->rec_start[s + 1] - r0;
-  const Position *src = &geo->src[s];
-  const PetscReal omin = PerBandValue(&o->offset_min, band), omax = PerBandValue(&o->offset_max, band);
-  const PetscReal ws = PerBandValue(&o->window_start, band), we = PerBandValue(&o->window_end, band);
+  for (PetscInt k = 0; k < geo->rec_start[s + 1] - geo->rec_start[s]; k++)
+    TraceWeights(o, band, geo, killed, s, k, dim, nt, dt, obs + (size_t)k * nt, w + (size_t)k * nt);
+}
 
-  for (PetscInt k = 0; k < nrec; k++) {
-    const Position *rec = &geo->rec[r0 + k];
-    double          offset = 0, dz = rec->c[0] - src->c[0], first;
-    PetscBool       keep;
-    /* the offset is horizontal (x, and y in 3D); the first arrival's path is straight */
-    for (PetscInt a = 1; a < dim; a++) offset += (rec->c[a] - src->c[a]) * (rec->c[a] - src->c[a]);
-    first  = o->window_velocity > 0 ? sqrt(offset + dz * dz) / o->window_velocity : 0;
-    offset = sqrt(offset);
-    keep   = offset >= omin && offset <= omax && !TraceRemoved(o, killed, r0 + k, nt, obs + (size_t)k * nt);
-    for (PetscInt i = 0; i < nt; i++)
-      w[(size_t)k * nt + i] = !keep ? 0.0f : o->window_velocity > 0 ? (float)Window(i * dt, first + ws, first + we, o->window_taper) : 1.0f;
+PetscErrorCode SelectionKeptTraces(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt,
+                                   const float *obs, PetscInt *kept)
+{
+  float *w;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(nt + 1, &w));
+  *kept = 0;
+  for (PetscInt k = 0; k < geo->rec_start[s + 1] - geo->rec_start[s]; k++) {
+    PetscBool any = PETSC_FALSE;
+    TraceWeights(o, band, geo, killed, s, k, dim, nt, dt, obs + (size_t)k * nt, w);
+    for (PetscInt i = 0; i < nt && !any; i++) any = w[i] > 0 ? PETSC_TRUE : PETSC_FALSE;
+    *kept += any;
   }
+  PetscCall(PetscFree(w));
+  PetscFunctionReturn(0);
 }
 
 PetscBool SelectionKeepsAll(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt nt, const float *obs)
@@ -72,14 +94,17 @@ typedef struct {
    the caller closes the file whatever happens. */
 static PetscErrorCode KillLines(FILE *fp, const KillList *k)
 {
-  char line[1024];
+  char      line[INPUT_MAX_LINE + 2];
+  PetscBool more;
 
   PetscFunctionBeginUser;
-  for (int n = 1; fgets(line, sizeof line, fp); n++) {
+  for (int n = 1;; n++) {
     long s, r;
     char extra;
     int  got;
-    line[strcspn(line, "#\r\n")] = 0;
+    PetscCall(InputReadLine(fp, "-kill_traces file", k->path, n, line, &more));
+    if (!more) break;
+    line[strcspn(line, "#")] = 0;
     got = sscanf(line, "%ld %ld %c", &s, &r, &extra);
     if (got <= 0) continue; /* blank or comment */
     PetscCheck(got == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-kill_traces %s line %d: '%s': expected SHOT TRACE, two whole numbers from 0", k->path, n,
@@ -91,7 +116,6 @@ static PetscErrorCode KillLines(FILE *fp, const KillList *k)
                (int)(k->geo->rec_start[s + 1] - k->geo->rec_start[s]) - 1);
     k->killed[k->geo->rec_start[s] + r] = PETSC_TRUE;
   }
-  PetscCheck(!ferror(fp), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read -kill_traces %s: %s", k->path, strerror(errno));
   PetscFunctionReturn(0);
 }
 
@@ -102,8 +126,7 @@ static PetscErrorCode ReadKillList(void *ctx)
   PetscErrorCode  ierr;
 
   PetscFunctionBeginUser;
-  fp = fopen(k->path, "r");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-kill_traces %s: cannot open it: %s", k->path, strerror(errno));
+  PetscCall(InputOpen("-kill_traces file", k->path, &fp));
   ierr = KillLines(fp, k);
   fclose(fp);
   PetscCall(ierr);

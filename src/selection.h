@@ -21,6 +21,11 @@
 void SelectionWeights(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt,
                       const float *obs, float *w);
 
+/* How many of shot s's traces SelectionWeights (same arguments) gives a
+   weight above 0 at some sample. */
+PetscErrorCode SelectionKeptTraces(const Options *o, PetscInt band, const Geometry *geo, const PetscBool *killed, PetscInt s, PetscInt dim, PetscInt nt, PetscReal dt,
+                                   const float *obs, PetscInt *kept);
+
 /* Whether SelectionWeights, called with the same arguments, gives every
    sample 1: no offset limits and no time window in band `band`, and none
    of shot s's traces killed or, with -kill_dead_traces, dead. */

@@ -89,7 +89,10 @@ PetscErrorCode SourceWavelet(MPI_Comm comm, const Options *o, const TimeAxis *t,
 {
   PetscFunctionBeginUser;
   if (o->wavelet[0]) PetscCall(WaveletReadFile(comm, o->wavelet, t->nt, t->dt, w));
-  else PetscCall(WaveletRicker(t->nt, t->dt, o->f0, o->t0, w));
+  else {
+    PetscCall(WaveletRicker(t->nt, t->dt, o->f0, o->t0, w));
+    PetscCall(WaveletRickerCheck(comm, t->nt, t->dt, o->f0, o->t0, w));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -13,7 +13,8 @@
 PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo);
 /* Warns when the grid has too few cells per wavelength at -f0 for -order. */
 PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const ModelInfo *m, PetscReal vmin);
-/* The recording-rate wavelet (Ricker or -wavelet file) into w[nt]. */
+/* The recording-rate wavelet (Ricker or -wavelet file) into w[nt]; a
+   Ricker that never fires within the record is refused. */
 PetscErrorCode SourceWavelet(MPI_Comm comm, const Options *o, const TimeAxis *t, float *w);
 /* The run's set-up, on rank 0; warns when shot groups outnumber the shots. */
 PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, const Grid *g, const Geometry *geo, const TimeAxis *t, PetscReal vmin,

@@ -1,5 +1,6 @@
 /* Source wavelets: see wavelet.h. */
 #include "wavelet.h"
+#include "input.h"
 #include "rsf.h"
 #include <math.h>
 
@@ -13,6 +14,28 @@ PetscErrorCode WaveletRicker(PetscInt nt, PetscReal dt, PetscReal f0, PetscReal 
 
     w[k] = (float)((1 - 2 * a * a) * exp(-a * a));
   }
+  PetscFunctionReturn(0);
+}
+
+PetscReal WaveletPeak(PetscInt nt, const float *w)
+{
+  PetscReal peak = 0;
+
+  for (PetscInt k = 0; k < nt; k++) peak = PetscMax(peak, PetscAbsReal(w[k]));
+  return peak;
+}
+
+PetscErrorCode WaveletRickerCheck(MPI_Comm comm, PetscInt nt, PetscReal dt, PetscReal f0, PetscReal t0, const float *w)
+{
+  const PetscReal peak = WaveletPeak(nt, w);
+  char            what[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(what, sizeof what, "the Ricker wavelet (-f0 %.6g Hz, peak at -t0 %.6g s) %s within the record (-nt %" PetscInt_FMT " samples at -dt %.6g s: 0 to %.6g s)",
+                          (double)f0, (double)t0, peak > 0 ? "hardly fires" : "is zero at every sample", nt, (double)dt, (double)((nt - 1) * dt)));
+  PetscCheck(peak > 0, comm, PETSC_ERR_USER_INPUT, "%s: nothing would be modelled; expected its peak within the record (a smaller -t0, a larger -nt or -dt)", what);
+  if (peak < WAVELET_MIN_PEAK)
+    PetscCall(PetscPrintf(comm, "WARNING: %s: it reaches at most %.3g of its peak there, so the data are (almost) zero; place its peak within the record (a smaller -t0, a larger -nt or -dt)\n", what, (double)peak));
   PetscFunctionReturn(0);
 }
 
@@ -30,6 +53,8 @@ PetscErrorCode WaveletReadFile(MPI_Comm comm, const char *path, PetscInt nt, Pet
              (double)dt);
   count[0] = h.n[0];
   PetscCall(RsfReadBlock(comm, &h, start, count, w));
+  PetscCall(InputCheckFinite("wavelet", path, h.n[0], 0, 1, 0, dt, w));
+  PetscCheck(WaveletPeak(h.n[0], w) > 0, comm, PETSC_ERR_USER_INPUT, "wavelet %s: all its %d samples are zero: expected a source that fires", path, (int)h.n[0]);
   for (PetscInt k = h.n[0]; k < nt; k++) w[k] = 0;
   PetscFunctionReturn(0);
 }
