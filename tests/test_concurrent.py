@@ -51,8 +51,10 @@ def start(args, outdir):
         if os.path.isfile(lock) and open(lock).read().split()[1:] == [str(p.pid)]:
             return p
         time.sleep(0.05)
-    os.killpg(p.pid, signal.SIGKILL)
-    c.fail(f"run A never took the lock of {outdir}: {p.stdout.read()}")
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGKILL)
+    out, _ = p.communicate()
+    c.fail(f"run A (process {p.pid}, exit {p.returncode}) never held a lock file {lock} naming it:\n{out}")
 
 
 def finish(p, tag):
