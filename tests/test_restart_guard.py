@@ -29,6 +29,10 @@ without -overwrite.
     -restart there says there is nothing to carry on, and the corrected
     rerun without -restart removes it (saying so) and ends.
 
+(h) -restart on 1 rank of an inversion run on 2, where -gradient_method
+    auto chose otherwise for the memory per rank: refused naming both
+    decompositions and the method, not as a plain change of options.
+
 Also in (a): a saved gradient damaged by one bit is refused as damaged,
 naming the file, not as a change of options."""
 import os
@@ -191,6 +195,16 @@ def main():
         said(out, "holds no evaluation")
         c.check("of a restart state that holds no evaluation" in out, "(g) the corrected rerun did not say it removed the empty restart state")
         c.check(os.path.isfile(os.path.join(failed, "vp.rsf")), "(g) the corrected rerun wrote no vp.rsf")
+
+        # (h) another rank count: -gradient_method auto keeps the whole forward field within
+        # -wavefield_memory 5 (MB per rank) on 2 ranks, not on 1 (6.5 MB)
+        ranks = scr.sub("ranks")
+        fit = inv(bands="3", its=1) + ["-wavefield_memory", 5]
+        c.run(2, fit + ["-da_processors_x", 2], ranks)
+        for f in ("vp.rsf", "vp.rsf@"):  # as if stopped after the last iteration
+            os.remove(os.path.join(ranks, f))
+        refused("(h) -restart on 1 rank of a run on 2", fit + ["-restart"], ranks,
+                ["ran on 2 ranks", "this one on 1 ranks", "-gradient_method was full, now boundary"], unchanged=False)
 
 
 if __name__ == "__main__":
