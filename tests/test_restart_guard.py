@@ -31,7 +31,9 @@ without -overwrite.
 
 (h) -restart on 1 rank of an inversion run on 2, where -gradient_method
     auto chose otherwise for the memory per rank: refused naming both
-    decompositions and the method, not as a plain change of options.
+    decompositions and the method, not as a plain change of options; with
+    nothing chosen by the ranks, blmvm's -restart on 1 rank of a run on 2
+    replays every evaluation (none computed) to the same vp.rsf bit for bit.
 
 Also in (a): a saved gradient damaged by one bit is refused as damaged,
 naming the file, not as a change of options."""
@@ -205,6 +207,15 @@ def main():
             os.remove(os.path.join(ranks, f))
         refused("(h) -restart on 1 rank of a run on 2", fit + ["-restart"], ranks,
                 ["ran on 2 ranks", "this one on 1 ranks", "-gradient_method was full, now boundary"], unchanged=False)
+        # where nothing follows the ranks, blmvm replays on 1 rank a run made on 2, to the same model
+        same = scr.sub("ranks_same")
+        c.run(2, inv(bands="3", its=2) + ["-da_processors_x", 2], same)
+        model = open(os.path.join(same, "vp.rsf@"), "rb").read()
+        for f in ("vp.rsf", "vp.rsf@"):
+            os.remove(os.path.join(same, f))
+        saved = saved_evaluations(same)
+        check_resumed("(h) -restart on 1 rank of a blmvm run on 2", c.run(1, inv(bands="3", its=2) + ["-restart"], same), saved, saved)
+        c.check(open(os.path.join(same, "vp.rsf@"), "rb").read() == model, "(h) -restart on 1 rank: vp.rsf differs from the 2-rank run's")
 
 
 if __name__ == "__main__":
