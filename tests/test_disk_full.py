@@ -5,7 +5,8 @@ and the system's reason, and leaves no file that looks complete but is not.
 The outputs go to a small tmpfs (as root: mount -t tmpfs -o size=Nk).  Its
 size is a share of the pages a reference run's outputs take (tmpfs counts
 whole 4 KiB pages), so that the first files fit and a later one does not;
-several shares hit different files.  Where mounting fails (not root), or
+several shares hit different files (plus a page for the output folder's
+lock file, which the reference's pages do not count).  Where mounting fails (not root), or
 with HALOFWI_TEST_NO_MOUNT=1, single-rank runs get a file-size limit instead
 (RLIMIT_FSIZE, set on the running process once it has printed its first
 line: MPI's start-up writes larger files), so that writes past it fail with
@@ -53,6 +54,7 @@ FORWARD_SHARES = (0.2, 0.45, 0.7, 0.95)
 INVERT_SHARES = (0.1, 0.25, 0.4, 0.55, 0.7, 0.9)
 PAGE = 4096
 WRITE_FAILED = 67                # the exit status of a failed write (PETSC_ERR_FILE_WRITE)
+LOCK_PAGES = 1                   # the output folder's lock file, held while a run writes (removed at its end)
 
 
 # --------------------------------------------------------------------------
@@ -208,7 +210,7 @@ class Cases:
             if then:
                 then(outdir)
             return
-        kib = max(1, int(share * pages(refdir))) * PAGE // 1024
+        kib = (max(1, int(share * pages(refdir))) + LOCK_PAGES) * PAGE // 1024
         with small_disk(self.scr.sub(tag + "-disk"), kib) as disk:
             outdir = os.path.join(disk, "out")
             rc, out = c.run_status(nranks, args, outdir)
