@@ -36,7 +36,9 @@ without -overwrite.
     replays every evaluation (none computed) to the same vp.rsf bit for bit.
 
 Also in (a): a saved gradient damaged by one bit is refused as damaged,
-naming the file, not as a change of options."""
+naming the file, not as a change of options; a TAO setting that run.txt
+does not record (-tao_ls_type) is refused at the first replayed
+evaluation whose model differs, saying that something unrecorded differs."""
 import os
 import socket
 import subprocess
@@ -122,6 +124,9 @@ def main():
         refused("(a) damaged saved gradient", bands + ["-restart"], part, [saved_gradient, "damaged", "checksum"])
         with open(saved_gradient, "wb") as f:
             f.write(original)
+        # a TAO setting run.txt does not record: the replay asks for another model than a saved one
+        refused("(a) -tao_ls_type armijo", bands + ["-tao_ls_type", "armijo", "-restart"], part,
+                ["asks for a model other than the saved one", "does not record differs"], unchanged=False)
 
         # (b) the same options: carries on to the end, from the saved evaluations
         saved = saved_evaluations(part)
