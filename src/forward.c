@@ -39,7 +39,7 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
 
   PetscFunctionBeginUser;
   PetscCall(ExperimentCreate(world, o, &e));
-  PetscCall(OutputPrepare(world, o->output_dir, e.geo.nshots, o->overwrite));
+  PetscCall(OutputPrepare(world, o, e.geo.nshots));
   PetscCall(ExperimentLoadModel(&e));
   PetscCall(ExperimentSetUp(&e, e.vmax, e.vmin));
   for (PetscInt k = 0; k < e.nshots; k++) {

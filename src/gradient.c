@@ -13,7 +13,7 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
   char           name[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
-  PetscCall(OutputPrepareKind(world, o->output_dir, OUTPUT_GRADIENT, 0, o->overwrite, PETSC_FALSE));
+  PetscCall(OutputPrepareKind(world, o, OUTPUT_GRADIENT, 0));
   PetscCall(ObjectiveCreate(world, o, &obj));
   PetscCall(PetscMalloc2(obj.ms.nlocal + 1, &grad, obj.ms.nlocal + 1, &out));
   PetscCall(PetscTime(&t0));

@@ -381,7 +381,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&inv, sizeof(inv)));
   inv.o = o;
-  PetscCall(OutputPrepareKind(world, o->output_dir, OUTPUT_INVERSION, 0, o->overwrite, o->restart));
+  PetscCall(OutputPrepareKind(world, o, OUTPUT_INVERSION, 0));
   PetscCall(ObjectiveCreate(world, o, &inv.obj));
   for (PetscInt b = 0; b < o->nbands; b++)
     PetscCheck(o->bands[b] < 0.5 / o->dt, world, PETSC_ERR_ARG_OUTOFRANGE, "-bands: band %" PetscInt_FMT " at %.6g Hz is not below the Nyquist frequency %.6g Hz of -dt %.6g s",

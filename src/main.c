@@ -5,6 +5,7 @@
 #include "invert.h"
 #include "optcheck.h"
 #include "options.h"
+#include "output.h"
 
 static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
                            "Options are listed below; see docs/options.md.\n";
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
       break;
     }
   /* PETSc has printed the error; end every rank so none waits in a collective. */
+  if (ierr) OutputRelease(); /* MPI_Abort runs no atexit handler */
   if (ierr) MPI_Abort(PETSC_COMM_WORLD, (int)ierr);
   PetscCall(PetscFinalize());
   return 0;

@@ -11,18 +11,26 @@ typedef enum {
   OUTPUT_INVERSION /* vp_NNNN.rsf, vp.rsf (or .sgy), misfit.csv, restart/ */
 } OutputKind;
 
-/* Collective: rank 0 creates dir (and parents), checks it is writable and
-   removes stale temporaries in it and in its restart/ (printing each; those
-   of other hosts are left, with a note).  Then, with overwrite (and not
-   restart), removes the earlier results of the kind, printing them;
-   otherwise refuses results that would be replaced: the first nshots shot
-   gathers, gradient.rsf, or for an inversion misfit.csv, vp.rsf, vp_NNNN.rsf
-   and a saved restart state (with restart only vp.rsf: a finished run).
-   Also lets writes past a file-size limit fail with EFBIG instead of ending
-   the process (SIGXFSZ ignored), so that they are reported. */
-PetscErrorCode OutputPrepareKind(MPI_Comm comm, const char *dir, OutputKind kind, PetscInt nshots, PetscBool overwrite, PetscBool restart);
+/* Collective: rank 0 creates o->output_dir (and parents), checks it is
+   writable and takes its lock (.halofwi.lock, held until the process ends:
+   one run per folder; a folder in use is refused naming the other run's
+   host and process), and removes stale temporaries in it and in its
+   restart/ (printing each; those of other hosts are left, with a note).
+   An inversion's restart state that holds no evaluation is removed (it
+   blocks nothing).  Then, with -overwrite (and not -restart), removes the
+   earlier results of the kind, printing them, unless one of them is an
+   input of the run (refused, nothing removed); otherwise refuses results
+   that would be replaced: the first nshots shot gathers, gradient.rsf, or
+   for an inversion misfit.csv, vp.rsf, vp_NNNN.rsf and a saved restart
+   state (with -restart only vp.rsf: a finished run).  Also lets writes past
+   a file-size limit fail with EFBIG instead of ending the process (SIGXFSZ
+   ignored), so that they are reported. */
+PetscErrorCode OutputPrepareKind(MPI_Comm comm, const Options *o, OutputKind kind, PetscInt nshots);
+/* Releases the output folder's lock (and removes its file) if this process
+   holds it; also run at exit. */
+void OutputRelease(void);
 /* -mode forward: OutputPrepareKind for nshots shot gathers. */
-PetscErrorCode OutputPrepare(MPI_Comm comm, const char *dir, PetscInt nshots, PetscBool overwrite);
+PetscErrorCode OutputPrepare(MPI_Comm comm, const Options *o, PetscInt nshots);
 /* dir/shot_NNNN.rsf or .sgy */
 PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, FileFormat format, char path[PETSC_MAX_PATH_LEN]);
 /* stem.rsf or stem.sgy: a model-sized result's file name */

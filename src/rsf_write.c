@@ -59,16 +59,17 @@ static PetscErrorCode TempNames(const char *path, PetscBool overwrite, RsfNames 
   PetscFunctionReturn(0);
 }
 
-/* Binary first, header last: a header never points at a missing or partial binary. */
-static PetscErrorCode Publish(const RsfNames *nm, const char *path)
+/* Binary first, header last: a header never points at a missing or partial
+   binary.  Neither replaces a file unless overwrite. */
+static PetscErrorCode Publish(const RsfNames *nm, const char *path, PetscBool overwrite)
 {
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
-  ierr = FilePublish(nm->tmpbin, nm->bin);
+  ierr = FilePublish(nm->tmpbin, nm->bin, overwrite);
   if (ierr) remove(nm->tmphdr);
   PetscCall(ierr);
-  PetscCall(FilePublish(nm->tmphdr, path));
+  PetscCall(FilePublish(nm->tmphdr, path, overwrite));
   PetscFunctionReturn(0);
 }
 
@@ -86,7 +87,7 @@ PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], co
   ierr = WriteHeader(nm.tmphdr, path, naxes, n, d, o, label);
   if (ierr) remove(nm.tmpbin);
   PetscCall(ierr);
-  PetscCall(Publish(&nm, path));
+  PetscCall(Publish(&nm, path, overwrite));
   PetscFunctionReturn(0);
 }
 
@@ -122,7 +123,7 @@ static PetscErrorCode FinishBlockWrite(void *ctx)
   const BlockWrite *w = (const BlockWrite *)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(Publish(&w->nm, w->path));
+  PetscCall(Publish(&w->nm, w->path, w->overwrite));
   PetscFunctionReturn(0);
 }
 
@@ -169,7 +170,7 @@ PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, co
     remove(nm->tmpbin);
     remove(nm->tmphdr);
   }
-  PetscCall(RootCheck(comm, msg)); /* after the removal: no rank ends the run before it */
+  PetscCall(RootCheckAs(comm, msg, PETSC_ERR_FILE_WRITE)); /* after the removal: no rank ends the run before it */
   PetscCall(RootRun(comm, FinishBlockWrite, &w));
   PetscFunctionReturn(0);
 }

@@ -5,11 +5,14 @@
 #include "rsf.h"
 #include "util.h"
 #include <errno.h>
+#include <petscdmda.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RECORD_NAME "restart/run.txt"
+/* a '#' key: recorded, not compared (blmvm's replay does not depend on it) */
+#define DECOMPOSITION_KEY "# decomposition"
 
 static void Put(FILE *fp, const char *key, const char *fmt, ...)
 {
@@ -139,6 +142,21 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   PetscFunctionReturn(0);
 }
 
+/* How the run is split over its ranks: TAO's sums over the model Vec run
+   in that order, so where a TAO type's steps depend on it, a replay on
+   another split asks for other models. */
+static PetscErrorCode PutDecomposition(FILE *fp, const Objective *obj)
+{
+  const Layout *l = &obj->e.l;
+  PetscInt      p[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetInfo(obj->e.g.da, NULL, NULL, NULL, NULL, &p[0], &p[1], &p[2], NULL, NULL, NULL, NULL, NULL, NULL));
+  Put(fp, DECOMPOSITION_KEY, "%d ranks in %d shot groups, the model in %d x %d x %d subdomains (z x y)", (int)l->world_size, (int)l->ngroups, (int)p[0],
+      (int)p[1], (int)p[2]);
+  PetscFunctionReturn(0);
+}
+
 /* The record of this run's options in t, left open (its text flushed). */
 static PetscErrorCode RunRecord(const Objective *obj, Text *t)
 {
@@ -147,7 +165,8 @@ static PetscErrorCode RunRecord(const Objective *obj, Text *t)
   PetscFunctionBeginUser;
   PetscCall(TextOpen(t));
   fprintf(t->fp, "# halofwi -mode invert: the options that define the evaluations saved here; -restart refuses others\n");
-  ierr = PutModelAndSurvey(t->fp, obj);
+  ierr = PutDecomposition(t->fp, obj);
+  if (!ierr) ierr = PutModelAndSurvey(t->fp, obj);
   if (!ierr) ierr = PutInversion(t->fp, obj);
   if (ierr) {
     fclose(t->fp);
@@ -217,22 +236,66 @@ static PetscErrorCode ReadText(const char *path, char **text)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode RunRecordCheck(const Objective *obj, const char *dir)
+/* "the interrupted run ran on A, this one on B" where the recorded
+   decomposition differs from this run's; empty otherwise. */
+static void DecompositionChange(const char *saved, const char *now, char change[FWI_MSG_LEN])
 {
-  char           path[PETSC_MAX_PATH_LEN], diff[FWI_MSG_LEN] = "", *saved;
-  Text           now;
+  int         wlen = 0, ilen = 0;
+  const char *was = Lookup(saved, DECOMPOSITION_KEY, &wlen), *is = Lookup(now, DECOMPOSITION_KEY, &ilen);
+
+  change[0] = 0;
+  if (was && is && (wlen != ilen || strncmp(was, is, (size_t)wlen)))
+    snprintf(change, FWI_MSG_LEN, "the interrupted run ran on %.*s, this one on %.*s", wlen, was, ilen, is);
+}
+
+/* The saved record in dir (path) and this run's, compared: diff (the
+   options that differ) and change (DecompositionChange). */
+static PetscErrorCode Compare(const Objective *obj, const char *dir, char path[PETSC_MAX_PATH_LEN], char diff[FWI_MSG_LEN], char change[FWI_MSG_LEN])
+{
+  char *saved;
+  Text  now;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", dir, RECORD_NAME));
+  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/%s", dir, RECORD_NAME));
   PetscCall(ReadText(path, &saved));
   PetscCall(RunRecord(obj, &now));
+  diff[0] = 0;
   Differences(saved, now.text, diff);
+  DecompositionChange(saved, now.text, change);
   free(saved);
   PetscCall(TextClose(&now));
   free(now.text);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RunRecordCheck(const Objective *obj, const char *dir)
+{
+  char path[PETSC_MAX_PATH_LEN], diff[FWI_MSG_LEN], change[FWI_MSG_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCall(Compare(obj, dir, path, diff, change));
+  PetscCheck(!diff[0] || !change[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+             "-restart: the evaluations recorded in %s cannot be replayed: %s, and %s (a value chosen for the ranks' memory, such as -gradient_method auto's, follows the decomposition). Rerun on the interrupted run's ranks, -shot_groups and -da_processors_*, or give those options their saved values, or start again with -overwrite",
+             path, change, diff);
   PetscCheck(!diff[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
              "-restart: the options differ from those of the interrupted run recorded in %s: %s. Rerun with that run's options, or start again with -overwrite", path,
              diff);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RunRecordReplayCause(const Objective *obj, const char *dir, char cause[FWI_MSG_LEN])
+{
+  char      path[PETSC_MAX_PATH_LEN], diff[FWI_MSG_LEN], change[FWI_MSG_LEN], type[256] = "blmvm";
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(Compare(obj, dir, path, diff, change));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-tao_type", type, sizeof(type), &set));
+  if (change[0])
+    snprintf(cause, FWI_MSG_LEN,
+             "%s, and -tao_type %s's steps depend on how the model is split (its sums run in that order). Rerun -restart with the interrupted run's ranks, -shot_groups and -da_processors_*",
+             change, type);
+  else snprintf(cause, FWI_MSG_LEN, "the saved evaluations are intact and the options in %s agree, so something it does not record differs (a -tao_ setting?)", path);
   PetscFunctionReturn(0);
 }
 

@@ -287,7 +287,7 @@ static PetscErrorCode FinishModel(void *ctx)
     remove(h->tmp);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s: %lld of its %lld bytes reached the disk", h->path, (long long)st.st_size, total);
   }
-  PetscCall(FilePublish(h->tmp, h->path));
+  PetscCall(FilePublish(h->tmp, h->path, h->overwrite));
   PetscFunctionReturn(0);
 }
 
@@ -306,7 +306,7 @@ PetscErrorCode SegyModelWrite(MPI_Comm comm, const char *path, const PetscInt n[
   if (count[0] * count[1] * count[2] > 0) PetscCall(LocalRun(WriteBox, &b, msg));
   PetscCall(FirstMessage(comm, msg));
   if (!rank && msg[0]) remove(h.tmp);
-  PetscCall(RootCheck(comm, msg));
+  PetscCall(RootCheckAs(comm, msg, PETSC_ERR_FILE_WRITE));
   PetscCall(RootRun(comm, FinishModel, &h));
   PetscFunctionReturn(0);
 }

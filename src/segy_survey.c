@@ -324,6 +324,6 @@ PetscErrorCode SegyWriteGather(const char *path, const Geometry *g, PetscInt s, 
     remove(tmp);
   }
   PetscCall(ierr);
-  PetscCall(FilePublish(tmp, path));
+  PetscCall(FilePublish(tmp, path, overwrite));
   PetscFunctionReturn(0);
 }

@@ -1,17 +1,26 @@
+#define _GNU_SOURCE /* renameat2 */
 #include "util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-PetscErrorCode RootCheck(MPI_Comm comm, char msg[FWI_MSG_LEN])
+PetscErrorCode RootCheckAs(MPI_Comm comm, char msg[FWI_MSG_LEN], PetscErrorCode code)
 {
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Bcast(msg, FWI_MSG_LEN, MPI_CHAR, 0, comm));
   msg[FWI_MSG_LEN - 1] = 0;
-  PetscCheck(!msg[0], comm, PETSC_ERR_USER_INPUT, "%s", msg);
+  PetscCheck(!msg[0], comm, code, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RootCheck(MPI_Comm comm, char msg[FWI_MSG_LEN])
+{
+  PetscFunctionBeginUser;
+  PetscCall(RootCheckAs(comm, msg, PETSC_ERR_USER_INPUT));
   PetscFunctionReturn(0);
 }
 
@@ -160,14 +169,27 @@ PetscErrorCode FileWriteTemp(const char *tmp, const char *path, const void *data
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode FilePublish(const char *tmp, const char *path)
+/* rename(tmp, path) that fails with EEXIST where path exists: renameat2's
+   RENAME_NOREPLACE, or where the file system lacks it, link and unlink
+   (both atomic against another process publishing the same name). */
+static int RenameNew(const char *tmp, const char *path)
+{
+  if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE)) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  if (link(tmp, path)) return -1;
+  return unlink(tmp);
+}
+
+PetscErrorCode FilePublish(const char *tmp, const char *path, PetscBool replace)
 {
   int err;
 
   PetscFunctionBeginUser;
-  if (!rename(tmp, path)) PetscFunctionReturn(0);
+  if (!(replace ? rename(tmp, path) : RenameNew(tmp, path))) PetscFunctionReturn(0);
   err = errno;
   remove(tmp);
+  PetscCheck(err != EEXIST, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE,
+             "cannot write %s: it appeared while this run was writing it (another run writing to this folder?); left as it is, pass -overwrite to replace it", path);
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s: %s", tmp, path, strerror(err));
 }
 
@@ -178,7 +200,7 @@ PetscErrorCode FileWrite(const char *path, const void *data, size_t len)
   PetscFunctionBeginUser;
   PetscCall(FileTempName(path, tmp));
   PetscCall(FileWriteTemp(tmp, path, data, len));
-  PetscCall(FilePublish(tmp, path));
+  PetscCall(FilePublish(tmp, path, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 

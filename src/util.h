@@ -8,6 +8,9 @@
 /* Rank 0 of comm has filled msg (empty = fine); every rank of comm raises
    the same error if it is not empty, so no rank is left waiting. */
 PetscErrorCode RootCheck(MPI_Comm comm, char msg[FWI_MSG_LEN]);
+/* RootCheck raising code (PETSC_ERR_FILE_WRITE for a failed write: one exit
+   status for a full disk on every path) in place of PETSC_ERR_USER_INPUT. */
+PetscErrorCode RootCheckAs(MPI_Comm comm, char msg[FWI_MSG_LEN], PetscErrorCode code);
 /* Rank 0 of comm ran a call under PetscReturnErrorHandler and got err (the
    other ranks pass 0); every rank raises the same error. */
 PetscErrorCode RootShareError(MPI_Comm comm, PetscErrorCode err);
@@ -40,9 +43,15 @@ PetscErrorCode FileHostName(char host[256]);
    syncs, closes and checks the size on disk.  On failure tmp is removed and
    the error names path (the final name) and the system's reason. */
 PetscErrorCode FileWriteTemp(const char *tmp, const char *path, const void *data, size_t len);
-/* Renames tmp to path; on failure removes tmp. */
-PetscErrorCode FilePublish(const char *tmp, const char *path);
-/* FileWriteTemp and FilePublish: path is replaced only by a complete file. */
+/* Renames tmp to path; on failure removes tmp.  Without replace an existing
+   path is never replaced (the check and the rename are one atomic step):
+   results the run did not decide to replace (-overwrite, -restart) stay
+   whatever another process does meanwhile. */
+PetscErrorCode FilePublish(const char *tmp, const char *path, PetscBool replace);
+/* FileWriteTemp and FilePublish, replacing: path is replaced only by a
+   complete file.  For the records a run rewrites as it goes (misfit.csv,
+   restart/), whose earlier versions the output folder's checks at the start
+   refused or removed. */
 PetscErrorCode FileWrite(const char *path, const void *data, size_t len);
 /* 64-bit FNV-1a of a file's bytes (for records that must notice a change). */
 PetscErrorCode FileChecksum(const char *path, uint64_t *sum);

@@ -58,7 +58,7 @@ static PetscErrorCode WriteVtk(void *ctx)
   fclose(in);
   if (err) remove(tmp);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s: %s", w->path, strerror(err));
-  PetscCall(FilePublish(tmp, w->path));
+  PetscCall(FilePublish(tmp, w->path, w->overwrite));
   PetscFunctionReturn(0);
 }
 

@@ -5,13 +5,15 @@ and the system's reason, and leaves no file that looks complete but is not.
 The outputs go to a small tmpfs (as root: mount -t tmpfs -o size=Nk).  Its
 size is a share of the pages a reference run's outputs take (tmpfs counts
 whole 4 KiB pages), so that the first files fit and a later one does not;
-several shares hit different files.  Where mounting fails (not root), or
+several shares hit different files (plus a page for the output folder's
+lock file, which the reference's pages do not count).  Where mounting fails (not root), or
 with HALOFWI_TEST_NO_MOUNT=1, single-rank runs get a file-size limit instead
 (RLIMIT_FSIZE, set on the running process once it has printed its first
 line: MPI's start-up writes larger files), so that writes past it fail with
 'File too large'.
 
-Every failed run must: exit non-zero; print an error that names a file in
+Every failed run must: exit with status 67 (a failed write, whichever path
+wrote: MPI-IO, stdio); print an error that names a file in
 the output folder and the reason, 'No space left on device' or 'File too
 large'; leave no temporary (*.tmp.*); and leave every result under its final
 name whole: an RSF header whose binary has the right size and equals the
@@ -24,7 +26,8 @@ that begin the reference's (timings aside), restart/run.txt equal to it.
     failed writes Open MPI's ompio does not report);
 (c) invert (2 bands), 1 rank at 6 sizes and 2 ranks at one;
 (d) -restart into the same full disk fails the same way;
-(e) the outputs copied to a roomy disk: -restart ends with vp.rsf, every
+(e) the outputs copied to a roomy disk: -restart replays every saved
+    evaluation (the counts it prints) and ends with vp.rsf, every
     vp_NNNN.rsf and misfit.csv (timings aside) equal to the uninterrupted
     run's, bit for bit."""
 import contextlib
@@ -40,6 +43,7 @@ import threading
 import numpy as np
 
 import common as c
+from test_inversion import check_resumed, saved_evaluations
 
 DX = 10.0
 NZ, NX = 30, 50
@@ -49,6 +53,8 @@ REASONS = ("No space left on device", "File too large")
 FORWARD_SHARES = (0.2, 0.45, 0.7, 0.95)
 INVERT_SHARES = (0.1, 0.25, 0.4, 0.55, 0.7, 0.9)
 PAGE = 4096
+WRITE_FAILED = 67                # the exit status of a failed write (PETSC_ERR_FILE_WRITE)
+LOCK_PAGES = 1                   # the output folder's lock file, held while a run writes (removed at its end)
 
 
 # --------------------------------------------------------------------------
@@ -171,9 +177,9 @@ def check_left(outdir, refdir):
 def check_failed(tag, rc, out, outdir, refdir):
     """The run failed, said which file and why, and left only whole files."""
     msg = c.error_message(out)
-    if rc == 0:
+    if rc != WRITE_FAILED:
         print(out)
-        c.fail(f"{tag}: exit status 0 on a full disk")
+        c.fail(f"{tag}: exit status {rc} on a full disk, expected {WRITE_FAILED} (a failed write, on every path)")
     named = re.search(re.escape(outdir.rstrip("/") + "/") + r"[^\s:]+", msg)
     reason = [r for r in REASONS if r in msg]
     if not named or not reason:
@@ -204,7 +210,7 @@ class Cases:
             if then:
                 then(outdir)
             return
-        kib = max(1, int(share * pages(refdir))) * PAGE // 1024
+        kib = (max(1, int(share * pages(refdir))) + LOCK_PAGES) * PAGE // 1024
         with small_disk(self.scr.sub(tag + "-disk"), kib) as disk:
             outdir = os.path.join(disk, "out")
             rc, out = c.run_status(nranks, args, outdir)
@@ -267,7 +273,10 @@ def main():
                 # (e) a roomy one
                 roomy = scr.sub(tag + "-roomy")
                 shutil.copytree(outdir, roomy)
-                c.run(1, inv + ["-restart"], roomy)
+                saved = saved_evaluations(roomy)
+                out = c.run(1, inv + ["-restart"], roomy)
+                if saved:  # a fill that ended the run before its first evaluation leaves nothing to replay
+                    check_resumed(tag, out, saved)
                 for f in ref_models:
                     check_rsf(os.path.join(roomy, f), os.path.join(ref, f))
                 models = sorted(f for f in os.listdir(roomy) if f.startswith("vp") and f.endswith(".rsf"))

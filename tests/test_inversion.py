@@ -12,9 +12,11 @@ the surface and along the bottom; the inversion starts from 2000 m/s.
 (c) restart: a single-process run (no mpiexec) with -bands 6,12,
     -gradient_method boundary and
     -tao_max_it 4 gets SIGTERM when '[2 overall]' is printed: non-zero exit,
-    a message naming -restart, no vp.rsf; rerun with -restart: vp.rsf and
-    every vp_NNNN.rsf equal an uninterrupted run's bit for bit, and so do
-    misfit.csv's columns other than the timing.
+    a message naming -restart, no vp.rsf; rerun with -restart: it replays
+    every saved evaluation and computes only the uninterrupted run's others
+    (the counts it prints), vp.rsf and every vp_NNNN.rsf equal an
+    uninterrupted run's bit for bit, and so do misfit.csv's columns other
+    than the timing.
 (d) -fix_above 105: the cells at depths 0..100 m keep the starting values
     bit for bit, deeper cells change.
 (e) -mode invert refuses to start where misfit.csv exists (without
@@ -57,6 +59,30 @@ def read_model(path):
 
 def vp_files(outdir):
     return sorted(f for f in os.listdir(outdir) if f.startswith("vp") and f.endswith(".rsf"))
+
+
+def evaluations(out):
+    """(replayed, computed): the counts a run prints at its end."""
+    m = re.search(r"evaluations: (\d+) replayed from \S+, (\d+) computed", out)
+    c.check(m is not None, "the run printed no 'evaluations: R replayed from DIR/restart, C computed' line")
+    return int(m.group(1)), int(m.group(2))
+
+
+def saved_evaluations(outdir):
+    """How many evaluations outdir/restart lists."""
+    with open(os.path.join(outdir, "restart", "evaluations.txt")) as f:
+        return sum(1 for line in f if line.strip())
+
+
+def check_resumed(tag, out, saved, total=None):
+    """A -restart's output: it replayed the saved evaluations rather than
+    computing them again, and (with total, the uninterrupted run's count)
+    computed only the others."""
+    replayed, computed = evaluations(out)
+    c.check(saved > 0 and replayed == saved, f"{tag}: -restart replayed {replayed} of the {saved} saved evaluations")
+    c.check(total is None or computed == total - saved,
+            f"{tag}: -restart computed {computed} evaluations; the uninterrupted run computed {total}, of which {saved} were saved")
+    print(f"  {tag}: -restart replayed the {saved} saved evaluations and computed {computed}", flush=True)
 
 
 def file_state(outdir):
@@ -161,7 +187,8 @@ def main():
         # (c) interrupt and restart
         bands = base + ["-bands", "6,12", "-tao_max_it", 4, "-gradient_method", "boundary"]
         ref = scr.sub("ref")
-        c.run(1, bands, ref)
+        replayed, total = evaluations(c.run(1, bands, ref))
+        c.check(replayed == 0, f"(c) a fresh run replayed {replayed} evaluations")
         ref_rows = read_csv(os.path.join(ref, "misfit.csv"))
         c.check(len(ref_rows) == 10, f"(c) uninterrupted run: {len(ref_rows)} rows in misfit.csv, expected 2 bands x 5")
         part = scr.sub("part")
@@ -172,7 +199,9 @@ def main():
         c.check(not os.path.exists(os.path.join(part, "vp.rsf")), "(c) the interrupted run wrote vp.rsf")
         done = len(read_csv(os.path.join(part, "misfit.csv")))
         print(f"  (c) interrupted: exit {rc}, {done} rows in misfit.csv, models {vp_files(part)}", flush=True)
+        saved = saved_evaluations(part)
         out = c.run(1, bands + ["-restart"], part)
+        check_resumed("(c)", out, saved, total)
         for f in vp_files(ref):
             a = read_model(os.path.join(ref, f))
             p = os.path.join(part, f)

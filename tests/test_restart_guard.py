@@ -8,7 +8,8 @@ without -overwrite.
     and with one sample of an observed gather changed: each
     is refused with a message naming the option and both values (the
     gather: its file), and leaves the output folder as it was;
-(b) restarted with the same options it ends (vp.rsf written);
+(b) restarted with the same options it ends (vp.rsf written), having
+    replayed every saved evaluation;
 (c) -restart where vp.rsf exists, without -overwrite: refused, naming vp.rsf
     and -overwrite; nothing changes;
 (d) a fresh run with -overwrite removes the longer earlier run's vp_NNNN.rsf
@@ -18,7 +19,26 @@ without -overwrite.
 (e) forward: a temporary of a dead process of this host (in the folder and in
     its restart/) is removed, and said so; one of another host and one of a
     running process are left, with a note; -overwrite removes the shot
-    gathers of an earlier run with more shots."""
+    gathers of an earlier run with more shots;
+(f) -overwrite where an input (-vp through a symbolic link, -wavelet a
+    wavelet_1.rsf of the folder) is
+    among the files it would remove: refused naming the file and the
+    option, nothing removed;
+(g) an inversion that fails before its first evaluation (a TAO type that
+    takes no -gradient_smoothing) leaves a restart/ that blocks nothing:
+    -restart there says there is nothing to carry on, and the corrected
+    rerun without -restart removes it (saying so) and ends.
+
+(h) -restart on 1 rank of an inversion run on 2, where -gradient_method
+    auto chose otherwise for the memory per rank: refused naming both
+    decompositions and the method, not as a plain change of options; with
+    nothing chosen by the ranks, blmvm's -restart on 1 rank of a run on 2
+    replays every evaluation (none computed) to the same vp.rsf bit for bit.
+
+Also in (a): a saved gradient damaged by one bit is refused as damaged,
+naming the file, not as a change of options; a TAO setting that run.txt
+does not record (-tao_ls_type) is refused at the first replayed
+evaluation whose model differs, saying that something unrecorded differs."""
 import os
 import socket
 import subprocess
@@ -26,7 +46,7 @@ import subprocess
 import numpy as np
 
 import common as c
-from test_inversion import file_state, run_interrupted
+from test_inversion import check_resumed, file_state, run_interrupted, saved_evaluations
 
 DX = 10.0
 NZ, NX = 30, 40
@@ -96,9 +116,21 @@ def main():
         refused("(a) changed observed gather", bands + ["-restart"], part, ["-observed_dir", "shot_0001.rsf"])
         with open(gather, "wb") as f:
             f.write(original)
+        saved_gradient = os.path.join(part, "restart", "band01_eval0000_gradient.rsf@")
+        original = open(saved_gradient, "rb").read()
+        with open(saved_gradient, "r+b") as f:
+            f.seek(40)
+            f.write(bytes([original[40] ^ 1]))
+        refused("(a) damaged saved gradient", bands + ["-restart"], part, [saved_gradient, "damaged", "checksum"])
+        with open(saved_gradient, "wb") as f:
+            f.write(original)
+        # a TAO setting run.txt does not record: the replay asks for another model than a saved one
+        refused("(a) -tao_ls_type armijo", bands + ["-tao_ls_type", "armijo", "-restart"], part,
+                ["asks for a model other than the saved one", "does not record differs"], unchanged=False)
 
-        # (b) the same options: carries on to the end
-        c.run(1, bands + ["-restart"], part)
+        # (b) the same options: carries on to the end, from the saved evaluations
+        saved = saved_evaluations(part)
+        check_resumed("(b)", c.run(1, bands + ["-restart"], part), saved)
         c.check(os.path.isfile(os.path.join(part, "vp.rsf")), "(b) -restart with the same options wrote no vp.rsf")
         print(f"  (b) -restart with the same options ended: {vp_files(part)} and vp.rsf", flush=True)
 
@@ -149,6 +181,46 @@ def main():
         shots = sorted(f for f in os.listdir(fwd) if f.startswith("shot_") and f.endswith(".rsf"))
         c.check(shots == ["shot_0000.rsf", "shot_0001.rsf"], f"(e) after -overwrite with 2 shots: {shots}")
         print("  (e) stale temporaries removed, others left with a note; -overwrite removed shot_0002", flush=True)
+
+        # (f) -overwrite never removes an input, whatever path names it
+        alias = scr.sub("alias.rsf")
+        os.symlink(os.path.join(part, "vp.rsf"), alias)
+        again = ["-mode", "invert", "-vp", alias] + acq + ["-observed_dir", obs, "-vp_max", 2500, "-tao_max_it", 1]
+        refused("(f) -vp names the vp.rsf -overwrite would remove", again + ["-overwrite"], part,
+                [os.path.join(part, "vp.rsf"), "-vp", "nothing was removed"])
+        wavelet = os.path.join(part, "wavelet_1.rsf")  # as an earlier -source_estimation run writes it
+        c.write_rsf(wavelet, c.ricker(np.arange(200) * 0.002, 10).astype(np.float32), d=[0.002])
+        refused("(f) -wavelet names a wavelet_1.rsf -overwrite would remove", inv(its=1) + ["-wavelet", wavelet, "-overwrite"], part,
+                [wavelet, "-wavelet", "nothing was removed"])
+
+        # (g) a start that failed before its first evaluation blocks nothing
+        failed = scr.sub("failed")
+        out = c.run(1, bands + ["-tao_type", "bncg", "-gradient_smoothing", "20,20"], failed, expect_fail=True)
+        c.check(os.path.isdir(os.path.join(failed, "restart")), "(g) the failed start left no restart/: the case proves nothing")
+        refused("(g) -restart with no evaluation saved", bands + ["-restart"], failed, ["lists no evaluation", "without -restart"])
+        out = c.run(1, inv(bands="3", its=1), failed)
+        said(out, "holds no evaluation")
+        c.check("of a restart state that holds no evaluation" in out, "(g) the corrected rerun did not say it removed the empty restart state")
+        c.check(os.path.isfile(os.path.join(failed, "vp.rsf")), "(g) the corrected rerun wrote no vp.rsf")
+
+        # (h) another rank count: -gradient_method auto keeps the whole forward field within
+        # -wavefield_memory 5 (MB per rank) on 2 ranks, not on 1 (6.5 MB)
+        ranks = scr.sub("ranks")
+        fit = inv(bands="3", its=1) + ["-wavefield_memory", 5]
+        c.run(2, fit + ["-da_processors_x", 2], ranks)
+        for f in ("vp.rsf", "vp.rsf@"):  # as if stopped after the last iteration
+            os.remove(os.path.join(ranks, f))
+        refused("(h) -restart on 1 rank of a run on 2", fit + ["-restart"], ranks,
+                ["ran on 2 ranks", "this one on 1 ranks", "-gradient_method was full, now boundary"], unchanged=False)
+        # where nothing follows the ranks, blmvm replays on 1 rank a run made on 2, to the same model
+        same = scr.sub("ranks_same")
+        c.run(2, inv(bands="3", its=2) + ["-da_processors_x", 2], same)
+        model = open(os.path.join(same, "vp.rsf@"), "rb").read()
+        for f in ("vp.rsf", "vp.rsf@"):
+            os.remove(os.path.join(same, f))
+        saved = saved_evaluations(same)
+        check_resumed("(h) -restart on 1 rank of a blmvm run on 2", c.run(1, inv(bands="3", its=2) + ["-restart"], same), saved, saved)
+        c.check(open(os.path.join(same, "vp.rsf@"), "rb").read() == model, "(h) -restart on 1 rank: vp.rsf differs from the 2-rank run's")
 
 
 if __name__ == "__main__":

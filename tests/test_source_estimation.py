@@ -18,7 +18,7 @@ program's Ricker: a 10 Hz Ricker rotated by 60 degrees in phase, delayed by
     estimated again after iteration 3 and TAO restarts there; misfit.csv
     counts iterations 0 to 6 once each, the model error stays within 1.2x the
     true wavelet's, and -restart replays the run to the same vp.rsf bit for
-    bit; a negative interval, and an interval without estimation, are
+    bit, every evaluation answered from restart/ and none computed; a negative interval, and an interval without estimation, are
     refused naming the option."""
 import os
 import subprocess
@@ -28,6 +28,7 @@ import numpy as np
 
 import common as c
 import test_gradient as tg
+from test_inversion import check_resumed, evaluations, saved_evaluations
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
 import field_like  # noqa: E402
@@ -109,7 +110,8 @@ def main():
         c.check(e_staged <= 1.2 * err["true wavelet"], f"(d) model error {e_staged:.4f}, above 1.2 x {err['true wavelet']:.4f} (true wavelet)")
         for f in ("vp.rsf", "vp.rsf@"):  # as if stopped after the last iteration: -restart replays every evaluation
             os.remove(os.path.join(out, f))
-        c.run(1, staged + ["-restart"], out)
+        saved = saved_evaluations(out)
+        check_resumed("(d)", c.run(1, staged + ["-restart"], out), saved, evaluations(log)[1])
         again = c.read_rsf(os.path.join(out, "vp.rsf"))[0]
         c.check(again.tobytes() == m.tobytes(), "(d) -restart of the staged run: vp.rsf differs")
         for bad, words in ((["-source_estimation", "survey", "-source_estimation_interval", -1], "-source_estimation_interval -1"),
