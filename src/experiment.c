@@ -1,6 +1,7 @@
 #include "experiment.h"
 #include "events.h"
 #include "memory.h"
+#include "optcheck.h"
 #include "setup.h"
 #include "snapshot.h"
 #include "survey.h"
@@ -14,6 +15,7 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   PetscCall(LayoutCreate(world, o->shot_groups, &e->l));
   PetscCall(BackendSetUp(&e->l, o, &e->backend));
   PetscCall(ModelDescribe(world, o, &e->m));
+  PetscCall(OptionsCheckModel(world, o, &e->m));
   PetscCall(SurveyRead(world, o, &e->m, &e->geo));
   PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, NULL, NULL, NULL));
   PetscFunctionReturn(0);

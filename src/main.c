@@ -4,6 +4,7 @@
 #include "gradient.h"
 #include "invert.h"
 #include "optcheck.h"
+#include "optfile.h"
 #include "options.h"
 
 static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
@@ -15,6 +16,7 @@ int main(int argc, char **argv)
   PetscErrorCode ierr;
   PetscBool      show_help = PETSC_FALSE;
 
+  if (OptionSourcesCheck(argc, argv)) return PETSC_ERR_USER_INPUT; /* before PETSc reads them */
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   ierr = EventsRegister();
   if (!ierr) ierr = OptionsRead(PETSC_COMM_WORLD, &o);
