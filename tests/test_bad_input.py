@@ -33,8 +33,9 @@ says otherwise (restating it runs), -nshots -nrec -source_depth beside
 -unused_options warn a warning.  Values named with their option: -bands
 abc, -gradient_smoothing with 4 values, -progress_interval -1, -nx 1, a
 -vp path of 4266 characters, -tao_max_it -1.  Under ulimit -v 3 GB: a grid
-of about 5 GB refused by the memory check naming the limit; with the check
-lifted, DMSetUp's failure named with its size.
+of about 4 GB refused by the memory check naming the limit; with the check
+lifted, DMSetUp's failure named with its size.  The same grid in a cgroup
+limited to 3 GB, where the test can make one (root; skipped otherwise).
 
 -mode gradient/invert: a missing or mis-sized observed gather
 (named by its shot), -vp_min above -vp_max, a starting model outside the
@@ -141,12 +142,12 @@ def startup_case(name, args, outdir, expect):
     print(f"    output: {out.strip()}\n    " + ("FAILED: " if problems else "ok: ") + name, flush=True)
 
 
-def memory_case(name, args, outdir, address_space, expect, refused=True):
-    """A run under an address-space limit (ulimit -v) that must fail, each
-    text of expect in its PETSc message; refused: by the memory check, not
-    in an allocation (PETSc's bare "Out of memory", a signal)."""
+def memory_case(name, args, outdir, limit, expect, refused=True):
+    """A run under a memory limit (limit: run in the child before the
+    program) that must fail, each text of expect in its PETSc message;
+    refused: by the memory check, not in an allocation (PETSc's bare "Out of
+    memory", a signal such as the cgroup's OOM kill)."""
     print(f"--- {name}", flush=True)
-    limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     p = subprocess.run(c.command(1, args, outdir), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=limit,
                        timeout=TIMEOUT, env=dict(os.environ, OMP_NUM_THREADS="1"))
     out = p.stdout.decode(errors="replace")
@@ -157,6 +158,29 @@ def memory_case(name, args, outdir, address_space, expect, refused=True):
     if problems:
         failures.append(f"{name}: {', '.join(problems)}; the output:\n      " + out.replace("\n", "\n      "))
     print(f"    message: {msg}\n    " + ("FAILED: " if problems else "ok: ") + name, flush=True)
+
+
+def address_space(size):
+    """ulimit -v size, for memory_case."""
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+
+def memory_cgroup(size):
+    """A new cgroup whose memory limit is size (v1 memory.limit_in_bytes or
+    v2 memory.max), or None where none can be made (not root, read-only)."""
+    for root, limit_file in (("/sys/fs/cgroup/memory", "memory.limit_in_bytes"), ("/sys/fs/cgroup", "memory.max")):
+        path = os.path.join(root, f"halofwi-test-{os.getpid()}")
+        try:
+            os.mkdir(path)
+        except OSError:
+            continue
+        try:
+            with open(os.path.join(path, limit_file), "w") as f:
+                f.write(str(size))
+            return path
+        except OSError:
+            os.rmdir(path)
+    return None
 
 
 def with_opt(args, opt, value):
@@ -412,17 +436,29 @@ def main():
              [has("-vp /aaaa"), has("a path of 4266 characters"), has("at most 4095")])
 
         # a limit on the address space (ulimit -v) is the host memory limit when it is the tightest:
-        # a grid of about 5 GB under 3 GB is refused before any work, naming both (without the limit
+        # a grid of about 4 GB under 3 GB is refused before any work, naming both (without the limit
         # it passed the check and died in PETSc's DMSetUp)
         memory_case("a grid beyond ulimit -v", ["-mode", "forward", "-vp", 2000, "-nx", 12000, "-nz", 12000, "-dx", DX,
-                                                "-nt", 10, "-nrec", 1], scr.sub("o_ulimit"), 3 * 1024 ** 3,
+                                                "-nt", 10, "-nrec", 1], scr.sub("o_ulimit"), address_space(3 * 1024 ** 3),
                     ["not enough memory", "ulimit -v", "3.0 GB", "wavefields"])
         # with the check lifted, the allocation that fails is named with its size: PETSc's DMSetUp, whose
         # maps alone (3.0 GB) pass the limit (PETSc said only "DMSetUp_DA_2D")
         memory_case("DMSetUp beyond ulimit -v, -memory_limit lifted",
                     ["-mode", "forward", "-vp", 2000, "-nx", 20000, "-nz", 20000, "-dx", DX, "-nt", 10, "-nrec", 1,
-                     "-memory_limit", 100000], scr.sub("o_ulimit_grid"), 3 * 1024 ** 3,
+                     "-memory_limit", 100000], scr.sub("o_ulimit_grid"), address_space(3 * 1024 ** 3),
                     ["allocating the grid's maps (PETSc's DMSetUp) (3.0 GB on this rank) failed"], refused=False)
+        # the same grid in a cgroup limited to 3 GB (where the test may make one: root, cgroup v1 or v2)
+        cgroup = memory_cgroup(3 * 1024 ** 3)
+        if cgroup:
+            def enter():
+                with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                    f.write(str(os.getpid()))
+            memory_case("a grid beyond a cgroup's memory limit", ["-mode", "forward", "-vp", 2000, "-nx", 12000, "-nz", 12000,
+                                                                  "-dx", DX, "-nt", 10, "-nrec", 1], scr.sub("o_cgroup"), enter,
+                        ["not enough memory", "the cgroup's memory limit, 3.0 GB", "wavefields"])
+            os.rmdir(cgroup)
+        else:
+            print("--- a grid beyond a cgroup's memory limit: skipped, no cgroup can be made here", flush=True)
 
         # missing -vp file
         missing = scr.sub("no_such_model.rsf")
