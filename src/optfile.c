@@ -13,12 +13,16 @@
 #define PREFIX_DEPTH 16  /* -prefix_push nesting followed; deeper is left to PETSc */
 #define PREFIX_LEN   256
 
-/* The files being read, outermost first, and the first refusal. */
+/* The files being read, outermost first, the first refusal, and the
+   options given twice in one place: refused like the options without
+   effect, so a warning with -unused_options warn (the later value wins). */
 typedef struct {
   const char *given[OPTION_FILE_DEPTH + 1]; /* as named */
   char       *real[OPTION_FILE_DEPTH + 1];
   int         depth;
   char        msg[MSG_LEN];
+  char        twice[MSG_LEN];
+  int         warn; /* -unused_options warn given */
 } Walk;
 
 /* One place options are given: the command line, PETSC_OPTIONS or one
@@ -77,16 +81,19 @@ static void SourceFree(Source *s)
 
 static char *Copy(const char *s) { return s ? strdup(s) : NULL; }
 
-/* Notes an option of s; refuses one given there before. */
+/* Notes an option of s, and one given there before in w->twice. */
 static int SourceAdd(Walk *w, Source *s, const char *name, const char *value)
 {
   char full[PREFIX_LEN + MSG_LEN / 4];
 
   snprintf(full, sizeof full, "-%s%s", s->prefix, name + 1);
   for (int k = 0; k < s->n; k++)
-    if (!strcmp(s->names[k], full))
-      return Refuse(w, "%s gives %s twice (%s %s, then %s %s): expected each option once", s->where, full, full, s->values[k] ? s->values[k] : "with no value", full,
-                    value ? value : "with no value");
+    if (!strcmp(s->names[k], full)) {
+      const size_t used = strlen(w->twice);
+      snprintf(w->twice + used, sizeof w->twice - used, "%s%s gives %s twice (%s %s, then %s %s)", used ? "; " : "", s->where, full, full,
+               s->values[k] ? s->values[k] : "with no value", full, value ? value : "with no value");
+      return 0;
+    }
   if (s->n == s->cap) {
     const int cap = 2 * s->cap + 16;
     char    **names = realloc(s->names, cap * sizeof *names), **values;
@@ -159,6 +166,7 @@ static int Option(Walk *w, Source *s, const char *key, const char *value)
   int  exists;
 
   KeyName(key, name, sizeof name);
+  if (!strcmp(name, "-unused_options")) w->warn = value && !strcmp(value, "warn");
   if (!strcmp(name, "-options_file")) return value ? ReadFile(w, value) : 0;
   if (!strcmp(name, "-options_file_yaml")) return value ? CheckTextFile(w, name, value, &exists) : 0;
   if (!strcmp(name, "-prefix_push")) {
@@ -310,6 +318,9 @@ int OptionSourcesCheck(int argc, char **argv)
   free(copy);
   SourceFree(&env);
   SourceFree(&line);
+  if (!refused && w.twice[0] && w.warn && FirstRank()) printf("WARNING: %s: the later value is used (-unused_options warn)\n", w.twice);
+  if (!refused && w.twice[0] && !w.warn)
+    refused = Refuse(&w, "%s: expected each option once in one place (or -unused_options warn: the later value is used)", w.twice);
   if (refused && FirstRank()) fprintf(stderr, "halofwi: %s. Nothing was run.\n", w.msg);
   return refused ? PETSC_ERR_USER_INPUT : 0;
 }

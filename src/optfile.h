@@ -14,6 +14,7 @@
    that includes itself or a nesting deeper than OPTION_FILE_DEPTH (naming
    the chain of files), a file that is not a regular text file, a word that
    is neither an option nor the value right after one, and an option given
-   twice in one place (the command line, PETSC_OPTIONS, or one file).
-   Returns 0, or the exit status for main (1). */
+   twice in one place (the command line, PETSC_OPTIONS, or one file; with
+   -unused_options warn a warning, the later value winning, as PETSc takes
+   it).  Returns 0, or the exit status for main (PETSC_ERR_USER_INPUT). */
 int OptionSourcesCheck(int argc, char **argv);
