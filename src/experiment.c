@@ -5,6 +5,7 @@
 #include "setup.h"
 #include "snapshot.h"
 #include "survey.h"
+#include "util.h"
 #include "wavelet.h"
 
 PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
@@ -28,7 +29,8 @@ PetscErrorCode ExperimentLoadModel(Experiment *e)
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
   PetscCall(GridCreate(e->l.group, e->m.dim, e->m.n, e->m.d, o->order, o->pml, o->procs, &e->g));
-  PetscCall(PetscMalloc1((size_t)e->g.size[0] * e->g.size[1] * e->g.size[2], &e->vp_ext));
+  MemoryCall(PetscMalloc1((size_t)e->g.size[0] * e->g.size[1] * e->g.size[2], &e->vp_ext), "the model on this rank's cells",
+             4.0 * e->g.size[0] * e->g.size[1] * e->g.size[2]);
   PetscCall(ModelLoadBlock(&e->m, &e->g, e->l.cross, e->vp_ext, &e->vmin, &e->vmax));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   e->cells = (double)e->g.N[0] * e->g.N[1] * e->g.N[2];

@@ -26,7 +26,7 @@ report, nothing created): an options file that includes itself (PETSc
 crashed), two that include each other, nesting 10 deep, a binary options
 file, a FIFO as options file; a stray word (nt 50), -mode and -nt given
 twice on the command line, -f0 twice in one options file, two values on one
-line of a file; with -unused_options warn, -nt twice runs with the later
+line of a file, -f0 twice in PETSC_OPTIONS; with -unused_options warn, -nt twice runs with the later
 value and a warning.  The command line overriding a file runs.  Options without
 effect, refused with their reason: -dx and -nx beside an RSF model that
 says otherwise (restating it runs), -nshots -nrec -source_depth beside
@@ -125,14 +125,20 @@ def warn_case(name, nranks, args, outdir, expect):
     return out
 
 
-def startup_case(name, args, outdir, expect):
+def startup_case(name, args, outdir, expect, petsc_options=None):
     """An option source refused before PETSc starts (src/optfile.c): a non-zero
     exit that is not a crash, each text of expect in the output, no PETSc
-    error report, and nothing created."""
+    error report, and nothing created.  petsc_options: PETSC_OPTIONS for the
+    run (common.run_status clears it)."""
     print(f"--- {name}", flush=True)
     try:
-        status, out = c.run_status(1, args, outdir, timeout=TIMEOUT)
-    except c.TestFailure as e:
+        if petsc_options is None:
+            status, out = c.run_status(1, args, outdir, timeout=TIMEOUT)
+        else:
+            p = subprocess.run(c.command(1, args, outdir), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT,
+                               env=dict(os.environ, PETSC_OPTIONS=petsc_options))
+            status, out = p.returncode, p.stdout.decode(errors="replace")
+    except (c.TestFailure, subprocess.TimeoutExpired) as e:
         failures.append(f"{name}: {e}")
         return
     problems = [f"exit status {status}"] if status == 0 or status >= 128 else []
@@ -396,6 +402,8 @@ def main():
                      ["the command line gives -mode twice (-mode forward, then -mode gradient)"])
         startup_case("-nt given twice", SMALL + ["-nt", 50], scr.sub("o_nt2"),
                      ["the command line gives -nt twice (-nt 20, then -nt 50)"])
+        startup_case("-f0 twice in PETSC_OPTIONS", SMALL[:-2], scr.sub("o_env2"),
+                     ["PETSC_OPTIONS gives -f0 twice (-f0 10, then -f0 12)"], petsc_options="-f0 10 -f0 12")
         warn_case("-nt given twice with -unused_options warn", 1, SMALL + ["-nt", 30, "-geometry", geo_ok, "-unused_options", "warn"],
                   scr.sub("o_nt2_warn"), ["WARNING: the command line gives -nt twice (-nt 20, then -nt 30)", "time: 30 samples"])
         f2 = opts_file("twice.opts", "-f0 10\n-F0 12\n")
