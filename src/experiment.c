@@ -1,9 +1,11 @@
 #include "experiment.h"
 #include "events.h"
 #include "memory.h"
+#include "optcheck.h"
 #include "setup.h"
 #include "snapshot.h"
 #include "survey.h"
+#include "util.h"
 #include "wavelet.h"
 
 PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
@@ -14,6 +16,7 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   PetscCall(LayoutCreate(world, o->shot_groups, &e->l));
   PetscCall(BackendSetUp(&e->l, o, &e->backend));
   PetscCall(ModelDescribe(world, o, &e->m));
+  PetscCall(OptionsCheckModel(world, o, &e->m));
   PetscCall(SurveyRead(world, o, &e->m, &e->geo));
   PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, NULL, NULL, NULL));
   PetscFunctionReturn(0);
@@ -26,7 +29,8 @@ PetscErrorCode ExperimentLoadModel(Experiment *e)
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
   PetscCall(GridCreate(e->l.group, e->m.dim, e->m.n, e->m.d, o->order, o->pml, o->procs, &e->g));
-  PetscCall(PetscMalloc1((size_t)e->g.size[0] * e->g.size[1] * e->g.size[2], &e->vp_ext));
+  MemoryCall(PetscMalloc1((size_t)e->g.size[0] * e->g.size[1] * e->g.size[2], &e->vp_ext), "the model on this rank's cells",
+             4.0 * e->g.size[0] * e->g.size[1] * e->g.size[2]);
   PetscCall(ModelLoadBlock(&e->m, &e->g, e->l.cross, e->vp_ext, &e->vmin, &e->vmax));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   e->cells = (double)e->g.N[0] * e->g.N[1] * e->g.N[2];

@@ -1,5 +1,6 @@
 #include "grid.h"
 #include "stencil.h"
+#include "util.h"
 
 static const char *const axis_name[3] = {"z", "x", "y"};
 
@@ -114,7 +115,8 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
   PetscCall(DMDASetDof(g->da, 1));
   /* No DMSetFromOptions: -da_processors_x/y/z name physical axes here, and
      were read as such; PETSc would apply them to the DMDA's own axes. */
-  PetscCall(DMSetUp(g->da));
+  /* its maps: two indices a ghosted cell, an even share of them named if they do not fit */
+  MemoryCall(DMSetUp(g->da), "the grid's maps (PETSc's DMSetUp)", 2.0 * sizeof(PetscInt) * g->N[0] * g->N[1] * g->N[2] / size);
 
   PetscCall(DMDAGetInfo(g->da, NULL, NULL, NULL, NULL, &m[0], &m[1], &m[2], NULL, NULL, NULL, NULL, NULL, NULL));
   PetscCall(DMDAGetCorners(g->da, &g->start[0], &g->start[1], &g->start[2], &g->size[0], &g->size[1], &g->size[2]));

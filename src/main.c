@@ -4,6 +4,7 @@
 #include "gradient.h"
 #include "invert.h"
 #include "optcheck.h"
+#include "optfile.h"
 #include "options.h"
 #include "output.h"
 
@@ -16,6 +17,7 @@ int main(int argc, char **argv)
   PetscErrorCode ierr;
   PetscBool      show_help = PETSC_FALSE;
 
+  if (OptionSourcesCheck(argc, argv)) return PETSC_ERR_USER_INPUT; /* before PETSc reads them */
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   ierr = EventsRegister();
   if (!ierr) ierr = OptionsRead(PETSC_COMM_WORLD, &o);

@@ -5,6 +5,8 @@
 #include "store.h"
 #include "util.h"
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 
 /* Vectors of the user's grid an inversion keeps at once: the model and its
    two bounds, and TAO's (blmvm: gradient, step, old iterate and gradients,
@@ -37,13 +39,104 @@ typedef enum { MEM_GRID, MEM_FIELDS, MEM_LAYERS, MEM_TRACES, MEM_OBSERVED, MEM_O
 static const char *const item_name[MEM_NITEMS] = {"grid and model", "wavefields", "absorbing layers", "traces and wavelet",
                                                   "observed data", "optimiser", "forward wavefield for the gradient", "forward wavefield for the gradient"};
 
+/* Where the host memory limit comes from, the tightest first found. */
+typedef enum { LIMIT_NODE, LIMIT_CGROUP, LIMIT_ADDRESS_SPACE, LIMIT_DATA, LIMIT_KINDS } LimitKind;
+
+/* The "key: N kB" figure of a /proc file, in bytes, or -1. */
+static double ProcBytes(const char *file, const char *key)
+{
+  FILE  *fp = fopen(file, "r");
+  char   line[256];
+  double kb = -1;
+  size_t len = strlen(key);
+
+  while (fp && fgets(line, sizeof line, fp))
+    if (!strncmp(line, key, len) && line[len] == ':' && sscanf(line + len + 1, "%lf", &kb) == 1) break;
+  if (fp) fclose(fp);
+  return kb < 0 ? -1 : kb * 1024.0;
+}
+
+/* The number a cgroup file holds, or -1 (absent, or "max": none). */
+static double FileNumber(const char *dir, const char *name)
+{
+  char   path[PETSC_MAX_PATH_LEN];
+  FILE  *fp;
+  double v = -1;
+
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (!(fp = fopen(path, "r"))) return -1;
+  if (fscanf(fp, "%lf", &v) != 1) v = -1;
+  fclose(fp);
+  return v;
+}
+
+/* What the memory limits of this process's cgroups leave (cgroup v2
+   memory.max less memory.current, v1 memory.limit_in_bytes less
+   memory.usage_in_bytes), the least over the cgroup and those above it; the
+   limit that gives it in *limit.  -1: no limit. */
+static double CgroupFree(double *limit)
+{
+  static const struct {
+    const char *root, *max, *used;
+    PetscBool   v2;
+  } mounts[] = {
+    {"/sys/fs/cgroup",         "memory.max",            "memory.current",        PETSC_TRUE },
+    {"/sys/fs/cgroup/unified", "memory.max",            "memory.current",        PETSC_TRUE },
+    {"/sys/fs/cgroup/memory",  "memory.limit_in_bytes", "memory.usage_in_bytes", PETSC_FALSE},
+  };
+  const double none = 4.0e18; /* v1 writes "no limit" as about 2^63 */
+  FILE        *fp   = fopen("/proc/self/cgroup", "r");
+  char         line[PETSC_MAX_PATH_LEN];
+  double       least = -1;
+
+  while (fp && fgets(line, sizeof line, fp)) {
+    char *controllers = strchr(line, ':'), *path = controllers ? strchr(controllers + 1, ':') : NULL;
+    if (!path) continue;
+    *path++ = 0;
+    controllers++;
+    path[strcspn(path, "\n")] = 0;
+    for (size_t k = 0; k < sizeof mounts / sizeof mounts[0]; k++) {
+      char cut[PETSC_MAX_PATH_LEN], dir[2 * PETSC_MAX_PATH_LEN];
+      if (mounts[k].v2 ? *controllers != 0 : !strstr(controllers, "memory")) continue;
+      snprintf(cut, sizeof cut, "%s", path);
+      for (char *slash = cut + strlen(cut);; *slash = 0) {
+        double max, used;
+        snprintf(dir, sizeof dir, "%s%s", mounts[k].root, cut);
+        max  = FileNumber(dir, mounts[k].max);
+        used = FileNumber(dir, mounts[k].used);
+        if (max > 0 && max < none && used >= 0 && (least < 0 || max - used < least)) {
+          least  = PetscMax(max - used, 0);
+          *limit = max;
+        }
+        if (!(slash = strrchr(cut, '/'))) break;
+      }
+    }
+  }
+  if (fp) fclose(fp);
+  return least;
+}
+
+/* What a resource limit of this process (ulimit -v, -d) leaves beside what
+   it has mapped (VmSize, VmData); its limit in *limit.  -1: no limit. */
+static double ProcessFree(int resource, const char *mapped, double *limit)
+{
+  struct rlimit rl;
+
+  if (getrlimit(resource, &rl) || rl.rlim_cur == RLIM_INFINITY) return -1;
+  *limit = (double)rl.rlim_cur;
+  return PetscMax(*limit - PetscMax(ProcBytes("/proc/self/status", mapped), 0), 0);
+}
+
 PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes, char why[], size_t len)
 {
   MPI_Comm    node;
   PetscMPIInt nranks;
-  double      avail = 0;
-  FILE       *fp;
-  char        line[256];
+  double      share[LIMIT_KINDS], limit[LIMIT_KINDS] = {0}, tightest;
+  char        amount[32];
+  struct {
+    double value;
+    int    kind;
+  } mine = {1e300, LIMIT_NODE}, least;
 
   PetscFunctionBeginUser;
   if (limit_mb > 0) {
@@ -54,16 +147,37 @@ PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes
   PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   PetscCallMPI(MPI_Comm_size(node, &nranks));
   PetscCallMPI(MPI_Comm_free(&node));
-  fp = fopen("/proc/meminfo", "r");
-  while (fp && fgets(line, sizeof(line), fp))
-    if (sscanf(line, "MemAvailable: %lf kB", &avail) == 1) break;
-  if (fp) fclose(fp);
-  /* the smallest over the world: nodes differ, and every rank must agree */
-  avail = avail > 0 ? avail * 1024.0 : 1e300;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &avail, 1, MPI_DOUBLE, MPI_MIN, world));
-  *bytes = MEMORY_SHARE * avail / nranks;
-  PetscCall(PetscSNPrintf(why, len, "%.0f%% of the node's available memory shared by its %d rank%s; -memory_limit sets it", 100 * MEMORY_SHARE, nranks,
-                          nranks == 1 ? "" : "s"));
+  /* this rank's share of each: the node's and the cgroup's are shared by
+     the node's ranks, a process's limits are its own */
+  share[LIMIT_NODE]          = ProcBytes("/proc/meminfo", "MemAvailable") / nranks;
+  share[LIMIT_CGROUP]        = CgroupFree(&limit[LIMIT_CGROUP]) / nranks;
+  share[LIMIT_ADDRESS_SPACE] = ProcessFree(RLIMIT_AS, "VmSize", &limit[LIMIT_ADDRESS_SPACE]);
+  share[LIMIT_DATA]          = ProcessFree(RLIMIT_DATA, "VmData", &limit[LIMIT_DATA]);
+  for (int k = 0; k < LIMIT_KINDS; k++)
+    if (share[k] >= 0 && share[k] < mine.value) {
+      mine.value = share[k];
+      mine.kind  = k;
+    }
+  /* the least over the world, and what gives it: nodes differ, and every rank must agree */
+  PetscCallMPI(MPI_Allreduce(&mine, &least, 1, MPI_DOUBLE_INT, MPI_MINLOC, world));
+  tightest = mine.kind == least.kind ? limit[least.kind] : 1e300;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &tightest, 1, MPI_DOUBLE, MPI_MIN, world));
+  *bytes = MEMORY_SHARE * least.value;
+  FormatBytes(tightest, amount, sizeof amount);
+  switch ((LimitKind)least.kind) {
+  case LIMIT_CGROUP:
+    PetscCall(PetscSNPrintf(why, len, "%.0f%% of what the cgroup's memory limit, %s, leaves, shared by the node's %d rank%s; -memory_limit sets it", 100 * MEMORY_SHARE,
+                            amount, nranks, nranks == 1 ? "" : "s"));
+    break;
+  case LIMIT_ADDRESS_SPACE:
+  case LIMIT_DATA:
+    PetscCall(PetscSNPrintf(why, len, "%.0f%% of what the %s limit (ulimit %s), %s, leaves this process; -memory_limit sets it", 100 * MEMORY_SHARE,
+                            least.kind == LIMIT_DATA ? "data segment" : "address space", least.kind == LIMIT_DATA ? "-d" : "-v", amount));
+    break;
+  default:
+    PetscCall(PetscSNPrintf(why, len, "%.0f%% of the node's available memory shared by its %d rank%s; -memory_limit sets it", 100 * MEMORY_SHARE, nranks,
+                            nranks == 1 ? "" : "s"));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -7,6 +7,7 @@
 #include <halofwi/halo.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Default CPML width in cells; see docs/options.md. */
 #define DEFAULT_PML_WIDTH 20
@@ -95,15 +96,58 @@ static PetscErrorCode OptionsRealAuto(PetscOptionItems *PetscOptionsObject, cons
   PetscFunctionReturn(0);
 }
 
-/* A real option of one value, or one per band (checked against -bands in CheckOptions). */
-static PetscErrorCode OptionsPerBand(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PerBand *p)
+/* A list of finite decimal numbers, "a,b,c", of at most max values, read as
+   text and parsed here: PetscOptionsRealArray names neither the option nor
+   the word it cannot read, and drops values beyond max without a word.
+   shown: the default as -help shows it; expect: what the message asks for. */
+static PetscErrorCode OptionsRealList(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, const char *shown, const char *expect, PetscInt max,
+                                      PetscReal v[], PetscInt *n, PetscBool *set)
 {
-  PetscInt  n = MAX_BANDS;
+  char  list[WORD_LEN * MAX_BANDS], copy[WORD_LEN * MAX_BANDS];
+  char *word, *rest;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString(name, text, NULL, shown, list, sizeof list, set));
+  if (!*set) PetscFunctionReturn(0);
+  PetscCall(PetscStrncpy(copy, list, sizeof copy));
+  *n = 0;
+  for (word = strtok_r(copy, ",", &rest); word; word = strtok_r(NULL, ",", &rest), ++*n) {
+    const PetscReal x = strtod(word, NULL);
+    PetscCheck(DecimalNumber(word) && !PetscIsInfOrNanReal(x), PetscOptionsObject->comm, PETSC_ERR_ARG_WRONG, "%s %s: '%s' is not a finite decimal number; expected %s",
+               name, list, word, expect);
+    if (*n < max) v[*n] = x;
+  }
+  PetscCheck(*n >= 1 && *n <= max, PetscOptionsObject->comm, PETSC_ERR_ARG_SIZ, "%s %s: %" PetscInt_FMT " values; expected %s", name, list, *n, expect);
+  PetscFunctionReturn(0);
+}
+
+/* A real option of one value, or one per band (checked against -bands in CheckOptions). */
+static PetscErrorCode OptionsPerBand(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, const char *shown, PerBand *p)
+{
+  PetscInt  n;
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsRealArray(name, text, NULL, p->v, &n, &set));
+  PetscCall(OptionsRealList(PetscOptionsObject, name, text, shown, "one value, or one per band (-bands), comma separated", MAX_BANDS, p->v, &n, &set));
   if (set) p->n = n;
+  PetscFunctionReturn(0);
+}
+
+/* A file or folder option: PetscOptionsString cuts a longer value at
+   PETSC_MAX_PATH_LEN without a word, and the run would go on with another
+   path. */
+static PetscErrorCode OptionsPath(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, char path[PETSC_MAX_PATH_LEN])
+{
+  const char *typed;
+  PetscBool   set;
+  size_t      len;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsFindPair(NULL, NULL, name, &typed, &set));
+  PetscCall(PetscStrlen(set ? typed : NULL, &len));
+  PetscCheck(len < PETSC_MAX_PATH_LEN, PetscOptionsObject->comm, PETSC_ERR_ARG_SIZ,
+             "%s %.48s...: a path of %zu characters; expected at most %d (PETSc's PETSC_MAX_PATH_LEN - 1)", name, typed, len, PETSC_MAX_PATH_LEN - 1);
+  PetscCall(PetscOptionsString(name, text, NULL, path, path, PETSC_MAX_PATH_LEN, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -113,8 +157,9 @@ static PetscErrorCode ReadModel(PetscOptionItems *PetscOptionsObject, Options *o
   const char *const n_text[3] = {"Cells in depth (number -vp)", "Cells in x (number -vp)", "Cells in y, 1 = 2D (number -vp)"};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-vp", "P velocity: a number (m/s), an RSF or SEG-Y (.sgy, .segy) file, or marmousi", NULL, o->vp, o->vp, sizeof(o->vp), NULL));
-  for (PetscInt a = 0; a < 3; a++) PetscCall(OptionsIntRange(PetscOptionsObject, n_opt[a], n_text[a], 1, PETSC_MAX_INT, &o->n[a]));
+  PetscCall(OptionsPath(PetscOptionsObject, "-vp", "P velocity: a number (m/s), an RSF or SEG-Y (.sgy, .segy) file, or marmousi", o->vp));
+  /* 2 cells at least in z and x, as for a model file (ModelDescribe); -ny 1 is 2D */
+  for (PetscInt a = 0; a < 3; a++) PetscCall(OptionsIntRange(PetscOptionsObject, n_opt[a], n_text[a], a < 2 ? 2 : 1, PETSC_MAX_INT, &o->n[a]));
   PetscCall(PetscOptionsReal("-dx", "Spacing in x (m, number or SEG-Y -vp)", NULL, o->d[1], &o->d[1], NULL));
   o->d[0] = o->d[2] = o->d[1];
   PetscCall(PetscOptionsReal("-dz", "Spacing in depth (m), default -dx; a SEG-Y -vp takes its sample interval (mm)", NULL, o->d[0], &o->d[0], &o->dz_set));
@@ -127,7 +172,7 @@ static PetscErrorCode ReadSurvey(PetscOptionItems *PetscOptionsObject, Options *
   const char *const origin_opt[3] = {"-segy_origin_z", "-segy_origin_x", "-segy_origin_y"};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-geometry", "Survey file: text (S/R lines) or SEG-Y trace headers (.sgy, .segy)", NULL, o->geometry, o->geometry, sizeof(o->geometry), NULL));
+  PetscCall(OptionsPath(PetscOptionsObject, "-geometry", "Survey file: text (S/R lines) or SEG-Y trace headers (.sgy, .segy)", o->geometry));
   for (PetscInt a = 0; a < 3; a++)
     PetscCall(PetscOptionsReal(origin_opt[a], "SEG-Y survey: subtracted from the positions of the trace headers (m; z: depth below elevation 0)", NULL, o->segy_origin[a],
                                &o->segy_origin[a], NULL));
@@ -152,7 +197,7 @@ static PetscErrorCode ReadTime(PetscOptionItems *PetscOptionsObject, Options *o)
   PetscCall(PetscOptionsReal("-f0", "Ricker peak frequency (Hz)", NULL, o->f0, &o->f0, NULL));
   o->t0 = 1.5 / o->f0; /* the default follows -f0, so that -help shows it */
   PetscCall(PetscOptionsReal("-t0", "Ricker delay (s), default 1.5/f0", NULL, o->t0, &o->t0, NULL));
-  PetscCall(PetscOptionsString("-wavelet", "Source wavelet (1D RSF sampled at -dt) instead of a Ricker", NULL, o->wavelet, o->wavelet, sizeof(o->wavelet), NULL));
+  PetscCall(OptionsPath(PetscOptionsObject, "-wavelet", "Source wavelet (1D RSF sampled at -dt) instead of a Ricker", o->wavelet));
   PetscCall(PetscOptionsReal("-cfl", "Internal step as a fraction of the stability limit", NULL, o->cfl, &o->cfl, NULL));
   PetscFunctionReturn(0);
 }
@@ -238,7 +283,7 @@ static PetscErrorCode ReadOutput(PetscOptionItems *PetscOptionsObject, Options *
   PetscInt          k        = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-output_dir", "Folder for the results", NULL, o->output_dir, o->output_dir, sizeof(o->output_dir), NULL));
+  PetscCall(OptionsPath(PetscOptionsObject, "-output_dir", "Folder for the results", o->output_dir));
   PetscCall(PetscOptionsEnum("-output_format", "Gathers, gradient and models as rsf or segy (IEEE floats, big-endian)", NULL, FileFormats, (PetscEnum)o->output_format,
                              (PetscEnum *)&o->output_format, NULL));
   PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, NULL));
@@ -261,10 +306,9 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-observed_dir", "Observed data: shot_NNNN.rsf as -mode forward writes them (gradient, invert)", NULL, o->observed_dir, o->observed_dir,
-                               sizeof(o->observed_dir), NULL));
-  PetscCall(PetscOptionsString("-observed_segy", "Observed data and survey: a SEG-Y file, or a folder of them read in name order (gradient, invert)", NULL, o->observed_segy,
-                               o->observed_segy, sizeof(o->observed_segy), NULL));
+  PetscCall(OptionsPath(PetscOptionsObject, "-observed_dir", "Observed data: shot_NNNN.rsf as -mode forward writes them (gradient, invert)", o->observed_dir));
+  PetscCall(OptionsPath(PetscOptionsObject, "-observed_segy", "Observed data and survey: a SEG-Y file, or a folder of them read in name order (gradient, invert)",
+                        o->observed_segy));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-vp_min", "Lower velocity bound (m/s); auto = 0.8 x the starting model's minimum", MIN_VELOCITY, PETSC_FALSE,
                             "a velocity of at least 1 m/s", &o->vp_min));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-vp_max",
@@ -297,29 +341,24 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsEnum("-precondition",
                              "Invert (blmvm, lmvm): the first quasi-Newton matrix: none (a scalar) or pseudo_hessian (the inverse source-wavefield energy, set at every band's start)",
                              NULL, Preconditionings, (PetscEnum)o->precondition, (PetscEnum *)&o->precondition, NULL));
-  {
-    PetscInt  n = 3;
-    PetscBool set;
-    PetscCall(PetscOptionsRealArray("-gradient_smoothing", "Invert (blmvm, lmvm): Gaussian smoothing in the first quasi-Newton matrix, standard deviation (m): one value, or z,x[,y]",
-                                    NULL, o->gradient_smoothing, &n, &set));
-    if (set && n == 1) o->gradient_smoothing[1] = o->gradient_smoothing[2] = o->gradient_smoothing[0];
-  }
+  PetscCall(OptionsRealList(PetscOptionsObject, "-gradient_smoothing",
+                            "Invert (blmvm, lmvm): Gaussian smoothing in the first quasi-Newton matrix, standard deviation (m): one value, or z,x (2D), z,x,y (3D)", "0",
+                            "lengths in m: one value, or z,x in 2D, z,x,y in 3D", 3, o->gradient_smoothing, &o->gradient_smoothing_n, &set));
+  if (set && o->gradient_smoothing_n == 1) o->gradient_smoothing[1] = o->gradient_smoothing[2] = o->gradient_smoothing[0];
   PetscCall(PetscOptionsReal("-precondition_eps", "Pseudo-Hessian stabilisation: a share of its peak added to it", NULL, o->precondition_eps, &o->precondition_eps, NULL));
-  PetscCall(OptionsPerBand(PetscOptionsObject, "-offset_min", "Data selection: smallest horizontal source-receiver offset used (m); one value, or one per band", &o->offset_min));
-  PetscCall(OptionsPerBand(PetscOptionsObject, "-offset_max", "Data selection: largest horizontal source-receiver offset used (m); one value, or one per band", &o->offset_max));
+  PetscCall(OptionsPerBand(PetscOptionsObject, "-offset_min", "Data selection: smallest horizontal source-receiver offset used (m); one value, or one per band", "0", &o->offset_min));
+  PetscCall(OptionsPerBand(PetscOptionsObject, "-offset_max", "Data selection: largest horizontal source-receiver offset used (m); one value, or one per band", "none", &o->offset_max));
   PetscCall(PetscOptionsBool("-kill_dead_traces", "Data selection: observed traces of zeros are not used", NULL, o->kill_dead_traces, &o->kill_dead_traces, NULL));
-  PetscCall(PetscOptionsString("-kill_traces", "Data selection: a file of traces not used, one \"SHOT TRACE\" line each (0-based; # comments)", NULL, o->kill_traces,
-                               o->kill_traces, sizeof(o->kill_traces), NULL));
+  PetscCall(OptionsPath(PetscOptionsObject, "-kill_traces", "Data selection: a file of traces not used, one \"SHOT TRACE\" line each (0-based; # comments)", o->kill_traces));
   PetscCall(PetscOptionsReal("-window_velocity", "Data selection: speed (m/s) of the straight-ray first arrival the time window follows; 0 = no window", NULL, o->window_velocity,
                              &o->window_velocity, NULL));
-  PetscCall(OptionsPerBand(PetscOptionsObject, "-window_start", "Data selection: window start (s) relative to the first arrival; one value, or one per band", &o->window_start));
-  PetscCall(OptionsPerBand(PetscOptionsObject, "-window_end", "Data selection: window end (s) relative to the first arrival; one value, or one per band", &o->window_end));
+  PetscCall(OptionsPerBand(PetscOptionsObject, "-window_start", "Data selection: window start (s) relative to the first arrival; one value, or one per band", "0", &o->window_start));
+  PetscCall(OptionsPerBand(PetscOptionsObject, "-window_end", "Data selection: window end (s) relative to the first arrival; one value, or one per band", "none", &o->window_end));
   PetscCall(PetscOptionsReal("-window_taper", "Data selection: cosine taper (s) on each side of the window", NULL, o->window_taper, &o->window_taper, NULL));
   PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
   PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
-  o->nbands = MAX_BANDS;
-  PetscCall(PetscOptionsRealArray("-bands", "Low-pass cut-offs (Hz), comma separated: one inversion per band, the model carried over", NULL, o->bands, &o->nbands, &set));
-  if (!set) o->nbands = 0;
+  PetscCall(OptionsRealList(PetscOptionsObject, "-bands", "Low-pass cut-offs (Hz), comma separated: one inversion per band, the model carried over", "none",
+                            "cut-offs in Hz, comma separated, at most " PetscStringize(MAX_BANDS), MAX_BANDS, o->bands, &o->nbands, &set));
   PetscCall(PetscOptionsBool("-restart", "Carry on an interrupted inversion in -output_dir", NULL, o->restart, &o->restart, NULL));
   PetscFunctionReturn(0);
 }
@@ -419,6 +458,14 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
   PetscCheck(o->f0 > 0 && PetscIsNormalReal(o->f0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-f0 %.6g: expected a positive frequency in Hz", (double)o->f0);
   PetscCheck(o->t0 >= 0 && !PetscIsInfOrNanReal(o->t0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-t0 %.6g: expected a delay of 0 s or more (the default is 1.5/f0 = %.6g s)",
              (double)o->t0, (double)(1.5 / o->f0));
+  PetscCheck(o->progress_interval >= 0 && !PetscIsInfOrNanReal(o->progress_interval), comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-progress_interval %.6g: expected 0 (no progress lines) or more seconds", (double)o->progress_interval);
+  if (o->mode == MODE_INVERT) { /* TAO takes -1 without a word */
+    PetscInt  max_it;
+    PetscBool set;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-tao_max_it", &max_it, &set));
+    PetscCheck(!set || max_it >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tao_max_it %" PetscInt_FMT ": expected 0 or more iterations per band", max_it);
+  }
   PetscCheck(o->cfl > 0 && o->cfl <= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cfl %.6g: expected a fraction of the stability limit in (0, 2]", (double)o->cfl);
   PetscCheck(!o->vp_min || !o->vp_max || o->vp_min < o->vp_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vp_min %.6g is not below -vp_max %.6g: expected vp_min < vp_max",
              (double)o->vp_min, (double)o->vp_max);
@@ -469,7 +516,7 @@ const char *OptionsSegySurvey(const Options *o)
   return SegyIsPath(o->geometry) ? o->geometry : NULL;
 }
 
-PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
+static PetscErrorCode ReadAndCheck(MPI_Comm comm, Options *o)
 {
   PetscBool help;
 
@@ -480,5 +527,17 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   if (OptionsSegySurvey(o) && !help) PetscCall(SegySurveyTime(comm, OptionsSegySurvey(o), o->nt_set, o->dt_set, &o->nt, &o->dt));
   if (o->cfl > 1) PetscCall(PetscPrintf(comm, "WARNING: -cfl %.6g exceeds the stability limit: the run will blow up\n", (double)o->cfl));
   PetscCall(WarnOnCoarseDt(comm, o));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscPushErrorHandler(OptionsErrorHandler, NULL));
+  ierr = ReadAndCheck(comm, o);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }

@@ -91,6 +91,7 @@ typedef struct {
   PetscReal first_step;              /* the first step of a band, as a share of the bound range */
   PetscReal precondition_eps;        /* pseudo-Hessian stabilisation, a share of its peak */
   PetscReal gradient_smoothing[3];   /* Gaussian standard deviation (m) per axis (z, x, y); 0 = none */
+  PetscInt  gradient_smoothing_n;    /* values given: 1, or one per axis of the model (OptionsCheckModel) */
   PetscReal source_estimation_eps;   /* stabilisation, a share of the modelled data's peak power */
   PetscInt  source_estimation_interval; /* iterations between estimates within a band; 0 = once per band */
   PerBand   offset_min, offset_max;  /* metres, horizontal; traces outside are not used */

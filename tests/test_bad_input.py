@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Bad input: each case must exit non-zero, print a message that names the
 offending value (checked case-insensitively on a characteristic substring or
-number), and leave no shot gather (shot_*) in the output directory.  Also:
+number), and leave no shot gather (shot_*) in the output directory; PETSc's
+list of the options it had not read ("Option left: ...") must not follow.  Also:
 no hang (every run has a timeout) and existing results are left untouched
 without -overwrite.
 
@@ -18,7 +19,26 @@ sampled at another interval.  Options: a typo (-nshot, with -nshots
 suggested; nothing created), -tao_max_iter in -mode invert (-tao_max_it
 suggested), a TAO option in -mode forward; -nt 3000000000 (beyond PetscInt);
 -nshots 100000 -nrec 100000 (10^10 receivers); one shot of 100000
-receivers x 30000 samples; a grid of 10^13 cells; a negative -t0.  -mode gradient/invert: a missing or mis-sized observed gather
+receivers x 30000 samples; a grid of 10^13 cells; a negative -t0.
+
+Options as typed, refused before PETSc starts (one line, no PETSc error
+report, nothing created): an options file that includes itself (PETSc
+crashed), two that include each other, nesting 10 deep, a binary options
+file, a FIFO as options file; a stray word (nt 50), -mode and -nt given
+twice on the command line, -f0 twice in one options file, two values on one
+line of a file, -f0 twice in PETSC_OPTIONS; with -unused_options warn, -nt twice runs with the later
+value and a warning.  The command line overriding a file runs.  Options without
+effect, refused with their reason: -dx and -nx beside an RSF model that
+says otherwise (restating it runs), -nshots -nrec -source_depth beside
+-geometry, -dy in 2D, a third -gradient_smoothing value in 2D; with
+-unused_options warn a warning.  Values named with their option: -bands
+abc, -gradient_smoothing with 4 values, -progress_interval -1, -nx 1, a
+-vp path of 4266 characters, -tao_max_it -1.  Under ulimit -v 3 GB: a grid
+of about 4 GB refused by the memory check naming the limit; with the check
+lifted, DMSetUp's failure named with its size.  The same grid in a cgroup
+limited to 3 GB, where the test can make one (root; skipped otherwise).
+
+-mode gradient/invert: a missing or mis-sized observed gather
 (named by its shot), -vp_min above -vp_max, a starting model outside the
 bounds, -wavefield_memory too small, no -observed_dir; no gradient.rsf,
 vp*.rsf or misfit.csv left behind.
@@ -28,6 +48,9 @@ Runs that must go ahead, with a warning: -unused_options warn with a typo
 groups than shots."""
 import os
 import re
+import resource
+import subprocess
+import time
 
 import numpy as np
 
@@ -77,6 +100,8 @@ def case(name, nranks, args, outdir, expect, no_output=True):
     if missing:
         failures.append(f"{name}: the message does not name {', '.join(missing)}; it says:\n      "
                         + msg.replace("\n", "\n      "))
+    if "Option left" in out:  # PETSc's list of options not yet read: noise after an error in another
+        failures.append(f"{name}: PETSc's 'Option left' list follows the error:\n      " + out.replace("\n", "\n      "))
     if no_output:
         left = shot_files(outdir)
         if left:
@@ -98,6 +123,79 @@ def warn_case(name, nranks, args, outdir, expect):
         failures.append(f"{name}: the output lacks {missing}; it says:\n      " + out.replace("\n", "\n      "))
     print(f"    ok: {name}" if not missing else f"    FAILED: {name}", flush=True)
     return out
+
+
+def startup_case(name, args, outdir, expect, petsc_options=None):
+    """An option source refused before PETSc starts (src/optfile.c): a non-zero
+    exit that is not a crash, each text of expect in the output, no PETSc
+    error report, and nothing created.  petsc_options: PETSC_OPTIONS for the
+    run (common.run_status clears it)."""
+    print(f"--- {name}", flush=True)
+    try:
+        if petsc_options is None:
+            status, out = c.run_status(1, args, outdir, timeout=TIMEOUT)
+        else:
+            p = subprocess.run(c.command(1, args, outdir), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT,
+                               env=dict(os.environ, PETSC_OPTIONS=petsc_options))
+            status, out = p.returncode, p.stdout.decode(errors="replace")
+    except (c.TestFailure, subprocess.TimeoutExpired) as e:
+        failures.append(f"{name}: {e}")
+        return
+    problems = [f"exit status {status}"] if status == 0 or status >= 128 else []
+    problems += [f"no '{e}'" for e in expect if e.lower() not in out.lower()]
+    problems += ["a PETSc error report"] if "PETSC ERROR" in out else []
+    problems += [f"{outdir} created"] if os.path.exists(outdir) else []
+    if problems:
+        failures.append(f"{name}: {', '.join(problems)}; the output:\n      " + out.replace("\n", "\n      "))
+    print(f"    output: {out.strip()}\n    " + ("FAILED: " if problems else "ok: ") + name, flush=True)
+
+
+def memory_case(name, args, outdir, limit, expect, refused=True):
+    """A run under a memory limit (limit: run in the child before the
+    program) that must fail, each text of expect in its PETSc message;
+    refused: by the memory check, not in an allocation (PETSc's bare "Out of
+    memory", a signal such as the cgroup's OOM kill)."""
+    print(f"--- {name}", flush=True)
+    p = subprocess.run(c.command(1, args, outdir), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=limit,
+                       timeout=TIMEOUT, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    out = p.stdout.decode(errors="replace")
+    msg = c.error_message(out)
+    problems = [f"exit status {p.returncode}"] if p.returncode == 0 or p.returncode >= 128 else []
+    problems += [f"no '{e}'" for e in expect if e.lower() not in msg.lower()]
+    problems += ["a failed allocation"] if refused and re.search(r"DMSetUp|Out of memory|signal", out) else []
+    if problems:
+        failures.append(f"{name}: {', '.join(problems)}; the output:\n      " + out.replace("\n", "\n      "))
+    print(f"    message: {msg}\n    " + ("FAILED: " if problems else "ok: ") + name, flush=True)
+
+
+def address_space(size):
+    """ulimit -v size, for memory_case."""
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+
+def memory_cgroup(size):
+    """A new cgroup whose memory limit is size (v1 memory.limit_in_bytes or
+    v2 memory.max), or None where none can be made (not root, read-only)."""
+    for root, limit_file in (("/sys/fs/cgroup/memory", "memory.limit_in_bytes"), ("/sys/fs/cgroup", "memory.max")):
+        path = os.path.join(root, f"halofwi-test-{os.getpid()}")
+        try:
+            os.mkdir(path)
+        except OSError:
+            continue
+        try:
+            with open(os.path.join(path, limit_file), "w") as f:
+                f.write(str(size))
+            return path
+        except OSError:
+            os.rmdir(path)
+    return None
+
+
+def with_opt(args, opt, value):
+    """args with the value of opt replaced (an option given twice is refused)."""
+    args = list(args)
+    args[args.index(opt) + 1] = value
+    return args
 
 
 def has(s):
@@ -237,11 +335,11 @@ def main():
             failures.append("typo with -unused_options warn: no shot_0000.rsf, so the run did not go ahead")
 
         # numbers beyond PetscInt (32-bit here) are refused, not wrapped round
-        case("-nt 3000000000", 1, SMALL + ["-nt", 3000000000], scr.sub("o_nt_big"),
+        case("-nt 3000000000", 1, with_opt(SMALL, "-nt", 3000000000), scr.sub("o_nt_big"),
              [has("-nt 3000000000"), has("from 1 to 2147483647")])
         case("-nshots 100000 -nrec 100000", 1, SMALL + ["-nshots", 100000, "-nrec", 100000], scr.sub("o_survey_big"),
              [num(100000), num(10000000000), has("-nrec")])
-        case("a gather of 100000 receivers x 30000 samples", 1, SMALL + ["-nrec", 100000, "-nt", 30000], scr.sub("o_gather_big"),
+        case("a gather of 100000 receivers x 30000 samples", 1, with_opt(SMALL, "-nt", 30000) + ["-nrec", 100000], scr.sub("o_gather_big"),
              [num(100000), num(30000), num(3000000000)])
         case("grid of 10^13 cells", 1, ["-mode", "forward", "-vp", 2000, "-nx", 100000, "-nz", 100000, "-ny", 1000, "-nt", 20],
              scr.sub("o_grid_big"), [num(100040), num(1040), has("32-bit"), has("absorbing layers included")])
@@ -270,6 +368,114 @@ def main():
              [has("-gpu_tile 17,16"), has("ROWS from 1 to 16")])
         case("-gpu_tile run of 0", 1, SMALL + ["-geometry", geo_ok, "-gpu_tile", "8,0"], scr.sub("o_tile_run"),
              [has("-gpu_tile 8,0"), has("RUN of 1 cell or more")])
+
+        # options files: one that includes itself, two that include each other, nesting deeper than 8,
+        # a binary one; refused before PETSc reads them (PETSc itself recursed until it crashed)
+        def opts_file(name, text):
+            with open(scr.sub(name), "wb" if isinstance(text, bytes) else "w") as f:
+                f.write(text)
+            return scr.sub(name)
+        loop = opts_file("loop.opts", f"-nt 20\n-options_file {scr.sub('loop.opts')}\n")
+        startup_case("an options file that includes itself", SMALL + ["-options_file", loop], scr.sub("o_loop"),
+                     ["include each other without end", f"({loop} -> {loop})"])
+        a, b = scr.sub("a.opts"), scr.sub("b.opts")
+        opts_file("a.opts", f"-options_file {b}\n")
+        opts_file("b.opts", f"# back to the first\n-options_file {a}\n")
+        startup_case("options files that include each other", SMALL + ["-options_file", a], scr.sub("o_loop2"),
+                     [f"({a} -> {b} -> {a})"])
+        for k in range(10):
+            opts_file(f"deep{k}.opts", f"-options_file {scr.sub(f'deep{k + 1}.opts')}\n" if k < 9 else "-f0 10\n")
+        startup_case("options files nested 10 deep", SMALL + ["-options_file", scr.sub("deep0.opts")], scr.sub("o_deep"),
+                     ["nested more than 8 deep", f"deep7.opts -> {scr.sub('deep8.opts')})"])
+        binary = opts_file("binary.opts", b"-nt 20\n" + bytes(range(256)))
+        startup_case("a binary options file", SMALL + ["-options_file", binary], scr.sub("o_binary"),
+                     [f"{binary} is not a text options file", "byte 0x00 at offset 7 (line 2)"])
+        fifo = scr.sub("fifo.opts")
+        os.mkfifo(fifo)
+        startup_case("a FIFO as options file", SMALL + ["-options_file", fifo], scr.sub("o_fifo"),
+                     [f"-options_file {fifo}: not a regular file"])
+
+        # the command line: a stray word, an option given twice; within an options file the same
+        startup_case("stray words 'nt 50'", SMALL + ["nt", 50], scr.sub("o_stray"),
+                     ["the command line: 'nt' after 10 is neither an option nor the value of one"])
+        startup_case("-mode given twice", SMALL + ["-mode", "gradient"], scr.sub("o_mode2"),
+                     ["the command line gives -mode twice (-mode forward, then -mode gradient)"])
+        startup_case("-nt given twice", SMALL + ["-nt", 50], scr.sub("o_nt2"),
+                     ["the command line gives -nt twice (-nt 20, then -nt 50)"])
+        startup_case("-f0 twice in PETSC_OPTIONS", SMALL[:-2], scr.sub("o_env2"),
+                     ["PETSC_OPTIONS gives -f0 twice (-f0 10, then -f0 12)"], petsc_options="-f0 10 -f0 12")
+        warn_case("-nt given twice with -unused_options warn", 1, SMALL + ["-nt", 30, "-geometry", geo_ok, "-unused_options", "warn"],
+                  scr.sub("o_nt2_warn"), ["WARNING: the command line gives -nt twice (-nt 20, then -nt 30)", "time: 30 samples"])
+        f2 = opts_file("twice.opts", "-f0 10\n-F0 12\n")
+        startup_case("-f0 twice in one options file", ["-options_file", f2] + SMALL[:-2], scr.sub("o_file2"),
+                     [f"options file {f2} gives -f0 twice"])
+        f3 = opts_file("stray.opts", "-nt 50 100\n")
+        startup_case("two values on one options-file line", ["-options_file", f3] + SMALL[:-4], scr.sub("o_file3"),
+                     [f"options file {f3} line 1: '100' follows the value 50 of -nt"])
+        # the command line overrides a file (PETSc's order), without a word
+        over = opts_file("override.opts", "-nt 7\n-f0 12\n")
+        out = warn_case("the command line overrides an options file", 1, ["-options_file", over] + SMALL + ["-geometry", geo_ok],
+                        scr.sub("o_override"), ["20 samples"])
+
+        # options that have no effect in the run: refused as the unused ones are, named with the reason
+        rsf_model = c.write_model(scr.sub("model.rsf"), np.full((30, 20), 2000.0, np.float32), DX)
+        case("-dx 5 beside an RSF model of 10 m", 1, ["-vp", rsf_model, "-dx", 5, "-nt", 20], scr.sub("o_dx"),
+             [has("-dx 5 (the model"), has("has a spacing of 10 m along x"), has("-unused_options warn")])
+        case("-nx 40 beside an RSF model of 30", 1, ["-vp", rsf_model, "-nx", 40, "-nt", 20], scr.sub("o_nx"),
+             [has("-nx 40"), has("30 cells along x")])
+        warn_case("-dx 10 -nx 30 restating an RSF model", 1, ["-vp", rsf_model, "-dx", DX, "-nx", 30, "-nt", 20,
+                                                              "-geometry", geo_ok], scr.sub("o_restate"), ["20 samples"])
+        case("-nshots -nrec -source_depth beside -geometry", 1,
+             SMALL + ["-geometry", geo_ok, "-nshots", 3, "-nrec", 7, "-source_depth", 15], scr.sub("o_regular"),
+             [has("-nshots 3 (the survey comes from"), has("-nrec 7"), has("-source_depth 15")])
+        case("-dy in 2D", 1, SMALL + ["-dy", 5], scr.sub("o_dy"), [has("-dy 5 (the model is 2D")])
+        case("-gradient_smoothing with 3 values in 2D", 1, SMALL + ["-gradient_smoothing", "10,20,30"], scr.sub("o_smooth3"),
+             [has("-gradient_smoothing 10,20,30"), has("third value")])
+        warn_case("-dx beside an RSF model with -unused_options warn", 1,
+                  ["-vp", rsf_model, "-dx", 5, "-nt", 20, "-geometry", geo_ok, "-unused_options", "warn"], scr.sub("o_dx_warn"),
+                  ["WARNING: option without effect in this run: -dx 5"])
+
+        # values read as typed, named with their option
+        case("-bands abc", 1, SMALL + ["-bands", "abc"], scr.sub("o_bands"),
+             [has("-bands abc: 'abc' is not a finite decimal number"), has("cut-offs in Hz")])
+        case("-gradient_smoothing with 4 values", 1, SMALL + ["-gradient_smoothing", "1,2,3,4"], scr.sub("o_smooth4"),
+             [has("-gradient_smoothing 1,2,3,4: 4 values"), has("z,x,y in 3D")])
+        case("-progress_interval -1", 1, SMALL + ["-progress_interval", -1], scr.sub("o_progress"),
+             [has("-progress_interval -1"), has("0 (no progress lines) or more seconds")])
+        case("-nx 1", 1, SMALL[:4] + ["-nx", 1] + SMALL[6:], scr.sub("o_nx1"), [has("-nx 1"), has("from 2 to")])
+        long_path = "/" + "a" * 4265
+        case("a -vp path of 4266 characters", 1, ["-mode", "forward", "-vp", long_path, "-nt", 20], scr.sub("o_long"),
+             [has("-vp /aaaa"), has("a path of 4266 characters"), has("at most 4095")])
+
+        # a limit on the address space (ulimit -v) is the host memory limit when it is the tightest:
+        # a grid of about 4 GB under 3 GB is refused before any work, naming both (without the limit
+        # it passed the check and died in PETSc's DMSetUp)
+        memory_case("a grid beyond ulimit -v", ["-mode", "forward", "-vp", 2000, "-nx", 12000, "-nz", 12000, "-dx", DX,
+                                                "-nt", 10, "-nrec", 1], scr.sub("o_ulimit"), address_space(3 * 1024 ** 3),
+                    ["not enough memory", "ulimit -v", "3.0 GB", "wavefields"])
+        # with the check lifted, the allocation that fails is named with its size: PETSc's DMSetUp, whose
+        # maps alone (3.0 GB) pass the limit (PETSc said only "DMSetUp_DA_2D")
+        memory_case("DMSetUp beyond ulimit -v, -memory_limit lifted",
+                    ["-mode", "forward", "-vp", 2000, "-nx", 20000, "-nz", 20000, "-dx", DX, "-nt", 10, "-nrec", 1,
+                     "-memory_limit", 100000], scr.sub("o_ulimit_grid"), address_space(3 * 1024 ** 3),
+                    ["allocating the grid's maps (PETSc's DMSetUp) (3.0 GB on this rank) failed"], refused=False)
+        # the same grid in a cgroup limited to 3 GB (where the test may make one: root, cgroup v1 or v2)
+        cgroup = memory_cgroup(3 * 1024 ** 3)
+        if cgroup:
+            def enter():
+                with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                    f.write(str(os.getpid()))
+            memory_case("a grid beyond a cgroup's memory limit", ["-mode", "forward", "-vp", 2000, "-nx", 12000, "-nz", 12000,
+                                                                  "-dx", DX, "-nt", 10, "-nrec", 1], scr.sub("o_cgroup"), enter,
+                        ["not enough memory", "the cgroup's memory limit, 3.0 GB", "wavefields"])
+            for _ in range(50):  # until the run's last process (MPI's daemon) has left it
+                try:
+                    os.rmdir(cgroup)
+                    break
+                except OSError:
+                    time.sleep(0.2)
+        else:
+            print("--- a grid beyond a cgroup's memory limit: skipped, no cgroup can be made here", flush=True)
 
         # missing -vp file
         missing = scr.sub("no_such_model.rsf")
@@ -321,11 +527,6 @@ def main():
         invert_args = ["-mode", "invert"] + grad_args[2:] + ["-tao_max_it", 1]
         fwd_args = ["-mode", "forward"] + grad_args[2:-2]
 
-        def with_opt(args, opt, value):
-            args = list(args)
-            args[args.index(opt) + 1] = value
-            return args
-
         obs = scr.sub("obs")
         c.run(1, fwd_args, obs)
 
@@ -352,6 +553,8 @@ def main():
         case("observed gathers with another -nt", 1, invert_args + ["-observed_dir", obs_nt], scr.sub("o_obs_nt"),
              [shot0, num(30), num(40)])
 
+        case("-tao_max_it -1", 1, with_opt(invert_args, "-tao_max_it", -1) + ["-observed_dir", obs], scr.sub("o_tao_neg"),
+             [has("-tao_max_it -1"), has("0 or more iterations")])
         case("-vp_min above -vp_max", 1, invert_args + ["-observed_dir", obs, "-vp_min", 2600], scr.sub("o_bounds"),
              [has("vp_min"), num(2600), num(2500)])
         case("starting model above -vp_max", 1, with_opt(invert_args, "-vp_max", 1900) + ["-observed_dir", obs],

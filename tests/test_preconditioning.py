@@ -34,12 +34,12 @@ def main():
     scr = c.Scratch("preconditioning")
     with scr:
         _, start_path, obs, acq, _ = tg.survey_2d(scr)
-        inv = ["-mode", "invert", "-vp", start_path, "-observed_dir", obs, "-vp_min", 1800, "-vp_max", 2600, "-tao_max_it", 6] + acq
+        inv = ["-mode", "invert", "-vp", start_path, "-observed_dir", obs, "-vp_min", 1800, "-vp_max", 2600] + acq
         runs = {}
         for name, n, extra in (("plain", 1, []), ("pseudo-Hessian", 1, ["-precondition", "pseudo_hessian"]),
                                ("pseudo-Hessian, 2 groups", 2, ["-precondition", "pseudo_hessian", "-shot_groups", 2])):
             out = scr.sub(name.replace(" ", "_").replace(",", ""))
-            log = c.run(n, inv + extra, out)
+            log = c.run(n, inv + ["-tao_max_it", 6] + extra, out)
             evals = sum(int(x) for x in re.findall(r"in (\d+) evaluations?", log))
             m = c.read_rsf(os.path.join(out, "vp.rsf"))[0]
             runs[name] = (history(out), evals, m)
