@@ -5,6 +5,7 @@
 #include "invert.h"
 #include "optcheck.h"
 #include "options.h"
+#include "stop.h"
 
 static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
                            "Options are listed below; see docs/options.md.\n";
@@ -35,5 +36,5 @@ int main(int argc, char **argv)
   /* PETSc has printed the error; end every rank so none waits in a collective. */
   if (ierr) MPI_Abort(PETSC_COMM_WORLD, (int)ierr);
   PetscCall(PetscFinalize());
-  return 0;
+  return StopExitStatus();
 }
