@@ -34,7 +34,10 @@ int main(int argc, char **argv)
       break;
     }
   /* PETSc has printed the error; end every rank so none waits in a collective. */
-  if (ierr) MPI_Abort(PETSC_COMM_WORLD, (int)ierr);
+  if (ierr) {
+    StopDisarm();
+    MPI_Abort(PETSC_COMM_WORLD, (int)ierr);
+  }
   PetscCall(PetscFinalize());
   return StopExitStatus();
 }

@@ -35,8 +35,8 @@ static void Say(const char *s)
 static void OnSignal(int sig, siginfo_t *info, void *context)
 {
   /* Open MPI's mpiexec (and orted) answers SIGINT and SIGTERM by sending
-     SIGTERM to the ranks it started and SIGKILL a second later
-     (odls_base_sigkill_timeout): too soon for any boundary */
+     SIGTERM to the ranks it started a second later, and SIGKILL a second
+     after that (odls_base_sigkill_timeout): too soon for any boundary */
   const int launcher = watch.orte && info && info->si_code == SI_USER && info->si_pid == getppid();
 
   (void)context;
@@ -103,3 +103,9 @@ PetscErrorCode StopCheck(MPI_Comm world, PetscBool *stop)
 const char *StopCause(void) { return watch.cause; }
 
 int StopExitStatus(void) { return decided ? STOP_EXIT_STATUS : 0; }
+
+void StopDisarm(void)
+{
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+}

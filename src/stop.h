@@ -17,8 +17,8 @@
 
 /* Installs the handlers for the run writing to output_dir.  boundaries: the
    run calls StopCheck (else a signal stops it at once).  kept: what an
-   immediate stop keeps and how to carry on, for rank 0's message.  Collective
-   over world. */
+   immediate stop keeps and how to carry on, for the message of world's rank
+   0. */
 PetscErrorCode StopWatch(MPI_Comm world, const char *output_dir, PetscBool boundaries, const char *kept);
 /* At a boundary, collective over world: *stop when any rank was signalled or
    world rank 0 sees output_dir/STOP, which it then removes. */
@@ -29,3 +29,7 @@ const char *StopCause(void);
 /* main's exit status: STOP_EXIT_STATUS once StopCheck has stopped the run,
    else 0. */
 int StopExitStatus(void);
+/* A run ending in an error: SIGINT and SIGTERM take their default action
+   again, so that the SIGTERM Open MPI sends after an MPI_Abort brings no
+   stop message. */
+void StopDisarm(void);
