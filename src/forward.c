@@ -5,6 +5,7 @@
 #include "output.h"
 #include "rsf.h"
 #include "segy_survey.h"
+#include "stop.h"
 #include "util.h"
 
 /* Gathers the shot's traces on group rank 0, which writes it. */
@@ -33,38 +34,66 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
   PetscFunctionReturn(0);
 }
 
+/* The group's shot k: its gather written and a progress line. */
+static PetscErrorCode ForwardShot(Experiment *e, PetscInt k)
+{
+  const Options   *o = e->o;
+  const PetscInt   s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
+  ShotLocal        sl;
+  float           *traces;
+  PetscLogDouble   t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&t0));
+  PetscCall(ExperimentShotLocalize(e, k, &sl));
+  MemoryCall(PetscMalloc1((size_t)sl.nrec * e->t.nt + 1, &traces), "the shot's traces", 4.0 * sl.nrec * e->t.nt);
+  PetscCall(PropagatorRun(&e->p, &e->t, &sl, s, e->wint, traces, NULL));
+  PetscCall(WriteShot(e, &sl, s, nrec, traces));
+  PetscCall(PetscFree(traces));
+  PetscCall(ShotLocalDestroy(&sl));
+  PetscCall(PetscTime(&t1));
+  if (!e->l.group_rank) {
+    char path[PETSC_MAX_PATH_LEN];
+    PetscCall(OutputShotPath(o->output_dir, s, o->output_format, path));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "shot %" PetscInt_FMT " of %" PetscInt_FMT " (group %d): %.3f s, %.4f G cell-updates/s -> %s\n", s,
+                           e->geo.nshots, e->l.group_id, t1 - t0, e->cells * e->t.nsteps / (t1 - t0) * 1e-9, path));
+    fflush(stdout);
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode RunForward(MPI_Comm world, const Options *o)
 {
   Experiment e;
+  PetscInt   rounds, k;
+  PetscBool  stop = PETSC_FALSE;
+  char       kept[PETSC_MAX_PATH_LEN + 128];
 
   PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(kept, sizeof(kept), "the shots reported written are complete in %s; rerun with -overwrite to run every shot", o->output_dir));
+  PetscCall(StopWatch(world, o->output_dir, PETSC_TRUE, kept));
   PetscCall(ExperimentCreate(world, o, &e));
   PetscCall(OutputPrepare(world, o, e.geo.nshots));
   PetscCall(ExperimentLoadModel(&e));
   PetscCall(ExperimentSetUp(&e, e.vmax, e.vmin));
-  for (PetscInt k = 0; k < e.nshots; k++) {
-    const PetscInt   s = e.shot[k], nrec = e.geo.rec_start[s + 1] - e.geo.rec_start[s];
-    ShotLocal      sl;
-    float         *traces;
-    PetscLogDouble t0, t1;
-
-    PetscCall(PetscTime(&t0));
-    PetscCall(ExperimentShotLocalize(&e, k, &sl));
-    MemoryCall(PetscMalloc1((size_t)sl.nrec * e.t.nt + 1, &traces), "the shot's traces", 4.0 * sl.nrec * e.t.nt);
-    PetscCall(PropagatorRun(&e.p, &e.t, &sl, s, e.wint, traces, NULL));
-    PetscCall(WriteShot(&e, &sl, s, nrec, traces));
-    PetscCall(PetscFree(traces));
-    PetscCall(ShotLocalDestroy(&sl));
-    PetscCall(PetscTime(&t1));
-    if (!e.l.group_rank) {
-      char path[PETSC_MAX_PATH_LEN];
-      PetscCall(OutputShotPath(o->output_dir, s, o->output_format, path));
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "shot %" PetscInt_FMT " of %" PetscInt_FMT " (group %d): %.3f s, %.4f G cell-updates/s -> %s\n", s,
-                             e.geo.nshots, e.l.group_id, t1 - t0, e.cells * e.t.nsteps / (t1 - t0) * 1e-9, path));
-      fflush(stdout);
-    }
+  /* round k: every group's shot k (round robin: a group has rounds or
+     rounds - 1 shots).  The groups decide on a stop together between
+     rounds, so that one decision holds for all; shots cost alike, so little
+     is lost waiting for the round's slowest. */
+  rounds = (e.geo.nshots + e.l.ngroups - 1) / e.l.ngroups;
+  for (k = 0; k < rounds; k++) {
+    if (k) PetscCall(StopCheck(world, &stop));
+    if (stop) break;
+    if (k < e.nshots) PetscCall(ForwardShot(&e, k));
   }
   PetscCallMPI(MPI_Barrier(world));
+  if (stop) {
+    const PetscInt done = k * e.l.ngroups; /* shots 0 .. done - 1 */
+    PetscCall(PetscPrintf(world,
+                          "Stopped by %s after %" PetscInt_FMT " of %" PetscInt_FMT " shots: shots 0 to %" PetscInt_FMT " are written in %s, shots %" PetscInt_FMT " to %" PetscInt_FMT
+                          " were not run; rerun with -overwrite to run every shot (the written ones are refused without it)\n",
+                          StopCause(), done, e.geo.nshots, done - 1, o->output_dir, done, e.geo.nshots - 1));
+  }
   PetscCall(ExperimentDestroy(&e));
   PetscFunctionReturn(0);
 }

@@ -1,6 +1,7 @@
 #include "gradient.h"
 #include "objective.h"
 #include "output.h"
+#include "stop.h"
 
 /* Writes gradient.rsf or .sgy (dJ/dv in s/m per unit misfit, the user's grid) and
    prints the misfit. */
@@ -13,6 +14,8 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
   char           name[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
+  /* one sum over every shot: no part of it is worth keeping, so a signal stops the run at once */
+  PetscCall(StopWatch(world, o->output_dir, PETSC_FALSE, "an unfinished gradient is not written (gradient.rsf comes whole, once every shot is in); rerun to compute it"));
   PetscCall(OutputPrepareKind(world, o, OUTPUT_GRADIENT, 0));
   PetscCall(ObjectiveCreate(world, o, &obj));
   PetscCall(PetscMalloc2(obj.ms.nlocal + 1, &grad, obj.ms.nlocal + 1, &out));

@@ -8,14 +8,10 @@
 #include "pseudohessian.h"
 #include "smoothing.h"
 #include "replay.h"
+#include "stop.h"
 #include "util.h"
 #include <petscksp.h>
 #include <petsctao.h>
-#include <signal.h>
-
-
-static volatile sig_atomic_t interrupt_requested = 0;
-static void OnSignal(int sig) { interrupt_requested = sig; }
 
 /* One row of misfit.csv. */
 typedef struct {
@@ -43,7 +39,7 @@ typedef struct {
   double         seconds;   /* evaluation time since the last iteration */
   double         band_seconds; /* evaluation time since the band began */
   PetscInt       evals_since; /* evaluations since the last iteration */
-  PetscBool      interrupted;
+  PetscBool      stopped;   /* on request (stop.h) */
   PetscInt       nrows, maxrows; /* misfit.csv so far */
   MisfitRow     *rows;
 } Inversion;
@@ -156,14 +152,13 @@ static PetscErrorCode LogIteration(Inversion *inv, MisfitRow row)
 }
 
 /* Per iteration: the model, a misfit.csv row, a progress line; and the
-   interrupt check, on every rank at once. */
+   stop check, on every rank at once. */
 static PetscErrorCode Monitor(Tao tao, void *ctx)
 {
   Inversion         *inv = (Inversion *)ctx;
   PetscInt           its, max_its;
   PetscReal          f, gnorm, step;
   TaoConvergedReason reason;
-  int                flag = interrupt_requested, any;
 
   PetscFunctionBeginUser;
   PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm, NULL, &step, &reason));
@@ -200,11 +195,8 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
                         inv->band_seconds, inv->band_seconds / (its + 1) * PetscMax(max_its - its, 0), PetscMax(max_its - its, 0), max_its - its == 1 ? "" : "s"));
   inv->seconds     = 0;
   inv->evals_since = 0;
-  PetscCallMPI(MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, inv->obj.e.l.world));
-  if (any) {
-    inv->interrupted = PETSC_TRUE;
-    PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
-  }
+  PetscCall(StopCheck(inv->obj.e.l.world, &inv->stopped));
+  if (inv->stopped) PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
   PetscFunctionReturn(0);
 }
 
@@ -351,8 +343,8 @@ static PetscErrorCode SolveStage(Inversion *inv, PetscBool *more)
   PetscCall(TaoGetIterationNumber(tao, &its));
   PetscCall(TaoGetConvergedReason(tao, &reason));
   inv->band_its += its;
-  *more = interval && !inv->interrupted && reason == TAO_DIVERGED_MAXITS && inv->band_its < inv->band_max_its ? PETSC_TRUE : PETSC_FALSE;
-  if (!*more) PetscCall(PetscPrintf(world, "band %" PetscInt_FMT ": %s\n", inv->band + 1, inv->interrupted ? "interrupted" : TaoConvergedReasons[reason]));
+  *more = interval && !inv->stopped && reason == TAO_DIVERGED_MAXITS && inv->band_its < inv->band_max_its ? PETSC_TRUE : PETSC_FALSE;
+  if (!*more) PetscCall(PetscPrintf(world, "band %" PetscInt_FMT ": %s\n", inv->band + 1, inv->stopped ? "stopped" : TaoConvergedReasons[reason]));
   PetscCall(TaoDestroy(&tao));
   PetscFunctionReturn(0);
 }
@@ -381,6 +373,11 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&inv, sizeof(inv)));
   inv.o = o;
+  {
+    char kept[PETSC_MAX_PATH_LEN + 128];
+    PetscCall(PetscSNPrintf(kept, sizeof(kept), "the evaluations finished are saved in %s/restart; rerun with -restart to carry on", o->output_dir));
+    PetscCall(StopWatch(world, o->output_dir, PETSC_TRUE, kept));
+  }
   PetscCall(OutputPrepareKind(world, o, OUTPUT_INVERSION, 0));
   PetscCall(ObjectiveCreate(world, o, &inv.obj));
   for (PetscInt b = 0; b < o->nbands; b++)
@@ -406,14 +403,12 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   }
   PetscCall(Weights(&inv));
   PetscCall(ObjectiveCheckFreeCells(&inv.obj, inv.weight));
-  signal(SIGTERM, OnSignal);
-  signal(SIGINT, OnSignal);
-  for (inv.band = 0; inv.band < nbands && !inv.interrupted; inv.band++) {
+  for (inv.band = 0; inv.band < nbands && !inv.stopped; inv.band++) {
     inv.fcut = o->nbands ? o->bands[inv.band] : 0;
     PetscCall(SolveBand(&inv));
   }
-  if (inv.interrupted) {
-    PetscCall(PetscPrintf(world, "Interrupted after iteration %" PetscInt_FMT ": its model and the state are saved in %s; rerun with -restart to carry on\n",
+  if (inv.stopped) {
+    PetscCall(PetscPrintf(world, "Stopped by %s after iteration %" PetscInt_FMT ": its model and the state are saved in %s; rerun with -restart to carry on\n", StopCause(),
                           inv.iteration, o->output_dir));
   } else {
     char name[PETSC_MAX_PATH_LEN];
@@ -422,8 +417,6 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(ObjectiveWriteModel(&inv.obj, name, "vp", inv.vp, o->overwrite));
     PetscCall(PetscPrintf(world, "inverted model -> %s/%s, misfit history -> %s/misfit.csv\n", o->output_dir, name, o->output_dir));
   }
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
   PetscCall(ReplayDestroy(&inv.replay));
   PetscCall(PetscFree(inv.rows));
   PetscCall(PetscFree4(inv.weight, inv.vp, inv.grad, inv.gx));
@@ -433,6 +426,5 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   PetscCall(VecDestroy(&inv.XL));
   PetscCall(VecDestroy(&inv.XU));
   PetscCall(ObjectiveDestroy(&inv.obj));
-  PetscCheck(!inv.interrupted, world, PETSC_ERR_SIG, "Interrupted by a signal: rerun with -restart to carry on");
   PetscFunctionReturn(0);
 }

@@ -7,6 +7,7 @@
 #include "optfile.h"
 #include "options.h"
 #include "output.h"
+#include "stop.h"
 
 static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
                            "Options are listed below; see docs/options.md.\n";
@@ -36,8 +37,11 @@ int main(int argc, char **argv)
       break;
     }
   /* PETSc has printed the error; end every rank so none waits in a collective. */
-  if (ierr) OutputRelease(); /* MPI_Abort runs no atexit handler */
-  if (ierr) MPI_Abort(PETSC_COMM_WORLD, (int)ierr);
+  if (ierr) {
+    OutputRelease(); /* MPI_Abort runs no atexit handler */
+    StopDisarm();
+    MPI_Abort(PETSC_COMM_WORLD, (int)ierr);
+  }
   PetscCall(PetscFinalize());
-  return 0;
+  return StopExitStatus();
 }
