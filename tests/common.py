@@ -182,11 +182,12 @@ def internal_step(output):
 
 
 def check_layout(output, px, pz, py=1):
-    """When the program prints its layout as '(z P x P y P)', check it."""
+    """The layout the program prints, '(z P x P y P)', is the one asked for;
+    a run that does not print it fails the check."""
     m = re.search(r"\(z (\d+) x (\d+) y (\d+)\)", output)
-    if m:
-        got = tuple(int(g) for g in m.groups())
-        check(got == (pz, px, py), f"layout (z, x, y) = {got}, asked for {(pz, px, py)}")
+    check(m is not None, f"no layout line '(z P x P y P)' in the output, asked for (z, x, y) = {(pz, px, py)}")
+    got = tuple(int(g) for g in m.groups())
+    check(got == (pz, px, py), f"layout (z, x, y) = {got}, asked for {(pz, px, py)}")
 
 
 def probe_stability_limit(args, scratch_dir, nranks=1):

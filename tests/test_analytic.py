@@ -24,7 +24,8 @@ nearest a survey with the source half a cell and the receivers 0.4 cells
 off must not (the test can tell a snap).  Under a free surface (-pml_top 0) the reference adds the
 negated image source above the surface, and a source and receivers half a
 cell off the grid, 1.5 to 3.5 cells deep (their support crosses the surface),
-are held to twice the error of an on-grid survey at depths 1 to 3 cells.
+are held to twice the error of an on-grid survey at depths 1 to 3 cells,
+which is itself held to a threshold as the cases without a surface are.
 """
 import shutil
 
@@ -78,6 +79,9 @@ THRESH = {
     3: {2: 0.21, 4: 0.018, 8: 0.004},
     # measured 1.332, 0.598, 0.285, 0.156, 0.0956, 0.0639, 0.0457, 0.0343
     "orders": {2: 1.5, 4: 0.68, 6: 0.33, 8: 0.18, 10: 0.11, 12: 0.074, 14: 0.053, 16: 0.04},
+    # under the free surface, against the direct wave less its image: measured
+    # 0.00194 (a rigid surface gives 24.9, the first ghost row zeroed 0.193)
+    "surface": {8: 0.003},
 }
 
 # ---------------------------------------------------------------------------

@@ -7,7 +7,9 @@ is the same shots in a model padded so much (coordinates shifted) that no
 reflection from its own boundaries reaches the receivers inside the window;
 the window is long enough to contain the whole reflection from the tested
 side, including what a rigid wall behind the absorbing layer would send back.
-Per receiver: max |trace - ref| over the window < 1% of max |ref|.
+Per receiver: max |trace - ref| over the window < 4e-5 of max |ref| (measured
+1.25e-5 in 2D, 7.3e-6 in 3D; the layer's target reflection, CPML_REFLECTION
+in src/grid.c, raised from 1e-5 to 1e-3 gives 8.8e-4).
 2D: top, bottom, left, right (padded on every side).  3D (small): front and
 back (padded in y only, so that the x and z sides cancel out).
 
@@ -18,6 +20,7 @@ source, which in a homogeneous model is minus the absorbing run's trace at
 the mirrored receiver position (same source, receiver moved down by 2 * source
 depth).  Checked: the relative L2 misfit of the ghost, its (negative)
 correlation with the direct wave, and that a receiver on the surface reads 0.
+The ghost's misfit must stay below 6e-5 (measured 1.9e-5).
 """
 import numpy as np
 
@@ -26,7 +29,7 @@ import common as c
 V = 2000.0
 DX = 10.0
 W = 20           # default absorbing width (cells)
-TOL = 0.01       # reflection / direct-wave peak
+TOL = 4e-5       # reflection / direct-wave peak
 
 
 def t0_of(f0):
@@ -144,12 +147,12 @@ def absorption(scr, dim, n, sides, pad_axes, f0, offsets, nranks, extra=()):
             side_worst = max(side_worst, ratio)
             if ratio > TOL:
                 print(f"  {name}: receiver {i} at cell {rec} (source {src}): "
-                      f"max |trace - ref| / peak |ref| = {ratio:.5f}")
-        print(f"  {dim}D {name}: max |trace - ref| / peak |ref| over the receivers = {side_worst:.5f} "
+                      f"max |trace - ref| / peak |ref| = {ratio:.2e}")
+        print(f"  {dim}D {name}: max |trace - ref| / peak |ref| over the receivers = {side_worst:.2e} "
               f"(threshold {TOL})", flush=True)
         worst = max(worst, side_worst)
         c.check(side_worst < TOL,
-                f"{dim}D {name} side: reflection {side_worst:.5f} of the direct-wave peak exceeds {TOL}")
+                f"{dim}D {name} side: reflection {side_worst:.2e} of the direct-wave peak exceeds {TOL}")
     return worst
 
 
@@ -192,14 +195,14 @@ def free_surface(scr, f0):
         t_img = DX * np.sqrt((rec[1] - xs) ** 2 + (rec[0] + h) ** 2) / V + t0_of(f0)
         t_peak = np.argmax(np.abs(ghost)) * dt
         print(f"  free surface: receiver {i} at cell {rec}: ghost vs -direct(image distance): "
-              f"relative L2 {misfit:.5f}, correlation {corr:+.5f}; |ghost| peaks at {t_peak:.3f} s "
+              f"relative L2 {misfit:.2e}, correlation {corr:+.7f}; |ghost| peaks at {t_peak:.3f} s "
               f"(image traveltime + t0 = {t_img:.3f} s)")
         worst_misfit = max(worst_misfit, misfit)
         worst_corr = min(worst_corr, -corr)
-    print(f"  free surface: worst ghost misfit {worst_misfit:.5f} (threshold {FS_MISFIT}), "
-          f"weakest anti-correlation {worst_corr:.5f} (threshold {FS_CORR})", flush=True)
+    print(f"  free surface: worst ghost misfit {worst_misfit:.2e} (threshold {FS_MISFIT:.0e}), "
+          f"weakest anti-correlation {worst_corr:.7f} (threshold {FS_CORR})", flush=True)
     c.check(worst_misfit < FS_MISFIT,
-            f"free surface: ghost differs from minus the image-source direct wave by {worst_misfit:.5f} "
+            f"free surface: ghost differs from minus the image-source direct wave by {worst_misfit:.2e} "
             f"(relative L2) > {FS_MISFIT}")
     c.check(worst_corr > FS_CORR,
             f"free surface: ghost correlation with the image-source direct wave is {-worst_corr:+.5f}, "
@@ -212,7 +215,7 @@ def free_surface(scr, f0):
                 f"(peak at depth {peak:.3e}); expected u = 0")
 
 
-FS_MISFIT = 0.02
+FS_MISFIT = 6e-5
 FS_CORR = 0.99
 
 

@@ -10,15 +10,16 @@
     of J along h dm.  A direction that happens to be nearly orthogonal to the
     gradient (J changes by < 0.1 %) would therefore measure rounding, not the
     gradient: the directions are drawn in a fixed sequence (fixed seeds) and
-    the first two that change J by at least RHO_MIN are used (the choice
-    depends on g only, never on a finite difference).  dm is taken from the
+    the first two that change J by at least RHO_MIN, are not nearly parallel
+    and are nonzero up to the model's faces are used (the choice depends on
+    g only, never on a finite difference).  dm is taken from the
     float32 files actually written, dm = (m+ - m-) / 2h, so the rounding of
     the written models does not count.  -vp_max is the same in every run
     (it fixes the time step and the absorbing layers).
 (b) decomposition invariance: gradient.rsf on 1 rank, 4 ranks as 2x2
     subdomains, 2 shot groups x 2 subdomains and 3 ranks along x (uneven
-    split) agree to max |diff| / max |g| < 1e-6; the misfits to 1e-12
-    relative."""
+    split) is the same bit for bit, each in the layout asked for (printed);
+    the misfits agree to 1e-12 relative."""
 import os
 import re
 

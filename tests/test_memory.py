@@ -3,8 +3,9 @@
 
 - It is right: the peak resident memory of two forward runs (one dominated
   by the wavefields, one by the traces kept at every internal step), less
-  that of a tiny run (MPI, PETSc and the program itself), lies within 0.8 to
-  1.25 times the figure printed as "memory per rank ... host X"; that of a
+  that of a tiny run (MPI, PETSc and the program itself), lies within 1.0 to
+  1.2 times the figure printed as "memory per rank ... host X" (measured
+  1.06 to 1.13); that of a
   gradient run with each method (-gradient_method full, boundary), and of
   an inversion (one iteration, boundary, with the pseudo-Hessian: TAO's
   vectors dominate), within 0.9 to 1.1.
@@ -27,6 +28,7 @@ import subprocess
 import common as c
 
 TIMEOUT = 300
+FORWARD_WITHIN = (1.0, 1.2)  # the forward estimate against the measured peak (1.06 to 1.13 measured)
 PLANNER_WITHIN = (0.9, 1.1)  # the gradient planner's figure against the measured peak
 MB = 1048576.0
 UNITS = {"MB": MB, "GB": 1024 * MB}
@@ -53,7 +55,7 @@ def estimate(out):
     return float(m.group(1)) * UNITS[m.group(2)]
 
 
-def check_estimate(name, args, outdir, base, within=(0.8, 1.25)):
+def check_estimate(name, args, outdir, base, within=FORWARD_WITHIN):
     out, rss = peak_rss(args, outdir)
     est = estimate(out)
     ratio = (rss - base) / est

@@ -2,16 +2,15 @@
 """-misfit trace_l2 and correlation (2D, the model and survey of
 test_gradient.py):
 
-(a) finite-difference check of each misfit's gradient along two smooth
-    directions, on 1 rank and on 2 shot groups x 2 subdomains, to 1e-3
-    relative (central differences at h and 2h extrapolated, so that the
+(a) finite-difference check of each misfit's gradient (1 rank; (b) makes
+    it hold on 4) along two smooth directions, to 1e-3 relative (central differences at h and 2h extrapolated, so that the
     normalised misfits' curvature does not count);
 (b) decomposition: the gradient of 2 groups x 2 subdomains equals 1 rank's
     bit for bit, the misfit to 1e-12;
 (c) what the misfits ignore: observed data scaled by 3 give the same misfit
     (to 1e-6) under both; one observed trace scaled by 3 changes the l2 and
     correlation misfits but not trace_l2; a dead (all-zero) observed trace
-    adds nothing to trace_l2;
+    lowers trace_l2 (it is left out, not counted as a misfit);
 (d) data selection (-offset_min/-offset_max, -window_velocity with
     -window_start/-window_end/-window_taper): observed samples changed outside
     the selection leave the l2 misfit as it was, changed inside they do not;
@@ -21,8 +20,10 @@ test_gradient.py):
     value nor one per band is refused, naming the option;
 (f) -kill_traces FILE: observed traces the file names, changed, leave the
     misfit bit for bit as it was with the same file, and without the file
-    they change it; a trace or shot beyond the survey and a malformed line
-    are refused, naming the file, the line and the value."""
+    they change it; dead observed traces are left out exactly as if listed,
+    and only kept with -kill_dead_traces 0; a trace beyond the survey (named
+    with its line), a shot beyond it (named) and a malformed line (its line
+    number) are refused, naming the file."""
 import os
 
 import numpy as np
@@ -103,6 +104,7 @@ def main():
                   (same(J["correlation", "x3"], J["correlation", "as recorded"]), "correlation changes when the data are scaled by 3"),
                   (same(J["trace_l2", "trace x3"], J["trace_l2", "as recorded"]), "trace_l2 changes when one trace is scaled by 3"),
                   (not same(J["correlation", "trace x3"], J["correlation", "as recorded"]), "correlation ignores one trace scaled by 3"),
+                  (not same(J["l2", "trace x3"], J["l2", "as recorded"]), "l2 ignores one trace scaled by 3"),
                   (not same(J["l2", "x3"], J["l2", "as recorded"]), "l2 ignores the data scaled by 3"),
                   (J["trace_l2", "dead trace"] < J["trace_l2", "as recorded"], "a dead trace does not lower trace_l2")]
         failures += [f"(c) {msg}" for ok, msg in checks if not ok]
