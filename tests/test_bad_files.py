@@ -42,7 +42,8 @@ DX, NZ, NX = 10.0, 20, 30
 TIMEOUT = 60
 FAILURES = []  # every case runs; the test fails at the end listing those that failed
 GRID = ["-nz", NZ, "-nx", NX, "-dx", DX]
-ACQ = ["-nt", 150, "-dt", 0.001, "-nshots", 2, "-nrec", 10, "-pml_width", 6, "-progress_interval", 0]
+TIME = ["-nt", 150, "-dt", 0.001, "-pml_width", 6, "-progress_interval", 0]
+ACQ = TIME + ["-nshots", 2, "-nrec", 10]  # a regular survey, for runs without -geometry
 
 
 def case(what, fn):
@@ -143,7 +144,7 @@ def not_finite(scr, model, obs):
 def not_regular(scr, model):
     fifo = scr.sub("fifo")
     os.mkfifo(fifo)
-    fwd = ["-vp", 2000] + GRID + ACQ
+    fwd = ["-vp", 2000] + GRID + TIME  # with -geometry
     refused(2, fwd + ["-geometry", fifo], scr.sub("c1"), "(c) a FIFO as -geometry", [fifo, "FIFO"])
     refused(1, ["-vp", fifo, "-dx", DX] + ACQ, scr.sub("c2"), "(c) a FIFO as -vp", [fifo, "FIFO"])
     refused(1, ["-vp", "/dev/zero", "-dx", DX] + ACQ, scr.sub("c3"), "(c) /dev/zero as -vp", ["/dev/zero", "device"])
