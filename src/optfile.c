@@ -1,6 +1,7 @@
 /* The options as typed, before PETSc reads them: see optfile.h.  Nothing
    here may use PETSc's functions, which are not set up yet. */
 #include "optfile.h"
+#include "util.h"
 #include <ctype.h>
 #include <petscsys.h>
 #include <stdarg.h>
@@ -209,7 +210,6 @@ static int Split(char *text, char ***words)
 
   *words = NULL;
   for (char *p = text; *p;) {
-    char *start;
     while (isspace((unsigned char)*p)) p++;
     if (!*p) break;
     if (n == cap) {
@@ -217,15 +217,7 @@ static int Split(char *text, char ***words)
       if (!more) return -1;
       *words = more;
     }
-    if (*p == '"') {
-      start = ++p;
-      while (*p && *p != '"') p++;
-    } else {
-      start = p;
-      while (*p && !isspace((unsigned char)*p)) p++;
-    }
-    if (*p) *p++ = 0;
-    (*words)[n++] = start;
+    (*words)[n++] = TakeWord(&p);
   }
   return n;
 }

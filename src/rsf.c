@@ -126,14 +126,7 @@ static PetscErrorCode ParseLine(const char *path, char *line, RsfParse *p)
     while (*c && !isspace((unsigned char)*c) && *c != '=') c++;
     if (*c != '=') continue;
     *c++ = 0;
-    if (*c == '"') {
-      val = ++c;
-      while (*c && *c != '"') c++;
-    } else {
-      val = c;
-      while (*c && !isspace((unsigned char)*c)) c++;
-    }
-    if (*c) *c++ = 0;
+    val = TakeWord(&c);
     PetscCall(SetKey(path, key, val, p));
   }
   PetscFunctionReturn(0);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* renameat2 */
 #include "util.h"
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -285,4 +286,20 @@ PetscErrorCode MemoryExplain(PetscErrorCode ierr, const char *what, double bytes
   FormatBytes(bytes, amount, sizeof(amount));
   PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Allocating %s (%s on this rank) failed: out of memory", what, amount);
   PetscFunctionReturn(0);
+}
+
+char *TakeWord(char **cursor)
+{
+  char *p = *cursor, *start;
+
+  if (*p == '"') {
+    start = ++p;
+    while (*p && *p != '"') p++;
+  } else {
+    start = p;
+    while (*p && !isspace((unsigned char)*p)) p++;
+  }
+  if (*p) *p++ = 0;
+  *cursor = p;
+  return start;
 }

@@ -77,6 +77,9 @@ PetscErrorCode TextClose(Text *t);
 PetscErrorCode TextWrite(Text *t, const char *dir, const char *name);
 
 /* bytes as "12.3 MB" or "4.5 GB". */
+/* The word at *cursor (a double-quoted one without its quotes, as PetscToken
+   takes it), cut in place; *cursor moves past it.  Uses nothing of PETSc. */
+char *TakeWord(char **cursor);
 void FormatBytes(double bytes, char *out, size_t len);
 
 /* A call that only allocates: its failure becomes one error naming what

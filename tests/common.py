@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -123,6 +124,32 @@ def run_status(nranks, args, outdir=None, timeout=DEFAULT_TIMEOUT, cwd=None, thr
     elapsed = time.time() - t
     print(f"$ {_cmdline(argv)}\n  -> exit {p.returncode} in {elapsed:.1f} s", flush=True)
     return p.returncode, out
+
+
+def run_acting(nranks, args, outdir, marker, action, timeout=DEFAULT_TIMEOUT):
+    """Run halofwi (one thread a rank, without PETSC_OPTIONS) and call
+    action(process) once, when a line holding marker is printed; the run is
+    killed after timeout s.  Returns (exit status, output, whether action
+    was called); the caller judges both."""
+    argv = command(nranks, args, outdir)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env.pop("PETSC_OPTIONS", None)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
+                         errors="replace", cwd=os.path.dirname(outdir), start_new_session=True)
+    watchdog = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
+    watchdog.start()
+    lines, acted = [], False
+    try:
+        for line in p.stdout:
+            lines.append(line)
+            if not acted and marker in line:
+                action(p)
+                acted = True
+        rc = p.wait()
+    finally:
+        watchdog.cancel()
+    print(f"$ {' '.join(argv)}", flush=True)
+    return rc, "".join(lines), acted
 
 
 def run(nranks, args, outdir=None, expect_fail=False, timeout=DEFAULT_TIMEOUT, cwd=None, threads=1):

@@ -26,8 +26,6 @@ import csv
 import os
 import re
 import signal
-import subprocess
-import threading
 
 import numpy as np
 
@@ -93,27 +91,8 @@ def file_state(outdir):
 def run_interrupted(args, outdir, marker, timeout=c.DEFAULT_TIMEOUT):
     """Single process (singleton MPI, no mpiexec): SIGTERM when a line holding
     marker is printed.  Returns (exit status, output)."""
-    argv = c.command(1, args, outdir)
-    env = dict(os.environ)
-    env["OMP_NUM_THREADS"] = "1"
-    env.pop("PETSC_OPTIONS", None)
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
-                         errors="replace", cwd=os.path.dirname(outdir), start_new_session=True)
-    watchdog = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
-    watchdog.start()
-    lines, sent = [], False
-    try:
-        for line in p.stdout:
-            lines.append(line)
-            if not sent and marker in line:
-                p.send_signal(signal.SIGTERM)
-                sent = True
-        rc = p.wait()
-    finally:
-        watchdog.cancel()
-    out = "".join(lines)
-    print(f"$ {' '.join(argv)}\n  -> SIGTERM {'sent after ' + repr(marker) if sent else 'NOT sent'}, exit {rc}",
-          flush=True)
+    rc, out, sent = c.run_acting(1, args, outdir, marker, lambda p: p.send_signal(signal.SIGTERM), timeout)
+    print(f"  -> SIGTERM {'sent after ' + repr(marker) if sent else 'NOT sent'}, exit {rc}", flush=True)
     if not sent:
         print(out)
         c.fail(f"no line with {marker!r} in the output of the run to interrupt")

@@ -34,8 +34,6 @@ Where mpiexec's ranks return 75, Open MPI adds its note on a non-zero exit
 status (naming 75); that note is allowed, nothing else."""
 import os
 import signal
-import subprocess
-import threading
 
 import numpy as np
 
@@ -73,27 +71,13 @@ def ranks_of(pid):
 def run_stopped(nranks, args, outdir, marker, action, what):
     """Run halofwi and call action(process, {rank: process id}) when a line
     holding marker is printed.  Returns (exit status, output)."""
-    argv = c.command(nranks, args, outdir)
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    env.pop("PETSC_OPTIONS", None)
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
-                         errors="replace", cwd=os.path.dirname(outdir), start_new_session=True)
-    watchdog = threading.Timer(HANG, lambda: os.killpg(p.pid, signal.SIGKILL))
-    watchdog.start()
-    lines, done = [], False
-    try:
-        for line in p.stdout:
-            lines.append(line)
-            if not done and marker in line:
-                ranks = ranks_of(p.pid) if nranks > 1 else {0: p.pid}
-                c.check(sorted(ranks) == list(range(nranks)), f"{what}: found ranks {sorted(ranks)}, expected {nranks}")
-                action(p, ranks)
-                done = True
-        rc = p.wait()
-    finally:
-        watchdog.cancel()
-    out = "".join(lines)
-    print(f"$ {' '.join(argv)}\n  -> {what} after {marker!r}: exit {rc}", flush=True)
+    def act(p):
+        ranks = ranks_of(p.pid) if nranks > 1 else {0: p.pid}
+        c.check(sorted(ranks) == list(range(nranks)), f"{what}: found ranks {sorted(ranks)}, expected {nranks}")
+        action(p, ranks)
+
+    rc, out, done = c.run_acting(nranks, args, outdir, marker, act, HANG)
+    print(f"  -> {what} after {marker!r}: exit {rc}", flush=True)
     if rc == -signal.SIGKILL:
         print(out)
         c.fail(f"{what}: killed after {HANG} s: a rank waits for another that stopped?")
