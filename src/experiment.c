@@ -5,11 +5,14 @@
 #include "setup.h"
 #include "snapshot.h"
 #include "survey.h"
+#include "timing.h"
 #include "util.h"
 #include "wavelet.h"
 
 PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
 {
+  const TimePhase was = TimingEnter(TIME_SETUP);
+
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(e, sizeof(*e)));
   e->o = o;
@@ -19,12 +22,14 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   PetscCall(OptionsCheckModel(world, o, &e->m));
   PetscCall(SurveyRead(world, o, &e->m, &e->geo));
   PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, NULL, NULL, NULL));
+  TimingLeave(was);
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ExperimentLoadModel(Experiment *e)
 {
-  const Options *o = e->o;
+  const Options  *o   = e->o;
+  const TimePhase was = TimingEnter(TIME_IO);
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
@@ -33,6 +38,7 @@ PetscErrorCode ExperimentLoadModel(Experiment *e)
              4.0 * e->g.size[0] * e->g.size[1] * e->g.size[2]);
   PetscCall(ModelLoadBlock(&e->m, &e->g, e->l.cross, e->vp_ext, &e->vmin, &e->vmax));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+  TimingLeave(was);
   e->cells = (double)e->g.N[0] * e->g.N[1] * e->g.N[2];
   PetscFunctionReturn(0);
 }
@@ -67,6 +73,8 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
                                  .watch              = SnapshotWrite,
                                  .watch_ctx          = e};
   const PetscBool    gradient = o->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;
+  const TimePhase    was      = TimingEnter(TIME_SETUP);
+  TimePhase          setup;
 
   PetscFunctionBeginUser;
   PetscCall(TimeAxisSetUp(&e->g, vfast, o->nt, o->dt, o->cfl, &e->t));
@@ -75,12 +83,15 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   if (gradient) PetscCall(GradientPlanChoose(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, &e->plan));
   PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, gradient ? e->plan.bytes : NULL));
   PetscCall(WarnOnDispersion(world, o, &e->m, vslow));
+  setup = TimingEnter(TIME_ALLOCATION); /* the fields, every page mapped */
   PetscCall(PropagatorCreate(&e->g, e->backend.ops, e->vp_ext, vfast, &e->t, &settings, &e->p));
+  TimingLeave(setup);
   if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
   PetscCall(GroupShots(e));
   PetscCall(PetscMalloc2(e->t.nt, &e->w_raw, e->t.nsteps, &e->wint));
   PetscCall(SourceWavelet(world, o, &e->t, e->w_raw));
   PetscCall(ResampleUp(e->t.nt, e->w_raw, e->t.m, e->t.nsteps, e->wint));
+  TimingLeave(was);
   PetscFunctionReturn(0);
 }
 

@@ -6,6 +6,7 @@
 #include "rsf.h"
 #include "segy_survey.h"
 #include "stop.h"
+#include "timing.h"
 #include "util.h"
 
 /* Gathers the shot's traces on group rank 0, which writes it. */
@@ -15,6 +16,7 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
   const Options  *o   = e->o;
   const TimeAxis *t   = &e->t;
   float          *all = NULL;
+  const TimePhase was = TimingEnter(TIME_IO);
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
@@ -31,6 +33,7 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
     PetscCall(PetscFree(all));
   }
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+  TimingLeave(was);
   PetscFunctionReturn(0);
 }
 
@@ -42,12 +45,15 @@ static PetscErrorCode ForwardShot(Experiment *e, PetscInt k)
   ShotLocal        sl;
   float           *traces;
   PetscLogDouble   t0, t1;
+  TimePhase        was;
 
   PetscFunctionBeginUser;
   PetscCall(PetscTime(&t0));
   PetscCall(ExperimentShotLocalize(e, k, &sl));
   MemoryCall(PetscMalloc1((size_t)sl.nrec * e->t.nt + 1, &traces), "the shot's traces", 4.0 * sl.nrec * e->t.nt);
+  was = TimingEnter(TIME_FORWARD);
   PetscCall(PropagatorRun(&e->p, &e->t, &sl, s, e->wint, traces, NULL));
+  TimingLeave(was);
   PetscCall(WriteShot(e, &sl, s, nrec, traces));
   PetscCall(PetscFree(traces));
   PetscCall(ShotLocalDestroy(&sl));
@@ -95,5 +101,6 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
                           StopCause(), done, e.geo.nshots, done - 1, o->output_dir, done, e.geo.nshots - 1));
   }
   PetscCall(ExperimentDestroy(&e));
+  PetscCall(TimingReport(world, "", &(TimeMark){0}));
   PetscFunctionReturn(0);
 }

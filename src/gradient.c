@@ -2,6 +2,7 @@
 #include "objective.h"
 #include "output.h"
 #include "stop.h"
+#include "timing.h"
 
 /* Writes gradient.rsf or .sgy (dJ/dv in s/m per unit misfit, the user's grid) and
    prints the misfit. */
@@ -32,5 +33,6 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
                         obj.e.cells * obj.e.t.nsteps * 2 * obj.e.geo.nshots / (t1 - t0) * 1e-9, o->output_dir, name));
   PetscCall(PetscFree2(grad, out));
   PetscCall(ObjectiveDestroy(&obj));
+  PetscCall(TimingReport(world, "", &(TimeMark){0}));
   PetscFunctionReturn(0);
 }

@@ -9,6 +9,7 @@
 #include "smoothing.h"
 #include "replay.h"
 #include "stop.h"
+#include "timing.h"
 #include "util.h"
 #include <petscksp.h>
 #include <petsctao.h>
@@ -38,6 +39,7 @@ typedef struct {
   double         scale;     /* TAO's objective = scale x misfit, fixed at the band's first evaluation */
   double         seconds;   /* evaluation time since the last iteration */
   double         band_seconds; /* evaluation time since the band began */
+  TimeMark       band_start;   /* the time account when the band began (zero: the process's start) */
   PetscInt       evals_since; /* evaluations since the last iteration */
   PetscBool      stopped;   /* on request (stop.h) */
   PetscInt       nrows, maxrows; /* misfit.csv so far */
@@ -362,6 +364,12 @@ static PetscErrorCode SolveBand(Inversion *inv)
   inv->band_seconds = 0;
   inv->band_its     = 0;
   while (more) PetscCall(SolveStage(inv, &more));
+  {
+    char what[32];
+    PetscCall(PetscSNPrintf(what, sizeof what, "band %" PetscInt_FMT " ", inv->band + 1));
+    PetscCall(TimingReport(inv->obj.e.l.world, what, &inv->band_start));
+    TimingMark(&inv->band_start);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -426,5 +434,6 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   PetscCall(VecDestroy(&inv.XL));
   PetscCall(VecDestroy(&inv.XU));
   PetscCall(ObjectiveDestroy(&inv.obj));
+  PetscCall(TimingReport(world, "", &(TimeMark){0}));
   PetscFunctionReturn(0);
 }

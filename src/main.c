@@ -8,6 +8,7 @@
 #include "options.h"
 #include "output.h"
 #include "stop.h"
+#include "timing.h"
 
 static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
                            "Options are listed below; see docs/options.md.\n";
@@ -18,6 +19,7 @@ int main(int argc, char **argv)
   PetscErrorCode ierr;
   PetscBool      show_help = PETSC_FALSE;
 
+  TimingStart();
   if (OptionSourcesCheck(argc, argv)) return PETSC_ERR_USER_INPUT; /* before PETSc reads them */
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   ierr = EventsRegister();

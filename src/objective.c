@@ -14,6 +14,7 @@
 #include "survey.h"
 #include "util.h"
 #include "timeaxis.h"
+#include "timing.h"
 
 /* Every shot's observed gather must exist with nt samples at dt and one trace
    per receiver of the shot; errors name the shot and the file.  (A SEG-Y
@@ -95,6 +96,7 @@ static PetscErrorCode ReadObserved(Objective *obj)
   PetscCall(PetscCalloc1(e->geo.nshots, &obj->obs_sum));
   if (!e->l.group_rank) {
     const PetscBool segy = obj->o->observed_segy[0] ? PETSC_TRUE : PETSC_FALSE;
+    const TimePhase was  = TimingEnter(TIME_IO);
     PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
     if (segy) PetscCall(SegyListOpen(obj->o->observed_segy, &l));
     for (PetscInt k = 0; k < e->nshots; k++) {
@@ -105,6 +107,7 @@ static PetscErrorCode ReadObserved(Objective *obj)
     }
     if (segy) PetscCall(SegyListDestroy(&l));
     PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+    TimingLeave(was);
   }
   /* one group rank 0 holds each shot's checksum, the other ranks zero */
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, obj->obs_sum, (PetscMPIInt)e->geo.nshots, MPI_UINT64_T, MPI_SUM, e->l.world));
@@ -192,7 +195,9 @@ PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weigh
 
 PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
 {
-  Experiment *e = &obj->e;
+  Experiment     *e   = &obj->e;
+  const TimePhase was = TimingEnter(TIME_SETUP);
+  TimePhase       setup;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(obj, sizeof(*obj)));
@@ -209,11 +214,14 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   ModelSpaceRestrict(&obj->ms, &e->g, e->vp_ext, obj->vp_start);
   PetscCall(WavefieldStoreCreate(world, e->p.ops, &e->p.f, e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage, e->plan.live,
                                  e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
+  setup = TimingEnter(TIME_ALLOCATION);
   PetscCall(PropagatorGradientReset(&e->p)); /* its pages mapped with the store's, before any evaluation */
+  TimingLeave(setup);
   PetscCall(ReadObserved(obj));
   PetscCall(SelectionKillList(world, o->kill_traces, &e->geo, &obj->killed));
   PetscCall(CheckSomethingToFit(obj));
   PetscCall(ObjectiveSetBand(obj, 0, 0));
+  TimingLeave(was);
   PetscFunctionReturn(0);
 }
 
@@ -297,13 +305,16 @@ static PetscErrorCode Modelled(Objective *obj, PetscInt k, WavefieldStore store,
   const TimeAxis *t = &obj->e.t;
   const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
   PetscInt        ntraces;
+  TimePhase       was;
 
   PetscFunctionBeginUser;
   PetscCall(ExperimentShotLocalize(&obj->e, k, sl));
   ntraces = PetscMax(sl->nrec, sl->nreach);
   *all    = NULL;
   MemoryCall(PetscMalloc1((size_t)ntraces * t->nt + 1, mine), "the shot's traces", 4.0 * ntraces * t->nt);
+  was = TimingEnter(TIME_FORWARD);
   PetscCall(PropagatorRun(&obj->e.p, t, sl, s, ShotWavelet(obj, k), *mine, store));
+  TimingLeave(was);
   if (!obj->e.l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, all), "the shot's gather", 4.0 * nrec * t->nt);
   PetscCall(ShotGather(&obj->e.l, t->nt, sl, s, nrec, *mine, *all));
   PetscFunctionReturn(0);
@@ -336,8 +347,10 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
   *J = 0;
   if (!obj->e.l.group_rank) PetscCall(SelectedMisfit(obj, k, all, J));
   if (grad) {
+    const TimePhase was = TimingEnter(TIME_ADJOINT);
     PetscCall(ShotScatter(&obj->e.l, t->nt, &sl, nrec, all, mine));
     PetscCall(PropagatorAdjoint(&obj->e.p, t, &sl, s, ShotWavelet(obj, k), mine, obj->store));
+    TimingLeave(was);
   }
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(mine));
@@ -410,7 +423,11 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
   PetscCall(ExactSumMPI(&exact_type, &exact_op));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &misfit, 1, exact_type, exact_op, obj->e.l.world));
   *J = ExactSumValue(&misfit);
-  if (grad) PetscCall(GradientReduce(obj, grad));
+  if (grad) {
+    const TimePhase was = TimingEnter(TIME_ADJOINT); /* the adjoint's images summed over the groups */
+    PetscCall(GradientReduce(obj, grad));
+    TimingLeave(was);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -421,6 +438,7 @@ PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char 
   const char *const label[3]  = {"Depth", "X", "Y"};
   PetscInt          start[3], count[3];
   char              path[PETSC_MAX_PATH_LEN];
+  const TimePhase   was = TimingEnter(TIME_IO);
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
@@ -433,5 +451,6 @@ PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char 
   else PetscCall(RsfWriteBlock(obj->e.l.world, path, m->dim, m->n, m->d, origin, label, start, count, user, overwrite));
   if (vtk_name && obj->o->vtk) PetscCall(VtkFromRsf(obj->e.l.world, path, vtk_name, overwrite));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+  TimingLeave(was);
   PetscFunctionReturn(0);
 }

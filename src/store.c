@@ -5,6 +5,7 @@
    and read back from one while the next (earlier) step is fetched. */
 #include "store.h"
 #include "memory.h"
+#include "timing.h"
 #include "util.h"
 
 const char *const WavefieldStorages[] = {"auto", "device", "host", "WavefieldStorage", "STORAGE_", NULL};
@@ -60,6 +61,7 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields 
   double       most, device_usable = 0;
   PetscBool    staged;
   const char  *place;
+  TimePhase    was;
 
   PetscFunctionBeginUser;
   PetscCall(ChooseStaged(comm, ops, bytes, where, &staged, &device_usable));
@@ -67,6 +69,7 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields 
   PetscCallMPI(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(PetscPrintf(comm, "forward wavefield kept for the adjoint: %s, %.1f MB on the busiest rank (%" PetscInt_FMT " steps x %zu cells), in %s\n", what,
                         most / 1048576.0, nsteps, n, place));
+  was = TimingEnter(TIME_ALLOCATION); /* the backend's mem_alloc maps every page now */
   PetscCall(PetscNew(s));
   (*s)->ops    = ops;
   (*s)->f      = f;
@@ -84,6 +87,7 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields 
     (*s)->map_bytes = (*s)->rows * FieldsLiveChunks(f);
     MemoryCall(PetscCalloc2((*s)->map_bytes * nsteps, &(*s)->live, (*s)->rows * nsteps, &(*s)->start), "the forward wavefield store's live map", map);
   }
+  TimingLeave(was);
   PetscFunctionReturn(0);
 }
 
