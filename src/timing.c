@@ -73,7 +73,7 @@ PetscErrorCode TimingReport(MPI_Comm comm, const char *what, const TimeMark *sin
   PetscFunctionBeginUser;
   TimingMark(&m);
   for (int k = 0; k < TIME_PHASES; k++) part[k] = m.phase[k] - since->phase[k];
-  PetscCall(PetscPrintf(comm, "%stime: %.2f s in all: set-up %.2f, allocation %.2f, forward %.2f, adjoint %.2f, I/O %.2f, other %.2f\n", what, m.now - since->now,
+  PetscCall(PetscPrintf(comm, "%srun time: %.2f s in all: set-up %.2f, allocation %.2f, forward %.2f, adjoint %.2f, I/O %.2f, other %.2f\n", what, m.now - since->now,
                         part[TIME_SETUP], part[TIME_ALLOCATION], part[TIME_FORWARD], part[TIME_ADJOINT], part[TIME_IO], part[TIME_OTHER]));
   PetscFunctionReturn(0);
 }

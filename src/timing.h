@@ -27,5 +27,5 @@ void      TimingLeave(TimePhase previous);
 void      TimingMark(TimeMark *m);
 /* Prints, on comm's rank 0 and for rank 0's account, the time from `since`
    to now and its parts:
-   "<what>time: T s in all: set-up S, allocation A, forward F, adjoint B, I/O I, other O". */
+   "<what>run time: T s in all: set-up S, allocation A, forward F, adjoint B, I/O I, other O". */
 PetscErrorCode TimingReport(MPI_Comm comm, const char *what, const TimeMark *since);

@@ -2,9 +2,9 @@
 """The time line: where a run's wall time went (docs/options.md, "Outputs").
 
 - -mode forward (1 rank), -mode gradient (2 ranks) and -mode invert with two
-  bands (1 rank) end with "time: T s in all: set-up S, allocation A,
+  bands (1 rank) end with "run time: T s in all: set-up S, allocation A,
   forward F, adjoint B, I/O I, other O"; the inversion also prints a
-  "band N time: ..." line at the end of each band.
+  "band N run time: ..." line at the end of each band.
 - In each line the parts are non-negative and sum to T (within the 0.01 s
   rounding of the printed figures).
 - A whole-run T is not more than the process's wall time measured here
@@ -25,7 +25,7 @@ import common as c
 
 DX = 10.0
 PARTS = ["set-up", "allocation", "forward", "adjoint", "I/O", "other"]
-LINE = re.compile(r"^(band (\d+) )?time: ([0-9.]+) s in all: " + ", ".join(re.escape(p) + r" ([0-9.]+)" for p in PARTS) + "$", re.M)
+LINE = re.compile(r"^(band (\d+) )?run time: ([0-9.]+) s in all: " + ", ".join(re.escape(p) + r" ([0-9.]+)" for p in PARTS) + "$", re.M)
 ROUND = 0.005  # half the last printed digit
 
 
@@ -49,7 +49,7 @@ def whole_run(args, outdir, nranks, what):
     whole = [(total, parts) for band, total, parts in time_lines(out, what) if band is None]
     if len(whole) != 1:
         print(out)
-        c.fail(f"{what}: {len(whole)} whole-run time lines ('time: ... s in all: ...'), expected 1 at the end")
+        c.fail(f"{what}: {len(whole)} whole-run time lines ('run time: ... s in all: ...'), expected 1 at the end")
     total, parts = whole[0]
     c.check(0 < total <= wall + ROUND, f"{what}: {total} s in all, the process took {wall:.3f} s from launch to exit")
     print(f"  {what}: {total} s in all ({parts}), process {wall:.2f} s")
