@@ -1,6 +1,7 @@
 #include "stop.h"
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,7 +10,10 @@
    the stop file (SIGINT and SIGTERM are larger). */
 #define BY_FILE 1
 
-static volatile sig_atomic_t signalled; /* the first signal's number; 0: none */
+/* the first signal's number; 0: none.  Atomic: a process-directed signal
+   may be taken by any thread (MPI's and OpenMP's too), so two can arrive at
+   once in two threads, and exactly one must be the first. */
+static atomic_int signalled;
 static volatile sig_atomic_t decided;   /* StopCheck has stopped the run, which is ending */
 
 static struct {
@@ -41,9 +45,9 @@ static void OnSignal(int sig, siginfo_t *info, void *context)
 
   (void)context;
   if (decided) return;
-  if (watch.boundaries && !signalled && !launcher) {
-    signalled = sig;
-    return;
+  if (watch.boundaries && !launcher) {
+    int none = 0;
+    if (atomic_compare_exchange_strong(&signalled, &none, sig)) return;
   }
   if (watch.speaker) {
     Say(sig == SIGINT ? "Stopped at once by SIGINT" : "Stopped at once by SIGTERM");
@@ -84,7 +88,7 @@ PetscErrorCode StopWatch(MPI_Comm world, const char *output_dir, PetscBool bound
 
 PetscErrorCode StopCheck(MPI_Comm world, PetscBool *stop)
 {
-  int mine = signalled, any;
+  int mine = atomic_load(&signalled), any;
 
   PetscFunctionBeginUser;
   if (!mine && watch.speaker && !access(watch.file, F_OK)) mine = BY_FILE;
