@@ -76,10 +76,10 @@ PetscErrorCode TextClose(Text *t);
 /* Closes t and writes it to dir/name (FileWrite); frees its text. */
 PetscErrorCode TextWrite(Text *t, const char *dir, const char *name);
 
-/* bytes as "12.3 MB" or "4.5 GB". */
 /* The word at *cursor (a double-quoted one without its quotes, as PetscToken
    takes it), cut in place; *cursor moves past it.  Uses nothing of PETSc. */
 char *TakeWord(char **cursor);
+/* bytes as "12.3 MB" or "4.5 GB". */
 void FormatBytes(double bytes, char *out, size_t len);
 
 /* A call that only allocates: its failure becomes one error naming what
