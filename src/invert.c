@@ -241,7 +241,7 @@ PetscErrorCode InvertTaoCreate(MPI_Comm comm, Tao *tao)
   PetscFunctionBeginUser;
   PetscCall(TaoCreate(comm, tao));
   PetscCall(TaoSetType(*tao, TAOBLMVM));
-  PetscCall(TaoSetMaximumIterations(*tao, 20));
+  PetscCall(TaoSetMaximumIterations(*tao, INVERT_DEFAULT_MAX_IT));
   PetscFunctionReturn(0);
 }
 

@@ -127,6 +127,10 @@ typedef struct {
   PetscErrorCode (*mem_zero)(Fields *, void *, size_t bytes); /* queued on the current lane */
   PetscErrorCode (*mem_upload)(void *dst, const void *src, size_t bytes);
   PetscErrorCode (*mem_download)(void *dst, const void *src, size_t bytes);
+  /* Host backends (0 on a device backend): what mapping one float per
+     cell and step of fresh host memory costs, in forward runs (2D, 3D); the
+     gradient planner weighs a store's bytes with it. */
+  double first_use[2];
   /* Device backends only (NULL on host): free device memory, and host
      memory the device copies to and from asynchronously on a copy lane.
      copy_async starts once the main lane's work so far is done; copy_wait

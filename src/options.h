@@ -6,6 +6,8 @@
 #include <petscsys.h>
 
 typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_INVERT } RunMode;
+/* Iterations per band of -mode invert without -tao_max_it. */
+#define INVERT_DEFAULT_MAX_IT 20
 typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
 typedef enum { POINTS_SINC, POINTS_NEAREST } PointInterpolation;
 typedef enum { MISFIT_L2, MISFIT_TRACE_L2, MISFIT_CORRELATION } MisfitKind;

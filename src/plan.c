@@ -41,6 +41,20 @@ static const double HostLinkCost[2] = {11.1, 5.8};
 
 static const char *const keeps[NMETHODS] = {"the Laplacian term of every step and cell", "the layer band of every step, 2 fields"};
 
+/* How often one store serves: every shot of the busiest group, in every
+   evaluation (an inversion's: at least one per iteration, -tao_max_it
+   or the default). */
+static PetscErrorCode StoreUses(const Options *o, const Layout *l, const Geometry *geo, double *uses)
+{
+  PetscInt  its = INVERT_DEFAULT_MAX_IT;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  if (o->mode == MODE_INVERT) PetscCall(PetscOptionsGetInt(NULL, NULL, "-tao_max_it", &its, &set));
+  *uses = (double)((geo->nshots + l->ngroups - 1) / l->ngroups) * (o->mode == MODE_INVERT ? (double)its + 1 : 1);
+  PetscFunctionReturn(0);
+}
+
 /* What a method needs on a rank (bytes): backend fields, the stored steps,
    and a staged store's two device buffers. */
 typedef struct {
@@ -53,6 +67,7 @@ typedef struct {
 typedef struct {
   Need   need[NMETHODS];
   double rest[2], free_device;
+  double first_use[NMETHODS]; /* floats stored per cell and step of the rank (a host backend's first use of them) */
 } Figures;
 
 /* A device backend keeps the steps in device memory when the busiest rank's fit there. */
@@ -120,7 +135,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
   const double           link  = HostLinkCost[g->dim > 2 ? 1 : 0];
   Fields    f;
   Figures   mine = {0}, most;
-  double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1;
+  double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1, uses = 1;
   PetscBool fits[NMETHODS], device[NMETHODS];
   PetscInt  chosen = -1;
   char      why[256], host_why[512], text[2][32];
@@ -136,6 +151,11 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     mine.need[k].buffers = 2.0 * n * sizeof(float);
   }
   PetscCall(MemoryRest(o, l, ops, m, geo, g, t, mine.rest));
+  {
+    double rank_cells = 1;
+    for (PetscInt a = 0; a < 3; a++) rank_cells *= (double)g->size[a];
+    for (PetscInt k = 0; k < NMETHODS; k++) mine.first_use[k] = mine.need[k].steps / (sizeof(float) * rank_cells * (double)t->nsteps);
+  }
   if (ops->device_free_memory) {
     size_t avail;
     PetscCall(ops->device_free_memory(&avail));
@@ -156,6 +176,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     cells *= (double)g->N[a];
     core *= (double)g->n[a];
   }
+  PetscCall(StoreUses(o, l, geo, &uses));
   PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-9s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
   for (PetscInt k = 0; k < NMETHODS; k++) {
     device[k] = OnDevice(ops, where, &most.need[k], device_budget);
@@ -166,11 +187,15 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
     /* the busiest rank's store over its share of the cells (the same on every rank) */
     if (ops->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
+    cost[k] += ops->first_use[g->dim > 2] * most.first_use[k] / uses;
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
+  if (ops->first_use[g->dim > 2] > 0)
+    PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, over the %.0f shot%s x evaluations it serves)\n",
+                          ops->first_use[g->dim > 2], uses, uses == 1 ? "" : "s"));
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, ops, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
   plan->method = (GradientMethod)(chosen + 1);
   GradientStoreShape(ops, &f, plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""-mode gradient, 2D and 3D (order 8, free surface on top, CPML elsewhere):
+"""-mode gradient with full storage (test_gradient_boundary.py checks the
+boundary method), 2D and 3D (order 8, free surface on top, CPML elsewhere):
 
 (a) finite-difference check: on 1 rank and on 4 ranks (2 shot groups x 2
     subdomains), the central difference (J(m + h dm) - J(m - h dm)) / 2h along
@@ -157,7 +158,7 @@ def check_dim(scr, dim, failures):
     c.run(1, ["-mode", "forward", "-vp", c.write_model(scr.sub(f"true{dim}.rsf"), true, DX)] + acq, obs)
     m_path = c.write_model(scr.sub(f"m{dim}.rsf"), start, DX)
     m, _ = c.read_rsf(m_path)
-    base = ["-mode", "gradient"] + acq + ["-vp_max", VP_MAX, "-observed_dir", obs]
+    base = ["-mode", "gradient", "-gradient_method", "full"] + acq + ["-vp_max", VP_MAX, "-observed_dir", obs]
 
     # gradients at m: 1 rank and the three decompositions
     J1, g1 = gradient_run(1, base + ["-vp", m_path], scr.sub(f"g{dim}_1"), (1, 1, 1))

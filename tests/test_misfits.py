@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """-misfit trace_l2 and correlation (2D, the model and survey of
-test_gradient.py):
+test_gradient.py, full storage):
 
 (a) finite-difference check of each misfit's gradient (1 rank; (b) makes
     it hold on 4) along two smooth directions, to 1e-3 relative (central differences at h and 2h extrapolated, so that the
@@ -64,7 +64,7 @@ def main():
     with scr:
         _, m_path, obs, acq, layouts = tg.survey_2d(scr)
         m, _ = c.read_rsf(m_path)
-        base = ["-mode", "gradient"] + acq + ["-vp_max", tg.VP_MAX]
+        base = ["-mode", "gradient", "-gradient_method", "full"] + acq + ["-vp_max", tg.VP_MAX]
         n4, opts4, lay4 = layouts["groups"]
         failures = []
         for kind in ("trace_l2", "correlation"):

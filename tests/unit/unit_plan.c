@@ -4,7 +4,10 @@
    where only its store in host memory would fit, the host link makes it
    slower than the boundary method's band in device memory (3 times on an
    H200), and the boundary method must be chosen; likewise under
-   -wavefield_storage host.  The CPU backend keeps its choice. */
+   -wavefield_storage host.  On the CPU backend mapping the store's fresh
+   memory counts: a single gradient takes the boundary method, and an
+   inversion, whose store serves every evaluation, full storage; so do 12
+   shots on one rank. */
 #include "plan.h"
 #include "setup.h"
 #include "timeaxis.h"
@@ -65,6 +68,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   device.name               = "fake device";
   device.device_free_memory = FakeFreeMemory;
+  device.first_use[0] = device.first_use[1] = 0; /* a device maps its memory when it is allocated */
 
   device_free = (size_t)1 << 40;
   PetscCall(Choose(&device, "", &plan));
@@ -87,7 +91,11 @@ int main(int argc, char **argv)
   PetscCall(Expect("-gradient_method full named", &plan, GRADIENT_FULL, &failed));
 
   PetscCall(Choose(&KernelOpsCPU, "", &plan));
-  PetscCall(Expect("CPU backend", &plan, GRADIENT_FULL, &failed));
+  PetscCall(Expect("CPU backend, one gradient", &plan, GRADIENT_BOUNDARY, &failed));
+  PetscCall(Choose(&KernelOpsCPU, "-mode invert", &plan));
+  PetscCall(Expect("CPU backend, an inversion", &plan, GRADIENT_FULL, &failed));
+  PetscCall(Choose(&KernelOpsCPU, "-nshots 12", &plan));
+  PetscCall(Expect("CPU backend, 12 shots", &plan, GRADIENT_FULL, &failed));
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_plan: %s\n", failed ? "FAILED" : "all choices as expected"));
   PetscCall(PetscFinalize());
