@@ -19,6 +19,7 @@
    Fields.u_live, it leaves the row parts that stay +-0 as they are and marks
    every other (TestQuietParts). */
 #include "boxes.h"
+#include "cpu/kernels_cpu.h"
 #include "fields_setup.h"
 #include "unit_check.h"
 
@@ -648,12 +649,58 @@ static PetscErrorCode TestQuietParts(PetscInt dim, PetscInt radius, PetscInt var
   PetscFunctionReturn(0);
 }
 
+/* A call of VECTOR_PIECES_ALIGNED: its cells counted in hits, the piece
+   recorded. */
+#define PIECE_RECORD(hits, piece, count, j, n) \
+  do { \
+    for (PetscInt k_ = 0; k_ < (n); k_++) (hits)[(j) + k_]++; \
+    (piece)[*(count)][0] = (j); \
+    (piece)[(*(count))++][1] = (n); \
+  } while (0)
+
+/* VECTOR_PIECES_ALIGNED over every start, length and alignment of p: each
+   cell of the run once, pieces of 1, 2, 4, 8 or a multiple of 16 cells, at
+   most 9 of them, and in a run of VECTOR_ALIGN_MIN cells or more the whole
+   vectors starting on a 64-byte line of p (the kernels' forward and adjoint
+   rows are checked cell by cell by TestStep; this checks the alignment
+   their speed depends on). */
+static PetscErrorCode TestVectorPieces(void)
+{
+  static float buf[256] __attribute__((aligned(64)));
+
+  PetscFunctionBeginUser;
+  for (PetscInt shift = 0; shift < 16; shift++)
+    for (PetscInt start = 0; start < 20; start++)
+      for (PetscInt len = 0; len < 200; len++) {
+        const float *p = buf + shift;
+        int          hits[256] = {0};
+        PetscInt     piece[16][2], count = 0;
+        VECTOR_PIECES_ALIGNED(p, start, len, PIECE_RECORD, hits, piece, &count);
+        for (PetscInt j = 0; j < 256; j++)
+          PetscCheck(hits[j] == (j >= start && j < start + len), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                     "VECTOR_PIECES_ALIGNED (p 64-byte line + %d floats, start %d, length %d): cell %d taken %d times", (int)shift, (int)start,
+                     (int)len, (int)j, hits[j]);
+        PetscCheck(count <= 9, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VECTOR_PIECES_ALIGNED (shift %d, start %d, length %d): %d pieces, expected at most 9",
+                   (int)shift, (int)start, (int)len, (int)count);
+        for (PetscInt k = 0; k < count; k++) {
+          const PetscInt j = piece[k][0], n = piece[k][1];
+          PetscCheck(n == 1 || n == 2 || n == 4 || n == 8 || (n > 0 && n % 16 == 0), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                     "VECTOR_PIECES_ALIGNED (shift %d, start %d, length %d): a piece of %d cells", (int)shift, (int)start, (int)len, (int)n);
+          PetscCheck(n < 16 || len < VECTOR_ALIGN_MIN || (uintptr_t)(p + j) % 64 == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                     "VECTOR_PIECES_ALIGNED (shift %d, start %d, length %d): whole vectors from cell %d, %d bytes past a line", (int)shift, (int)start,
+                     (int)len, (int)j, (int)((uintptr_t)(p + j) % 64));
+        }
+      }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt n2[3] = {17, 23, 1}, n3[3] = {9, 10, 11}, radii[FWI_MAX_RADIUS] = {1, 2, 3, 4, 5, 6, 7, 8};
   const PetscInt long2[3] = {601, 5, 1}, long3[3] = {300, 4, 5}; /* rows longer than a kernel's chunk of a row */
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(TestVectorPieces());
   for (PetscInt j = 0; j < FWI_MAX_RADIUS; j++) {
     const PetscInt r = radii[j];
     /* no layers: the core kernel */
