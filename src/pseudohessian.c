@@ -54,3 +54,45 @@ PetscErrorCode PseudoHessian(Objective *obj, const float *vp, double *energy)
   PetscCall(PetscFree(en.u));
   PetscFunctionReturn(0);
 }
+
+/* Positions in (z, x, y) order, for sorting and finding repeats. */
+static int ComparePositions(const void *a, const void *b)
+{
+  const Position *p = (const Position *)a, *q = (const Position *)b;
+
+  for (int k = 0; k < 3; k++)
+    if (p->c[k] != q->c[k]) return p->c[k] < q->c[k] ? -1 : 1;
+  return 0;
+}
+
+PetscErrorCode PseudoHessianReceivers(const Objective *obj, double *energy)
+{
+  const Geometry  *geo = &obj->e.geo;
+  const ModelInfo *m   = &obj->e.m;
+  const ModelSpace *ms = &obj->ms;
+  const PetscInt   all = geo->rec_start[geo->nshots];
+  Position        *rec;
+  PetscInt         n = 0;
+  PetscReal        floor = 0; /* keeps 1/r finite at the receivers: 2 cells */
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < m->dim; a++) floor = PetscMax(floor, 2 * m->d[a]);
+  PetscCall(PetscMalloc1(all + 1, &rec));
+  PetscCall(PetscArraycpy(rec, geo->rec, all));
+  qsort(rec, (size_t)all, sizeof(Position), ComparePositions);
+  for (PetscInt r = 0; r < all; r++)
+    if (!n || ComparePositions(&rec[n - 1], &rec[r])) rec[n++] = rec[r];
+#pragma omp parallel for schedule(static)
+  for (PetscInt c = 0; c < ms->nlocal; c++) {
+    const PetscInt idx[3] = {c % ms->n[0], (c / ms->n[0]) % ms->n[1], c / (ms->n[0] * ms->n[1])};
+    double         sum    = 0;
+    for (PetscInt r = 0; r < n; r++) {
+      double r2 = PetscSqr(floor);
+      for (PetscInt a = 0; a < m->dim; a++) r2 += PetscSqr((ms->lo[a] + idx[a]) * m->d[a] - rec[r].c[a]);
+      sum += m->dim == 3 ? 1 / r2 : 1 / PetscSqrtReal(r2);
+    }
+    energy[c] *= sum;
+  }
+  PetscCall(PetscFree(rec));
+  PetscFunctionReturn(0);
+}
