@@ -26,7 +26,6 @@ typedef struct {
   Vec            X, XL, XU;
   double        *weight;    /* gradient mask and tapers, this rank's user cells on group 0 */
   double        *precond;   /* -precondition: 1 / the pseudo-Hessian, likewise; NULL: none */
-  PetscBool      receivers; /* the pseudo-Hessian times the receivers' illumination (-precondition source_receiver) */
   Smoothing      smooth;    /* -gradient_smoothing */
   double        *work;      /* a model-space array for the preconditioner (NULL: none is applied) */
   double        *gx;        /* the gradient with respect to TAO's variable (velocity or slowness) */
@@ -327,7 +326,6 @@ static PetscErrorCode Precondition(Inversion *inv, Tao tao)
   if (inv->precond) {
     PetscCall(ModelFromVec(inv, inv->X));
     PetscCall(PseudoHessian(&inv->obj, inv->vp, inv->precond));
-    if (inv->receivers) PetscCall(PseudoHessianReceivers(&inv->obj, inv->precond));
     /* in slowness the Hessian takes (dv/ds)^2 = v^4 */
     for (PetscInt c = 0; c < n && inv->slowness; c++) inv->precond[c] *= PetscSqr(PetscSqr((double)inv->vp[c]));
     for (PetscInt c = 0; c < n; c++) peak = PetscMax(peak, inv->precond[c]);
@@ -459,7 +457,6 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     for (PetscInt c = 0; c < n; c++) x[c] = ToVariable(&inv, inv.obj.vp_start[c]);
     PetscCall(VecRestoreArray(inv.X, &x));
     PetscCall(PetscMalloc4(inv.obj.ms.nlocal + 1, &inv.weight, inv.obj.ms.nlocal + 1, &inv.vp, inv.obj.ms.nlocal + 1, &inv.grad, inv.obj.ms.nlocal + 1, &inv.gx));
-    inv.receivers = PreconditionAsked(o) == PRECONDITION_SOURCE_RECEIVER ? PETSC_TRUE : PETSC_FALSE;
     if (PreconditionAsked(o) != PRECONDITION_NONE) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.precond));
     SmoothingSetUp(&inv.obj.e.g, o->gradient_smoothing, &inv.smooth);
     if (inv.precond || inv.smooth.steps) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.work));

@@ -21,7 +21,7 @@ const char *const BackendChoices[] = {"auto", "cpu", "cuda", "BackendChoice", "B
 const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolation", "POINTS_", NULL};
 const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "MisfitKind", "MISFIT_", NULL};
 const char *const SourceEstimations[]   = {"none", "survey", "shot", "SourceEstimation", "SOURCE_ESTIMATION_", NULL};
-const char *const Preconditionings[]    = {"none", "pseudo_hessian", "auto", "source_receiver", "Preconditioning", "PRECONDITION_", NULL};
+const char *const Preconditionings[]    = {"none", "pseudo_hessian", "auto", "Preconditioning", "PRECONDITION_", NULL};
 const char *const Parameterisations[]   = {"velocity", "slowness", "Parameterisation", "PARAMETERISATION_", NULL};
 const char *const FileFormats[]         = {"rsf", "segy", "FileFormat", "FORMAT_", NULL};
 
@@ -339,7 +339,7 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsEnum("-parameterisation", "Invert: the variable TAO updates, velocity or slowness (1/v); the bounds stay -vp_min/-vp_max", NULL,
                              Parameterisations, (PetscEnum)o->parameterisation, (PetscEnum *)&o->parameterisation, NULL));
   PetscCall(PetscOptionsEnum("-precondition",
-                             "Invert (blmvm, lmvm): the first quasi-Newton matrix: none (a scalar), pseudo_hessian (the inverse source-wavefield energy, set at every band's start) source_receiver (that times the receivers' illumination, 1/r^(dim-1) summed over them) or auto (pseudo_hessian with blmvm and lmvm, none with the other -tao_type)",
+                             "Invert (blmvm, lmvm): the first quasi-Newton matrix: none (a scalar), pseudo_hessian (the inverse source-wavefield energy, set at every band's start) or auto (pseudo_hessian with blmvm and lmvm, none with the other -tao_type)",
                              NULL, Preconditionings, (PetscEnum)o->precondition, (PetscEnum *)&o->precondition, NULL));
   PetscCall(OptionsRealList(PetscOptionsObject, "-gradient_smoothing",
                             "Invert (blmvm, lmvm): Gaussian smoothing in the first quasi-Newton matrix, standard deviation (m): one value, or z,x (2D), z,x,y (3D)", "0",
