@@ -8,7 +8,8 @@ groups.
 
 (a) the model error ||v - v_true|| is below the start's at every
     iteration's model (vp_0001..vp_0006), and at the end at most
-    MODEL_KEPT of it (measured 0.891);
+    MODEL_KEPT of it (measured 0.891; 0.968 without the tapers and the
+    pseudo-Hessian, which this check then fails);
 (b) no cell of the 100 m below the fixed layer moves by more than
     NEAR_SURFACE m/s (measured 128 m/s; without the tapers and the
     pseudo-Hessian, -precondition none -source_taper 0 -receiver_taper 0,
@@ -56,7 +57,7 @@ def main():
         c.run(2, ["-mode", "forward", "-vp", c.write_model(scr.sub("true.rsf"), true, DX)] + acq, obs)
         out = scr.sub("inv")
         c.run(2, ["-mode", "invert", "-vp", c.write_model(scr.sub("start.rsf"), start, DX), "-observed_dir", obs, "-vp_min", 1400.0,
-                  "-fix_above", FIX_ABOVE, "-bands", "5,9", "-tao_max_it", 3] + acq, out, timeout=900)  # 45 s on 2 idle cores
+                  "-fix_above", FIX_ABOVE, "-bands", "5,9", "-tao_max_it", 3] + acq, out, timeout=900)  # 18 s on 2 idle cores
         e0 = np.linalg.norm(start - true)
         errors = [np.linalg.norm(c.read_rsf(os.path.join(out, f"vp_{k:04d}.rsf"))[0] - true) / e0 for k in range(1, 7)]
         v = c.read_rsf(os.path.join(out, "vp.rsf"))[0]
