@@ -24,7 +24,7 @@ typedef struct {
   Objective      obj;
   const Options *o;
   Vec            X, XL, XU;
-  double        *weight;    /* gradient mask and source taper, this rank's user cells on group 0 */
+  double        *weight;    /* gradient mask and tapers, this rank's user cells on group 0 */
   double        *precond;   /* -precondition: 1 / the pseudo-Hessian, likewise; NULL: none */
   Smoothing      smooth;    /* -gradient_smoothing */
   double        *work;      /* a model-space array for the preconditioner (NULL: none is applied) */
@@ -202,37 +202,78 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Mask (-fix_above) and source taper (-source_taper) on group 0's user
-   cells; fixed cells also get equal bounds, so no method moves them. */
-static PetscErrorCode Weights(Inversion *inv)
+/* The tapers' radius where "auto" (-1): TAPER_WAVELENGTHS wavelength at
+   -f0 in the slowest free cell of the starting model (the gradient's
+   near-field peak around a source or receiver reaches about that far). */
+#define TAPER_WAVELENGTHS 1.0
+static PetscErrorCode TaperRadius(const Inversion *inv, PetscReal given, PetscReal *R)
 {
   const Objective *obj = &inv->obj;
   const ModelInfo *m   = &obj->e.m;
-  const PetscReal  R   = inv->o->source_taper;
-  PetscScalar     *xl, *xu;
+  double           vmin = PETSC_MAX_REAL;
+
+  PetscFunctionBeginUser;
+  *R = given;
+  if (given >= 0) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < obj->ms.nlocal; c++)
+    if ((obj->ms.lo[0] + c % obj->ms.n[0]) * m->d[0] >= inv->o->fix_above) vmin = PetscMin(vmin, obj->vp_start[c]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, obj->e.l.world));
+  *R = vmin < PETSC_MAX_REAL ? TAPER_WAVELENGTHS * vmin / inv->o->f0 : 0;
+  PetscFunctionReturn(0);
+}
+
+/* weight[c] = min(weight[c], the cosine taper of the distance from p), over
+   this rank's cells within R of p: 0 at p, 1 from R on.  Taking the least
+   taper is taking the nearest point's, however densely they lie. */
+static void TaperAround(Inversion *inv, const Position *p, PetscReal R)
+{
+  const Objective *obj = &inv->obj;
+  const ModelInfo *m   = &obj->e.m;
+  PetscInt         lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+
+  for (PetscInt a = 0; a < m->dim; a++) {
+    lo[a] = PetscMax(obj->ms.lo[a], (PetscInt)PetscCeilReal((p->c[a] - R) / m->d[a])) - obj->ms.lo[a];
+    hi[a] = PetscMin(obj->ms.lo[a] + obj->ms.n[a] - 1, (PetscInt)PetscFloorReal((p->c[a] + R) / m->d[a])) - obj->ms.lo[a];
+  }
+  for (PetscInt k = lo[2]; k <= hi[2]; k++)
+    for (PetscInt j = lo[1]; j <= hi[1]; j++)
+      for (PetscInt i = lo[0]; i <= hi[0]; i++) {
+        const PetscInt  c[3] = {i, j, k};
+        PetscReal       r2   = 0;
+        for (PetscInt a = 0; a < m->dim; a++) r2 += PetscSqr((obj->ms.lo[a] + c[a]) * m->d[a] - p->c[a]);
+        if (r2 < R * R) {
+          double *w = &inv->weight[i + obj->ms.n[0] * (j + obj->ms.n[1] * k)];
+          *w        = PetscMin(*w, 0.5 * (1 - PetscCosReal(PETSC_PI * PetscSqrtReal(r2) / R)));
+        }
+      }
+}
+
+/* Mask (-fix_above) and the source and receiver tapers on group 0's user
+   cells; fixed cells also get equal bounds, so no method moves them. */
+static PetscErrorCode Weights(Inversion *inv, PetscReal radius[2])
+{
+  const Objective   *obj = &inv->obj;
+  const Geometry    *geo = &obj->e.geo;
+  const ModelInfo   *m   = &obj->e.m;
+  PetscScalar       *xl, *xu;
   const PetscScalar *x;
 
   PetscFunctionBeginUser;
+  PetscCall(TaperRadius(inv, inv->o->source_taper, &radius[0]));
+  PetscCall(TaperRadius(inv, inv->o->receiver_taper, &radius[1]));
   PetscCall(VecGetArray(inv->XL, &xl));
   PetscCall(VecGetArray(inv->XU, &xu));
   PetscCall(VecGetArrayRead(inv->X, &x));
-  for (PetscInt k = 0; k < obj->ms.n[2]; k++)
-    for (PetscInt j = 0; j < obj->ms.n[1]; j++)
-      for (PetscInt i = 0; i < obj->ms.n[0]; i++) {
-        const PetscInt  c      = i + obj->ms.n[0] * (j + obj->ms.n[1] * k);
-        const PetscReal pos[3] = {(obj->ms.lo[0] + i) * m->d[0], (obj->ms.lo[1] + j) * m->d[1], (obj->ms.lo[2] + k) * m->d[2]};
-        double          w      = pos[0] < inv->o->fix_above ? 0 : 1;
-        for (PetscInt s = 0; s < obj->e.geo.nshots && R > 0 && w > 0; s++) {
-          PetscReal r2 = 0;
-          for (PetscInt a = 0; a < m->dim; a++) r2 += PetscSqr(pos[a] - obj->e.geo.src[s].c[a]);
-          if (r2 < R * R) w *= 0.5 * (1 - PetscCosReal(PETSC_PI * PetscSqrtReal(r2) / R));
-        }
-        inv->weight[c] = w;
-        if (!obj->e.l.group_id && pos[0] < inv->o->fix_above) xl[c] = xu[c] = x[c];
-      }
+  for (PetscInt c = 0; c < obj->ms.nlocal; c++) {
+    const PetscBool fixed = (obj->ms.lo[0] + c % obj->ms.n[0]) * m->d[0] < inv->o->fix_above;
+    inv->weight[c]        = fixed ? 0 : 1;
+    if (!obj->e.l.group_id && fixed) xl[c] = xu[c] = x[c];
+  }
   PetscCall(VecRestoreArrayRead(inv->X, &x));
   PetscCall(VecRestoreArray(inv->XL, &xl));
   PetscCall(VecRestoreArray(inv->XU, &xu));
+  for (PetscInt s = 0; s < geo->nshots && radius[0] > 0; s++) TaperAround(inv, &geo->src[s], radius[0]);
+  for (PetscInt r = 0; r < geo->rec_start[geo->nshots] && radius[1] > 0; r++) TaperAround(inv, &geo->rec[r], radius[1]);
   PetscFunctionReturn(0);
 }
 
@@ -373,6 +414,17 @@ static PetscErrorCode SolveBand(Inversion *inv)
   PetscFunctionReturn(0);
 }
 
+/* The preconditioner -precondition asks for: auto is pseudo_hessian with a
+   quasi-Newton -tao_type (TAO's default here is blmvm), none otherwise. */
+static Preconditioning PreconditionAsked(const Options *o)
+{
+  char type[64] = TAOBLMVM;
+
+  if (o->precondition != PRECONDITION_AUTO) return o->precondition;
+  if (PetscOptionsGetString(NULL, NULL, "-tao_type", type, sizeof type, NULL)) return PRECONDITION_NONE;
+  return !strcmp(type, TAOBLMVM) || !strcmp(type, TAOLMVM) ? PRECONDITION_PSEUDO_HESSIAN : PRECONDITION_NONE;
+}
+
 PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
 {
   Inversion      inv;
@@ -405,12 +457,16 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     for (PetscInt c = 0; c < n; c++) x[c] = ToVariable(&inv, inv.obj.vp_start[c]);
     PetscCall(VecRestoreArray(inv.X, &x));
     PetscCall(PetscMalloc4(inv.obj.ms.nlocal + 1, &inv.weight, inv.obj.ms.nlocal + 1, &inv.vp, inv.obj.ms.nlocal + 1, &inv.grad, inv.obj.ms.nlocal + 1, &inv.gx));
-    if (o->precondition != PRECONDITION_NONE) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.precond));
+    if (PreconditionAsked(o) != PRECONDITION_NONE) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.precond));
     SmoothingSetUp(&inv.obj.e.g, o->gradient_smoothing, &inv.smooth);
     if (inv.precond || inv.smooth.steps) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.work));
   }
-  PetscCall(Weights(&inv));
-  PetscCall(ObjectiveCheckFreeCells(&inv.obj, inv.weight));
+  {
+    PetscReal radius[2]; /* the source and receiver tapers' */
+    PetscCall(Weights(&inv, radius));
+    PetscCall(PetscPrintf(world, "gradient tapered within %.4g m of the sources and %.4g m of the receivers (-source_taper, -receiver_taper)\n", (double)radius[0], (double)radius[1]));
+    PetscCall(ObjectiveCheckFreeCells(&inv.obj, inv.weight, radius));
+  }
   for (inv.band = 0; inv.band < nbands && !inv.stopped; inv.band++) {
     inv.fcut = o->nbands ? o->bands[inv.band] : 0;
     PetscCall(SolveBand(&inv));

@@ -170,26 +170,27 @@ static PetscErrorCode CheckSomethingToFit(Objective *obj)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weight)
+PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weight, const PetscReal radius[2])
 {
   const Options   *o     = obj->o;
   const ModelInfo *m     = &obj->e.m;
   const PetscReal  depth = (m->n[0] - 1) * m->d[0];
   double           most  = 0;
+  char             tapers[128];
 
   PetscFunctionBeginUser;
   PetscCheck(o->fix_above <= depth, obj->e.l.world, PETSC_ERR_USER_INPUT,
              "-fix_above %.6g m lies below the model's deepest cell (%.6g m): every cell is fixed, nothing to invert", (double)o->fix_above, (double)depth);
   for (PetscInt c = 0; c < obj->ms.nlocal && !obj->e.l.group_id; c++) most = PetscMax(most, weight[c]);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, obj->e.l.world));
-  PetscCheck(most > 0, obj->e.l.world, PETSC_ERR_USER_INPUT,
-             "-source_taper %.6g m (with -fix_above %.6g m) leaves no model cell a gradient weight above 0: nothing to invert", (double)o->source_taper,
+  PetscCall(PetscSNPrintf(tapers, sizeof tapers, "-source_taper %.6g m and -receiver_taper %.6g m", (double)radius[0], (double)radius[1]));
+  PetscCheck(most > 0, obj->e.l.world, PETSC_ERR_USER_INPUT, "%s (with -fix_above %.6g m) leave no model cell a gradient weight above 0: nothing to invert", tapers,
              (double)o->fix_above);
   if (most < 1)
     PetscCall(PetscPrintf(obj->e.l.world,
-                          "WARNING: every free cell lies within -source_taper %.6g m of a source: the gradient is damped everywhere (weights at most %.3g), which the "
-                          "inversion may take for convergence; use a smaller radius\n",
-                          (double)o->source_taper, most));
+                          "WARNING: every free cell lies within %s of a source or receiver: the gradient is damped everywhere (weights at most %.3g), which the "
+                          "inversion may take for convergence; use smaller radii\n",
+                          tapers, most));
   PetscFunctionReturn(0);
 }
 

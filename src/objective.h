@@ -32,9 +32,10 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
 PetscErrorCode ObjectiveDestroy(Objective *obj);
 /* Collective: the inversion's gradient weights (weight: this rank's user
    cells, read on group 0; 0 = fixed) must leave some cell free: -fix_above
-   below the model, or a -source_taper that zeroes every cell, is refused,
-   and a taper that damps every cell is warned about. */
-PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weight);
+   below the model, or tapers (radius: the source and receiver tapers', m)
+   that zero every cell, are refused, and tapers that damp every cell are
+   warned about. */
+PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weight, const PetscReal radius[2]);
 /* Band `band` (0-based): low-passes the wavelet and the observed data at
    fcut Hz (0: as given), and selects the band's data selection. */
 PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut);

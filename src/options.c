@@ -21,7 +21,7 @@ const char *const BackendChoices[] = {"auto", "cpu", "cuda", "BackendChoice", "B
 const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolation", "POINTS_", NULL};
 const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "MisfitKind", "MISFIT_", NULL};
 const char *const SourceEstimations[]   = {"none", "survey", "shot", "SourceEstimation", "SOURCE_ESTIMATION_", NULL};
-const char *const Preconditionings[]    = {"none", "pseudo_hessian", "Preconditioning", "PRECONDITION_", NULL};
+const char *const Preconditionings[]    = {"none", "pseudo_hessian", "auto", "Preconditioning", "PRECONDITION_", NULL};
 const char *const Parameterisations[]   = {"velocity", "slowness", "Parameterisation", "PARAMETERISATION_", NULL};
 const char *const FileFormats[]         = {"rsf", "segy", "FileFormat", "FORMAT_", NULL};
 
@@ -339,7 +339,7 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsEnum("-parameterisation", "Invert: the variable TAO updates, velocity or slowness (1/v); the bounds stay -vp_min/-vp_max", NULL,
                              Parameterisations, (PetscEnum)o->parameterisation, (PetscEnum *)&o->parameterisation, NULL));
   PetscCall(PetscOptionsEnum("-precondition",
-                             "Invert (blmvm, lmvm): the first quasi-Newton matrix: none (a scalar) or pseudo_hessian (the inverse source-wavefield energy, set at every band's start)",
+                             "Invert (blmvm, lmvm): the first quasi-Newton matrix: none (a scalar), pseudo_hessian (the inverse source-wavefield energy, set at every band's start) or auto (pseudo_hessian with blmvm and lmvm, none with the other -tao_type)",
                              NULL, Preconditionings, (PetscEnum)o->precondition, (PetscEnum *)&o->precondition, NULL));
   PetscCall(OptionsRealList(PetscOptionsObject, "-gradient_smoothing",
                             "Invert (blmvm, lmvm): Gaussian smoothing in the first quasi-Newton matrix, standard deviation (m): one value, or z,x (2D), z,x,y (3D)", "0",
@@ -356,7 +356,12 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(OptionsPerBand(PetscOptionsObject, "-window_end", "Data selection: window end (s) relative to the first arrival; one value, or one per band", "none", &o->window_end));
   PetscCall(PetscOptionsReal("-window_taper", "Data selection: cosine taper (s) on each side of the window", NULL, o->window_taper, &o->window_taper, NULL));
   PetscCall(PetscOptionsReal("-fix_above", "Depth (m) above which the model is kept (water layer)", NULL, o->fix_above, &o->fix_above, NULL));
-  PetscCall(PetscOptionsReal("-source_taper", "Radius (m) over which the gradient is tapered to zero at each source (invert)", NULL, o->source_taper, &o->source_taper, NULL));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-source_taper",
+                            "Invert: radius (m) over which the gradient is tapered to zero at each source; auto = a wavelength at -f0 in the slowest free cell", 0,
+                            PETSC_FALSE, "a radius of 0 m (none) or more", &o->source_taper));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-receiver_taper",
+                            "Invert: radius (m) over which the gradient is tapered to zero at each receiver; auto = a wavelength at -f0 in the slowest free cell", 0,
+                            PETSC_FALSE, "a radius of 0 m (none) or more", &o->receiver_taper));
   PetscCall(OptionsRealList(PetscOptionsObject, "-bands", "Low-pass cut-offs (Hz), comma separated: one inversion per band, the model carried over", "none",
                             "cut-offs in Hz, comma separated, at most " PetscStringize(MAX_BANDS), MAX_BANDS, o->bands, &o->nbands, &set));
   PetscCall(PetscOptionsBool("-restart", "Carry on an interrupted inversion in -output_dir", NULL, o->restart, &o->restart, NULL));
@@ -396,6 +401,8 @@ static PetscErrorCode SetDefaults(Options *o)
   o->source_estimation_eps            = 1e-3;
   o->precondition_eps                 = 1e-2;
   o->first_step                       = 0.05;
+  o->precondition                     = PRECONDITION_AUTO;
+  o->source_taper = o->receiver_taper = -1; /* auto */
   PetscCall(PetscStrcpy(o->output_dir, "out"));
   PetscFunctionReturn(0);
 }
@@ -469,8 +476,7 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
   PetscCheck(o->cfl > 0 && o->cfl <= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cfl %.6g: expected a fraction of the stability limit in (0, 2]", (double)o->cfl);
   PetscCheck(!o->vp_min || !o->vp_max || o->vp_min < o->vp_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vp_min %.6g is not below -vp_max %.6g: expected vp_min < vp_max",
              (double)o->vp_min, (double)o->vp_max);
-  PetscCheck(o->fix_above >= 0 && o->source_taper >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fix_above %.6g -source_taper %.6g: expected values of 0 or more",
-             (double)o->fix_above, (double)o->source_taper);
+  PetscCheck(o->fix_above >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fix_above %.6g: expected a depth of 0 m or more", (double)o->fix_above);
   PetscCheck(o->source_estimation_eps > 0 && o->source_estimation_eps < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-source_estimation_eps %.6g: expected a share of the peak power in (0, 1)", (double)o->source_estimation_eps);
   PetscCheck(o->source_estimation_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-source_estimation_interval %" PetscInt_FMT ": expected 0 (once per band) or a number of iterations",

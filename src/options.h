@@ -12,7 +12,7 @@ typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } BackendChoice;
 typedef enum { POINTS_SINC, POINTS_NEAREST } PointInterpolation;
 typedef enum { MISFIT_L2, MISFIT_TRACE_L2, MISFIT_CORRELATION } MisfitKind;
 typedef enum { SOURCE_ESTIMATION_NONE, SOURCE_ESTIMATION_SURVEY, SOURCE_ESTIMATION_SHOT } SourceEstimation;
-typedef enum { PRECONDITION_NONE, PRECONDITION_PSEUDO_HESSIAN } Preconditioning;
+typedef enum { PRECONDITION_NONE, PRECONDITION_PSEUDO_HESSIAN, PRECONDITION_AUTO } Preconditioning;
 typedef enum { PARAMETERISATION_VELOCITY, PARAMETERISATION_SLOWNESS } Parameterisation;
 typedef enum { FORMAT_RSF, FORMAT_SEGY } FileFormat;
 
@@ -104,7 +104,8 @@ typedef struct {
   PetscReal window_taper;
   PetscReal memory_limit;        /* MB of host memory per rank a run may plan to use; 0 = from the free memory */
   PetscReal fix_above;           /* metres: cells shallower keep their velocity */
-  PetscReal source_taper;        /* metres: gradient tapered to zero at the sources over this radius */
+  PetscReal source_taper;        /* metres: gradient tapered to zero at the sources over this radius; -1: auto */
+  PetscReal receiver_taper;      /* likewise at the receivers */
   PetscInt  nbands;
   PetscReal bands[MAX_BANDS];    /* low-pass cut-offs (Hz), one inversion per band; none = the data as given */
   PetscBool restart;

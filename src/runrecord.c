@@ -110,7 +110,7 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-vp_min", "%.17g", (double)obj->vp_lo);
   Put(fp, "-vp_max", "%.17g", (double)obj->vp_hi);
   Put(fp, "-fix_above", "%.17g", (double)o->fix_above);
-  Put(fp, "-source_taper", "%.17g", (double)o->source_taper);
+  Put(fp, "-source_taper -receiver_taper", "%.17g %.17g", (double)o->source_taper, (double)o->receiver_taper);
   Put(fp, "-misfit", "%s", MisfitKinds[o->misfit]);
   Put(fp, "-parameterisation -first_step", "%s %.17g", Parameterisations[o->parameterisation], (double)o->first_step);
   Put(fp, "-precondition -precondition_eps", "%s %.17g", Preconditionings[o->precondition], (double)o->precondition_eps);

@@ -115,7 +115,8 @@ def main():
                "-progress_interval", 0]
         obs = scr.sub("obs")
         c.run(1, ["-mode", "forward", "-vp", true_path] + acq, obs)
-        base = ["-mode", "invert", "-vp", start_path] + acq + ["-vp_max", VP_MAX, "-observed_dir", obs]
+        # no tapers: receivers along the bottom too, and tapers a wavelength wide would damp the whole model
+        base = ["-mode", "invert", "-vp", start_path] + acq + ["-vp_max", VP_MAX, "-observed_dir", obs, "-source_taper", 0, "-receiver_taper", 0]
 
         # (a) convergence
         inv1 = scr.sub("inv1")

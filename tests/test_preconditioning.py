@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""-precondition pseudo_hessian (2D, the model and survey of
-test_gradient.py, 6 iterations of blmvm from a smooth start):
+"""-precondition pseudo_hessian, the default with blmvm (2D, the model and
+survey of test_gradient.py, 6 iterations of blmvm from a smooth start, no
+tapers):
 
 - the preconditioned inversion ends at a lower misfit than the plain one
+  (-precondition none)
   (measured 6.3e-4 against 1.0e-3, 7 evaluations each) with no more
   evaluations, and its model stays within the bounds;
 - with 2 shot groups it gives bit for bit the model of 1 group (the
@@ -34,9 +36,10 @@ def main():
     scr = c.Scratch("preconditioning")
     with scr:
         _, start_path, obs, acq, _ = tg.survey_2d(scr)
-        inv = ["-mode", "invert", "-vp", start_path, "-observed_dir", obs, "-vp_min", 1800, "-vp_max", 2600] + acq
+        # no tapers: the receivers lie 60 m deep, and tapers a wavelength wide would damp most of the model
+        inv = ["-mode", "invert", "-vp", start_path, "-observed_dir", obs, "-vp_min", 1800, "-vp_max", 2600, "-source_taper", 0, "-receiver_taper", 0] + acq
         runs = {}
-        for name, n, extra in (("plain", 1, []), ("pseudo-Hessian", 1, ["-precondition", "pseudo_hessian"]),
+        for name, n, extra in (("plain", 1, ["-precondition", "none"]), ("pseudo-Hessian", 1, []),
                                ("pseudo-Hessian, 2 groups", 2, ["-precondition", "pseudo_hessian", "-shot_groups", 2])):
             out = scr.sub(name.replace(" ", "_").replace(",", ""))
             log = c.run(n, inv + ["-tao_max_it", 6] + extra, out)
@@ -56,7 +59,7 @@ def main():
         for name, n, extra in (("plain", 1, []), ("smoothed", 1, ["-gradient_smoothing", 60]),
                                ("smoothed, 2 subdomains", 2, ["-gradient_smoothing", 60, "-da_processors_x", 2])):
             out = scr.sub("s_" + name.replace(" ", "_").replace(",", ""))
-            c.run(n, inv + ["-tao_max_it", 3] + extra, out)
+            c.run(n, inv + ["-tao_max_it", 3, "-precondition", "none"] + extra, out)
             u = c.read_rsf(os.path.join(out, "vp_0001.rsf"))[0] - start
             rough[name] = float(np.sqrt(sum((g ** 2).sum() for g in np.gradient(u)) / (u ** 2).sum()))
             runs[name] = (history(out), 0, c.read_rsf(os.path.join(out, "vp.rsf"))[0])
@@ -65,7 +68,7 @@ def main():
         c.check(runs["smoothed"][0][-1] < 0.5 * runs["smoothed"][0][0], "the smoothed inversion does not halve the misfit in 3 iterations")
         c.check(runs["smoothed, 2 subdomains"][2].tobytes() == runs["smoothed"][2].tobytes(), "smoothing on 2 subdomains gives another model than on 1")
         out = scr.sub("slowness")
-        c.run(1, inv + ["-parameterisation", "slowness"], out)
+        c.run(1, inv + ["-parameterisation", "slowness", "-precondition", "none"], out)
         h, m = history(out), c.read_rsf(os.path.join(out, "vp.rsf"))[0]
         print(f"  slowness: misfit {h[0]:.6e} -> {h[-1]:.6e}, model {m.min():.1f} to {m.max():.1f} m/s", flush=True)
         c.check(h[-1] * 10 < h[0] and m.min() >= 1800 and m.max() <= 2600, "the slowness inversion does not converge within the bounds")
