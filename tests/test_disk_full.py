@@ -25,7 +25,9 @@ that begin the reference's (timings aside), restart/run.txt equal to it.
 (b) gradient, 1 rank (2 sizes) and 2 ranks (MPI-IO from both ranks, whose
     failed writes Open MPI's ompio does not report);
 (c) invert (2 bands), 1 rank at 6 sizes and 2 ranks at one;
-(d) -restart into the same full disk fails the same way;
+(d) -restart into the same full disk fails the same way (where the failed
+    run saved no evaluation, -restart is refused as having nothing to carry
+    on, and a new run into the folder fails the same way);
 (e) the outputs copied to a roomy disk: -restart replays every saved
     evaluation (the counts it prints) and ends with vp.rsf, every
     vp_NNNN.rsf and misfit.csv (timings aside) equal to the uninterrupted
@@ -266,16 +268,22 @@ def main():
 
         def restarts(tag):
             def then(outdir):
-                # (d) the same full disk
-                rc, out = (c.run_status(1, inv + ["-restart"], outdir) if mount
-                           else run_limited(inv + ["-restart"], outdir, MODEL_BYTES - 1))
-                cases.hit[tag + "-restart"] = check_failed(f"{tag}: -restart on the full disk", rc, out, outdir, ref)
+                # (d) the same full disk; a fill that ended the run before its first
+                # evaluation left nothing to carry on, which -restart says (a run
+                # without it may use the folder)
+                saved = saved_evaluations(outdir)
+                again = inv + (["-restart"] if saved else [])
+                if not saved:
+                    rc, out = c.run_status(1, inv + ["-restart"], outdir)
+                    c.check(rc not in (0, WRITE_FAILED) and "lists no evaluation" in c.error_message(out),
+                            f"{tag}: -restart with no evaluation saved: exit {rc}, {c.error_message(out)!r}")
+                rc, out = (c.run_status(1, again, outdir) if mount else run_limited(again, outdir, MODEL_BYTES - 1))
+                cases.hit[tag + "-restart"] = check_failed(f"{tag}: {'-restart' if saved else 'a new run'} on the full disk", rc, out, outdir, ref)
                 # (e) a roomy one
                 roomy = scr.sub(tag + "-roomy")
                 shutil.copytree(outdir, roomy)
-                saved = saved_evaluations(roomy)
-                out = c.run(1, inv + ["-restart"], roomy)
-                if saved:  # a fill that ended the run before its first evaluation leaves nothing to replay
+                out = c.run(1, again, roomy)
+                if saved:
                     check_resumed(tag, out, saved)
                 for f in ref_models:
                     check_rsf(os.path.join(roomy, f), os.path.join(ref, f))
