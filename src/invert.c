@@ -202,21 +202,26 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   PetscFunctionReturn(0);
 }
 
+/* Whether user cell c of this rank lies above -fix_above (kept as given). */
+static PetscBool CellFixed(const Inversion *inv, PetscInt c)
+{
+  const Objective *obj = &inv->obj;
+
+  return (obj->ms.lo[0] + c % obj->ms.n[0]) * obj->e.m.d[0] < inv->o->fix_above ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* The tapers' radius where "auto" (-1): TAPER_WAVELENGTHS wavelength at
    -f0 in the slowest free cell of the starting model (the gradient's
    near-field peak around a source or receiver reaches about that far). */
 #define TAPER_WAVELENGTHS 1.0
-static PetscErrorCode TaperRadius(const Inversion *inv, PetscReal given, PetscReal *R)
+static PetscErrorCode TaperRadiusAuto(const Inversion *inv, PetscReal *R)
 {
-  const Objective *obj = &inv->obj;
-  const ModelInfo *m   = &obj->e.m;
+  const Objective *obj  = &inv->obj;
   double           vmin = PETSC_MAX_REAL;
 
   PetscFunctionBeginUser;
-  *R = given;
-  if (given >= 0) PetscFunctionReturn(0);
   for (PetscInt c = 0; c < obj->ms.nlocal; c++)
-    if ((obj->ms.lo[0] + c % obj->ms.n[0]) * m->d[0] >= inv->o->fix_above) vmin = PetscMin(vmin, obj->vp_start[c]);
+    if (!CellFixed(inv, c)) vmin = PetscMin(vmin, obj->vp_start[c]);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, obj->e.l.world));
   *R = vmin < PETSC_MAX_REAL ? TAPER_WAVELENGTHS * vmin / inv->o->f0 : 0;
   PetscFunctionReturn(0);
@@ -252,20 +257,21 @@ static void TaperAround(Inversion *inv, const Position *p, PetscReal R)
    cells; fixed cells also get equal bounds, so no method moves them. */
 static PetscErrorCode Weights(Inversion *inv, PetscReal radius[2])
 {
-  const Objective   *obj = &inv->obj;
-  const Geometry    *geo = &obj->e.geo;
-  const ModelInfo   *m   = &obj->e.m;
+  const Objective   *obj      = &inv->obj;
+  const Geometry    *geo      = &obj->e.geo;
+  const PetscReal    asked[2] = {inv->o->source_taper, inv->o->receiver_taper};
+  PetscReal          automatic = 0;
   PetscScalar       *xl, *xu;
   const PetscScalar *x;
 
   PetscFunctionBeginUser;
-  PetscCall(TaperRadius(inv, inv->o->source_taper, &radius[0]));
-  PetscCall(TaperRadius(inv, inv->o->receiver_taper, &radius[1]));
+  if (asked[0] < 0 || asked[1] < 0) PetscCall(TaperRadiusAuto(inv, &automatic));
+  for (PetscInt k = 0; k < 2; k++) radius[k] = asked[k] < 0 ? automatic : asked[k];
   PetscCall(VecGetArray(inv->XL, &xl));
   PetscCall(VecGetArray(inv->XU, &xu));
   PetscCall(VecGetArrayRead(inv->X, &x));
   for (PetscInt c = 0; c < obj->ms.nlocal; c++) {
-    const PetscBool fixed = (obj->ms.lo[0] + c % obj->ms.n[0]) * m->d[0] < inv->o->fix_above;
+    const PetscBool fixed = CellFixed(inv, c);
     inv->weight[c]        = fixed ? 0 : 1;
     if (!obj->e.l.group_id && fixed) xl[c] = xu[c] = x[c];
   }

@@ -945,7 +945,6 @@ static void ZeroPages(void *p, size_t bytes)
    memory lazily); the gradient planner counts it (first_use). */
 #define HUGE_PAGE ((size_t)2 << 20)
 
-/* Just below every array: what to give back (len 0: from aligned_alloc). */
 #if !defined(MADV_POPULATE_WRITE)
   #define MADV_POPULATE_WRITE 23
 #endif
@@ -968,6 +967,7 @@ static int MapPages(char *array, size_t bytes)
   return 0;
 }
 
+/* Just below every array: what to give back (len 0: from aligned_alloc). */
 typedef struct {
   void  *base;
   size_t len;
