@@ -29,6 +29,14 @@ PetscErrorCode EventsRegister(void)
   PetscFunctionReturn(0);
 }
 
+PetscBool EventsDetail(void)
+{
+  PetscBool set = PETSC_FALSE;
+
+  (void)PetscOptionsHasName(NULL, NULL, "-log_view", &set);
+  return set;
+}
+
 #ifdef HALOFWI_HAVE_CUDA
 static const char *EventName(PetscLogEvent e)
 {

@@ -6,6 +6,9 @@
 extern PetscLogEvent FWI_STEP, FWI_ADJOINT_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_RECONSTRUCT, FWI_IO;
 
 PetscErrorCode EventsRegister(void);
+/* Whether the user asked for performance figures (-log_view): the run's
+   own figures for developers print only then. */
+PetscBool EventsDetail(void);
 /* Host-side time of a phase: on a GPU that is the time to queue its work,
    and the waits (halo End, NaN checks, downloads) show where it is spent. */
 PetscErrorCode PhaseBegin(PetscLogEvent e);

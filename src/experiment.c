@@ -83,6 +83,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   if (gradient) PetscCall(GradientPlanChoose(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, &e->plan));
   PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, gradient ? e->plan.bytes : NULL));
   PetscCall(WarnOnDispersion(world, o, &e->m, vslow));
+  PetscCall(NoteGhosts(world, o, &e->m, &e->geo, vslow));
   setup = TimingEnter(TIME_ALLOCATION); /* the fields, every page mapped */
   PetscCall(PropagatorCreate(&e->g, e->backend.ops, e->vp_ext, vfast, &e->t, &settings, &e->p));
   TimingLeave(setup);

@@ -37,8 +37,10 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
   PetscFunctionReturn(0);
 }
 
-/* The group's shot k: its gather written and a progress line. */
-static PetscErrorCode ForwardShot(Experiment *e, PetscInt k)
+/* The group's shot k: its gather written and a progress line, with what
+   is left of the group's shots at their mean time so far (started: when
+   its first began). */
+static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscLogDouble started)
 {
   const Options   *o = e->o;
   const PetscInt   s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
@@ -59,10 +61,12 @@ static PetscErrorCode ForwardShot(Experiment *e, PetscInt k)
   PetscCall(ShotLocalDestroy(&sl));
   PetscCall(PetscTime(&t1));
   if (!e->l.group_rank) {
-    char path[PETSC_MAX_PATH_LEN];
+    char         path[PETSC_MAX_PATH_LEN], group[32] = "";
+    const double left = (t1 - started) / (k + 1) * (e->nshots - k - 1);
     PetscCall(OutputShotPath(o->output_dir, s, o->output_format, path));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "shot %" PetscInt_FMT " of %" PetscInt_FMT " (group %d): %.3f s, %.4f G cell-updates/s -> %s\n", s,
-                           e->geo.nshots, e->l.group_id, t1 - t0, e->cells * e->t.nsteps / (t1 - t0) * 1e-9, path));
+    if (e->l.ngroups > 1) PetscCall(PetscSNPrintf(group, sizeof group, " (group %d)", e->l.group_id));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "shot %" PetscInt_FMT "%s: %.3f s, %.4f G cell-updates/s -> %s; %s%" PetscInt_FMT " of %" PetscInt_FMT " shots run, about %.0f s left\n", s, group,
+                           t1 - t0, e->cells * e->t.nsteps / (t1 - t0) * 1e-9, path, e->l.ngroups > 1 ? "the group's " : "", k + 1, e->nshots, left));
     fflush(stdout);
   }
   PetscFunctionReturn(0);
@@ -71,8 +75,9 @@ static PetscErrorCode ForwardShot(Experiment *e, PetscInt k)
 PetscErrorCode RunForward(MPI_Comm world, const Options *o)
 {
   Experiment e;
-  PetscInt   rounds, k;
-  PetscBool  stop = PETSC_FALSE;
+  PetscInt       rounds, k;
+  PetscBool      stop = PETSC_FALSE;
+  PetscLogDouble started;
   char       kept[PETSC_MAX_PATH_LEN + 128];
 
   PetscFunctionBeginUser;
@@ -87,10 +92,11 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
      rounds, so that one decision holds for all; shots cost alike, so little
      is lost waiting for the round's slowest. */
   rounds = (e.geo.nshots + e.l.ngroups - 1) / e.l.ngroups;
+  PetscCall(PetscTime(&started));
   for (k = 0; k < rounds; k++) {
     if (k) PetscCall(StopCheck(world, &stop));
     if (stop) break;
-    if (k < e.nshots) PetscCall(ForwardShot(&e, k));
+    if (k < e.nshots) PetscCall(ForwardShot(&e, k, started));
   }
   PetscCallMPI(MPI_Barrier(world));
   if (stop) {

@@ -1,4 +1,5 @@
 #include "gradient.h"
+#include "events.h"
 #include "objective.h"
 #include "output.h"
 #include "stop.h"
@@ -27,8 +28,10 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
   PetscCall(OutputName("gradient", o->output_format, name));
   PetscCall(ObjectiveWriteModel(&obj, name, "gradient", out, o->overwrite));
   PetscCall(PetscPrintf(world, "misfit %.17g\n", J));
-  PetscCall(WavefieldStoreLiveReport(world, obj.store));
-  PetscCall(PropagatorQuietReport(world, &obj.e.p));
+  if (EventsDetail()) {
+    PetscCall(WavefieldStoreLiveReport(world, obj.store));
+    PetscCall(PropagatorQuietReport(world, &obj.e.p));
+  }
   PetscCall(PetscPrintf(world, "gradient: %.3f s, %.4f G cell-updates/s (forward + adjoint) -> %s/%s\n", t1 - t0,
                         obj.e.cells * obj.e.t.nsteps * 2 * obj.e.geo.nshots / (t1 - t0) * 1e-9, o->output_dir, name));
   PetscCall(PetscFree2(grad, out));

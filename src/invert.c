@@ -2,6 +2,7 @@
    0 owns the model Vec, every evaluation broadcasts it over the cross comm,
    every group models its shots and the gradient comes back to group 0. */
 #include "invert.h"
+#include "taoreasons.h"
 #include "estimate.h"
 #include "objective.h"
 #include "output.h"
@@ -153,6 +154,15 @@ static PetscErrorCode LogIteration(Inversion *inv, MisfitRow row)
   PetscFunctionReturn(0);
 }
 
+/* Whether TAO prints its own monitor, whose objective is scaled. */
+static PetscBool TaoMonitored(void)
+{
+  PetscBool set = PETSC_FALSE;
+
+  (void)PetscOptionsHasName(NULL, NULL, "-tao_monitor", &set);
+  return set;
+}
+
 /* Per iteration: the model, a misfit.csv row, a progress line; and the
    stop check, on every rank at once. */
 static PetscErrorCode Monitor(Tao tao, void *ctx)
@@ -170,8 +180,10 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
     PetscCall(PetscPrintf(inv->obj.e.l.world, "band %" PetscInt_FMT " after iteration %" PetscInt_FMT ": misfit %.6e with the new wavelet\n", inv->band + 1, inv->band_its, (double)f));
     PetscFunctionReturn(0);
   }
-  if (its == 0) inv->J0 = f;
-  else inv->iteration++;
+  if (its == 0) {
+    inv->J0 = f;
+    if (TaoMonitored()) PetscCall(PetscPrintf(inv->obj.e.l.world, "band %" PetscInt_FMT ": -tao_monitor shows TAO's objective, the misfit x %.6g, and its gradient's norm likewise (the band's scale, fixed at its first evaluation)\n", inv->band + 1, inv->scale));
+  } else inv->iteration++;
   its += inv->band_its;
   if (its > 0) {
     char stem[64], name[PETSC_MAX_PATH_LEN];
@@ -393,7 +405,12 @@ static PetscErrorCode SolveStage(Inversion *inv, PetscBool *more)
   PetscCall(TaoGetConvergedReason(tao, &reason));
   inv->band_its += its;
   *more = interval && !inv->stopped && reason == TAO_DIVERGED_MAXITS && inv->band_its < inv->band_max_its ? PETSC_TRUE : PETSC_FALSE;
-  if (!*more) PetscCall(PetscPrintf(world, "band %" PetscInt_FMT ": %s\n", inv->band + 1, inv->stopped ? "stopped" : TaoConvergedReasons[reason]));
+  if (!*more) {
+    char why[512];
+    if (inv->stopped) PetscCall(PetscSNPrintf(why, sizeof why, "%" PetscInt_FMT " iterations: stopped on request", inv->band_its));
+    else PetscCall(TaoReasonText(tao, reason, inv->band_its, inv->band_max_its, why, sizeof why));
+    PetscCall(PetscPrintf(world, "band %" PetscInt_FMT ", %s\n", inv->band + 1, why));
+  }
   PetscCall(TaoDestroy(&tao));
   PetscFunctionReturn(0);
 }

@@ -1,4 +1,5 @@
 /* halofwi: domain-decomposed acoustic modelling, gradients and inversion. */
+#include "errors.h"
 #include "events.h"
 #include "forward.h"
 #include "gradient.h"
@@ -9,20 +10,44 @@
 #include "output.h"
 #include "stop.h"
 #include "timing.h"
+#include <string.h>
 
 static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
                            "Options are listed below; see docs/options.md.\n";
+
+static const char usage[] = "usage: [mpiexec -n RANKS] halofwi -mode forward|gradient|invert -vp MODEL [-option value ...]\n"
+                            "  halofwi -help lists every option with its default; docs/options.md describes them.\n"
+                            "  e.g. halofwi -mode forward -vp marmousi -nshots 8 -output_dir out   (2D Marmousi, 8 shots into out/)\n";
+
+/* No option from the command line, PETSC_OPTIONS or an options file. */
+static PetscErrorCode NothingAsked(PetscBool *nothing)
+{
+  char *all;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  *nothing = all[strspn(all, " ")] ? PETSC_FALSE : PETSC_TRUE;
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
 
 int main(int argc, char **argv)
 {
   Options        o;
   PetscErrorCode ierr;
-  PetscBool      show_help = PETSC_FALSE;
+  PetscBool      show_help = PETSC_FALSE, nothing = PETSC_FALSE;
 
   TimingStart();
   if (OptionSourcesCheck(argc, argv)) return PETSC_ERR_USER_INPUT; /* before PETSc reads them */
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  ierr = EventsRegister();
+  PetscCall(NothingAsked(&nothing));
+  if (nothing) { /* a bare halofwi asks what it does: it runs nothing */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", usage));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  ierr = ErrorsInstall(PETSC_COMM_WORLD);
+  if (!ierr) ierr = EventsRegister();
   if (!ierr) ierr = OptionsRead(PETSC_COMM_WORLD, &o);
   /* before any work, so that a typo costs nothing */
   if (!ierr) ierr = OptionsCheckUnused(PETSC_COMM_WORLD, &o);
@@ -38,11 +63,10 @@ int main(int argc, char **argv)
       ierr = RunInvert(PETSC_COMM_WORLD, &o);
       break;
     }
-  /* PETSc has printed the error; end every rank so none waits in a collective. */
   if (ierr) {
-    OutputRelease(); /* MPI_Abort runs no atexit handler */
+    OutputRelease(); /* an MPI_Abort runs no atexit handler */
     StopDisarm();
-    MPI_Abort(PETSC_COMM_WORLD, (int)ierr);
+    return ErrorsExit(ierr);
   }
   PetscCall(PetscFinalize());
   return StopExitStatus();

@@ -1,5 +1,6 @@
 /* Options nobody reads, and strict decimal numbers: see optcheck.h. */
 #include "optcheck.h"
+#include "errors.h"
 #include "invert.h"
 #include <ctype.h>
 #include <stdarg.h>
@@ -69,22 +70,39 @@ static void NameListAdd(NameList *l, const char *name, size_t len)
   l->name[l->n++][len] = 0;
 }
 
-/* Stands in for PetscHelpPrintf while the options are read again under
-   -help: keeps the name of the option a help line starts with, prints nothing. */
+/* Keeps the name of the option a help line starts with. */
+static void CollectFrom(const char *line)
+{
+  const char *p   = line;
+  size_t      len = 0;
+
+  while (*p == ' ') p++;
+  if (p[0] != '-' || !isalpha((unsigned char)p[1])) return;
+  for (p++; isalnum((unsigned char)p[len]) || p[len] == '_'; len++) {}
+  NameListAdd(collecting, p, len);
+}
+
+/* Stand in for PetscHelpPrintf and PetscVFPrintf (through which PETSc
+   prints a list of types) while the options are read again under -help:
+   they collect and print nothing. */
 static PetscErrorCode CollectOptionName(MPI_Comm comm, const char fmt[], ...)
 {
-  char        line[256];
-  const char *p = line;
-  size_t      len = 0;
-  va_list     ap;
+  char    line[256];
+  va_list ap;
 
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  while (*p == ' ') p++;
-  if (p[0] != '-' || !isalpha((unsigned char)p[1])) return 0;
-  for (p++; isalnum((unsigned char)p[len]) || p[len] == '_'; len++) {}
-  NameListAdd(collecting, p, len);
+  CollectFrom(line);
+  return 0;
+}
+
+static PetscErrorCode CollectPrinted(FILE *fd, const char fmt[], va_list ap)
+{
+  char line[256];
+
+  vsnprintf(line, sizeof line, fmt, ap);
+  CollectFrom(line);
   return 0;
 }
 
@@ -96,6 +114,7 @@ static PetscErrorCode CollectOptionName(MPI_Comm comm, const char fmt[], ...)
 static PetscErrorCode CollectKnownNames(MPI_Comm comm, const Options *o, NameList *known)
 {
   PetscErrorCode (*print)(MPI_Comm, const char[], ...) = PetscHelpPrintf;
+  PetscErrorCode (*vfprint)(FILE *, const char[], va_list) = PetscVFPrintf;
   Options        scratch;
   PetscBool      help;
   PetscErrorCode ierr;
@@ -109,9 +128,11 @@ static PetscErrorCode CollectKnownNames(MPI_Comm comm, const Options *o, NameLis
   PetscCall(PetscOptionsHelpPrintedDestroy(&PetscOptionsHelpPrintedSingleton));
   collecting      = known;
   PetscHelpPrintf = CollectOptionName;
+  PetscVFPrintf   = CollectPrinted;
   ierr            = OptionsParse(comm, &scratch);
   if (!ierr && o->mode == MODE_INVERT) ierr = ReadTaoOptions(comm);
   PetscHelpPrintf = print;
+  PetscVFPrintf   = vfprint;
   if (!help) PetscCall(PetscOptionsClearValue(NULL, "-help"));
   PetscCall(ierr);
   PetscFunctionReturn(0);
@@ -225,7 +246,7 @@ static void MarkAllRead(void)
 PetscErrorCode OptionsErrorHandler(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
 {
   if (p == PETSC_ERROR_INITIAL) MarkAllRead();
-  return PetscTraceBackErrorHandler(comm, line, func, file, n, p, mess, ctx);
+  return ErrorsHandle(comm, line, func, file, n, p, mess, ctx);
 }
 
 PetscErrorCode OptionsCheckUnused(MPI_Comm comm, const Options *o)

@@ -241,10 +241,13 @@ static PetscErrorCode ReadGpuTile(PetscOptionItems *PetscOptionsObject, Options 
 {
   PetscInt  n = 2, tile[2] = {o->gpu_tile.rows, o->gpu_tile.run};
   PetscBool set;
+  char      text[256];
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsIntArray("-gpu_tile", "CUDA: the core kernel's launch shape, ROWS,RUN: blocks of 32 x ROWS threads, each thread a run of RUN cells along the last axis", NULL,
-                                 tile, &n, &set));
+  /* PETSc's -help shows an array's first value only: the text gives both */
+  PetscCall(PetscSNPrintf(text, sizeof text, "CUDA: the core kernel's launch shape ROWS,RUN (default %d,%d): blocks of 32 x ROWS threads, each thread a run of RUN cells along the last axis",
+                          FIELDS_GPU_TILE_ROWS, FIELDS_GPU_TILE_RUN));
+  PetscCall(PetscOptionsIntArray("-gpu_tile", text, NULL, tile, &n, &set));
   PetscCall(PetscOptionsBool("-gpu_tile_shared", "CUDA: the core kernel reads the neighbours across its runs through a shared-memory tile, not the L1 cache", NULL,
                              o->gpu_tile.shared, &o->gpu_tile.shared, NULL));
   if (!set) PetscFunctionReturn(0);
@@ -284,6 +287,8 @@ static PetscErrorCode ReadOutput(PetscOptionItems *PetscOptionsObject, Options *
 
   PetscFunctionBeginUser;
   PetscCall(OptionsPath(PetscOptionsObject, "-output_dir", "Folder for the results", o->output_dir));
+  /* "out/" names "out": paths built from it read "out/shot_0000.rsf" */
+  for (size_t len = strlen(o->output_dir); len > 1 && o->output_dir[len - 1] == '/'; len--) o->output_dir[len - 1] = 0;
   PetscCall(PetscOptionsEnum("-output_format", "Gathers, gradient and models as rsf or segy (IEEE floats, big-endian)", NULL, FileFormats, (PetscEnum)o->output_format,
                              (PetscEnum *)&o->output_format, NULL));
   PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, NULL));

@@ -5,31 +5,54 @@
 #include "segy_survey.h"
 #include "wavelet.h"
 
-/* Does pos lie within half a cell of a free surface (a side with zero CPML width)? */
-static PetscBool OnFreeSurface(const Options *o, const ModelInfo *m, const Position *pos)
+/* How far pos lies below the nearest free surface (a side with zero CPML
+   width); PETSC_MAX_REAL without one. */
+static PetscReal FreeSurfaceDepth(const Options *o, const ModelInfo *m, const Position *pos)
 {
-  PetscInt  cell[3] = {0, 0, 0};
-  PetscBool on      = PETSC_FALSE;
+  PetscReal depth = PETSC_MAX_REAL;
 
-  GeometryCell(pos, m->dim, m->d, cell);
-  for (PetscInt a = 0; a < m->dim; a++) on = on || (!o->pml[a][0] && cell[a] == 0) || (!o->pml[a][1] && cell[a] == m->n[a] - 1);
-  return on;
+  for (PetscInt a = 0; a < m->dim; a++) {
+    if (!o->pml[a][0]) depth = PetscMin(depth, pos->c[a]);
+    if (!o->pml[a][1]) depth = PetscMin(depth, (m->n[a] - 1) * m->d[a] - pos->c[a]);
+  }
+  return depth;
 }
 
-/* Sources on a free surface emit nothing and receivers there record zeros
-   (u = 0 on it), and within half a cell of it nearly so (the odd image
-   cancels them): legal, but rarely what was meant. */
-static PetscErrorCode WarnOnFreeSurface(MPI_Comm comm, const Options *o, const ModelInfo *m, const Geometry *geo)
+/* The free surface's ghost at frequency f for a point d below it, in a
+   medium of velocity v: |1 - exp(-2 i k d)| = 2 sin(k d), k = 2 pi f / v,
+   the amplitude against the same point in free space (vertical travel). */
+static PetscReal Ghost(PetscReal f, PetscReal d, PetscReal v)
 {
-  PetscInt nsrc_on = 0, nrec_on = 0;
+  return 2 * PetscAbsReal(PetscSinReal(PetscMin(2 * PETSC_PI * f * d / v, PETSC_PI / 2)));
+}
+
+/* Counts the points of n whose ghost at -f0 weakens them below free space,
+   and the depth of the shallowest. */
+static void Ghosted(const Options *o, const ModelInfo *m, const Position *pts, PetscInt n, PetscReal v, PetscInt *count, PetscReal *shallowest)
+{
+  *count      = 0;
+  *shallowest = PETSC_MAX_REAL;
+  for (PetscInt k = 0; k < n; k++) {
+    const PetscReal d = FreeSurfaceDepth(o, m, &pts[k]);
+    if (Ghost(o->f0, d, v) < 1) (*count)++;
+    *shallowest = PetscMin(*shallowest, d);
+  }
+}
+
+PetscErrorCode NoteGhosts(MPI_Comm comm, const Options *o, const ModelInfo *m, const Geometry *geo, PetscReal vslow)
+{
+  PetscInt  nsrc, nrec;
+  PetscReal dsrc, drec;
 
   PetscFunctionBeginUser;
-  for (PetscInt s = 0; s < geo->nshots; s++) nsrc_on += OnFreeSurface(o, m, &geo->src[s]);
-  for (PetscInt r = 0; r < geo->rec_start[geo->nshots]; r++) nrec_on += OnFreeSurface(o, m, &geo->rec[r]);
-  if (nsrc_on || nrec_on)
-    PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " sources and %" PetscInt_FMT " receivers lie within half a cell of a free surface (a side with zero CPML width), where u = 0: "
-                                "those sources emit (almost) nothing and those receivers record (almost) zeros; place them at least one cell inside\n",
-                          nsrc_on, nrec_on));
+  Ghosted(o, m, geo->src, geo->nshots, vslow, &nsrc, &dsrc);
+  Ghosted(o, m, geo->rec, geo->rec_start[geo->nshots], vslow, &nrec, &drec);
+  if (nsrc || nrec)
+    PetscCall(PetscPrintf(comm, "free surface: %" PetscInt_FMT " source%s (the shallowest %.6g m below it) and %" PetscInt_FMT " receiver%s (the shallowest %.6g m) lie close enough "
+                                "for its ghost to weaken them, as it does in the field: at -f0 %.6g Hz and %.6g m/s, 2 sin(2 pi f0 d / v) = %.3g (source) and %.3g (receiver) "
+                                "of the free-space amplitude (0 on the surface itself, where u = 0)\n",
+                          nsrc, nsrc == 1 ? "" : "s", (double)dsrc, nrec, nrec == 1 ? "" : "s", (double)drec, (double)o->f0, (double)vslow,
+                          (double)Ghost(o->f0, dsrc, vslow), (double)Ghost(o->f0, drec, vslow)));
   PetscFunctionReturn(0);
 }
 
@@ -63,7 +86,6 @@ PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, G
   }
   PetscCall(GeometryValidate(geo, m->dim, m->n, m->d));
   PetscCall(CheckGatherSize(comm, o, geo));
-  PetscCall(WarnOnFreeSurface(comm, o, m, geo));
   PetscFunctionReturn(0);
 }
 
@@ -107,25 +129,57 @@ static PetscErrorCode WarnOnIdleGroups(MPI_Comm world, const Layout *l, const Ge
   PetscFunctionReturn(0);
 }
 
+/* "s" unless n is 1. */
+static const char *Plural(PetscInt64 n)
+{
+  return n == 1 ? "" : "s";
+}
+
+/* Where n points lie, axis by axis: "z 20 m, x 0 to 2900 m". */
+static void PointsExtent(const Position *pts, PetscInt n, PetscInt dim, char text[], size_t len)
+{
+  static const char axis[3] = {'z', 'x', 'y'};
+  size_t            used    = 0;
+
+  text[0] = 0;
+  for (PetscInt a = 0; a < dim && n > 0; a++) {
+    PetscReal lo = PETSC_MAX_REAL, hi = PETSC_MIN_REAL;
+    for (PetscInt k = 0; k < n; k++) {
+      lo = PetscMin(lo, pts[k].c[a]);
+      hi = PetscMax(hi, pts[k].c[a]);
+    }
+    if (lo == hi) used += (size_t)snprintf(text + used, used < len ? len - used : 0, "%s%c %.6g m", a ? ", " : "", axis[a], (double)lo);
+    else used += (size_t)snprintf(text + used, used < len ? len - used : 0, "%s%c %.6g to %.6g m", a ? ", " : "", axis[a], (double)lo, (double)hi);
+  }
+}
+
 PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, const Grid *g, const Geometry *geo, const TimeAxis *t, PetscReal vmin,
                           PetscReal vmax)
 {
+  const PetscInt nrec = geo->rec_start[geo->nshots];
+  char           spacing[96], src[256], rec[256];
+
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(world, "model %s: %" PetscInt_FMT "D, nz=%" PetscInt_FMT " nx=%" PetscInt_FMT " ny=%" PetscInt_FMT
-                               ", spacing %.6g x %.6g x %.6g m, velocities %.6g to %.6g m/s\n",
-                        m->name, m->dim, m->n[0], m->n[1], m->n[2], (double)m->d[0], (double)m->d[1], (double)m->d[2], (double)vmin, (double)vmax));
+  if (m->dim == 2) PetscCall(PetscSNPrintf(spacing, sizeof spacing, "nz=%" PetscInt_FMT " nx=%" PetscInt_FMT ", spacing %.6g x %.6g m", m->n[0], m->n[1], (double)m->d[0], (double)m->d[1]));
+  else
+    PetscCall(PetscSNPrintf(spacing, sizeof spacing, "nz=%" PetscInt_FMT " nx=%" PetscInt_FMT " ny=%" PetscInt_FMT ", spacing %.6g x %.6g x %.6g m", m->n[0], m->n[1], m->n[2],
+                            (double)m->d[0], (double)m->d[1], (double)m->d[2]));
+  PetscCall(PetscPrintf(world, "model %s: %" PetscInt_FMT "D, %s (z, x%s), velocities %.6g to %.6g m/s\n", m->name, m->dim, spacing, m->dim == 3 ? ", y" : "", (double)vmin,
+                        (double)vmax));
   PetscCall(PetscPrintf(world, "grid with absorbing layers: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
                                " (z, x, y), order %" PetscInt_FMT "; layers z %" PetscInt_FMT "/%" PetscInt_FMT
                                " x %" PetscInt_FMT "/%" PetscInt_FMT " y %" PetscInt_FMT "/%" PetscInt_FMT "\n",
                         g->N[0], g->N[1], g->N[2], g->order, g->pml[0][0], g->pml[0][1], g->pml[1][0], g->pml[1][1], g->pml[2][0],
                         g->pml[2][1]));
-  PetscCall(PetscPrintf(world, "layout: %d ranks = %d shot groups x %d subdomains (z %" PetscInt_FMT " x %" PetscInt_FMT " y %" PetscInt_FMT "), %" PetscInt_FMT " threads per rank\n",
-                        l->world_size, l->ngroups, l->group_size, g->nproc[0], g->nproc[1], g->nproc[2], l->threads));
-  PetscCall(PetscPrintf(world, "survey %s: %" PetscInt_FMT " shots, %" PetscInt_FMT " receivers in all\n", geo->source, geo->nshots,
-                        geo->rec_start[geo->nshots]));
+  PetscCall(PetscPrintf(world, "layout: %d rank%s = %d shot group%s x %d subdomain%s (z %" PetscInt_FMT " x %" PetscInt_FMT " y %" PetscInt_FMT "), %" PetscInt_FMT " thread%s per rank\n",
+                        l->world_size, Plural(l->world_size), l->ngroups, Plural(l->ngroups), l->group_size, Plural(l->group_size), g->nproc[0], g->nproc[1], g->nproc[2],
+                        l->threads, Plural(l->threads)));
+  PointsExtent(geo->src, geo->nshots, m->dim, src, sizeof src);
+  PointsExtent(geo->rec, nrec, m->dim, rec, sizeof rec);
+  PetscCall(PetscPrintf(world, "survey %s: %" PetscInt_FMT " shot%s, %" PetscInt_FMT " receiver%s in all; sources at %s; receivers at %s\n", geo->source, geo->nshots,
+                        Plural(geo->nshots), nrec, Plural(nrec), src, rec));
   PetscCall(PetscPrintf(world, "time: %" PetscInt_FMT " samples at %.6g s; internal step %.9g s (%" PetscInt_FMT " per sample, stability limit %.9g s), %" PetscInt_FMT " steps\n",
                         t->nt, (double)t->dt, (double)t->dt_int, t->m, (double)t->dt_stable, t->nsteps));
   PetscCall(WarnOnIdleGroups(world, l, geo));
   PetscFunctionReturn(0);
 }
-

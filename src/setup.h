@@ -11,6 +11,10 @@
    PetscInt (a shot's receivers x -nt samples), with a warning for sources and
    receivers on a free surface. */
 PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo);
+/* Notes the sources and receivers so near a free surface that its ghost
+   weakens them at -f0 (vslow: the slowest velocity, taken for the water or
+   weathering under the surface). */
+PetscErrorCode NoteGhosts(MPI_Comm comm, const Options *o, const ModelInfo *m, const Geometry *geo, PetscReal vslow);
 /* Warns when the grid has too few cells per wavelength at -f0 for -order. */
 PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const ModelInfo *m, PetscReal vmin);
 /* The recording-rate wavelet (Ricker or -wavelet file) into w[nt]; a

@@ -170,12 +170,15 @@ def run(nranks, args, outdir=None, expect_fail=False, timeout=DEFAULT_TIMEOUT, c
 
 
 def error_message(output):
-    """The message part of PETSc's error report: the lines between 'Error
-    Message' and the 'See https://petsc.org' footer (no traceback, version,
-    host, date or configure options), from every rank."""
+    """The message of the error that ended a run: halofwi's own line(s)
+    ("halofwi: error: ..."), or for a fault the message part of PETSc's
+    report (the lines between 'Error Message' and the 'See https://petsc.org'
+    footer: no traceback, version, host, date or configure options), from
+    every rank."""
     lines = []
     for line in output.splitlines():
-        m = re.match(r"\s*\[\d+\]PETSC ERROR:\s?(.*)", line)
+        m = (re.match(r"halofwi: error(?: \(rank \d+\))?: (.*)", line)
+             or re.match(r"\s*\[\d+\]PETSC ERROR:\s?(.*)", line))
         if not m:
             continue
         text = m.group(1).rstrip()
@@ -186,6 +189,16 @@ def error_message(output):
         if text not in lines:
             lines.append(text)
     return "\n".join(lines)
+
+
+_MPIEXEC_NOTICE = re.compile(r"^-{20,}\n(?:(?!-{20,}).*\n)*?-{20,}\n", re.M)
+
+
+def program_lines(output):
+    """The lines a run printed, less mpiexec's own notices (the framed
+    'process returned a non-zero exit code' blocks, which mpiexec -q hides)."""
+    return [line for line in _MPIEXEC_NOTICE.sub("", output if output.endswith("\n") else output + "\n").splitlines()
+            if line.strip()]
 
 
 _FLOAT = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"

@@ -6,6 +6,9 @@ list of the options it had not read ("Option left: ...") must not follow.  Also:
 no hang (every run has a timeout) and existing results are left untouched
 without -overwrite.
 
+Every error prints a short report (its message, once: no PETSc report with
+a traceback, no MPI_ABORT banner), except under -error_trace.
+
 Cases: a model whose binary does not match its header; a negative, a NaN and
 a 1e-30 m/s velocity in a model file, and -vp 1e-30; a source and a receiver
 outside the model; a malformed geometry line (1 and 2 ranks) and 0x64 as a
@@ -58,6 +61,7 @@ import common as c
 
 DX = 10.0
 SMALL = ["-mode", "forward", "-vp", 2000, "-nx", 30, "-nz", 20, "-dx", DX, "-nt", 20, "-f0", 10]
+MAX_LINES = 2  # a user error's report: its message once (a line, or two where it quotes a file)
 TIMEOUT = 120  # per run: a hang (e.g. one rank erroring alone) must not stall the suite
 
 failures = []
@@ -77,6 +81,14 @@ def shot_files(outdir):
     if not os.path.isdir(outdir):
         return []
     return sorted(f for f in os.listdir(outdir) if "shot" in f.lower())
+
+
+def error_report(out):
+    """What a run printed from its first error line on: the lines before it
+    are the run's account of its set-up and its warnings."""
+    lines = c.program_lines(out)
+    first = next((k for k, line in enumerate(lines) if re.search(r"error|petsc", line, re.I)), len(lines))
+    return lines[first:]
 
 
 def case(name, nranks, args, outdir, expect, no_output=True):
@@ -100,6 +112,10 @@ def case(name, nranks, args, outdir, expect, no_output=True):
     if missing:
         failures.append(f"{name}: the message does not name {', '.join(missing)}; it says:\n      "
                         + msg.replace("\n", "\n      "))
+    report = error_report(out)
+    if "PETSC ERROR" in out or "MPI_ABORT" in out or len(report) > MAX_LINES:
+        failures.append(f"{name}: an error report of {len(report)} lines, not a short message (at most {MAX_LINES}, no "
+                        "PETSc report or MPI_ABORT banner):\n      " + out.replace("\n", "\n      "))
     if "Option left" in out:  # PETSc's list of options not yet read: noise after an error in another
         failures.append(f"{name}: PETSc's 'Option left' list follows the error:\n      " + out.replace("\n", "\n      "))
     if no_output:
@@ -254,6 +270,12 @@ def main():
         case("source outside the model", 1, SMALL + ["-geometry", g], scr.sub("o_src"),
              [has("line 5"), ("shot 1", lambda low, out: re.search(r"shot\s*#?\s*1\b", low) is not None),
               num(987.5)])
+
+        # -error_trace: the same error with PETSc's full report and its traceback
+        status, out = c.run_status(2, SMALL + ["-geometry", g, "-error_trace"], scr.sub("o_src_trace"), timeout=TIMEOUT)
+        if status == 0 or not re.search(r"PETSC ERROR: #\d+ \w+\(\) at .*geometry\.c", out) or "line 5" not in out:
+            failures.append("-error_trace: no PETSc report naming geometry.c in its traceback:\n      "
+                            + out.replace("\n", "\n      "))
 
         # receiver outside the model: line 4, depth below the bottom
         g = scr.sub("rec_out.txt")

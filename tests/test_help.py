@@ -4,7 +4,8 @@ docs/options.md documents (so the reference and the program cannot drift).
 Defaults are real values or "auto", never placeholders: -nrec, the depths,
 the bounds, -wavefield_memory and -da_processors_* show auto, -t0 shows
 1.5/f0 (0.15 s at the default -f0, 0.05 s with -f0 30).  With -mode invert it
-also lists the TAO options (-tao_type, -tao_max_it with halofwi's 20)."""
+also lists the TAO options (-tao_type, -tao_max_it with halofwi's 20).
+-gpu_tile's text names both values of its default (PETSc shows the first)."""
 import os
 import re
 
@@ -42,6 +43,9 @@ with scr:
     t0 = default_of(c.run(1, ["-help", "-f0", 30], scr.sub("out_f0")), "-t0")
     c.check(abs(float(t0) - 0.05) < 1e-12, f"-help -f0 30 shows -t0 <{t0}>, expected 1.5/30 = 0.05")
     c.check(not re.search(r"^\s*-tao_", out, flags=re.M), "-help in -mode forward lists TAO options, which only -mode invert reads")
+    # PETSc shows an array option's first value only: the text names the whole default
+    tile = re.search(r"^\s*-gpu_tile <.*", out, flags=re.M)
+    c.check(tile and re.search(r"default \d+,\d+", tile.group(0)), f"-help's -gpu_tile line names no whole default ROWS,RUN: {tile and tile.group(0)}")
 
     inv = c.run(1, ["-help", "-mode", "invert"], scr.sub("out_invert"))
     c.check(default_of(inv, "-tao_type") == "blmvm", f"-help -mode invert shows -tao_type <{default_of(inv, '-tao_type')}>, expected blmvm")
