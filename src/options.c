@@ -427,6 +427,9 @@ PetscErrorCode OptionsParse(MPI_Comm comm, Options *o)
   PetscCall(ReadOutput(PetscOptionsObject, o));
   PetscCall(ReadInversion(PetscOptionsObject, o));
   PetscOptionsEnd();
+  /* TAO lists and reads it (ReadTaoOptions, TaoSetFromOptions); the planner needs it now */
+  o->tao_max_it = INVERT_DEFAULT_MAX_IT;
+  if (o->mode == MODE_INVERT) PetscCall(PetscOptionsGetInt(NULL, NULL, "-tao_max_it", &o->tao_max_it, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -473,10 +476,7 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
   PetscCheck(o->progress_interval >= 0 && !PetscIsInfOrNanReal(o->progress_interval), comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-progress_interval %.6g: expected 0 (no progress lines) or more seconds", (double)o->progress_interval);
   if (o->mode == MODE_INVERT) { /* TAO takes -1 without a word */
-    PetscInt  max_it;
-    PetscBool set;
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-tao_max_it", &max_it, &set));
-    PetscCheck(!set || max_it >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tao_max_it %" PetscInt_FMT ": expected 0 or more iterations per band", max_it);
+    PetscCheck(o->tao_max_it >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tao_max_it %" PetscInt_FMT ": expected 0 or more iterations per band", o->tao_max_it);
   }
   PetscCheck(o->cfl > 0 && o->cfl <= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cfl %.6g: expected a fraction of the stability limit in (0, 2]", (double)o->cfl);
   PetscCheck(!o->vp_min || !o->vp_max || o->vp_min < o->vp_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vp_min %.6g is not below -vp_max %.6g: expected vp_min < vp_max",

@@ -107,6 +107,7 @@ typedef struct {
   PetscReal source_taper;        /* metres: gradient tapered to zero at the sources over this radius; -1: auto */
   PetscReal receiver_taper;      /* likewise at the receivers */
   PetscInt  nbands;
+  PetscInt  tao_max_it;          /* iterations per band: TAO's -tao_max_it, INVERT_DEFAULT_MAX_IT unless given */
   PetscReal bands[MAX_BANDS];    /* low-pass cut-offs (Hz), one inversion per band; none = the data as given */
   PetscBool restart;
   PetscBool unused_warn;         /* options nobody reads: a warning, not an error */

@@ -42,17 +42,13 @@ static const double HostLinkCost[2] = {11.1, 5.8};
 static const char *const keeps[NMETHODS] = {"the Laplacian term of every step and cell", "the layer band of every step, 2 fields"};
 
 /* How often one store serves: every shot of the busiest group, in every
-   evaluation (an inversion's: at least one per iteration, -tao_max_it
-   or the default). */
-static PetscErrorCode StoreUses(const Options *o, const Layout *l, const Geometry *geo, double *uses)
+   evaluation (an inversion's: at least one per iteration, -tao_max_it or
+   the default, in every band). */
+static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
 {
-  PetscInt  its = INVERT_DEFAULT_MAX_IT;
-  PetscBool set;
+  const double evaluations = o->mode == MODE_INVERT ? (double)(o->tao_max_it + 1) * PetscMax(o->nbands, 1) : 1;
 
-  PetscFunctionBeginUser;
-  if (o->mode == MODE_INVERT) PetscCall(PetscOptionsGetInt(NULL, NULL, "-tao_max_it", &its, &set));
-  *uses = (double)((geo->nshots + l->ngroups - 1) / l->ngroups) * (o->mode == MODE_INVERT ? (double)its + 1 : 1);
-  PetscFunctionReturn(0);
+  return (double)((geo->nshots + l->ngroups - 1) / l->ngroups) * evaluations;
 }
 
 /* What a method needs on a rank (bytes): backend fields, the stored steps,
@@ -176,7 +172,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     cells *= (double)g->N[a];
     core *= (double)g->n[a];
   }
-  PetscCall(StoreUses(o, l, geo, &uses));
+  uses = StoreUses(o, l, geo);
   PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-9s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
   for (PetscInt k = 0; k < NMETHODS; k++) {
     device[k] = OnDevice(ops, where, &most.need[k], device_budget);
@@ -194,7 +190,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
   if (ops->first_use[g->dim > 2] > 0)
-    PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, over the %.0f shot%s x evaluations it serves)\n",
+    PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
                           ops->first_use[g->dim > 2], uses, uses == 1 ? "" : "s"));
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, ops, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
   plan->method = (GradientMethod)(chosen + 1);

@@ -6,8 +6,8 @@
    H200), and the boundary method must be chosen; likewise under
    -wavefield_storage host.  On the CPU backend mapping the store's fresh
    memory counts: a single gradient takes the boundary method, and an
-   inversion, whose store serves every evaluation, full storage; so do 12
-   shots on one rank. */
+   inversion, whose store serves every evaluation of every band, full
+   storage; so do 12 shots on one rank. */
 #include "plan.h"
 #include "setup.h"
 #include "timeaxis.h"
@@ -96,6 +96,11 @@ int main(int argc, char **argv)
   PetscCall(Expect("CPU backend, an inversion", &plan, GRADIENT_FULL, &failed));
   PetscCall(Choose(&KernelOpsCPU, "-nshots 12", &plan));
   PetscCall(Expect("CPU backend, 12 shots", &plan, GRADIENT_FULL, &failed));
+  /* 2 evaluations of one shot map the store as a single gradient nearly does; in each of 6 bands, 12 uses as 12 shots */
+  PetscCall(Choose(&KernelOpsCPU, "-mode invert -tao_max_it 1", &plan));
+  PetscCall(Expect("CPU backend, an inversion of 1 iteration", &plan, GRADIENT_BOUNDARY, &failed));
+  PetscCall(Choose(&KernelOpsCPU, "-mode invert -tao_max_it 1 -bands 3,4,5,6,7,8", &plan));
+  PetscCall(Expect("CPU backend, an inversion of 1 iteration in each of 6 bands", &plan, GRADIENT_FULL, &failed));
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_plan: %s\n", failed ? "FAILED" : "all choices as expected"));
   PetscCall(PetscFinalize());
