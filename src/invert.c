@@ -182,7 +182,10 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   }
   if (its == 0) {
     inv->J0 = f;
-    if (TaoMonitored()) PetscCall(PetscPrintf(inv->obj.e.l.world, "band %" PetscInt_FMT ": -tao_monitor shows TAO's objective, the misfit x %.6g, and its gradient's norm likewise (the band's scale, fixed at its first evaluation)\n", inv->band + 1, inv->scale));
+    if (TaoMonitored())
+      PetscCall(PetscPrintf(inv->obj.e.l.world,
+                            "band %" PetscInt_FMT ": -tao_monitor shows TAO's objective, the misfit x %.6g, and its gradient's norm likewise (the band's scale, fixed at its first evaluation)\n",
+                            inv->band + 1, inv->scale));
   } else inv->iteration++;
   its += inv->band_its;
   if (its > 0) {
