@@ -20,22 +20,23 @@ def coordinates_path(path):
     return candidate if os.path.exists(candidate) else None
 
 
-def read_coordinates(path):
+COORDINATE_ROWS = ("sx", "sy", "sz", "gx", "gy", "gz")
+
+
+def read_coordinates(path, cpath=None):
     """Source and receiver positions of gather PATH as a dict of arrays, one
-    value per trace: sx, sy, gx, gy (m; y zero in 2D); None without a
-    coordinate file.  The file is RSF with one column of keys per trace
-    (n1 = keys, n2 = traces) and key_K="NAME" naming column K (0-based)."""
-    cpath = coordinates_path(path)
+    value per trace: sx, sy, sz, gx, gy, gz (m, the survey's coordinates);
+    None without a coordinate file.  The file (cpath, default the one beside
+    the gather) is the RSF halofwi writes: n1 = 6 rows, source x, y, depth
+    and receiver x, y, depth, by n2 = traces (native_double)."""
+    cpath = cpath or coordinates_path(path)
     if cpath is None:
         return None
-    table, hdr = rsf.read(cpath)
+    table, _ = rsf.read(cpath)
     table = table.reshape(table.shape[0], -1)
-    names = {hdr["key_%d" % k]: k for k in range(table.shape[0]) if "key_%d" % k in hdr}
-    missing = [k for k in ("sx", "gx") if k not in names]
-    if missing:
-        raise ValueError("%s: no column named %s (keys: %s)" % (cpath, ", ".join(missing), ", ".join(sorted(names)) or "none"))
-    column = {k: table[names[k]].astype(np.float64) if k in names else np.zeros(table.shape[1]) for k in ("sx", "sy", "gx", "gy")}
-    return column
+    if table.shape[0] != len(COORDINATE_ROWS):
+        raise ValueError("%s: n1=%d, expected %d rows (source x, y, depth, receiver x, y, depth)" % (cpath, table.shape[0], len(COORDINATE_ROWS)))
+    return {k: table[i].astype(np.float64) for i, k in enumerate(COORDINATE_ROWS)}
 
 
 def trace_positions(coords, ntraces, axis="offset"):

@@ -9,6 +9,8 @@ exits 77, skipped, without matplotlib):
   the title; --agc and --tpow gains (t^P exactly; AGC evens a trace whose
   amplitude grows 1000 times to within 2 times between its first and last
   quarters); a bad gain option refused;
+- qc: observed | modelled | residual side by side, one colour scale,
+  placed by qc/shot_NNNN_coords.rsf; --coords names a coordinate file;
 - snapshot: titled with its time (recorded sample x the run's interval);
 - 3D model: the depth slice with y increasing upward, as maps are read."""
 import importlib.machinery
@@ -74,12 +76,24 @@ def main():
         data = rsf.read(shot)[0]
         rsf.write(os.path.join(placed, "shot_0000.rsf"), data, d=[dt, 1])
         gx = 30.0 * np.arange(nrec)
-        table = np.stack([np.full(nrec, 300.0), np.zeros(nrec), gx, np.zeros(nrec)])
-        rsf.write(os.path.join(placed, "shot_0000_coords.rsf"), table, key_0="sx", key_1="sy", key_2="gx", key_3="gy")
+        # rows: source x, y, depth, receiver x, y, depth (float32 here: scripts/rsf.py writes no doubles)
+        table = np.stack([np.full(nrec, 300.0), np.zeros(nrec), np.full(nrec, 20.0), gx, np.zeros(nrec), np.full(nrec, 10.0)])
+        rsf.write(os.path.join(placed, "shot_0000_coords.rsf"), table)
         for axis, label, lim in (("offset", "offset (m)", (-315.0, 285.0)), ("receiver_x", "receiver x (m)", (-15.0, 585.0))):
             ax = plot.plot_gather(os.path.join(placed, "shot_0000.rsf"), scr.sub("p.png"), clip=90.0, axis=axis).axes[0]
             c.check(ax.get_xlabel() == label and near(ax.get_xlim(), lim), f"--x {axis}: '{ax.get_xlabel()}' over {ax.get_xlim()}, expected '{label}' over {lim}")
         c.check("clip 90%" in ax.get_title(), f"--clip 90 is not in the title '{ax.get_title()}'")
+        ax = plot.plot_gather(shot, scr.sub("p.png"), coords=os.path.join(placed, "shot_0000_coords.rsf")).axes[0]
+        c.check(ax.get_xlabel() == "offset (m)", f"--coords: x axis '{ax.get_xlabel()}'")
+
+        # qc: observed | modelled | residual on one scale, placed by qc/shot_NNNN_coords.rsf
+        for part, scale in (("observed", 1.0), ("modelled", 0.5), ("residual", -0.5)):
+            rsf.write(os.path.join(placed, "band_1_shot_0000_%s.rsf" % part), scale * data, d=[dt, 1])
+        fig = plot.plot_qc(os.path.join(placed, "band_1_shot_0000_modelled.rsf"), scr.sub("q.png"))
+        panels = [a for a in fig.axes if a.get_title() in ("observed", "modelled", "residual")]
+        limits = {a.images[0].get_clim() for a in panels}
+        c.check(len(panels) == 3 and all(a.get_xlabel() == "offset (m)" for a in panels) and len(limits) == 1,
+                f"plot qc: panels {[a.get_title() for a in panels]}, x axes {[a.get_xlabel() for a in panels]}, colour limits {limits}")
 
         # gains
         t = np.arange(nt) * dt
