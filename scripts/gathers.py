@@ -102,11 +102,13 @@ _SNAPSHOT = re.compile(r"snapshot_(\d+)_(\d+)\.rsf$")
 
 
 def snapshot_time(path, hdr):
-    """The time (s) of wavefield snapshot PATH, or None: the header's time=
-    where it has one, else its recorded sample (snapshot_SHOT_SAMPLE.rsf)
-    times the interval of the run's shot gather beside it."""
-    if "time" in hdr:
-        return float(hdr["time"])
+    """The time (s) of wavefield snapshot PATH, or None: o of the header's
+    axis of one sample labelled Time where it has one, else its recorded
+    sample (snapshot_SHOT_SAMPLE.rsf) times the interval of the run's shot
+    gather beside it."""
+    for k in range(1, 10):
+        if hdr.get("label%d" % k) == "Time" and rsf.axis(hdr, k)[0] == 1:
+            return rsf.axis(hdr, k)[2]
     m = _SNAPSHOT.search(os.path.basename(path))
     if not m:
         return None
