@@ -27,7 +27,7 @@ static PetscErrorCode ParseShots(const Objective *obj, Qc *qc)
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(nshots, &qc->chosen));
-  PetscCall(PetscStrncpy(copy, o->qc_shots, sizeof copy));
+  PetscCall(PetscStrncpy(copy, strcmp(o->qc_shots, "none") ? o->qc_shots : "", sizeof copy));
   for (word = strtok_r(copy, ",", &rest); word; word = strtok_r(NULL, ",", &rest)) {
     char *end;
     long  v;
