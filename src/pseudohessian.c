@@ -56,16 +56,25 @@ PetscErrorCode PseudoHessian(Objective *obj, const float *vp, double *energy)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode PseudoHessianName(FileFormat format, PetscInt band, char name[PETSC_MAX_PATH_LEN])
+{
+  char stem[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(stem, sizeof stem, "illumination_%" PetscInt_FMT, band + 1));
+  PetscCall(OutputName(stem, format, name));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PseudoHessianWrite(Objective *obj, const double *energy, PetscInt band)
 {
-  char   stem[64], name[PETSC_MAX_PATH_LEN];
+  char   name[PETSC_MAX_PATH_LEN];
   float *e;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &e));
   for (PetscInt c = 0; c < obj->ms.nlocal; c++) e[c] = (float)energy[c];
-  PetscCall(PetscSNPrintf(stem, sizeof stem, "illumination_%" PetscInt_FMT, band + 1));
-  PetscCall(OutputName(stem, obj->o->output_format, name));
+  PetscCall(PseudoHessianName(obj->o->output_format, band, name));
   /* this run's own file: an earlier run's was refused at the start (QcCreate) */
   PetscCall(ObjectiveWriteModel(obj, name, "illumination", e, PETSC_TRUE));
   PetscCall(PetscFree(e));

@@ -1,5 +1,4 @@
 #include "qc.h"
-#include "output.h"
 #include "pseudohessian.h"
 #include "rsf.h"
 #include "util.h"
@@ -41,15 +40,24 @@ static PetscErrorCode ParseShots(const Objective *obj, Qc *qc)
   PetscFunctionReturn(0);
 }
 
+/* The results' rule (output.h): an earlier run's file is not replaced. */
+static PetscErrorCode RefuseExisting(const char *path)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(access(path, F_OK), PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s exists: refusing to overwrite results (pass -overwrite to replace them, or choose another -output_dir)",
+             path);
+  PetscFunctionReturn(0);
+}
+
 /* Rank 0: -output_dir/qc, and an earlier run's QC files that this run
-   would replace refused (the results' rule, output.h). */
+   would write refused, unless -overwrite or -restart. */
 static PetscErrorCode PrepareFolder(void *ctx)
 {
   const Objective *obj    = ((const void **)ctx)[0];
   const Qc        *qc     = ((const void **)ctx)[1];
   const Options   *o      = obj->o;
   const PetscInt   nbands = PetscMax(o->nbands, 1);
-  char             path[PETSC_MAX_PATH_LEN], stem[64], name[PETSC_MAX_PATH_LEN];
+  char             path[PETSC_MAX_PATH_LEN], name[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/qc", o->output_dir));
@@ -59,14 +67,12 @@ static PetscErrorCode PrepareFolder(void *ctx)
     for (PetscInt s = 0; s < obj->e.geo.nshots; s++)
       for (PetscInt p = 0; p < 3 && qc->chosen[s]; p++) {
         PetscCall(QcPath(o->output_dir, b, s, qc_parts[p], path));
-        PetscCheck(access(path, F_OK), PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s exists: refusing to overwrite results (pass -overwrite to replace them, or choose another -output_dir)",
-                   path);
+        PetscCall(RefuseExisting(path));
       }
-    PetscCall(PetscSNPrintf(stem, sizeof stem, "illumination_%" PetscInt_FMT, b + 1));
-    PetscCall(OutputName(stem, o->output_format, name));
+    if (!o->qc_illumination) continue;
+    PetscCall(PseudoHessianName(o->output_format, b, name));
     PetscCall(PetscSNPrintf(path, sizeof path, "%s/%s", o->output_dir, name));
-    PetscCheck(!o->qc_illumination || access(path, F_OK), PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
-               "%s exists: refusing to overwrite results (pass -overwrite to replace them, or choose another -output_dir)", path);
+    PetscCall(RefuseExisting(path));
   }
   PetscFunctionReturn(0);
 }

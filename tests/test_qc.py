@@ -87,6 +87,11 @@ def main():
         open(qc_path(stale, 2, 1, "modelled"), "w").close()
         log = c.run(1, inv + ["-qc_shots", 1], stale, expect_fail=True)
         c.check("band_2_shot_0001_modelled.rsf exists" in (c.error_message(log) or log), f"an earlier run's QC file is not refused: {c.error_message(log)}")
+        lit = scr.sub("lit")
+        os.makedirs(lit)
+        open(os.path.join(lit, "illumination_2.rsf"), "w").close()
+        log = c.run(1, inv, lit, expect_fail=True)
+        c.check("illumination_2.rsf exists" in (c.error_message(log) or log), f"an earlier run's illumination is not refused: {c.error_message(log)}")
 
         try:
             import matplotlib  # noqa: F401
