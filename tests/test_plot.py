@@ -86,6 +86,12 @@ def main():
         c.check("clip 90%" in ax.get_title(), f"--clip 90 is not in the title '{ax.get_title()}'")
         ax = plot.plot_gather(shot, scr.sub("p.png"), coords=os.path.join(placed, "shot_0000_coords.rsf")).axes[0]
         c.check(ax.get_xlabel() == "offset (m)", f"--coords: x axis '{ax.get_xlabel()}'")
+        # unevenly spaced receivers (some dropped): cells between the midpoints, time still down
+        rsf.write(os.path.join(placed, "shot_0001.rsf"), data[:, :5], d=[dt, 1])
+        rsf.write(os.path.join(placed, "shot_0001_coords.rsf"), np.stack([np.full(5, 100.0), np.zeros(5), np.zeros(5), [0.0, 10, 30, 70, 150], np.zeros(5), np.zeros(5)]))
+        ax = plot.plot_gather(os.path.join(placed, "shot_0001.rsf"), scr.sub("u.png")).axes[0]
+        c.check(near(ax.get_xlim(), (-105.0, 90.0)) and near(ax.get_ylim(), ((nt - 0.5) * dt, -0.5 * dt)),
+                f"uneven receivers: x over {ax.get_xlim()}, time over {ax.get_ylim()}")
 
         # qc: observed | modelled | residual on one scale, placed by qc/shot_NNNN_coords.rsf
         for part, scale in (("observed", 1.0), ("modelled", 0.5), ("residual", -0.5)):
