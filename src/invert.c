@@ -7,6 +7,7 @@
 #include "objective.h"
 #include "output.h"
 #include "pseudohessian.h"
+#include "qc.h"
 #include "smoothing.h"
 #include "replay.h"
 #include "stop.h"
@@ -45,6 +46,7 @@ typedef struct {
   PetscBool      stopped;   /* on request (stop.h) */
   PetscInt       nrows, maxrows; /* misfit.csv so far */
   MisfitRow     *rows;
+  Qc             qc;        /* -qc_shots */
 } Inversion;
 
 /* TAO's variable of a velocity: v, or 1/v. */
@@ -347,6 +349,7 @@ static PetscErrorCode Precondition(Inversion *inv, Tao tao)
   if (inv->precond) {
     PetscCall(ModelFromVec(inv, inv->X));
     PetscCall(PseudoHessian(&inv->obj, inv->vp, inv->precond));
+    if (inv->o->qc_illumination && !inv->band_its) PetscCall(PseudoHessianWrite(&inv->obj, inv->precond, inv->band));
     /* in slowness the Hessian takes (dv/ds)^2 = v^4 */
     for (PetscInt c = 0; c < n && inv->slowness; c++) inv->precond[c] *= PetscSqr(PetscSqr((double)inv->vp[c]));
     for (PetscInt c = 0; c < n; c++) peak = PetscMax(peak, inv->precond[c]);
@@ -430,7 +433,15 @@ static PetscErrorCode SolveBand(Inversion *inv)
   inv->evals        = 0;
   inv->band_seconds = 0;
   inv->band_its     = 0;
+  if (inv->o->qc_illumination && !inv->precond) {
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(QcIllumination(&inv->obj, inv->vp, inv->band));
+  }
   while (more) PetscCall(SolveStage(inv, &more));
+  if (!inv->stopped && inv->qc.nchosen) {
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(QcWriteBand(&inv->obj, &inv->qc, inv->vp, inv->band));
+  }
   {
     char what[32];
     PetscCall(PetscSNPrintf(what, sizeof what, "band %" PetscInt_FMT " ", inv->band + 1));
@@ -493,6 +504,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(PetscPrintf(world, "gradient tapered within %.4g m of the sources and %.4g m of the receivers (-source_taper, -receiver_taper)\n", (double)radius[0], (double)radius[1]));
     PetscCall(ObjectiveCheckFreeCells(&inv.obj, inv.weight, radius));
   }
+  PetscCall(QcCreate(&inv.obj, &inv.qc));
   for (inv.band = 0; inv.band < nbands && !inv.stopped; inv.band++) {
     inv.fcut = o->nbands ? o->bands[inv.band] : 0;
     PetscCall(SolveBand(&inv));
@@ -509,6 +521,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   }
   PetscCall(ReplayDestroy(&inv.replay));
   PetscCall(PetscFree(inv.rows));
+  PetscCall(QcDestroy(&inv.qc));
   PetscCall(PetscFree4(inv.weight, inv.vp, inv.grad, inv.gx));
   PetscCall(PetscFree(inv.precond));
   PetscCall(PetscFree(inv.work));

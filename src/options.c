@@ -370,6 +370,10 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(OptionsRealList(PetscOptionsObject, "-bands", "Low-pass cut-offs (Hz), comma separated: one inversion per band, the model carried over", "none",
                             "cut-offs in Hz, comma separated, at most " PetscStringize(MAX_BANDS), MAX_BANDS, o->bands, &o->nbands, &set));
   PetscCall(PetscOptionsBool("-restart", "Carry on an interrupted inversion in -output_dir", NULL, o->restart, &o->restart, NULL));
+  PetscCall(PetscOptionsString("-qc_shots", "Invert: shots (0-based, comma separated) whose observed, modelled and residual gathers are written to -output_dir/qc after each band",
+                               NULL, "none", o->qc_shots, sizeof o->qc_shots, NULL));
+  PetscCall(PetscOptionsBool("-qc_illumination", "Invert: the pseudo-Hessian's diagonal (source illumination) of each band's starting model as illumination_B.rsf", NULL,
+                             o->qc_illumination, &o->qc_illumination, NULL));
   PetscFunctionReturn(0);
 }
 

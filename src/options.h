@@ -110,6 +110,9 @@ typedef struct {
   PetscInt  tao_max_it;          /* iterations per band: TAO's -tao_max_it, INVERT_DEFAULT_MAX_IT unless given */
   PetscReal bands[MAX_BANDS];    /* low-pass cut-offs (Hz), one inversion per band; none = the data as given */
   PetscBool restart;
+  /* quality control (qc.h) */
+  char      qc_shots[PETSC_MAX_PATH_LEN]; /* shots whose gathers are written per band, comma separated; empty or "none": none */
+  PetscBool qc_illumination;              /* the pseudo-Hessian's diagonal per band */
   PetscBool unused_warn;         /* options nobody reads: a warning, not an error */
 } Options;
 

@@ -1,5 +1,6 @@
 #include "pseudohessian.h"
 #include "exactsum.h"
+#include "output.h"
 #include "snapshot.h"
 
 typedef struct {
@@ -52,5 +53,30 @@ PetscErrorCode PseudoHessian(Objective *obj, const float *vp, double *energy)
   for (PetscInt c = 0; c < en.n; c++) energy[c] = ExactSumValue(&sum[c]);
   PetscCall(PetscFree(sum));
   PetscCall(PetscFree(en.u));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PseudoHessianName(FileFormat format, PetscInt band, char name[PETSC_MAX_PATH_LEN])
+{
+  char stem[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(stem, sizeof stem, "illumination_%" PetscInt_FMT, band + 1));
+  PetscCall(OutputName(stem, format, name));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PseudoHessianWrite(Objective *obj, const double *energy, PetscInt band)
+{
+  char   name[PETSC_MAX_PATH_LEN];
+  float *e;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &e));
+  for (PetscInt c = 0; c < obj->ms.nlocal; c++) e[c] = (float)energy[c];
+  PetscCall(PseudoHessianName(obj->o->output_format, band, name));
+  /* this run's own file: an earlier run's was refused at the start (QcCreate) */
+  PetscCall(ObjectiveWriteModel(obj, name, "illumination", e, PETSC_TRUE));
+  PetscCall(PetscFree(e));
   PetscFunctionReturn(0);
 }
