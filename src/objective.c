@@ -174,7 +174,7 @@ PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weigh
 {
   const Options   *o     = obj->o;
   const ModelInfo *m     = &obj->e.m;
-  const PetscReal  depth = (m->n[0] - 1) * m->d[0];
+  const PetscReal  depth = m->o[0] + (m->n[0] - 1) * m->d[0];
   double           most  = 0;
   char             tapers[128];
 

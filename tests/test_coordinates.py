@@ -5,7 +5,8 @@ depth 100 m, x 500,000 m, on the line y = 6,000,000 m (RSF o1, o2, o3).
 (a) the model's origin: a survey in absolute coordinates (text file, and a
     regular survey's depths) on the placed model gives the gathers of the
     same survey relative to an unplaced model, bit for bit; the gradient
-    likewise.  Gathers, their coordinate files (read with scripts/rsf.py),
+    likewise, and -fix_above is a depth in those coordinates.  Gathers,
+    their coordinate files (read with scripts/rsf.py),
     snapshots and the gradient carry the origin, labels and units; a source
     outside is named with the model's extent in absolute coordinates.
 (b) a model in xdr_float (big-endian) gives the native model's gathers bit
@@ -128,6 +129,14 @@ def part_a(scr, vp, zero_model, placed_model, ref):
     check_header(os.path.join(scr.sub("g1"), "gradient.rsf"), {"o1": "100", "o2": "500000", "unit1": "m", "unit2": "m", "label2": "X"},
                  "(a) gradient")
     print("  (a) gradient: bit for bit equal, its header placed", flush=True)
+
+    # -fix_above is a depth in the same coordinates: 150 m keeps the 5 rows from 100 m
+    c.run(1, ["-mode", "invert", "-vp", m, "-geometry", geo_abs, "-observed_dir", out, "-fix_above", 150.0, "-vp_max", 3500.0,
+              "-tao_max_it", 1] + TIME, scr.sub("inv"), timeout=TIMEOUT)
+    v = c.read_rsf(os.path.join(scr.sub("inv"), "vp.rsf"))[0]  # (nx, nz)
+    kept, free = np.all(v[:, :5] == 2300.0), np.any(v[:, 5] != 2300.0)
+    c.check(kept and free, f"(a) -fix_above 150 on a model from 100 m: rows 0-4 kept {kept}, row 5 changed {free}: expected both")
+    print("  (a) -fix_above 150 m keeps the rows above 150 m of the placed model", flush=True)
 
     bad = absolute(SHOTS)
     bad[1] = ((ORIGIN[1] - 50.0, ORIGIN[0] + 20.0), bad[1][1])
