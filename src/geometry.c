@@ -272,8 +272,8 @@ static PetscErrorCode PrintDropped(MPI_Comm comm, const Geometry *g, const Petsc
     shots += lost[s] > 0;
   }
   if (!total) PetscFunctionReturn(0);
-  PetscCall(PetscPrintf(comm, "-drop_outside: %" PetscInt_FMT " receivers outside the model dropped, from %" PetscInt_FMT " of %" PetscInt_FMT " shots (shot: receivers dropped)", total,
-                        shots, g->nshots));
+  PetscCall(PetscPrintf(comm, "-drop_outside: %" PetscInt_FMT " receiver%s outside the model dropped, from %" PetscInt_FMT " of %" PetscInt_FMT " shots (shot: receivers dropped)",
+                        total, total == 1 ? "" : "s", shots, g->nshots));
   for (PetscInt s = 0, k = 0; s < g->nshots && k < most; s++)
     if (lost[s]) PetscCall(PetscPrintf(comm, "%s %" PetscInt_FMT ": %" PetscInt_FMT, k++ ? "," : "", s, lost[s]));
   PetscCall(PetscPrintf(comm, "%s\n", shots > most ? ", ..." : ""));
