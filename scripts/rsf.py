@@ -3,7 +3,7 @@
 A header is text of key=value pairs (values may be quoted); `in=` names the
 raw data file, relative to the header's folder or absolute; the data are
 float32 (native_float: little-endian, xdr_float: big-endian) or float64
-(native_double: halofwi's shot_NNNN_coords.rsf) with n1 fastest.  `read`
+(native_double: halofwi's coords_NNNN.rsf) with n1 fastest.  `read`
 returns an array of shape (n1, n2[, n3 ...]) (trailing axes of length 1
 dropped) and the header as a dict of strings.
 """

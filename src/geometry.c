@@ -324,18 +324,14 @@ PetscErrorCode GeometryValidate(MPI_Comm comm, Geometry *g, PetscInt dim, const 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GeometryWriteCoords(const Geometry *g, PetscInt s, const char *gather_path, PetscBool overwrite)
+PetscErrorCode GeometryWriteCoords(const Geometry *g, PetscInt s, const char *path, PetscBool overwrite)
 {
   static const int order[3] = {1, 2, 0}; /* x, y, depth */
   const PetscInt   nrec     = g->rec_start[s + 1] - g->rec_start[s];
-  const size_t     len      = strlen(gather_path);
-  const size_t     stem     = len - (len > 4 && !strcmp(gather_path + len - 4, ".rsf") ? 4 : 0);
-  char             path[PETSC_MAX_PATH_LEN];
   RsfAxes          axes = {0};
   double          *c;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(path, sizeof path, "%.*s_coords.rsf", (int)stem, gather_path));
   RsfAxesAdd(&axes, 6, 1, 0, "source x y depth, receiver x y depth", "m");
   RsfAxesAdd(&axes, nrec, 1, 0, "Receiver", "");
   PetscCall(PetscMalloc1(6 * (size_t)nrec, &c));

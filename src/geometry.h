@@ -56,11 +56,10 @@ PetscErrorCode GeometryRegular(PetscInt dim, const PetscInt n[3], const PetscRea
    left with none is an error.  Collective (g is the same on every rank). */
 PetscErrorCode GeometryValidate(MPI_Comm comm, Geometry *g, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscBool drop);
 
-/* Serial: beside shot s's gather PATH.rsf, PATH_coords.rsf holds its
-   source and receivers in the survey's coordinates (metres, doubles): one
-   column of 6 per receiver, source x, y, depth then receiver x, y, depth
-   (2D: y is the line's). */
-PetscErrorCode GeometryWriteCoords(const Geometry *g, PetscInt s, const char *gather_path, PetscBool overwrite);
+/* Serial: path (RSF, doubles) gets shot s's source and receivers in the
+   survey's coordinates (metres): one column of 6 per receiver, source x,
+   y, depth then receiver x, y, depth (2D: y is the line's). */
+PetscErrorCode GeometryWriteCoords(const Geometry *g, PetscInt s, const char *path, PetscBool overwrite);
 
 /* Nearest grid cell of a position, per axis. */
 void GeometryCell(const Position *p, PetscInt dim, const PetscReal d[3], PetscInt cell[3]);

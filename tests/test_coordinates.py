@@ -99,10 +99,10 @@ def part_a(scr, vp, zero_model, placed_model, ref):
     check_header(c.gather_path(out, 0), {"o1": "0", "d1": repr(DT), "unit1": "s", "label1": "Time", "label2": "Receiver", "unit2": ""},
                  "(a) gather")
     for s, ((sx, sz), recs) in enumerate(absolute(SHOTS)):
-        xyz, h = rsf.read(os.path.join(out, "shot_%04d_coords.rsf" % s))
+        xyz, h = rsf.read(os.path.join(out, "coords_%04d.rsf" % s))
         want = np.array([[sx, ORIGIN[2], sz, gx, ORIGIN[2], gz] for gx, gz in recs]).T
         c.check(xyz.dtype == np.float64 and xyz.shape == want.shape and np.array_equal(xyz, want) and h["unit1"] == "m",
-                f"(a) shot {s}: shot_{s:04d}_coords.rsf holds {xyz.tolist()} ({xyz.dtype}), expected {want.tolist()}")
+                f"(a) shot {s}: coords_{s:04d}.rsf holds {xyz.tolist()} ({xyz.dtype}), expected {want.tolist()}")
     snap = os.path.join(out, "snapshot_0000_00100.rsf")
     check_header(snap, {"o1": "100", "o2": "500000", "unit1": "m", "unit2": "m", "label1": "Depth", "label2": "X",
                         "n3": "1", "o3": "0.1", "unit3": "s", "label3": "Time"}, "(a) snapshot")
@@ -113,7 +113,7 @@ def part_a(scr, vp, zero_model, placed_model, ref):
     c.run(1, ["-vp", zero_model, "-source_depth", 20.0, "-receiver_depth", 10.0] + reg, scr.sub("reg0"), timeout=TIMEOUT)
     c.run(1, ["-vp", placed_model, "-source_depth", 120.0, "-receiver_depth", 110.0] + reg, scr.sub("reg1"), timeout=TIMEOUT)
     same(gathers(scr.sub("reg0"), 2), gathers(scr.sub("reg1"), 2), "(a) regular survey, depths below o1")
-    xyz = rsf.read(os.path.join(scr.sub("reg1"), "shot_0001_coords.rsf"))[0]
+    xyz = rsf.read(os.path.join(scr.sub("reg1"), "coords_0001.rsf"))[0]
     c.check(xyz[0, 0] == ORIGIN[1] + 400 and xyz[2, 0] == 120.0 and xyz[3, -1] == ORIGIN[1] + 400,
             f"(a) regular survey: shot 1 source at x={xyz[0, 0]} depth {xyz[2, 0]}, last receiver x={xyz[3, -1]}: expected "
             f"{ORIGIN[1] + 400}, 120, {ORIGIN[1] + 400}")
@@ -159,7 +159,7 @@ def part_c(scr, placed_model):
     c.run(1, ["-vp", placed_model, "-geometry", c.write_geometry(scr.sub("kept.txt"), absolute(SHOTS))] + TIME, scr.sub("d2"),
           timeout=TIMEOUT)
     same(gathers(scr.sub("d2"), len(SHOTS)), gathers(scr.sub("d1"), len(SHOTS)), "(c) -drop_outside against the survey without them")
-    xyz = rsf.read(os.path.join(scr.sub("d1"), "shot_0000_coords.rsf"))[0]
+    xyz = rsf.read(os.path.join(scr.sub("d1"), "coords_0000.rsf"))[0]
     c.check(xyz.shape == (6, 4), f"(c) shot 0's coordinates hold {xyz.shape[1]} receivers, expected the 4 kept")
 
     none_left = absolute([SHOTS[0], (SHOTS[1][0], [(-5.0, 10.0), (401.0, 10.0)])])
