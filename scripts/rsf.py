@@ -2,8 +2,10 @@
 
 A header is text of key=value pairs (values may be quoted); `in=` names the
 raw data file, relative to the header's folder or absolute; the data are
-float32 with n1 fastest.  `read` returns an array of shape (n1, n2[, n3 ...])
-(trailing axes of length 1 dropped) and the header as a dict of strings.
+float32 (native_float: little-endian, xdr_float: big-endian) or float64
+(native_double: halofwi's coords_NNNN.rsf) with n1 fastest.  `read`
+returns an array of shape (n1, n2[, n3 ...]) (trailing axes of length 1
+dropped) and the header as a dict of strings.
 """
 import os
 import re
@@ -11,7 +13,7 @@ import re
 import numpy as np
 
 _PAIR = re.compile(r"""([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\S+)""")
-_FORMATS = {"native_float": "<f4", "xdr_float": ">f4"}
+_FORMATS = {"native_float": "<f4", "xdr_float": ">f4", "native_double": "<f8"}
 
 
 def read_header(path):
@@ -65,14 +67,16 @@ def data_path(path, hdr):
 
 
 def read(path):
-    """Return (data, header) of an RSF file; data is float32, Fortran order.
+    """Return (data, header) of an RSF file; data is float32 (float64 for
+    native_double), Fortran order.
     A file that is not such an RSF pair raises ValueError (or OSError) with
     a message that starts with the path."""
     hdr = read_header(path)
     try:
         fmt = hdr.get("data_format", "native_float")
-        if fmt not in _FORMATS or _number(hdr, "esize", int, 4) != 4:
-            raise ValueError("unsupported data_format=%s esize=%s (want native_float, 4)" % (fmt, hdr.get("esize")))
+        size = np.dtype(_FORMATS.get(fmt, "<f4")).itemsize
+        if fmt not in _FORMATS or _number(hdr, "esize", int, size) != size:
+            raise ValueError("unsupported data_format=%s esize=%s (want %s with its size)" % (fmt, hdr.get("esize"), ", ".join(_FORMATS)))
         dims = shape(hdr)
     except ValueError as e:
         raise ValueError("%s: %s" % (path, e)) from None
@@ -80,7 +84,7 @@ def read(path):
     if raw.size != int(np.prod(dims)):
         raise ValueError("%s: %d samples in %s, header says %s"
                          % (path, raw.size, hdr["in"], "x".join(map(str, dims))))
-    return raw.astype(np.float32).reshape(dims, order="F"), hdr
+    return raw.astype(np.float64 if size == 8 else np.float32).reshape(dims, order="F"), hdr
 
 
 def write(path, data, d=None, o=None, **extra):

@@ -131,14 +131,14 @@ static PetscErrorCode WriteWavelets(void *ctx)
 {
   const WaveletFile *wf = (const WaveletFile *)ctx;
   const TimeAxis    *t  = &wf->obj->e.t;
-  const PetscInt     n[2] = {t->nt, wf->ntr};
-  const PetscReal    d[2] = {t->dt, 1}, origin[2] = {0, 0};
-  const char *const  label[2] = {"Time", "Shot"};
+  RsfAxes            axes = {0};
   char               path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
+  RsfAxesAdd(&axes, t->nt, t->dt, 0, "Time", "s");
+  if (wf->ntr > 1) RsfAxesAdd(&axes, wf->ntr, 1, 0, "Shot", "");
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/wavelet_%" PetscInt_FMT ".rsf", wf->obj->o->output_dir, wf->band + 1));
-  PetscCall(RsfWrite(path, wf->ntr > 1 ? 2 : 1, n, d, origin, label, wf->w, PETSC_TRUE));
+  PetscCall(RsfWrite(path, &axes, wf->w, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 

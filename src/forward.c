@@ -23,13 +23,18 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
   if (!l->group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, &all), "the shot's gather", 4.0 * nrec * t->nt);
   PetscCall(ShotGather(l, t->nt, sl, shot, nrec, traces, all));
   if (!l->group_rank) {
-    char              path[PETSC_MAX_PATH_LEN];
-    const PetscInt    n[2]     = {t->nt, nrec};
-    const PetscReal   d[2]     = {t->dt, 1}, origin[2] = {0, 0};
-    const char *const label[2] = {"Time", "Receiver"};
+    char    path[PETSC_MAX_PATH_LEN], coords[PETSC_MAX_PATH_LEN];
+    RsfAxes axes = {0};
+    RsfAxesAdd(&axes, t->nt, t->dt, 0, "Time", "s");
+    RsfAxesAdd(&axes, nrec, 1, 0, "Receiver", "");
     PetscCall(OutputShotPath(o->output_dir, shot, o->output_format, path));
-    if (o->output_format == FORMAT_SEGY) PetscCall(SegyWriteGather(path, &e->geo, shot, e->m.dim, o->segy_origin, t->nt, t->dt, all, o->overwrite));
-    else PetscCall(RsfWrite(path, 2, n, d, origin, label, all, o->overwrite));
+    if (o->output_format == FORMAT_SEGY) PetscCall(SegyWriteGather(path, &e->geo, shot, o->segy_origin, t->nt, t->dt, all, o->overwrite));
+    else {
+      PetscCall(RsfWrite(path, &axes, all, o->overwrite));
+      /* the positions beside it, as a Madagascar flow keeps trace headers; not shot_*.rsf, which a user's loop over gathers takes */
+      PetscCall(PetscSNPrintf(coords, sizeof coords, "%s/coords_%04" PetscInt_FMT ".rsf", o->output_dir, shot));
+      PetscCall(GeometryWriteCoords(&e->geo, shot, coords, o->overwrite));
+    }
     PetscCall(PetscFree(all));
   }
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));

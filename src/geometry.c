@@ -3,6 +3,7 @@
 #include "geometry.h"
 #include "input.h"
 #include "optcheck.h"
+#include "rsf.h"
 #include "util.h"
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +27,15 @@ PetscErrorCode GeometryAlloc(PetscInt nshots, PetscInt nrec, const char *source,
   g->nshots            = nshots;
   g->rec_start[nshots] = nrec;
   PetscFunctionReturn(0);
+}
+
+void GeometrySetOrigin(Geometry *g, const PetscReal origin[3])
+{
+  for (PetscInt a = 0; a < 3; a++) {
+    g->origin[a] = origin[a];
+    for (PetscInt s = 0; s < g->nshots; s++) g->src[s].c[a] -= origin[a];
+    for (PetscInt r = 0; r < g->rec_start[g->nshots]; r++) g->rec[r].c[a] -= origin[a];
+  }
 }
 
 /* One pass over the file: counts shots and receivers, and fills g unless it is NULL. */
@@ -122,13 +132,17 @@ static PetscErrorCode ParseText(void *ctx, Geometry *g)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, Geometry *g)
+PetscErrorCode GeometryRead(MPI_Comm comm, const char *path, PetscInt dim, const PetscReal origin[3], Geometry *g)
 {
   TextSurvey t = {path, dim};
+  PetscReal  place[3] = {origin[0], origin[1], origin[2]};
 
   PetscFunctionBeginUser;
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "geometry dimension %d, expected 2 or 3", (int)dim);
   PetscCall(GeometryShare(comm, path, ParseText, &t, g));
+  if (dim == 2) place[2] = 0; /* the file has no y: the line is the model's */
+  GeometrySetOrigin(g, place);
+  g->origin[2] = origin[2];
   PetscFunctionReturn(0);
 }
 
@@ -183,10 +197,11 @@ static PetscReal Spread(PetscInt i, PetscInt count, PetscReal width)
   return count == 1 ? width / 2 : width * i / (count - 1);
 }
 
-PetscErrorCode GeometryRegular(PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt nshots, PetscInt nrec, PetscReal src_depth,
-                               PetscReal rec_depth, Geometry *g)
+PetscErrorCode GeometryRegular(PetscInt dim, const PetscInt n[3], const PetscReal d[3], const PetscReal origin[3], PetscInt nshots, PetscInt nrec,
+                               PetscReal src_depth, PetscReal rec_depth, Geometry *g)
 {
-  PetscReal width = (n[1] - 1) * d[1], y = dim == 3 ? (n[2] - 1) * d[2] / 2 : 0;
+  const PetscReal width = (n[1] - 1) * d[1], y = dim == 3 ? (n[2] - 1) * d[2] / 2 : 0;
+  const PetscReal zs = src_depth < 0 ? 2 * d[0] : src_depth - origin[0], zr = rec_depth < 0 ? 2 * d[0] : rec_depth - origin[0];
 
   PetscFunctionBeginUser;
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "geometry dimension %d, expected 2 or 3", (int)dim);
@@ -199,54 +214,135 @@ PetscErrorCode GeometryRegular(PetscInt dim, const PetscInt n[3], const PetscRea
              nshots, nrec, (PetscInt64)nshots * nrec, PETSC_MAX_INT, (int)(8 * sizeof(PetscInt)));
   PetscCall(GeometryAlloc(nshots, nshots * nrec, "regular survey", g));
   for (PetscInt s = 0; s < nshots; s++) {
-    g->src[s]       = (Position){{src_depth, Spread(s, nshots, width), y}};
+    g->src[s]       = (Position){{zs, Spread(s, nshots, width), y}};
     g->src_line[s]  = 0;
     g->rec_start[s] = s * nrec;
     for (PetscInt r = 0; r < nrec; r++) {
-      g->rec[s * nrec + r]      = (Position){{rec_depth, Spread(r, nrec, width), y}};
+      g->rec[s * nrec + r]      = (Position){{zr, Spread(r, nrec, width), y}};
       g->rec_line[s * nrec + r] = 0;
     }
   }
+  for (PetscInt a = 0; a < 3; a++) g->origin[a] = origin[a];
   PetscFunctionReturn(0);
 }
 
-/* rec < 0: the source of shot s.  Positions are listed in the file's column order. */
-static PetscErrorCode CheckInside(const Geometry *g, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt s, PetscInt rec, PetscInt line,
-                                  const Position *p)
+/* Does p lie inside the model (within rounding)? */
+static PetscBool Inside(const Position *p, PetscInt dim, const PetscInt n[3], const PetscReal d[3])
+{
+  for (int a = 0; a < dim; a++) {
+    const PetscReal max = (n[a] - 1) * d[a], tol = 1e-9 * PetscMax(max, d[a]);
+    if (!(p->c[a] >= -tol && p->c[a] <= max + tol)) return PETSC_FALSE;
+  }
+  return PETSC_TRUE;
+}
+
+/* The error for a point outside: rec < 0 is the source of shot s.
+   Positions and the model's extent are given in the survey's coordinates,
+   in the file's column order. */
+static PetscErrorCode Outside(const Geometry *g, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt s, PetscInt rec, PetscInt line, const Position *p)
 {
   static const char *const name[3] = {"z", "x", "y"};
-  char                     what[64], where[PETSC_MAX_PATH_LEN + 32], pos[128] = "", box[160] = "";
-  PetscBool                inside = PETSC_TRUE;
+  char                     what[64], where[PETSC_MAX_PATH_LEN + 32], pos[128] = "", box[192] = "";
 
   PetscFunctionBeginUser;
-  for (int a = 0; a < dim; a++) {
-    PetscReal max = (n[a] - 1) * d[a], tol = 1e-9 * PetscMax(max, d[a]);
-
-    if (!(p->c[a] >= -tol && p->c[a] <= max + tol)) inside = PETSC_FALSE;
-  }
-  if (inside) PetscFunctionReturn(0);
   for (int i = 0; i < dim; i++) {
     int    a  = slot[dim - 2][i];
     size_t lp = strlen(pos), lb = strlen(box);
 
-    snprintf(pos + lp, sizeof pos - lp, "%s%s=%.10g", i ? " " : "", name[a], (double)p->c[a]);
-    snprintf(box + lb, sizeof box - lb, "%s%s in [0, %.10g]", i ? ", " : "", name[a], (double)((n[a] - 1) * d[a]));
+    snprintf(pos + lp, sizeof pos - lp, "%s%s=%.10g", i ? " " : "", name[a], (double)(p->c[a] + g->origin[a]));
+    snprintf(box + lb, sizeof box - lb, "%s%s in [%.10g, %.10g]", i ? ", " : "", name[a], (double)g->origin[a], (double)(g->origin[a] + (n[a] - 1) * d[a]));
   }
   if (rec < 0) snprintf(what, sizeof what, "shot %d source", (int)s);
   else snprintf(what, sizeof what, "shot %d receiver %d", (int)s, (int)rec);
   if (line) snprintf(where, sizeof where, "%s %s %d", g->source, g->by_trace ? "trace" : "line", (int)line);
   else snprintf(where, sizeof where, "%s", g->source);
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s (%s) at %s m lies outside the model (%s)", what, where, pos, box);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s (%s) at %s m lies outside the model (%s)%s", what, where, pos, box,
+          rec < 0 ? "" : "; -drop_outside drops such receivers");
 }
 
-PetscErrorCode GeometryValidate(const Geometry *g, PetscInt dim, const PetscInt n[3], const PetscReal d[3])
+/* The shots that lost receivers, briefly: the first few with their counts. */
+static PetscErrorCode PrintDropped(MPI_Comm comm, const Geometry *g, const PetscInt lost[])
 {
+  const PetscInt most = 10;
+  PetscInt       total = 0, shots = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt s = 0; s < g->nshots; s++) {
+    total += lost[s];
+    shots += lost[s] > 0;
+  }
+  if (!total) PetscFunctionReturn(0);
+  PetscCall(PetscPrintf(comm, "-drop_outside: %" PetscInt_FMT " receiver%s outside the model dropped, from %" PetscInt_FMT " of %" PetscInt_FMT " shots (shot: receivers dropped)",
+                        total, total == 1 ? "" : "s", shots, g->nshots));
+  for (PetscInt s = 0, k = 0; s < g->nshots && k < most; s++)
+    if (lost[s]) PetscCall(PetscPrintf(comm, "%s %" PetscInt_FMT ": %" PetscInt_FMT, k++ ? "," : "", s, lost[s]));
+  PetscCall(PetscPrintf(comm, "%s\n", shots > most ? ", ..." : ""));
+  PetscFunctionReturn(0);
+}
+
+/* Removes the receivers outside the model; lost[s] counts shot s's. */
+static PetscErrorCode DropOutside(Geometry *g, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt lost[])
+{
+  PetscInt kept = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt s = 0; s < g->nshots; s++) {
+    const PetscInt first = g->rec_start[s], last = g->rec_start[s + 1];
+
+    g->rec_start[s] = kept; /* kept <= first: the receivers kept move down in place */
+    for (PetscInt r = first; r < last; r++) {
+      if (!Inside(&g->rec[r], dim, n, d)) continue;
+      g->rec[kept]        = g->rec[r];
+      g->rec_line[kept++] = g->rec_line[r];
+    }
+    lost[s] = last - first - (kept - g->rec_start[s]);
+    PetscCheck(kept > g->rec_start[s], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+               "shot %" PetscInt_FMT " (%s): all its %" PetscInt_FMT " receivers lie outside the model, and -drop_outside leaves it none", s, g->source, last - first);
+  }
+  g->rec_start[g->nshots] = kept;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GeometryValidate(MPI_Comm comm, Geometry *g, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscBool drop)
+{
+  PetscInt      *lost;
+  PetscErrorCode ierr;
+
   PetscFunctionBeginUser;
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "geometry dimension %d, expected 2 or 3", (int)dim);
   for (PetscInt s = 0; s < g->nshots; s++) {
-    PetscCall(CheckInside(g, dim, n, d, s, -1, g->src_line[s], &g->src[s]));
-    for (PetscInt r = g->rec_start[s]; r < g->rec_start[s + 1]; r++) PetscCall(CheckInside(g, dim, n, d, s, r - g->rec_start[s], g->rec_line[r], &g->rec[r]));
+    if (!Inside(&g->src[s], dim, n, d)) PetscCall(Outside(g, dim, n, d, s, -1, g->src_line[s], &g->src[s]));
+    for (PetscInt r = g->rec_start[s]; r < g->rec_start[s + 1] && !drop; r++)
+      if (!Inside(&g->rec[r], dim, n, d)) PetscCall(Outside(g, dim, n, d, s, r - g->rec_start[s], g->rec_line[r], &g->rec[r]));
   }
+  if (!drop) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc1(g->nshots, &lost));
+  ierr = DropOutside(g, dim, n, d, lost);
+  if (!ierr) ierr = PrintDropped(comm, g, lost);
+  PetscCall(PetscFree(lost));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GeometryWriteCoords(const Geometry *g, PetscInt s, const char *path, PetscBool overwrite)
+{
+  static const int order[3] = {1, 2, 0}; /* x, y, depth */
+  const PetscInt   nrec     = g->rec_start[s + 1] - g->rec_start[s];
+  RsfAxes          axes = {0};
+  double          *c;
+
+  PetscFunctionBeginUser;
+  RsfAxesAdd(&axes, 6, 1, 0, "source x y depth, receiver x y depth", "m");
+  RsfAxesAdd(&axes, nrec, 1, 0, "Receiver", "");
+  PetscCall(PetscMalloc1(6 * (size_t)nrec, &c));
+  for (PetscInt r = 0; r < nrec; r++)
+    for (int k = 0; k < 3; k++) {
+      const int a        = order[k];
+      c[6 * r + k]       = g->src[s].c[a] + g->origin[a];
+      c[6 * r + 3 + k]   = g->rec[g->rec_start[s] + r].c[a] + g->origin[a];
+    }
+  PetscCall(RsfWriteDouble(path, &axes, c, overwrite));
+  PetscCall(PetscFree(c));
   PetscFunctionReturn(0);
 }
 

@@ -224,7 +224,7 @@ static PetscBool CellFixed(const Inversion *inv, PetscInt c)
 {
   const Objective *obj = &inv->obj;
 
-  return (obj->ms.lo[0] + c % obj->ms.n[0]) * obj->e.m.d[0] < inv->o->fix_above ? PETSC_TRUE : PETSC_FALSE;
+  return inv->o->fix_above > 0 && obj->e.m.o[0] + (obj->ms.lo[0] + c % obj->ms.n[0]) * obj->e.m.d[0] < inv->o->fix_above ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* The tapers' radius where "auto" (-1): TAPER_WAVELENGTHS wavelength at

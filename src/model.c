@@ -29,12 +29,13 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
   PetscCall(PetscStrcmp(o->vp, "marmousi", &marmousi));
   if (marmousi) PetscCall(PetscSNPrintf(m->name, sizeof(m->name), "%s/marmousi_vp.rsf", HALOFWI_DATA_DIR));
   m->format = SegyIsPath(m->name) ? FORMAT_SEGY : FORMAT_RSF;
-  if (m->format == FORMAT_SEGY) PetscCall(SegyModelDescribe(comm, m->name, o, m->n, m->d, &m->segy_order));
+  if (m->format == FORMAT_SEGY) PetscCall(SegyModelDescribe(comm, m->name, o, m->n, m->d, m->o, &m->segy_order));
   else {
     PetscCall(RsfReadHeader(comm, m->name, &m->rsf));
     for (PetscInt a = 0; a < 3; a++) {
       m->n[a] = m->rsf.n[a];
       m->d[a] = m->rsf.d[a];
+      m->o[a] = m->rsf.o[a];
     }
   }
   m->dim = m->n[2] > 1 ? 3 : 2;
@@ -42,6 +43,14 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
              "Model %s has %" PetscInt_FMT " samples in z and %" PetscInt_FMT " in x (RSF n1, n2; SEG-Y samples, traces or crosslines): expected at least 2 each", m->name,
              m->n[0], m->n[1]);
   PetscFunctionReturn(0);
+}
+
+void ModelAxes(const ModelInfo *m, RsfAxes *a)
+{
+  static const char *const label[3] = {"Depth", "X", "Y"};
+
+  a->naxes = 0;
+  for (PetscInt k = 0; k < m->dim; k++) RsfAxesAdd(a, m->n[k], m->d[k], m->o[k], label[k], "m");
 }
 
 static PetscInt Clamp(PetscInt i, PetscInt lo, PetscInt hi) { return i < lo ? lo : (i > hi ? hi : i); }
@@ -113,7 +122,7 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
     SETERRQ(comm, PETSC_ERR_USER_INPUT,
             "Model %s: velocity %.6g m/s at sample iz=%" PetscInt_FMT " ix=%" PetscInt_FMT " iy=%" PetscInt_FMT
             " (z=%.6g x=%.6g y=%.6g m); expected a finite velocity of at least %.6g m/s everywhere",
-            m->name, (double)badv, iz, ix, iy, (double)(iz * m->d[0]), (double)(ix * m->d[1]), (double)(iy * m->d[2]), MIN_VELOCITY);
+            m->name, (double)badv, iz, ix, iy, (double)(m->o[0] + iz * m->d[0]), (double)(m->o[1] + ix * m->d[1]), (double)(m->o[2] + iy * m->d[2]), MIN_VELOCITY);
   }
 
   for (PetscInt k = 0; k < g->size[2]; k++)

@@ -15,10 +15,14 @@ typedef struct {
   PetscInt  dim;
   PetscInt  n[3];    /* z, x, y; 1 beyond dim */
   PetscReal d[3];
+  PetscReal o[3];    /* the first sample's position in the survey's coordinates (RSF o1..o3, SEG-Y CDP X/Y) */
 } ModelInfo;
 
 /* Resolves -vp (number, RSF or SEG-Y file, marmousi) into its grid; collective. */
 PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m);
+
+/* The axes of a model-sized output (z, x, y in metres, the model's origin). */
+void ModelAxes(const ModelInfo *m, RsfAxes *a);
 
 struct Grid;
 /* Fills vp[] (the owned box of the extended grid, z fastest) on every rank of

@@ -174,7 +174,7 @@ PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weigh
 {
   const Options   *o     = obj->o;
   const ModelInfo *m     = &obj->e.m;
-  const PetscReal  depth = (m->n[0] - 1) * m->d[0];
+  const PetscReal  depth = m->o[0] + (m->n[0] - 1) * m->d[0];
   double           most  = 0;
   char             tapers[128];
 
@@ -435,8 +435,7 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
 PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char *vtk_name, const float *user, PetscBool overwrite)
 {
   const ModelInfo  *m        = &obj->e.m;
-  const PetscReal   origin[3] = {0, 0, 0};
-  const char *const label[3]  = {"Depth", "X", "Y"};
+  RsfAxes           axes;
   PetscInt          start[3], count[3];
   char              path[PETSC_MAX_PATH_LEN];
   const TimePhase   was = TimingEnter(TIME_IO);
@@ -448,8 +447,9 @@ PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char 
     count[a] = obj->e.l.group_id ? 0 : obj->ms.n[a];
   }
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", obj->o->output_dir, name));
-  if (SegyIsPath(name)) PetscCall(SegyModelWrite(obj->e.l.world, path, m->n, m->d, start, count, user, overwrite));
-  else PetscCall(RsfWriteBlock(obj->e.l.world, path, m->dim, m->n, m->d, origin, label, start, count, user, overwrite));
+  ModelAxes(m, &axes);
+  if (SegyIsPath(name)) PetscCall(SegyModelWrite(obj->e.l.world, path, m->n, m->d, m->o, start, count, user, overwrite));
+  else PetscCall(RsfWriteBlock(obj->e.l.world, path, &axes, start, count, user, overwrite));
   if (vtk_name && obj->o->vtk) PetscCall(VtkFromRsf(obj->e.l.world, path, vtk_name, overwrite));
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   TimingLeave(was);

@@ -169,13 +169,16 @@ static PetscErrorCode ReadModel(PetscOptionItems *PetscOptionsObject, Options *o
 
 static PetscErrorCode ReadSurvey(PetscOptionItems *PetscOptionsObject, Options *o)
 {
-  const char *const origin_opt[3] = {"-segy_origin_z", "-segy_origin_x", "-segy_origin_y"};
+  const char *const origin_opt[3]  = {"-segy_origin_z", "-segy_origin_x", "-segy_origin_y"};
+  const char *const origin_text[3] = {"SEG-Y survey: subtracted from the trace headers' depths (m below elevation 0)",
+                                      "SEG-Y survey: subtracted from the trace headers' x (SourceX, GroupX; m)",
+                                      "SEG-Y survey: subtracted from the trace headers' y (SourceY, GroupY; m)"};
 
   PetscFunctionBeginUser;
   PetscCall(OptionsPath(PetscOptionsObject, "-geometry", "Survey file: text (S/R lines) or SEG-Y trace headers (.sgy, .segy)", o->geometry));
   for (PetscInt a = 0; a < 3; a++)
-    PetscCall(PetscOptionsReal(origin_opt[a], "SEG-Y survey: subtracted from the positions of the trace headers (m; z: depth below elevation 0)", NULL, o->segy_origin[a],
-                               &o->segy_origin[a], NULL));
+    PetscCall(PetscOptionsReal(origin_opt[a], origin_text[a], NULL, o->segy_origin[a], &o->segy_origin[a], NULL));
+  PetscCall(PetscOptionsBool("-drop_outside", "Drop the receivers outside the model (their count printed) instead of stopping", NULL, o->drop_outside, &o->drop_outside, NULL));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-nshots", "Regular survey: number of shots", 1, PETSC_MAX_INT, &o->nshots));
   PetscCall(OptionsIntAuto(PetscOptionsObject, "-nrec", "Regular survey: receivers per shot; auto = one per x cell", 1, PETSC_MAX_INT, &o->nrec));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-source_depth", "Regular survey: source depth (m); auto = 2 cells", 0, PETSC_FALSE, "a depth of 0 m or more",
@@ -471,6 +474,8 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              o->observed_dir, o->observed_segy);
   PetscCheck(!o->observed_segy[0] || !o->geometry[0], comm, PETSC_ERR_USER_INPUT,
              "-geometry %s and -observed_segy %s: the survey comes from the trace headers of -observed_segy; expected no -geometry", o->geometry, o->observed_segy);
+  PetscCheck(!o->drop_outside || !o->observed_segy[0], comm, PETSC_ERR_USER_INPUT,
+             "-drop_outside with -observed_segy %s: not supported (its traces are read as the survey's receivers in order); expected -observed_dir", o->observed_segy);
   PetscCheck(o->order % 2 == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-order %" PetscInt_FMT " is not supported: expected an even order from 2 to %d", o->order,
              FWI_MAX_ORDER);
   PetscCheck(o->dt > 0 && PetscIsNormalReal(o->dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt %.6g: expected a positive interval in seconds", (double)o->dt);

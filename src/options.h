@@ -50,6 +50,7 @@ typedef struct {
   /* acquisition */
   char      geometry[PETSC_MAX_PATH_LEN]; /* text, or SEG-Y (.sgy, .segy) trace headers */
   PetscReal segy_origin[3];           /* z, x, y: subtracted from SEG-Y positions (m) */
+  PetscBool drop_outside;             /* receivers outside the model dropped, not an error */
   PetscInt  nshots, nrec;             /* nrec PETSC_DECIDE: one per x cell */
   PetscReal source_depth, receiver_depth; /* < 0: two cells */
   PointInterpolation point_interpolation;

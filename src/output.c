@@ -14,7 +14,7 @@
 /* The results of each kind, by name: '#' stands for one or more digits, and
    an RSF header's binary (name@) goes with it.  restart_names live in
    -output_dir/restart. */
-static const char *const shot_names[]      = {"shot_#.rsf", "shot_#.sgy", "snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
+static const char *const shot_names[]      = {"shot_#.rsf", "coords_#.rsf", "shot_#.sgy", "snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
 static const char *const snapshot_names[]  = {"snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
 static const char *const gradient_names[]  = {"gradient.rsf", "gradient.sgy", "gradient.vti", NULL};
 static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp.sgy", "vp_#.rsf", "vp_#.sgy", "vp.vti", "vp_#.vti", "wavelet_#.rsf", NULL};

@@ -200,8 +200,9 @@ static PetscErrorCode ParseHeader(const char *path, RsfHeader *h)
   ierr = ParseText(path, text, &p);
   PetscCall(PetscFree(text));
   PetscCall(ierr);
-  PetscCheck(!strcmp(p.format, "native_float"), PETSC_COMM_SELF, PETSC_ERR_SUP, "RSF header %s: data_format=\"%s\", expected \"native_float\"", path,
-             p.format);
+  p.h.xdr = !strcmp(p.format, "xdr_float") ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(p.h.xdr || !strcmp(p.format, "native_float"), PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "RSF header %s: data_format=\"%s\", expected \"native_float\" or \"xdr_float\"", path, p.format);
   PetscCheck(p.esize == 4, PETSC_COMM_SELF, PETSC_ERR_SUP, "RSF header %s: esize=%d, expected 4", path, (int)p.esize);
   PetscCheck(p.have_in, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "RSF header %s has no in= naming its binary", path);
   PetscCall(DataBytes(path, p.h.n, &expect));

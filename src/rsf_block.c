@@ -3,6 +3,7 @@
 #include "rsf_impl.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -126,6 +127,17 @@ static PetscErrorCode ReadBlockFile(MPI_Comm comm, const char *file, const RsfBl
   PetscFunctionReturn(0);
 }
 
+/* xdr_float samples, read as they lie, in native (little-endian) order. */
+static void SwapBytes(float *buf, MPI_Offset nbytes)
+{
+  for (MPI_Offset i = 0; i < nbytes / (MPI_Offset)sizeof(float); i++) {
+    uint32_t u;
+    memcpy(&u, &buf[i], sizeof u);
+    u = __builtin_bswap32(u);
+    memcpy(&buf[i], &u, sizeof u);
+  }
+}
+
 PetscErrorCode RsfReadBlock(MPI_Comm comm, const RsfHeader *h, const PetscInt start[RSF_MAXAXES], const PetscInt count[RSF_MAXAXES], float *buf)
 {
   RsfBlock      b;
@@ -142,6 +154,7 @@ PetscErrorCode RsfReadBlock(MPI_Comm comm, const RsfHeader *h, const PetscInt st
     snprintf(msg, FWI_MSG_LEN, "cannot read %s: it holds %lld bytes, expected %lld (changed since its header was read?)", h->data_path, (long long)size,
              (long long)b.total);
   PetscCall(AnyCheck(comm, msg));
+  if (h->xdr && b.nitems) SwapBytes(buf, b.bytes);
   PetscFunctionReturn(0);
 }
 

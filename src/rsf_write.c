@@ -7,9 +7,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void RsfAxesAdd(RsfAxes *a, PetscInt n, PetscReal d, PetscReal o, const char *label, const char *unit)
+{
+  const PetscInt k = a->naxes++;
+
+  a->n[k]     = n;
+  a->d[k]     = d;
+  a->o[k]     = o;
+  a->label[k] = label;
+  a->unit[k]  = unit;
+}
+
+/* The samples' format in a header, and their size. */
+typedef struct {
+  const char *name;
+  size_t      size;
+} Format;
+
+static const Format FLOATS = {"native_float", sizeof(float)}, DOUBLES = {"native_double", sizeof(double)};
+
 /* Writes the header under its temporary name. */
-static PetscErrorCode WriteHeader(const char *tmp, const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[],
-                                  const char *const label[])
+static PetscErrorCode WriteHeader(const char *tmp, const char *path, const RsfAxes *a, Format f)
 {
   const char    *slash = strrchr(path, '/');
   Text           t;
@@ -17,11 +35,12 @@ static PetscErrorCode WriteHeader(const char *tmp, const char *path, PetscInt na
 
   PetscFunctionBeginUser;
   PetscCall(TextOpen(&t));
-  for (int i = 0; i < naxes; i++) {
-    fprintf(t.fp, "n%d=%d\nd%d=%.17g\no%d=%.17g\n", i + 1, (int)n[i], i + 1, (double)d[i], i + 1, (double)o[i]);
-    if (label && label[i]) fprintf(t.fp, "label%d=\"%s\"\n", i + 1, label[i]);
+  for (int i = 0; i < a->naxes; i++) {
+    fprintf(t.fp, "n%d=%d\nd%d=%.17g\no%d=%.17g\n", i + 1, (int)a->n[i], i + 1, (double)a->d[i], i + 1, (double)a->o[i]);
+    if (a->label[i]) fprintf(t.fp, "label%d=\"%s\"\n", i + 1, a->label[i]);
+    if (a->unit[i]) fprintf(t.fp, "unit%d=\"%s\"\n", i + 1, a->unit[i]);
   }
-  fprintf(t.fp, "data_format=\"native_float\"\nesize=4\nin=\"%s@\"\n", slash ? slash + 1 : path);
+  fprintf(t.fp, "data_format=\"%s\"\nesize=%d\nin=\"%s@\"\n", f.name, (int)f.size, slash ? slash + 1 : path);
   ierr = TextClose(&t);
   if (!ierr) ierr = FileWriteTemp(tmp, path, t.text, t.len);
   free(t.text);
@@ -30,16 +49,16 @@ static PetscErrorCode WriteHeader(const char *tmp, const char *path, PetscInt na
 }
 
 /* Checks the array's shape; count = n1*n2*... */
-static PetscErrorCode CheckShape(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], size_t *count)
+static PetscErrorCode CheckShape(const char *path, const RsfAxes *a, size_t *count)
 {
   PetscFunctionBeginUser;
-  PetscCheck(naxes >= 1 && naxes <= RSF_MAXAXES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: %d axes, expected 1 to %d", path, (int)naxes,
-             RSF_MAXAXES);
+  PetscCheck(a->naxes >= 1 && a->naxes <= RSF_HEADER_AXES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: %d axes, expected 1 to %d", path, (int)a->naxes,
+             RSF_HEADER_AXES);
   *count = 1;
-  for (int i = 0; i < naxes; i++) {
-    PetscCheck(n[i] >= 1 && d[i] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RSF %s: n%d=%d d%d=%.6g, expected n >= 1 and d > 0", path, i + 1,
-               (int)n[i], i + 1, (double)d[i]);
-    *count *= (size_t)n[i];
+  for (int i = 0; i < a->naxes; i++) {
+    PetscCheck(a->n[i] >= 1 && a->d[i] > 0 && (i < RSF_MAXAXES || a->n[i] == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "RSF %s: n%d=%d d%d=%.6g, expected n >= 1 (1 beyond axis %d) and d > 0", path, i + 1, (int)a->n[i], i + 1, (double)a->d[i], RSF_MAXAXES);
+    *count *= (size_t)a->n[i];
   }
   PetscFunctionReturn(0);
 }
@@ -73,33 +92,44 @@ static PetscErrorCode Publish(const RsfNames *nm, const char *path, PetscBool ov
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode RsfWrite(const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[], const char *const label[],
-                        const float *data, PetscBool overwrite)
+/* RsfWrite of samples of format f. */
+static PetscErrorCode WriteSerial(const char *path, const RsfAxes *a, const void *data, Format f, PetscBool overwrite)
 {
   RsfNames       nm;
   size_t         count;
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
-  PetscCall(CheckShape(path, naxes, n, d, &count));
+  PetscCall(CheckShape(path, a, &count));
   PetscCall(TempNames(path, overwrite, &nm));
-  PetscCall(FileWriteTemp(nm.tmpbin, nm.bin, data, count * sizeof(float)));
-  ierr = WriteHeader(nm.tmphdr, path, naxes, n, d, o, label);
+  PetscCall(FileWriteTemp(nm.tmpbin, nm.bin, data, count * f.size));
+  ierr = WriteHeader(nm.tmphdr, path, a, f);
   if (ierr) remove(nm.tmpbin);
   PetscCall(ierr);
   PetscCall(Publish(&nm, path, overwrite));
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode RsfWrite(const char *path, const RsfAxes *a, const float *data, PetscBool overwrite)
+{
+  PetscFunctionBeginUser;
+  PetscCall(WriteSerial(path, a, data, FLOATS, overwrite));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RsfWriteDouble(const char *path, const RsfAxes *a, const double *data, PetscBool overwrite)
+{
+  PetscFunctionBeginUser;
+  PetscCall(WriteSerial(path, a, data, DOUBLES, overwrite));
+  PetscFunctionReturn(0);
+}
+
 /* What rank 0 does alone in RsfWriteBlock. */
 typedef struct {
-  const char       *path;
-  PetscInt          naxes;
-  const PetscInt   *n;
-  const PetscReal  *d, *o;
-  const char *const *label;
-  PetscBool         overwrite;
-  RsfNames          nm;
+  const char    *path;
+  const RsfAxes *a;
+  PetscBool      overwrite;
+  RsfNames       nm;
 } BlockWrite;
 
 /* Rank 0: the header under its temporary name; a stale binary temporary of
@@ -113,7 +143,7 @@ static PetscErrorCode StartBlockWrite(void *ctx)
   PetscCall(TempNames(w->path, w->overwrite, nm));
   PetscCheck(!remove(nm->tmpbin) || errno == ENOENT, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s: cannot remove the stale %s: %s", nm->bin,
              nm->tmpbin, strerror(errno));
-  PetscCall(WriteHeader(nm->tmphdr, w->path, w->naxes, w->n, w->d, w->o, w->label));
+  PetscCall(WriteHeader(nm->tmphdr, w->path, w->a, FLOATS));
   PetscFunctionReturn(0);
 }
 
@@ -137,21 +167,21 @@ static void CheckSize(const RsfNames *nm, MPI_Offset total, char msg[FWI_MSG_LEN
     snprintf(msg, FWI_MSG_LEN, "cannot write %s: %lld of its %lld bytes reached the disk", nm->bin, (long long)st.st_size, (long long)total);
 }
 
-PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[],
-                             const char *const label[], const PetscInt start[RSF_MAXAXES], const PetscInt count[RSF_MAXAXES], const float *buf,
-                             PetscBool overwrite)
+PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, const RsfAxes *a, const PetscInt start[RSF_MAXAXES], const PetscInt count[RSF_MAXAXES],
+                             const float *buf, PetscBool overwrite)
 {
-  BlockWrite  w = {.path = path, .naxes = naxes, .n = n, .d = d, .o = o, .label = label, .overwrite = overwrite};
-  RsfNames   *nm = &w.nm;
-  RsfBlock    b;
-  size_t      total;
-  long long   mine = 1, all;
-  PetscMPIInt rank;
-  char        msg[FWI_MSG_LEN] = "";
+  const PetscInt naxes = PetscMin(a->naxes, RSF_MAXAXES); /* the data's: any further axis has n=1 */
+  BlockWrite     w     = {.path = path, .a = a, .overwrite = overwrite};
+  RsfNames      *nm    = &w.nm;
+  RsfBlock       b;
+  size_t         total;
+  long long      mine = 1, all;
+  PetscMPIInt    rank;
+  char           msg[FWI_MSG_LEN] = "";
 
   PetscFunctionBeginUser;
-  PetscCall(CheckShape(path, naxes, n, d, &total)); /* the same arguments, so the same outcome, on every rank */
-  PetscCall(RsfBlockCheck(comm, path, naxes, n, start, count));
+  PetscCall(CheckShape(path, a, &total)); /* the same arguments, so the same outcome, on every rank */
+  PetscCall(RsfBlockCheck(comm, path, naxes, a->n, start, count));
   for (int i = 0; i < naxes; i++) mine *= count[i];
   PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, comm));
   /* Catches blocks that leave part of the array out (unless others overlap). */
@@ -161,7 +191,7 @@ PetscErrorCode RsfWriteBlock(MPI_Comm comm, const char *path, PetscInt naxes, co
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(RootRun(comm, StartBlockWrite, &w));
   PetscCallMPI(MPI_Bcast(nm, sizeof *nm, MPI_BYTE, 0, comm)); /* rank 0's host and process name the temporaries */
-  PetscCall(RsfBlockCreate(naxes, n, start, count, &b));
+  PetscCall(RsfBlockCreate(naxes, a->n, start, count, &b));
   PetscCall(RsfBlockWrite(comm, nm->tmpbin, nm->bin, &b, buf, msg));
   PetscCall(RsfBlockDestroy(&b));
   PetscCall(FirstMessage(comm, msg));

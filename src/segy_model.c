@@ -11,7 +11,7 @@ typedef struct {
   const char     *path;
   const Options  *o;
   PetscInt       *n;
-  PetscReal      *d;
+  PetscReal      *d, *origin;
   SegyModelOrder *order;
 } DescribeJob;
 
@@ -91,13 +91,17 @@ static PetscErrorCode CheckGrid(const SegyFile *f, SegyModelOrder order, const P
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode FindOrder(const SegyFile *f, PetscInt n[3], SegyModelOrder *order)
+/* The grid and the first trace's CDP X, Y (the origin). */
+static PetscErrorCode FindOrder(const SegyFile *f, PetscInt n[3], PetscReal origin[3], SegyModelOrder *order)
 {
   char    first[SEGY_TRACE_HEADER_SIZE], last[SEGY_TRACE_HEADER_SIZE];
   int     sorting, il, xl, err;
 
   PetscFunctionBeginUser;
   PetscCall(SegyTraceHeader(f, 0, first));
+  origin[0] = 0;
+  origin[1] = SegyScaled(SegyField(first, SEGY_TR_CDP_X), SegyField(first, SEGY_TR_SOURCE_GROUP_SCALAR));
+  origin[2] = SegyScaled(SegyField(first, SEGY_TR_CDP_Y), SegyField(first, SEGY_TR_SOURCE_GROUP_SCALAR));
   PetscCall(SegyTraceHeader(f, f->ntraces - 1, last));
   n[1] = f->ntraces;
   n[2] = 1;
@@ -129,7 +133,7 @@ static PetscErrorCode Describe(void *ctx)
 
   PetscFunctionBeginUser;
   PetscCall(SegyOpen(job->path, &f));
-  ierr = FindOrder(&f, job->n, job->order);
+  ierr = FindOrder(&f, job->n, job->origin, job->order);
   PetscCall(SegyClose(&f));
   PetscCall(ierr);
   job->n[0] = f.ns;
@@ -144,15 +148,16 @@ static PetscErrorCode Describe(void *ctx)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SegyModelDescribe(MPI_Comm comm, const char *path, const Options *o, PetscInt n[3], PetscReal d[3], SegyModelOrder *order)
+PetscErrorCode SegyModelDescribe(MPI_Comm comm, const char *path, const Options *o, PetscInt n[3], PetscReal d[3], PetscReal origin[3], SegyModelOrder *order)
 {
-  DescribeJob job = {path, o, n, d, order};
+  DescribeJob job = {path, o, n, d, origin, order};
   int         ord;
 
   PetscFunctionBeginUser;
   PetscCall(RootRun(comm, Describe, &job));
   PetscCallMPI(MPI_Bcast(n, 3, MPIU_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(d, 3, MPIU_REAL, 0, comm));
+  PetscCallMPI(MPI_Bcast(origin, 3, MPIU_REAL, 0, comm));
   ord = (int)*order;
   PetscCallMPI(MPI_Bcast(&ord, 1, MPI_INT, 0, comm));
   *order = (SegyModelOrder)ord;
@@ -225,14 +230,20 @@ static PetscErrorCode WriteBox(void *ctx)
 typedef struct {
   const char      *path;
   const PetscInt  *n;
-  const PetscReal *d;
+  const PetscReal *d, *origin;
   PetscBool        overwrite;
   char             tmp[PETSC_MAX_PATH_LEN];
 } HeaderJob;
 
-static PetscErrorCode WriteColumnHeaders(SegyFile *f, const PetscInt n[3], const PetscReal d[3])
+/* The largest |coordinate| of axis a, at either end. */
+static PetscReal Farthest(const PetscInt n[3], const PetscReal d[3], const PetscReal origin[3], int a)
 {
-  const int32_t c = SegyScalarFor(PetscMax((n[1] - 1) * d[1], (n[2] - 1) * d[2]));
+  return PetscMax(PetscAbsReal(origin[a]), PetscAbsReal(origin[a] + (n[a] - 1) * d[a]));
+}
+
+static PetscErrorCode WriteColumnHeaders(SegyFile *f, const PetscInt n[3], const PetscReal d[3], const PetscReal origin[3])
+{
+  const int32_t c = SegyScalarFor(PetscMax(Farthest(n, d, origin, 1), Farthest(n, d, origin, 2)));
 
   PetscFunctionBeginUser;
   for (PetscInt iy = 0; iy < n[2]; iy++)
@@ -245,8 +256,8 @@ static PetscErrorCode WriteColumnHeaders(SegyFile *f, const PetscInt n[3], const
       SegySetField(hdr, SEGY_TR_INLINE, (int32_t)iy + 1);
       SegySetField(hdr, SEGY_TR_CROSSLINE, (int32_t)ix + 1);
       SegySetField(hdr, SEGY_TR_SOURCE_GROUP_SCALAR, c);
-      SegySetField(hdr, SEGY_TR_CDP_X, SegyUnscaled(ix * d[1], c));
-      SegySetField(hdr, SEGY_TR_CDP_Y, SegyUnscaled(iy * d[2], c));
+      SegySetField(hdr, SEGY_TR_CDP_X, SegyUnscaled(origin[1] + ix * d[1], c));
+      SegySetField(hdr, SEGY_TR_CDP_Y, SegyUnscaled(origin[2] + iy * d[2], c));
       PetscCall(SegyWriteHeader(f, t, hdr));
     }
   PetscFunctionReturn(0);
@@ -265,7 +276,7 @@ static PetscErrorCode StartModel(void *ctx)
   PetscCheck(h->n[1] * h->n[2] <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "cannot write %s: %" PetscInt_FMT " x %" PetscInt_FMT " traces", h->path, h->n[1], h->n[2]);
   PetscCall(FileTempNew(h->path, h->overwrite, h->tmp));
   ierr = SegyCreate(h->tmp, h->path, (int)h->n[0], (int)round(mm), (int)(h->n[1] * h->n[2]), &f);
-  if (!ierr) ierr = WriteColumnHeaders(&f, h->n, h->d);
+  if (!ierr) ierr = WriteColumnHeaders(&f, h->n, h->d, h->origin);
   if (!ierr) ierr = SegyFinish(&f, h->tmp);
   if (ierr) {
     PetscCall(SegyClose(&f));
@@ -291,10 +302,10 @@ static PetscErrorCode FinishModel(void *ctx)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SegyModelWrite(MPI_Comm comm, const char *path, const PetscInt n[3], const PetscReal d[3], const PetscInt start[3],
+PetscErrorCode SegyModelWrite(MPI_Comm comm, const char *path, const PetscInt n[3], const PetscReal d[3], const PetscReal origin[3], const PetscInt start[3],
                               const PetscInt count[3], const float *buf, PetscBool overwrite)
 {
-  HeaderJob   h = {.path = path, .n = n, .d = d, .overwrite = overwrite};
+  HeaderJob   h = {.path = path, .n = n, .d = d, .origin = origin, .overwrite = overwrite};
   BoxJob      b = {path, h.tmp, SEGY_MODEL_INLINES, n, start, count, NULL, buf};
   char        msg[FWI_MSG_LEN] = "";
   PetscMPIInt rank;

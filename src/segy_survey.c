@@ -129,25 +129,25 @@ PetscErrorCode SegySurveyTime(MPI_Comm comm, const char *path, PetscBool nt_set,
   PetscFunctionReturn(0);
 }
 
-/* The source and receiver of one trace header as halofwi positions
-   (0.0 - v: a zero elevation gives depth +0, as a text survey's 0 does). */
-static void TracePoints(const char *hdr, const PetscReal origin[3], Position *src, Position *rec)
+/* The source and receiver of one trace header as read (depth below
+   elevation 0; 0.0 - v: a zero elevation gives depth +0, as a text
+   survey's 0 does). */
+static void TracePoints(const char *hdr, Position *src, Position *rec)
 {
   const int32_t c = SegyField(hdr, SEGY_TR_SOURCE_GROUP_SCALAR), e = SegyField(hdr, SEGY_TR_ELEV_SCALAR);
 
-  src->c[0] = SegyScaled(SegyField(hdr, SEGY_TR_SOURCE_DEPTH), e) - origin[0];
-  src->c[1] = SegyScaled(SegyField(hdr, SEGY_TR_SOURCE_X), c) - origin[1];
-  src->c[2] = SegyScaled(SegyField(hdr, SEGY_TR_SOURCE_Y), c) - origin[2];
-  rec->c[0] = 0.0 - SegyScaled(SegyField(hdr, SEGY_TR_RECV_GROUP_ELEV), e) - origin[0];
-  rec->c[1] = SegyScaled(SegyField(hdr, SEGY_TR_GROUP_X), c) - origin[1];
-  rec->c[2] = SegyScaled(SegyField(hdr, SEGY_TR_GROUP_Y), c) - origin[2];
+  src->c[0] = SegyScaled(SegyField(hdr, SEGY_TR_SOURCE_DEPTH), e);
+  src->c[1] = SegyScaled(SegyField(hdr, SEGY_TR_SOURCE_X), c);
+  src->c[2] = SegyScaled(SegyField(hdr, SEGY_TR_SOURCE_Y), c);
+  rec->c[0] = 0.0 - SegyScaled(SegyField(hdr, SEGY_TR_RECV_GROUP_ELEV), e);
+  rec->c[1] = SegyScaled(SegyField(hdr, SEGY_TR_GROUP_X), c);
+  rec->c[2] = SegyScaled(SegyField(hdr, SEGY_TR_GROUP_Y), c);
 }
 
 /* A pass over every trace header: counts the shots, and fills g unless it
    is NULL (a first pass sizes it). */
 typedef struct {
   PetscInt         dim;
-  const PetscReal *origin;
   Geometry        *g;
   PetscInt         nshots, t; /* shots so far, traces so far */
   int32_t          ffid;
@@ -164,14 +164,11 @@ static PetscErrorCode ScanTrace(Scan *sc, const SegyFile *file, int k)
   PetscFunctionBeginUser;
   PetscCall(SegyTraceHeader(file, k, hdr));
   ffid = SegyField(hdr, SEGY_TR_FIELD_RECORD);
-  TracePoints(hdr, sc->origin, &src, &rec);
+  TracePoints(hdr, &src, &rec);
   if (!sc->t) sc->y = src.c[2];
-  if (sc->dim == 2) {
-    PetscCheck(src.c[2] == sc->y && rec.c[2] == sc->y, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-               "SEG-Y %s trace %d: SourceY %.10g m, GroupY %.10g m, but the survey's first trace has %.10g m: a 2D model takes a straight line along x (one y)", file->path,
-               k + 1, (double)(src.c[2] + sc->origin[2]), (double)(rec.c[2] + sc->origin[2]), (double)(sc->y + sc->origin[2]));
-    src.c[2] = rec.c[2] = 0;
-  }
+  PetscCheck(sc->dim == 3 || (src.c[2] == sc->y && rec.c[2] == sc->y), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "SEG-Y %s trace %d: SourceY %.10g m, GroupY %.10g m, but the survey's first trace has %.10g m: a 2D model takes a straight line along x (one y)", file->path,
+             k + 1, (double)src.c[2], (double)rec.c[2], (double)sc->y);
   if (!sc->t || ffid != sc->ffid) {
     for (PetscInt j = 0; g && j < sc->nshots; j++)
       PetscCheck(g->record[j] != ffid, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
@@ -216,16 +213,15 @@ static PetscErrorCode ScanList(const SegyList *l, Scan *sc)
 }
 
 typedef struct {
-  const char      *path;
-  PetscInt         dim;
-  const PetscReal *origin;
+  const char *path;
+  PetscInt    dim;
 } SurveyJob;
 
 static PetscErrorCode ParseSurvey(void *ctx, Geometry *g)
 {
   const SurveyJob *job = (const SurveyJob *)ctx;
   SegyList         l;
-  Scan             count = {job->dim, job->origin, NULL, 0, 0, 0, 0}, fill = count;
+  Scan             count = {job->dim, NULL, 0, 0, 0, 0}, fill = count;
   PetscErrorCode   ierr;
 
   PetscFunctionBeginUser;
@@ -239,13 +235,18 @@ static PetscErrorCode ParseSurvey(void *ctx, Geometry *g)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, PetscInt dim, const PetscReal origin[3], Geometry *g)
+PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, PetscInt dim, const PetscReal segy_origin[3], const PetscReal model[3], Geometry *g)
 {
-  SurveyJob job = {path, dim, origin};
+  SurveyJob job = {path, dim};
+  PetscReal place[3];
 
   PetscFunctionBeginUser;
   PetscCall(GeometryShare(comm, path, ParseSurvey, &job, g));
   g->by_trace = PETSC_TRUE;
+  for (PetscInt a = 0; a < 3; a++) place[a] = segy_origin[a] + model[a];
+  if (dim == 2) place[2] = g->src[0].c[2]; /* the line's y, kept for writing back */
+  GeometrySetOrigin(g, place);
+  for (PetscInt a = 0; a < 3; a++) g->origin[a] -= segy_origin[a]; /* the survey's coordinates, as for every survey */
   PetscFunctionReturn(0);
 }
 
@@ -267,10 +268,11 @@ static void GatherScalars(const Geometry *g, PetscInt s, const PetscReal origin[
   *e = SegyScalarFor(z);
 }
 
-static PetscErrorCode WriteTraces(SegyFile *file, const Geometry *g, PetscInt s, PetscInt dim, const PetscReal origin[3], const float *data)
+/* origin: what to add to the positions to give the headers' coordinates. */
+static PetscErrorCode WriteTraces(SegyFile *file, const Geometry *g, PetscInt s, const PetscReal origin[3], const float *data)
 {
   const Position *src = &g->src[s];
-  const PetscReal sy  = dim == 3 ? src->c[2] : 0;
+  const PetscReal sy  = src->c[2]; /* 0 in 2D, the line's y in origin[2] */
   int32_t         c, e;
 
   PetscFunctionBeginUser;
@@ -278,7 +280,7 @@ static PetscErrorCode WriteTraces(SegyFile *file, const Geometry *g, PetscInt s,
   for (PetscInt r = g->rec_start[s]; r < g->rec_start[s + 1]; r++) {
     const Position *rec = &g->rec[r];
     const int       k   = (int)(r - g->rec_start[s]);
-    const PetscReal ry = dim == 3 ? rec->c[2] : 0, dx = rec->c[1] - src->c[1], dy = ry - sy;
+    const PetscReal ry = rec->c[2], dx = rec->c[1] - src->c[1], dy = ry - sy;
     char            hdr[SEGY_TRACE_HEADER_SIZE];
 
     SegyHeaderInit(file, hdr);
@@ -303,10 +305,11 @@ static PetscErrorCode WriteTraces(SegyFile *file, const Geometry *g, PetscInt s,
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SegyWriteGather(const char *path, const Geometry *g, PetscInt s, PetscInt dim, const PetscReal origin[3], PetscInt nt, PetscReal dt, const float *data,
+PetscErrorCode SegyWriteGather(const char *path, const Geometry *g, PetscInt s, const PetscReal segy_origin[3], PetscInt nt, PetscReal dt, const float *data,
                                PetscBool overwrite)
 {
-  const double   us = dt * 1e6;
+  const double    us        = dt * 1e6;
+  const PetscReal origin[3] = {g->origin[0] + segy_origin[0], g->origin[1] + segy_origin[1], g->origin[2] + segy_origin[2]};
   char           tmp[PETSC_MAX_PATH_LEN];
   SegyFile       file = {.fp = NULL};
   PetscErrorCode ierr;
@@ -317,7 +320,7 @@ PetscErrorCode SegyWriteGather(const char *path, const Geometry *g, PetscInt s, 
   PetscCheck(nt <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "cannot write %s: %" PetscInt_FMT " samples per trace", path, nt);
   PetscCall(FileTempNew(path, overwrite, tmp));
   ierr = SegyCreate(tmp, path, (int)nt, (int)round(us), (int)(g->rec_start[s + 1] - g->rec_start[s]), &file);
-  if (!ierr) ierr = WriteTraces(&file, g, s, dim, origin, data);
+  if (!ierr) ierr = WriteTraces(&file, g, s, origin, data);
   if (!ierr) ierr = SegyFinish(&file, tmp);
   if (ierr) {
     PetscCall(SegyClose(&file));

@@ -7,7 +7,8 @@
    coordinate scalar (71); the source's depth is the source depth (49), a
    receiver's the negated group elevation (41), both under the elevation
    scalar (69), so that depth is metres below elevation 0.  The origin
-   (-segy_origin_z/x/y) is subtracted to give halofwi's positions. */
+   (-segy_origin_z/x/y) is subtracted to give the survey's coordinates,
+   in which the model's origin places the model. */
 #pragma once
 #include "geometry.h"
 
@@ -30,12 +31,14 @@ PetscErrorCode SegyListDestroy(SegyList *l);
    when not set; when set, they must agree with them (an error names the
    file and both values). */
 PetscErrorCode SegySurveyTime(MPI_Comm comm, const char *path, PetscBool nt_set, PetscBool dt_set, PetscInt *nt, PetscReal *dt);
-/* Collective: rank 0 reads the trace headers, every rank gets the survey.
-   In 2D every SourceY and GroupY must be the first trace's (a straight
-   line along x). */
-PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, PetscInt dim, const PetscReal origin[3], Geometry *g);
+/* Collective: rank 0 reads the trace headers, every rank gets the survey,
+   placed against the model's origin (model, geometry.h).  In 2D every
+   SourceY and GroupY must be the first trace's (a straight line along x),
+   which g->origin keeps. */
+PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, PetscInt dim, const PetscReal segy_origin[3], const PetscReal model[3], Geometry *g);
 /* Serial: shot s's gather (nrec traces of nt samples at dt) as path, under a
    temporary name renamed when complete; refuses an existing path unless
-   overwrite. */
-PetscErrorCode SegyWriteGather(const char *path, const Geometry *g, PetscInt s, PetscInt dim, const PetscReal origin[3], PetscInt nt, PetscReal dt, const float *data,
+   overwrite.  Positions are written back in the trace headers' coordinates
+   (g->origin and segy_origin added back). */
+PetscErrorCode SegyWriteGather(const char *path, const Geometry *g, PetscInt s, const PetscReal segy_origin[3], PetscInt nt, PetscReal dt, const float *data,
                                PetscBool overwrite);

@@ -76,15 +76,10 @@ static PetscErrorCode CheckGatherSize(MPI_Comm comm, const Options *o, const Geo
 PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo)
 {
   PetscFunctionBeginUser;
-  if (OptionsSegySurvey(o)) PetscCall(SegySurveyRead(comm, OptionsSegySurvey(o), m->dim, o->segy_origin, geo));
-  else if (o->geometry[0]) PetscCall(GeometryRead(comm, o->geometry, m->dim, geo));
-  else {
-    const PetscReal zs = o->source_depth < 0 ? 2 * m->d[0] : o->source_depth;
-    const PetscReal zr = o->receiver_depth < 0 ? 2 * m->d[0] : o->receiver_depth;
-    const PetscInt  nr = o->nrec == PETSC_DECIDE ? m->n[1] : o->nrec;
-    PetscCall(GeometryRegular(m->dim, m->n, m->d, o->nshots, nr, zs, zr, geo));
-  }
-  PetscCall(GeometryValidate(geo, m->dim, m->n, m->d));
+  if (OptionsSegySurvey(o)) PetscCall(SegySurveyRead(comm, OptionsSegySurvey(o), m->dim, o->segy_origin, m->o, geo));
+  else if (o->geometry[0]) PetscCall(GeometryRead(comm, o->geometry, m->dim, m->o, geo));
+  else PetscCall(GeometryRegular(m->dim, m->n, m->d, m->o, o->nshots, o->nrec == PETSC_DECIDE ? m->n[1] : o->nrec, o->source_depth, o->receiver_depth, geo));
+  PetscCall(GeometryValidate(comm, geo, m->dim, m->n, m->d, o->drop_outside));
   PetscCall(CheckGatherSize(comm, o, geo));
   PetscFunctionReturn(0);
 }

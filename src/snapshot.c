@@ -38,8 +38,7 @@ PetscErrorCode SnapshotUserCells(const Experiment *e, const Fields *f, PetscInt 
 PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const Fields *f)
 {
   const Experiment *e         = (const Experiment *)ctx;
-  const PetscReal   origin[3] = {0, 0, 0};
-  const char *const label[3]  = {"Depth", "X", "Y"};
+  RsfAxes           axes;
   PetscInt          start[3], count[3], local[3];
   char              path[PETSC_MAX_PATH_LEN];
   float            *block;
@@ -51,7 +50,9 @@ PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const Fie
   PetscCall(PetscMalloc1((size_t)count[0] * count[1] * count[2] + 1, &block));
   PetscCall(SnapshotUserCells(e, f, start, count, block));
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/snapshot_%04" PetscInt_FMT "_%05" PetscInt_FMT ".rsf", e->o->output_dir, shot, steps / e->t.m));
-  PetscCall(RsfWriteBlock(e->l.group, path, e->m.dim, e->m.n, e->m.d, origin, label, start, count, block, e->o->overwrite));
+  ModelAxes(&e->m, &axes);
+  RsfAxesAdd(&axes, 1, e->t.dt, steps / e->t.m * e->t.dt, "Time", "s"); /* the snapshot's time, as a last axis of one sample */
+  PetscCall(RsfWriteBlock(e->l.group, path, &axes, start, count, block, e->o->overwrite));
   if (e->o->vtk) PetscCall(VtkFromRsf(e->l.group, path, "u", e->o->overwrite));
   PetscCall(PetscFree(block));
   PetscFunctionReturn(0);

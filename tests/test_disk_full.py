@@ -144,7 +144,8 @@ def check_rsf(path, ref_path):
     data = c.rsf_data_path(path, h)
     c.check(os.path.isfile(data), f"{path}: header without its binary {data}")
     size = os.path.getsize(data)
-    c.check(size == 4 * int(np.prod(n)), f"{path}: binary of {size} bytes, its header says {n} = {4 * int(np.prod(n))}")
+    esize = int(h.get("esize", 4))  # 8: a gather's coordinates
+    c.check(size == esize * int(np.prod(n)), f"{path}: binary of {size} bytes, its header says {n} x {esize} = {esize * int(np.prod(n))}")
     c.check(os.path.isfile(ref_path), f"{path}: the reference run has no {ref_path}")
     c.check(open(data, "rb").read() == open(c.rsf_data_path(ref_path), "rb").read(),
             f"{path}: its samples differ from the reference run's {ref_path}")

@@ -25,7 +25,12 @@ python3-segyio) on a 2D model of 41 x 31 cells and a 3D one of 14 x 12 x 16.
     truncated file, -nt and -dt against the file's, -dz against a model's
     sample interval, -geometry with -observed_segy, an FFID that comes back,
     two sources in one record, a 2D line whose y varies, an integer sample
-    format."""
+    format.
+(g) coordinates kept: a 2D line at y = 6,000,000 m and a model placed by
+    its CDP X, Y (x from 5000 m, y 6,000,000 m) without -segy_origin:
+    forward gathers written as SEG-Y keep every SourceX/Y and GroupX/Y,
+    the gradient equals the unplaced RSF run's and gradient.sgy keeps the
+    model's CDP X, Y; -help gives -segy_origin_x/_y their own text."""
 import os
 import re
 import shutil
@@ -126,6 +131,45 @@ def check_gather_headers(path, shot, shots):
         want = (shot, k + 1, k + 1, sx, gx, sz, gz, round(gx - sx) if gx >= sx else -round(sx - gx), NT, 1000)
         c.check(got == want, f"(a) {path} trace {k + 1}: headers (FFID, seq, seq, sx, gx, sdepth, depth, offset, ns, dt) "
                              f"{got}, expected {want}")
+
+
+def scaled(h, field):
+    """A coordinate field of header h under its scalar (bytes 71)."""
+    k = h[segyio.TraceField.SourceGroupScalar]
+    return h[field] / -k if k < 0 else h[field] * max(k, 1)
+
+
+def kept_coordinates(scr, ref, Jr, g_rsf):
+    """(g): the survey at y = Y, the model's columns at CDP X = ORIGIN_X + ix*DX, CDP Y = Y."""
+    T = segyio.TraceField
+    Y = 6.0e6
+    xy = (T.SourceX, T.SourceY, T.GroupX, T.GroupY)
+    hs = survey_headers(SHOTS, y=Y)
+    obs = write_segy(scr.sub("obs_utm.sgy"), np.concatenate(ref), hs, 1000)
+    cdp = [{T.INLINE_3D: 1, T.CROSSLINE_3D: ix + 1, T.SourceGroupScalar: -100, T.CDP_X: round((ORIGIN_X + ix * DX) * 100),
+            T.CDP_Y: round(Y * 100)} for ix in range(NX)]
+    start = write_segy(scr.sub("start_utm.sgy"), np.full((NX, NZ), 2300.0), cdp, int(DX * 1000))
+    c.run(1, ["-vp", start, "-dx", DX, "-geometry", obs, "-output_format", "segy"] + TIME, scr.sub("utm_fwd"), timeout=TIMEOUT)
+    k = 0
+    for s in range(len(SHOTS)):
+        for h in read_segy(os.path.join(scr.sub("utm_fwd"), "shot_%04d.sgy" % s))[1]:
+            got, want = [scaled(h, f) for f in xy], [scaled(hs[k], f) for f in xy]
+            c.check(got == want, f"(g) shot {s} trace {h[T.TRACE_SEQUENCE_LINE]}: SourceX/Y, GroupX/Y {got}, expected the survey's {want}")
+            k += 1
+    print(f"  (g) gathers as SEG-Y: the {k} traces keep SourceX/Y, GroupX/Y (y = {Y:.0f} m)", flush=True)
+    J = misfit(c.run(1, ["-mode", "gradient", "-vp", start, "-dx", DX, "-observed_segy", obs, "-output_format", "segy"] + TIME,
+                     scr.sub("utm"), timeout=TIMEOUT))
+    g, hg = read_segy(os.path.join(scr.sub("utm"), "gradient.sgy"))[:2]
+    c.check(J == Jr and g.tobytes() == g_rsf.tobytes(), f"(g) the placed model's misfit {J!r} or gradient differs from the RSF run's ({Jr!r})")
+    for ix, h in enumerate(hg):
+        got, want = (scaled(h, T.CDP_X), scaled(h, T.CDP_Y)), (ORIGIN_X + ix * DX, Y)
+        c.check(got == want, f"(g) gradient.sgy trace {ix + 1}: CDP X, Y {got}, expected the model's {want}")
+    print(f"  (g) gradient.sgy: equal to the RSF run's, CDP X, Y kept ({ORIGIN_X:.0f} + ix*{DX:g}, {Y:.0f})", flush=True)
+    out = c.run(1, ["-help"], timeout=TIMEOUT)
+    for axis, field in (("x", "SourceX"), ("y", "SourceY")):
+        line = next((ln for ln in out.splitlines() if f"-segy_origin_{axis} " in ln), "")
+        c.check(field in line, f"(g) -help: -segy_origin_{axis} reads {line.strip()!r}, expected it to name {field}")
+    print("  (g) -help: -segy_origin_x/_y name the fields they shift", flush=True)
 
 
 def main():
@@ -251,6 +295,9 @@ def main():
         refused(grid + ["-geometry", bad] + TIME, scr.sub("f8"), "a 2D line whose y varies", [bad, "trace 5", "2.5"])
         bad = write_segy(scr.sub("int16.sgy"), np.zeros((ntr, NT)), survey_headers(SHOTS), 1000, fmt=3)
         refused(grid + ["-geometry", bad] + TIME, scr.sub("f9"), "16-bit integer samples", [bad, "format code 3"])
+
+        # (g) every coordinate kept, in and out
+        kept_coordinates(scr, ref, Jr, g_rsf)
 
 
 if __name__ == "__main__":

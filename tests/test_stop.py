@@ -199,7 +199,7 @@ def main():
         rc, out = c.run_status(2, ["-mode", "forward", "-vp", true, "-shot_groups", 2] + acq, part)
         check_stop(tag, rc, out, STOPPED, f"Stopped by {part}/STOP (removed) after 2 of {SHOTS} shots: shots 0 to 1 are written "
                                           f"in {part}, shots 2 to {SHOTS - 1} were not run; rerun with -overwrite", True)
-        c.check(sorted(f for f in os.listdir(part) if not f.endswith("@")) == ["shot_0000.rsf", "shot_0001.rsf"],
+        c.check(sorted(f for f in os.listdir(part) if f.startswith("shot_") and not f.endswith("@")) == ["shot_0000.rsf", "shot_0001.rsf"],
                 f"{tag}: files {sorted(os.listdir(part))}, expected shot_0000.rsf and shot_0001.rsf")
         c.compare_bitwise(obs, part, 2, tag)
 

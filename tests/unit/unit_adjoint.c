@@ -333,7 +333,7 @@ static PetscErrorCode CheckCase(const Case *c)
   PetscCall(TimeAxisSetUp(&g, vmax, 60, 0.004, 0.9, &t));
   PetscCheck(t.m > 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "test set-up: expected resampling, got m = %d", (int)t.m);
     /* deep enough that the free surface's ghost does not cancel the signal */
-  PetscCall(GeometryRegular(c->dim, c->n, d, 1, 5, 50, 90, &geo));
+  PetscCall(GeometryRegular(c->dim, c->n, d, (const PetscReal[3]){0, 0, 0}, 1, 5, 50, 90, &geo));
   /* off the grid on every axis; receiver 0 1.5 cells deep */
   for (PetscInt a = 0; a < c->dim; a++) {
     geo.src[0].c[a] += 0.3 * d[a];

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+static const PetscReal zero[3] = {0, 0, 0}; /* the model's origin */
+
 static char path[64]; /* per process, so concurrent runs do not collide */
 
 static PetscErrorCode WriteText(const char *text)
@@ -33,7 +35,7 @@ static PetscErrorCode TestParse(void)
 
   PetscFunctionBeginUser;
   PetscCall(WriteText("# survey\nS 10 5   # first shot\n\n  R 0 2\nR\t+20.5 2\nS 30 5\nR 1e1 .3e+1\n"));
-  PetscCall(GeometryRead(PETSC_COMM_WORLD, path, 2, &g));
+  PetscCall(GeometryRead(PETSC_COMM_WORLD, path, 2, zero, &g));
   PetscCheck(g.nshots == 2 && g.rec_start[0] == 0 && g.rec_start[1] == 2 && g.rec_start[2] == 3, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "%d shots, rec_start %d %d %d, expected 2 shots and 0 2 3", (int)g.nshots, (int)g.rec_start[0], (int)g.rec_start[1], (int)g.rec_start[2]);
   PetscCall(CheckPos("source 0", &g.src[0], 5, 10, 0));
@@ -47,7 +49,7 @@ static PetscErrorCode TestParse(void)
   PetscCall(GeometryDestroy(&g));
 
   PetscCall(WriteText("S 1 2 3\nR 4 5 6\n"));
-  PetscCall(GeometryRead(PETSC_COMM_WORLD, path, 3, &g));
+  PetscCall(GeometryRead(PETSC_COMM_WORLD, path, 3, zero, &g));
   PetscCall(CheckPos("3D source", &g.src[0], 3, 1, 2));
   PetscCall(CheckPos("3D receiver", &g.rec[0], 6, 4, 5));
   PetscCall(GeometryDestroy(&g));
@@ -77,11 +79,11 @@ static PetscErrorCode TestMalformed(void)
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     PetscCall(WriteText(cases[i][0]));
-    EXPECT_ERROR(GeometryRead(PETSC_COMM_WORLD, path, 2, &g), cases[i][1]);
+    EXPECT_ERROR(GeometryRead(PETSC_COMM_WORLD, path, 2, zero, &g), cases[i][1]);
   }
   PetscCall(WriteText("S 1 2\nR 1 2\n"));
-  EXPECT_ERROR(GeometryRead(PETSC_COMM_WORLD, path, 3, &g), "line 1: expected 'S x y z'");
-  EXPECT_ERROR(GeometryRead(PETSC_COMM_WORLD, "no/such/geometry.txt", 2, &g), "no/such/geometry.txt");
+  EXPECT_ERROR(GeometryRead(PETSC_COMM_WORLD, path, 3, zero, &g), "line 1: expected 'S x y z'");
+  EXPECT_ERROR(GeometryRead(PETSC_COMM_WORLD, "no/such/geometry.txt", 2, zero, &g), "no/such/geometry.txt");
   PetscFunctionReturn(0);
 }
 
@@ -106,32 +108,32 @@ static PetscErrorCode TestRegular(void)
   PetscInt        cell[3];
 
   PetscFunctionBeginUser;
-  PetscCall(GeometryRegular(2, n, d, 3, 21, 10, 7.5, &g));
+  PetscCall(GeometryRegular(2, n, d, zero, 3, 21, 10, 7.5, &g));
   PetscCheck(g.nshots == 3 && g.rec_start[3] == 63, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d shots %d receivers, expected 3 and 63", (int)g.nshots,
              (int)g.rec_start[3]);
   for (PetscInt s = 0; s < 3; s++) {
     PetscCall(CheckPos("regular source", &g.src[s], 10, 100.0 * s, 0));
     for (PetscInt r = 0; r < 21; r++) PetscCall(CheckPos("regular receiver", &g.rec[g.rec_start[s] + r], 7.5, 10.0 * r, 0));
   }
-  PetscCall(GeometryValidate(&g, 2, n, d));
+  PetscCall(GeometryValidate(PETSC_COMM_WORLD, &g, 2, n, d, PETSC_FALSE));
   g.rec[5].c[1] = 200 * (1 + 1e-12); /* within the slack */
-  PetscCall(GeometryValidate(&g, 2, n, d));
+  PetscCall(GeometryValidate(PETSC_COMM_WORLD, &g, 2, n, d, PETSC_FALSE));
   g.rec[25].c[1] = 201;
-  EXPECT_ERROR(GeometryValidate(&g, 2, n, d), "shot 1 receiver 4 (regular survey) at x=201 z=7.5 m lies outside the model (x in [0, 200], z in [0, 50])");
+  EXPECT_ERROR(GeometryValidate(PETSC_COMM_WORLD, &g, 2, n, d, PETSC_FALSE), "shot 1 receiver 4 (regular survey) at x=201 z=7.5 m lies outside the model (x in [0, 200], z in [0, 50])");
   g.rec[25].c[1] = 0;
   g.src[2].c[0]  = -1;
-  EXPECT_ERROR(GeometryValidate(&g, 2, n, d), "shot 2 source");
+  EXPECT_ERROR(GeometryValidate(PETSC_COMM_WORLD, &g, 2, n, d, PETSC_FALSE), "shot 2 source");
   PetscCall(GeometryDestroy(&g));
 
   /* 10^10 receivers in all: beyond a 32-bit PetscInt, refused rather than wrapped */
-  if (sizeof(PetscInt) == 4) EXPECT_ERROR(GeometryRegular(2, n, d, 100000, 100000, 10, 7.5, &g), "100000 shots x 100000 receivers = 10000000000 receivers");
+  if (sizeof(PetscInt) == 4) EXPECT_ERROR(GeometryRegular(2, n, d, zero, 100000, 100000, 10, 7.5, &g), "100000 shots x 100000 receivers = 10000000000 receivers");
 
-  PetscCall(GeometryRegular(3, n, d, 1, 1, 0, 50, &g));
+  PetscCall(GeometryRegular(3, n, d, zero, 1, 1, 0, 50, &g));
   PetscCall(CheckPos("centred 3D source", &g.src[0], 0, 100, 8));
   PetscCall(CheckPos("centred 3D receiver", &g.rec[0], 50, 100, 8));
-  PetscCall(GeometryValidate(&g, 3, n, d));
+  PetscCall(GeometryValidate(PETSC_COMM_WORLD, &g, 3, n, d, PETSC_FALSE));
   g.rec[0].c[2] = 17;
-  EXPECT_ERROR(GeometryValidate(&g, 3, n, d), "x=100 y=17 z=50 m");
+  EXPECT_ERROR(GeometryValidate(PETSC_COMM_WORLD, &g, 3, n, d, PETSC_FALSE), "x=100 y=17 z=50 m");
 
   g.rec[0] = (Position){{7.4, 14.9, 6.1}};
   GeometryCell(&g.rec[0], 3, d, cell);

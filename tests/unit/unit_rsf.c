@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <unistd.h>
 
 static char        dir[32]; /* fresh folder per run, so concurrent runs do not collide */
@@ -69,6 +70,15 @@ static PetscErrorCode CheckBlock(const RsfHeader *h, const PetscInt s[3], const 
   PetscFunctionReturn(0);
 }
 
+/* The axes RsfWrite takes, from arrays. */
+static RsfAxes Axes(PetscInt naxes, const PetscInt n[], const PetscReal d[], const PetscReal o[], const char *const label[])
+{
+  RsfAxes a = {0};
+
+  for (PetscInt i = 0; i < naxes; i++) RsfAxesAdd(&a, n[i], d[i], o[i], label ? label[i] : NULL, NULL);
+  return a;
+}
+
 static PetscErrorCode TestCube(void)
 {
   const PetscInt    n[3] = {5, 4, 3}, zero[3] = {0, 0, 0};
@@ -85,12 +95,12 @@ static PetscErrorCode TestCube(void)
       for (PetscInt i = 0; i < n[0]; i++) data[i + n[0] * (j + n[1] * k)] = Value(i, j, k);
   PetscCall(Path("cube.rsf", path));
   if (!rank) {
-    PetscCall(RsfWrite(path, 3, n, d, o, label, data, PETSC_FALSE));
+    PetscCall(RsfWrite(path, (const RsfAxes[]){Axes(3, n, d, o, label)}, data, PETSC_FALSE));
     PetscCall(PetscSNPrintf(bin, sizeof bin, "%s@", path));
     PetscCall(TempPath(bin, tmp));
     PetscCheck(access(tmp, F_OK), PETSC_COMM_SELF, PETSC_ERR_PLIB, "temporary %s left behind", tmp);
-    EXPECT_ERROR(RsfWrite(path, 3, n, d, o, label, data, PETSC_FALSE), "-overwrite");
-    PetscCall(RsfWrite(path, 3, n, d, o, NULL, data, PETSC_TRUE));
+    EXPECT_ERROR(RsfWrite(path, (const RsfAxes[]){Axes(3, n, d, o, label)}, data, PETSC_FALSE), "-overwrite");
+    PetscCall(RsfWrite(path, (const RsfAxes[]){Axes(3, n, d, o, NULL)}, data, PETSC_TRUE));
   }
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
 
@@ -139,13 +149,13 @@ static PetscErrorCode TestWriteBlock(void)
 
     PetscCheck(fp && !fseek(fp, 4096, SEEK_SET) && fputc(1, fp) != EOF && !fclose(fp), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s", tmp);
   }
-  PetscCall(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o, label, s, c, buf, PETSC_FALSE));
+  PetscCall(RsfWriteBlock(PETSC_COMM_WORLD, path, (const RsfAxes[]){Axes(3, n, d, o, label)}, s, c, buf, PETSC_FALSE));
   if (!rank) {
     PetscCheck(access(tmp, F_OK), PETSC_COMM_SELF, PETSC_ERR_PLIB, "temporary %s left behind", tmp);
     PetscCall(TempPath(path, tmp));
     PetscCheck(access(tmp, F_OK), PETSC_COMM_SELF, PETSC_ERR_PLIB, "temporary %s left behind", tmp);
   }
-  EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o2, label, s, c, buf, PETSC_FALSE), "-overwrite");
+  EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, (const RsfAxes[]){Axes(3, n, d, o2, label)}, s, c, buf, PETSC_FALSE), "-overwrite");
 
   PetscCall(RsfReadHeader(PETSC_COMM_WORLD, path, &h));
   for (int a = 0; a < 3; a++)
@@ -164,19 +174,19 @@ static PetscErrorCode TestWriteBlock(void)
   for (PetscInt k = 0; k < c[2]; k++)
     for (PetscInt j = 0; j < c[1]; j++)
       for (PetscInt i = 0; i < c[0]; i++) buf[i + c[0] * (j + c[1] * k)] = Value(i, j, k);
-  PetscCall(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o2, NULL, s, c, buf, PETSC_TRUE));
+  PetscCall(RsfWriteBlock(PETSC_COMM_WORLD, path, (const RsfAxes[]){Axes(3, n, d, o2, NULL)}, s, c, buf, PETSC_TRUE));
   PetscCall(RsfReadHeader(PETSC_COMM_WORLD, path, &h));
   PetscCheck(h.o[0] == o2[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "o1=%g after overwriting, expected %g", (double)h.o[0], (double)o2[0]);
   PetscCall(CheckBlock(&h, zero, n));
 
   c[1] = rank ? 0 : n[1] - 1; /* row n2-1 is missing */
-  EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o, NULL, s, c, buf, PETSC_TRUE), "hold 112 samples, expected the 140");
+  EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, (const RsfAxes[]){Axes(3, n, d, o, NULL)}, s, c, buf, PETSC_TRUE), "hold 112 samples, expected the 140");
   c[1] = n[1];
   s[0] = s[1] = 0;
   s[2] = rank == size - 1 ? 1 : 0; /* 1 + 4 > n3 on the last rank, whose box is not empty */
   c[2] = n[2];
   if (rank == size - 1) c[0] = n[0];
-  EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, 3, n, d, o, NULL, s, c, buf, PETSC_TRUE), rank == size - 1 ? "outside [0, 4)" : "another rank");
+  EXPECT_ERROR(RsfWriteBlock(PETSC_COMM_WORLD, path, (const RsfAxes[]){Axes(3, n, d, o, NULL)}, s, c, buf, PETSC_TRUE), rank == size - 1 ? "outside [0, 4)" : "another rank");
   PetscCall(CheckBlock(&h, zero, n)); /* the failed writes left the file alone */
   PetscCall(PetscFree(buf));
   PetscFunctionReturn(0);
@@ -195,13 +205,25 @@ static PetscErrorCode TestTrace(void)
 
   PetscFunctionBeginUser;
   PetscCall(Path("trace.rsf", path));
-  if (!rank) PetscCall(RsfWrite(path, 3, n, d, o, NULL, data, PETSC_FALSE));
+  if (!rank) PetscCall(RsfWrite(path, (const RsfAxes[]){Axes(3, n, d, o, NULL)}, data, PETSC_FALSE));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   PetscCall(RsfReadHeader(PETSC_COMM_WORLD, path, &h));
   PetscCheck(h.naxes == 1 && h.n[0] == 7, PETSC_COMM_SELF, PETSC_ERR_PLIB, "naxes %d n1 %d, expected 1 and 7", (int)h.naxes, (int)h.n[0]);
   PetscCall(RsfReadBlock(PETSC_COMM_WORLD, &h, s, c, buf));
   PetscCheck(buf[0] == 2 && buf[1] == 3 && buf[2] == 4, PETSC_COMM_SELF, PETSC_ERR_PLIB, "block read %g %g %g, expected 2 3 4", (double)buf[0],
              (double)buf[1], (double)buf[2]);
+
+  /* the same binary read as xdr_float (big-endian): every sample's bytes reversed */
+  PetscCall(WriteText("xdr.rsf", "n1=7 data_format=\"xdr_float\" esize=4 in=trace.rsf@\n"));
+  PetscCall(Path("xdr.rsf", path));
+  PetscCall(RsfReadHeader(PETSC_COMM_WORLD, path, &h));
+  PetscCall(RsfReadBlock(PETSC_COMM_WORLD, &h, s, c, buf));
+  for (int i = 0; i < 3; i++) {
+    uint32_t want, got;
+    memcpy(&want, &data[2 + i], sizeof want);
+    memcpy(&got, &buf[i], sizeof got);
+    PetscCheck(got == __builtin_bswap32(want), PETSC_COMM_SELF, PETSC_ERR_PLIB, "xdr_float sample %d: bytes %08x, expected %08x", 2 + i, got, __builtin_bswap32(want));
+  }
 
   PetscCheck(getcwd(cwd, sizeof cwd), PETSC_COMM_SELF, PETSC_ERR_SYS, "getcwd failed");
   PetscCall(PetscSNPrintf(text, sizeof text,
@@ -222,7 +244,7 @@ static PetscErrorCode TestHeaderErrors(void)
 {
   static const char *const cases[][2] = {
     {"n1=8 in=trace.rsf@\n", "has 28 bytes, expected 32"},
-    {"n1=7 data_format=\"xdr_float\" in=trace.rsf@\n", "data_format=\"xdr_float\""},
+    {"n1=7 data_format=\"native_double\" in=trace.rsf@\n", "data_format=\"native_double\", expected \"native_float\" or \"xdr_float\""},
     {"n1=7 esize=8 in=trace.rsf@\n", "esize=8"},
     {"n1=7\n", "no in="},
     {"n1=7 in=missing.rsf@\n", "missing.rsf@"},

@@ -135,7 +135,7 @@ static PetscErrorCode TestFile(void)
 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(path, sizeof path, "unit_wavelet_%d.rsf", (int)getpid()));
-  PetscCall(RsfWrite(path, 1, n, d, o, NULL, data, PETSC_FALSE));
+  PetscCall(RsfWrite(path, (const RsfAxes[]){{.naxes = 1, .n = {n[0]}, .d = {d[0]}, .o = {o[0]}}}, data, PETSC_FALSE));
   PetscCall(WaveletReadFile(PETSC_COMM_WORLD, path, 8, 0.002 * (1 + 1e-9), w));
   PetscCheck(!memcmp(w, data, sizeof data) && w[5] == 0 && w[7] == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "wavelet file read back wrong or not zero padded");
   EXPECT_ERROR(WaveletReadFile(PETSC_COMM_WORLD, path, 4, 0.002, w), "n1=5 samples, more than nt=4");
