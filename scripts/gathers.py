@@ -13,11 +13,11 @@ import rsf
 
 
 def coordinates_path(path):
-    """The coordinate file of gather PATH (shot_NNNN.rsf): shot_NNNN_coords.rsf
+    """The coordinate file of gather PATH (.../shot_NNNN.rsf): coords_NNNN.rsf
     beside it, or None where the run wrote none."""
-    stem = path[:-4] if path.endswith(".rsf") else path
-    candidate = stem + "_coords.rsf"
-    return candidate if os.path.exists(candidate) else None
+    m = re.search(r"shot_(\d+)\.rsf$", os.path.basename(path))
+    candidate = m and os.path.join(os.path.dirname(path), "coords_%s.rsf" % m.group(1))
+    return candidate if candidate and os.path.exists(candidate) else None
 
 
 COORDINATE_ROWS = ("sx", "sy", "sz", "gx", "gy", "gz")

@@ -17,6 +17,14 @@ static PetscErrorCode QcPath(const char *dir, PetscInt band, PetscInt shot, cons
   PetscFunctionReturn(0);
 }
 
+/* qc/coords_NNNN.rsf: shot s's positions, as beside a forward run's gather. */
+static PetscErrorCode CoordsPath(const char *dir, PetscInt shot, char path[PETSC_MAX_PATH_LEN])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/qc/coords_%04" PetscInt_FMT ".rsf", dir, shot));
+  PetscFunctionReturn(0);
+}
+
 /* The same list on every rank, so the same decision everywhere. */
 static PetscErrorCode ParseShots(const Objective *obj, Qc *qc)
 {
@@ -63,6 +71,11 @@ static PetscErrorCode PrepareFolder(void *ctx)
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/qc", o->output_dir));
   PetscCheck(!qc->nchosen || !mkdir(path, 0777) || errno == EEXIST, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-qc_shots: cannot create %s: %s", path, strerror(errno));
   if (o->overwrite || o->restart) PetscFunctionReturn(0);
+  for (PetscInt s = 0; s < obj->e.geo.nshots; s++) {
+    if (!qc->chosen[s]) continue;
+    PetscCall(CoordsPath(o->output_dir, s, path));
+    PetscCall(RefuseExisting(path));
+  }
   for (PetscInt b = 0; b < nbands; b++) {
     for (PetscInt s = 0; s < obj->e.geo.nshots; s++)
       for (PetscInt p = 0; p < 3 && qc->chosen[s]; p++) {
@@ -95,25 +108,28 @@ PetscErrorCode QcDestroy(Qc *qc)
   PetscFunctionReturn(0);
 }
 
-/* Group rank 0: the group's shot k's three gathers; syn becomes the residual. */
+/* Group rank 0: the group's shot k's three gathers and its positions; syn
+   becomes the residual. */
 static PetscErrorCode WriteShot(const Objective *obj, PetscInt band, PetscInt k, float *syn)
 {
-  const TimeAxis   *t = &obj->e.t;
-  const PetscInt    s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
-  const PetscInt    n[2]     = {t->nt, nrec};
-  const PetscReal   d[2]     = {t->dt, 1}, origin[2] = {0, 0};
-  const char *const label[2] = {"Time", "Receiver"};
-  const float      *data[3]  = {obj->obs[k], syn, syn};
-  char              path[PETSC_MAX_PATH_LEN];
+  const TimeAxis *t = &obj->e.t;
+  const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
+  const float    *data[3] = {obj->obs[k], syn, syn};
+  RsfAxes         axes    = {0};
+  char            path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
+  RsfAxesAdd(&axes, t->nt, t->dt, 0, "Time", "s");
+  RsfAxesAdd(&axes, nrec, 1, 0, "Receiver", "");
   for (PetscInt p = 0; p < 3; p++) {
     if (p == 2)
       for (size_t i = 0; i < (size_t)nrec * t->nt; i++) syn[i] -= obj->obs[k][i];
     PetscCall(QcPath(obj->o->output_dir, band, s, qc_parts[p], path));
     /* this run's own file: an earlier run's was refused at the start (QcCreate) */
-    PetscCall(RsfWrite(path, 2, n, d, origin, label, data[p], PETSC_TRUE));
+    PetscCall(RsfWrite(path, &axes, data[p], PETSC_TRUE));
   }
+  PetscCall(CoordsPath(obj->o->output_dir, s, path));
+  PetscCall(GeometryWriteCoords(&obj->e.geo, s, path, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 

@@ -130,8 +130,9 @@ static const char *Plural(PetscInt64 n)
   return n == 1 ? "" : "s";
 }
 
-/* Where n points lie, axis by axis: "z 20 m, x 0 to 2900 m". */
-static void PointsExtent(const Position *pts, PetscInt n, PetscInt dim, char text[], size_t len)
+/* Where n points lie, axis by axis, in the survey's coordinates (origin: the
+   model's first sample's): "z 20 m, x 0 to 2900 m". */
+static void PointsExtent(const Position *pts, PetscInt n, PetscInt dim, const PetscReal origin[3], char text[], size_t len)
 {
   static const char axis[3] = {'z', 'x', 'y'};
   size_t            used    = 0;
@@ -140,8 +141,8 @@ static void PointsExtent(const Position *pts, PetscInt n, PetscInt dim, char tex
   for (PetscInt a = 0; a < dim && n > 0; a++) {
     PetscReal lo = PETSC_MAX_REAL, hi = PETSC_MIN_REAL;
     for (PetscInt k = 0; k < n; k++) {
-      lo = PetscMin(lo, pts[k].c[a]);
-      hi = PetscMax(hi, pts[k].c[a]);
+      lo = PetscMin(lo, origin[a] + pts[k].c[a]);
+      hi = PetscMax(hi, origin[a] + pts[k].c[a]);
     }
     if (lo == hi) used += (size_t)snprintf(text + used, used < len ? len - used : 0, "%s%c %.6g m", a ? ", " : "", axis[a], (double)lo);
     else used += (size_t)snprintf(text + used, used < len ? len - used : 0, "%s%c %.6g to %.6g m", a ? ", " : "", axis[a], (double)lo, (double)hi);
@@ -152,15 +153,18 @@ PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, c
                           PetscReal vmax)
 {
   const PetscInt nrec = geo->rec_start[geo->nshots];
-  char           spacing[96], src[256], rec[256];
+  char           grid[128], origin[128] = "", src[256], rec[256];
 
   PetscFunctionBeginUser;
-  if (m->dim == 2) PetscCall(PetscSNPrintf(spacing, sizeof spacing, "nz=%" PetscInt_FMT " nx=%" PetscInt_FMT ", spacing %.6g x %.6g m", m->n[0], m->n[1], (double)m->d[0], (double)m->d[1]));
+  if (m->dim == 2)
+    PetscCall(PetscSNPrintf(grid, sizeof grid, "nz=%" PetscInt_FMT " nx=%" PetscInt_FMT ", spacing %.6g x %.6g m (z, x)", m->n[0], m->n[1], (double)m->d[0], (double)m->d[1]));
   else
-    PetscCall(PetscSNPrintf(spacing, sizeof spacing, "nz=%" PetscInt_FMT " nx=%" PetscInt_FMT " ny=%" PetscInt_FMT ", spacing %.6g x %.6g x %.6g m", m->n[0], m->n[1], m->n[2],
+    PetscCall(PetscSNPrintf(grid, sizeof grid, "nz=%" PetscInt_FMT " nx=%" PetscInt_FMT " ny=%" PetscInt_FMT ", spacing %.6g x %.6g x %.6g m (z, x, y)", m->n[0], m->n[1], m->n[2],
                             (double)m->d[0], (double)m->d[1], (double)m->d[2]));
-  PetscCall(PetscPrintf(world, "model %s: %" PetscInt_FMT "D, %s (z, x%s), velocities %.6g to %.6g m/s\n", m->name, m->dim, spacing, m->dim == 3 ? ", y" : "", (double)vmin,
-                        (double)vmax));
+  if (m->dim == 2 && (m->o[0] || m->o[1])) PetscCall(PetscSNPrintf(origin, sizeof origin, ", first sample at z %.6g x %.6g m", (double)m->o[0], (double)m->o[1]));
+  if (m->dim == 3 && (m->o[0] || m->o[1] || m->o[2]))
+    PetscCall(PetscSNPrintf(origin, sizeof origin, ", first sample at z %.6g x %.6g y %.6g m", (double)m->o[0], (double)m->o[1], (double)m->o[2]));
+  PetscCall(PetscPrintf(world, "model %s: %" PetscInt_FMT "D, %s%s, velocities %.6g to %.6g m/s\n", m->name, m->dim, grid, origin, (double)vmin, (double)vmax));
   PetscCall(PetscPrintf(world, "grid with absorbing layers: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
                                " (z, x, y), order %" PetscInt_FMT "; layers z %" PetscInt_FMT "/%" PetscInt_FMT
                                " x %" PetscInt_FMT "/%" PetscInt_FMT " y %" PetscInt_FMT "/%" PetscInt_FMT "\n",
@@ -169,8 +173,8 @@ PetscErrorCode PrintSetUp(MPI_Comm world, const Layout *l, const ModelInfo *m, c
   PetscCall(PetscPrintf(world, "layout: %d rank%s = %d shot group%s x %d subdomain%s (z %" PetscInt_FMT " x %" PetscInt_FMT " y %" PetscInt_FMT "), %" PetscInt_FMT " thread%s per rank\n",
                         l->world_size, Plural(l->world_size), l->ngroups, Plural(l->ngroups), l->group_size, Plural(l->group_size), g->nproc[0], g->nproc[1], g->nproc[2],
                         l->threads, Plural(l->threads)));
-  PointsExtent(geo->src, geo->nshots, m->dim, src, sizeof src);
-  PointsExtent(geo->rec, nrec, m->dim, rec, sizeof rec);
+  PointsExtent(geo->src, geo->nshots, m->dim, geo->origin, src, sizeof src);
+  PointsExtent(geo->rec, nrec, m->dim, geo->origin, rec, sizeof rec);
   PetscCall(PetscPrintf(world, "survey %s: %" PetscInt_FMT " shot%s, %" PetscInt_FMT " receiver%s in all; sources at %s; receivers at %s\n", geo->source, geo->nshots,
                         Plural(geo->nshots), nrec, Plural(nrec), src, rec));
   PetscCall(PetscPrintf(world, "time: %" PetscInt_FMT " samples at %.6g s; internal step %.9g s (%" PetscInt_FMT " per sample, stability limit %.9g s), %" PetscInt_FMT " steps\n",

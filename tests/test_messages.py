@@ -5,7 +5,8 @@
     writes nothing.
 (b) The set-up account of a 2D forward run on 1 rank with -output_dir
     "DIR/": singulars for one rank, group, subdomain and thread; the 2D
-    spacing as "dz x dx m"; where the sources and receivers are; shot lines
+    spacing as "dz x dx m"; where the sources and receivers are (in the
+    survey's coordinates: for a model placed at x = 500000 m too); shot lines
     naming DIR/shot_NNNN.rsf (no "//"), the last of 3 shots "3 of 3 shots
     run"; -snapshot_interval 10 with -nt 50 writes samples 10..40, none at
     50 (one past the last sample, 49).
@@ -47,6 +48,10 @@ def check_setup_account(scr):
     snaps = sorted(f for f in os.listdir(out_dir) if f.startswith("snapshot_0000_") and f.endswith(".rsf"))
     c.check(snaps == [f"snapshot_0000_{k:05d}.rsf" for k in (10, 20, 30, 40)],
             f"(b) snapshots {snaps}, expected samples 10, 20, 30, 40 of -nt 50 (none past sample 49)")
+    placed = c.write_rsf(scr.sub("placed.rsf"), np.full((30, 20), 2000, np.float32), d=[10, 10], o=[0, 500000])
+    out = c.run(1, ["-mode", "forward", "-vp", placed, "-nt", 20, "-nshots", 1], scr.sub("placed"))
+    c.check("first sample at z 0 x 500000 m" in out and "sources at z 20 m, x 500145 m; receivers at z 20 m, x 500000 to 500290 m" in out,
+            "(b) a model placed at x = 500000 m: its origin and the survey's positions are not given in the survey's coordinates:\n" + out)
     print("  (b) set-up account, paths, shot lines and snapshots as expected", flush=True)
 
 

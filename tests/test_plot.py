@@ -3,14 +3,14 @@
 exits 77, skipped, without matplotlib):
 
 - gather: time in seconds down the side (0 at the top); offset across where
-  the gather has a coordinate file (shot_NNNN_coords.rsf: the traces placed
+  the gather has a coordinate file (coords_NNNN.rsf: the traces placed
   at their offsets, or at the receivers' x with --x receiver_x), the
   receiver index without one, with a note saying so; --clip PERCENTILE in
   the title; --agc and --tpow gains (t^P exactly; AGC evens a trace whose
   amplitude grows 1000 times to within 2 times between its first and last
   quarters); a bad gain option refused;
 - qc: observed | modelled | residual side by side, one colour scale,
-  placed by qc/shot_NNNN_coords.rsf; --coords names a coordinate file;
+  placed by qc/coords_NNNN.rsf; --coords names a coordinate file;
 - snapshot: titled with its time (recorded sample x the run's interval);
 - 3D model: the depth slice with y increasing upward, as maps are read,
   at the header's origin (o2, o3)."""
@@ -79,21 +79,21 @@ def main():
         gx = 30.0 * np.arange(nrec)
         # rows: source x, y, depth, receiver x, y, depth (float32 here: scripts/rsf.py writes no doubles)
         table = np.stack([np.full(nrec, 300.0), np.zeros(nrec), np.full(nrec, 20.0), gx, np.zeros(nrec), np.full(nrec, 10.0)])
-        rsf.write(os.path.join(placed, "shot_0000_coords.rsf"), table)
+        rsf.write(os.path.join(placed, "coords_0000.rsf"), table)
         for axis, label, lim in (("offset", "offset (m)", (-315.0, 285.0)), ("receiver_x", "receiver x (m)", (-15.0, 585.0))):
             ax = plot.plot_gather(os.path.join(placed, "shot_0000.rsf"), scr.sub("p.png"), clip=90.0, axis=axis).axes[0]
             c.check(ax.get_xlabel() == label and near(ax.get_xlim(), lim), f"--x {axis}: '{ax.get_xlabel()}' over {ax.get_xlim()}, expected '{label}' over {lim}")
         c.check("clip 90%" in ax.get_title(), f"--clip 90 is not in the title '{ax.get_title()}'")
-        ax = plot.plot_gather(shot, scr.sub("p.png"), coords=os.path.join(placed, "shot_0000_coords.rsf")).axes[0]
+        ax = plot.plot_gather(shot, scr.sub("p.png"), coords=os.path.join(placed, "coords_0000.rsf")).axes[0]
         c.check(ax.get_xlabel() == "offset (m)", f"--coords: x axis '{ax.get_xlabel()}'")
         # unevenly spaced receivers (some dropped): cells between the midpoints, time still down
         rsf.write(os.path.join(placed, "shot_0001.rsf"), data[:, :5], d=[dt, 1])
-        rsf.write(os.path.join(placed, "shot_0001_coords.rsf"), np.stack([np.full(5, 100.0), np.zeros(5), np.zeros(5), [0.0, 10, 30, 70, 150], np.zeros(5), np.zeros(5)]))
+        rsf.write(os.path.join(placed, "coords_0001.rsf"), np.stack([np.full(5, 100.0), np.zeros(5), np.zeros(5), [0.0, 10, 30, 70, 150], np.zeros(5), np.zeros(5)]))
         ax = plot.plot_gather(os.path.join(placed, "shot_0001.rsf"), scr.sub("u.png")).axes[0]
         c.check(near(ax.get_xlim(), (-105.0, 90.0)) and near(ax.get_ylim(), ((nt - 0.5) * dt, -0.5 * dt)),
                 f"uneven receivers: x over {ax.get_xlim()}, time over {ax.get_ylim()}")
 
-        # qc: observed | modelled | residual on one scale, placed by qc/shot_NNNN_coords.rsf
+        # qc: observed | modelled | residual on one scale, placed by qc/coords_NNNN.rsf
         for part, scale in (("observed", 1.0), ("modelled", 0.5), ("residual", -0.5)):
             rsf.write(os.path.join(placed, "band_1_shot_0000_%s.rsf" % part), scale * data, d=[dt, 1])
         fig = plot.plot_qc(os.path.join(placed, "band_1_shot_0000_modelled.rsf"), scr.sub("q.png"))
