@@ -23,6 +23,8 @@ static const char *const petsc_own[] = {
   "info", "help", "version", "no_signal_handler"};
 /* PETSc's viewer options: read whenever a viewer opens (-log_view :file). */
 static const char *const petsc_own_prefix[] = {"viewer_"};
+/* Options of -mode invert alone, which the other modes read and ignore. */
+static const char *const invert_only[] = {"-restart", "-first_step", "-qc_shots", "-qc_illumination"};
 /* Read by TaoSolve only, so the Tao dropped before the run never reads them. */
 static const char *const tao_solve_only[] = {"tao_view", "tao_ls_view"};
 
@@ -321,6 +323,7 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const ModelInf
   }
   if (o->gradient_smoothing_n == 3 && m->dim == 2)
     PetscCall(NoEffect("-gradient_smoothing", NULL, "the model is 2D: the third value, y, is not used", msg, sizeof msg, &count));
+  for (size_t k = 0; o->mode != MODE_INVERT && k < COUNT(invert_only); k++) PetscCall(NoEffect(invert_only[k], NULL, "only -mode invert reads it", msg, sizeof msg, &count));
   if (!count) PetscFunctionReturn(0);
   if (o->unused_warn) PetscCall(PetscPrintf(comm, "WARNING: option%s without effect in this run: %s; the run goes ahead (-unused_options warn)\n", count > 1 ? "s" : "", msg));
   else

@@ -33,7 +33,8 @@ line of a file, -f0 twice in PETSC_OPTIONS; with -unused_options warn, -nt twice
 value and a warning.  The command line overriding a file runs.  Options without
 effect, refused with their reason: -dx and -nx beside an RSF model that
 says otherwise (restating it runs), -nshots -nrec -source_depth beside
--geometry, -dy in 2D, a third -gradient_smoothing value in 2D; with
+-geometry, -dy in 2D, a third -gradient_smoothing value in 2D, -restart and -qc_shots in
+-mode forward; with
 -unused_options warn a warning.  Values named with their option: -bands
 abc, -gradient_smoothing with 4 values, -progress_interval -1, -nx 1, a
 -vp path of 4266 characters, -tao_max_it -1.  Under ulimit -v 3 GB: a grid
@@ -451,6 +452,8 @@ def main():
              SMALL + ["-geometry", geo_ok, "-nshots", 3, "-nrec", 7, "-source_depth", 15], scr.sub("o_regular"),
              [has("-nshots 3 (the survey comes from"), has("-nrec 7"), has("-source_depth 15")])
         case("-dy in 2D", 1, SMALL + ["-dy", 5], scr.sub("o_dy"), [has("-dy 5 (the model is 2D")])
+        case("-restart -qc_shots in -mode forward", 1, SMALL + ["-restart", "-qc_shots", 0], scr.sub("o_invert_only"),
+             [has("-restart (only -mode invert reads it)"), has("-qc_shots 0 (only -mode invert reads it)")])
         case("-gradient_smoothing with 3 values in 2D", 1, SMALL + ["-gradient_smoothing", "10,20,30"], scr.sub("o_smooth3"),
              [has("-gradient_smoothing 10,20,30"), has("third value")])
         warn_case("-dx beside an RSF model with -unused_options warn", 1,

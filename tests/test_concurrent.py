@@ -27,7 +27,8 @@ LOCK = ".halofwi.lock"
 DX = 10.0
 NZ, NX = 60, 120
 # long enough that A still runs while the second runs start and are refused
-SLOW = ["-nshots", 4, "-nrec", 30, "-nt", 8000, "-dt", 0.001, "-f0", 10, "-pml_width", 10, "-progress_interval", 0]
+# (about 6 s on an idle core; the three refusals take about 0.4 s each)
+SLOW = ["-nshots", 4, "-nrec", 30, "-nt", 24000, "-dt", 0.001, "-f0", 10, "-pml_width", 10, "-progress_interval", 0]
 QUICK = ["-nshots", 2, "-nrec", 10, "-nt", 100, "-dt", 0.001, "-f0", 10, "-pml_width", 10, "-progress_interval", 0]
 
 
