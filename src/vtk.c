@@ -21,8 +21,10 @@ static void WriteHead(FILE *fp, const RsfHeader *h, const char *name, uint64_t b
   const char    *endian = *(const uint8_t *)&probe ? "LittleEndian" : "BigEndian";
 
   fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n", endian);
-  fprintf(fp, "  <ImageData WholeExtent=\"0 %d 0 %d 0 %d\" Origin=\"0 0 0\" Spacing=\"%.17g %.17g %.17g\" Direction=\"0 1 0 0 0 1 -1 0 0\">\n", (int)h->n[0] - 1,
-          (int)h->n[1] - 1, (int)h->n[2] - 1, (double)h->d[0], (double)(h->naxes > 1 ? h->d[1] : 1), (double)(h->naxes > 2 ? h->d[2] : 1));
+  /* the first sample's place (x, y, elevation) from the RSF origin: depth runs down -Z */
+  fprintf(fp, "  <ImageData WholeExtent=\"0 %d 0 %d 0 %d\" Origin=\"%.17g %.17g %.17g\" Spacing=\"%.17g %.17g %.17g\" Direction=\"0 1 0 0 0 1 -1 0 0\">\n", (int)h->n[0] - 1,
+          (int)h->n[1] - 1, (int)h->n[2] - 1, (double)(h->naxes > 1 ? h->o[1] : 0), (double)(h->naxes > 2 ? h->o[2] : 0), h->o[0] ? -(double)h->o[0] : 0.0,
+          (double)h->d[0], (double)(h->naxes > 1 ? h->d[1] : 1), (double)(h->naxes > 2 ? h->d[2] : 1));
   fprintf(fp, "    <Piece Extent=\"0 %d 0 %d 0 %d\">\n      <PointData Scalars=\"%s\">\n", (int)h->n[0] - 1, (int)h->n[1] - 1, (int)h->n[2] - 1, name);
   fprintf(fp, "        <DataArray type=\"Float32\" Name=\"%s\" format=\"appended\" offset=\"0\"/>\n", name);
   fprintf(fp, "      </PointData>\n    </Piece>\n  </ImageData>\n  <AppendedData encoding=\"raw\">\n_");

@@ -9,7 +9,8 @@
   wavefield in them is not zero.
 - A second run into the same folder (its gathers gone) without -overwrite
   is refused before any work, naming a snapshot.
-- 2D gradient with -vtk: gradient.vti holds gradient.rsf's samples.
+- 2D gradient with -vtk, the model placed at x = 500000 m, 100 m down:
+  gradient.vti holds gradient.rsf's samples and places them there.
 - scripts/plot draws a 3D model and a snapshot (three slices) to PNG.
 """
 import os
@@ -52,7 +53,9 @@ def check_vti(rsf_path, name):
     c.check(arr == name, f"{vti}: array {arr!r}, expected {name!r}")
     c.check(attrs["WholeExtent"].split() == [str(x) for k in n for x in (0, k - 1)], f"{vti}: WholeExtent {attrs['WholeExtent']}, expected from n = {n}")
     c.check([float(x) for x in attrs["Spacing"].split()] == d, f"{vti}: Spacing {attrs['Spacing']}, expected {d}")
-    c.check(attrs["Origin"].split() == ["0", "0", "0"], f"{vti}: Origin {attrs['Origin']}")
+    o = [float(h.get(f"o{i}", 0)) for i in (1, 2, 3)]
+    origin = [o[1] if n[1] > 1 else 0.0, o[2] if n[2] > 1 else 0.0, -o[0]]  # x, y, elevation
+    c.check([float(x) for x in attrs["Origin"].split()] == origin, f"{vti}: Origin {attrs['Origin']}, expected {origin} from the RSF origin")
     c.check(attrs["Direction"].split() == "0 1 0 0 0 1 -1 0 0".split(), f"{vti}: Direction {attrs['Direction']}")
     c.check(samples.tobytes() == np.ascontiguousarray(a, dtype="<f4").tobytes(), f"{vti}: samples differ from {rsf_path}")
     return a
@@ -101,7 +104,8 @@ def main():
         # ---------------- 2D gradient
         nz, nx = 30, 40
         true = c.write_model(scr.sub("true2d.rsf"), c.smooth_random_model((nx, nz), seed=4), DX)
-        start = c.write_model(scr.sub("start2d.rsf"), np.full((nx, nz), 2200.0, dtype=np.float32), DX)
+        # placed in the survey's coordinates: the .vti carries the origin
+        start = c.write_rsf(scr.sub("start2d.rsf"), np.full((nx, nz), 2200.0, dtype=np.float32), d=[DX, DX], o=[100.0, 500000.0])
         obs = scr.sub("obs")
         survey = ["-nshots", 2, "-nrec", 20, "-f0", 12, "-dt", 0.002, "-nt", 200, "-pml_width", 10, "-progress_interval", 0]
         c.run(1, ["-mode", "forward", "-vp", true] + survey, obs)
