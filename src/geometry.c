@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "geometry.h"
 #include "input.h"
-#include "optcheck.h"
 #include "rsf.h"
 #include "util.h"
 #include <math.h>

@@ -1,8 +1,8 @@
-/* -mode invert: one Tao on the world (DESIGN.md, "Parallel layout"): group
+/* -mode invert: one Tao on the world (docs/architecture.md): group
    0 owns the model Vec, every evaluation broadcasts it over the cross comm,
    every group models its shots and the gradient comes back to group 0. */
 #include "invert.h"
-#include "taoreasons.h"
+#include "tao.h"
 #include "estimate.h"
 #include "objective.h"
 #include "output.h"
@@ -297,15 +297,6 @@ static PetscErrorCode Weights(Inversion *inv, PetscReal radius[2])
   PetscCall(VecRestoreArray(inv->XU, &xu));
   for (PetscInt s = 0; s < geo->nshots && radius[0] > 0; s++) TaperAround(inv, &geo->src[s], radius[0]);
   for (PetscInt r = 0; r < geo->rec_start[geo->nshots] && radius[1] > 0; r++) TaperAround(inv, &geo->rec[r], radius[1]);
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode InvertTaoCreate(MPI_Comm comm, Tao *tao)
-{
-  PetscFunctionBeginUser;
-  PetscCall(TaoCreate(comm, tao));
-  PetscCall(TaoSetType(*tao, TAOBLMVM));
-  PetscCall(TaoSetMaximumIterations(*tao, INVERT_DEFAULT_MAX_IT));
   PetscFunctionReturn(0);
 }
 

@@ -1,7 +1,7 @@
 #include "model.h"
 #include "grid.h"
-#include "optcheck.h"
 #include "segy.h"
+#include "util.h"
 #include <stdint.h>
 
 PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)

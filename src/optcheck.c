@@ -1,7 +1,7 @@
-/* Options nobody reads, and strict decimal numbers: see optcheck.h. */
+/* Options nobody reads, and options without effect: see optcheck.h. */
 #include "optcheck.h"
 #include "errors.h"
-#include "invert.h"
+#include "tao.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -330,22 +330,4 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const ModelInf
     SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option%s without effect in this run: %s. Nothing was run: remove %s, or give -unused_options warn to run all the same",
             count > 1 ? "s" : "", msg, count > 1 ? "them" : "it");
   PetscFunctionReturn(0);
-}
-
-PetscBool DecimalNumber(const char *s)
-{
-  size_t digits = 0;
-
-  if (*s == '+' || *s == '-') s++;
-  for (; isdigit((unsigned char)*s); s++) digits++;
-  if (*s == '.')
-    for (s++; isdigit((unsigned char)*s); s++) digits++;
-  if (!digits) return PETSC_FALSE;
-  if (*s == 'e' || *s == 'E') {
-    s++;
-    if (*s == '+' || *s == '-') s++;
-    if (!isdigit((unsigned char)*s)) return PETSC_FALSE;
-    while (isdigit((unsigned char)*s)) s++;
-  }
-  return *s ? PETSC_FALSE : PETSC_TRUE;
 }

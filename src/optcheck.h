@@ -30,6 +30,3 @@ PetscErrorCode OptionsErrorHandler(MPI_Comm comm, int line, const char *func, co
    would leave y unsmoothed).  Collective. */
 PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const ModelInfo *m);
 
-/* Is s a decimal number: sign, digits, point, exponent, nothing else (no
-   hexadecimal, inf or nan)? */
-PetscBool DecimalNumber(const char *s);

@@ -4,6 +4,7 @@
 #include "segy.h"
 #include "segy_survey.h"
 #include "store.h"
+#include "util.h"
 #include <halofwi/halo.h>
 #include <errno.h>
 #include <stdlib.h>

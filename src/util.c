@@ -303,3 +303,21 @@ char *TakeWord(char **cursor)
   *cursor = p;
   return start;
 }
+
+PetscBool DecimalNumber(const char *s)
+{
+  size_t digits = 0;
+
+  if (*s == '+' || *s == '-') s++;
+  for (; isdigit((unsigned char)*s); s++) digits++;
+  if (*s == '.')
+    for (s++; isdigit((unsigned char)*s); s++) digits++;
+  if (!digits) return PETSC_FALSE;
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-') s++;
+    if (!isdigit((unsigned char)*s)) return PETSC_FALSE;
+    while (isdigit((unsigned char)*s)) s++;
+  }
+  return *s ? PETSC_FALSE : PETSC_TRUE;
+}

@@ -94,3 +94,7 @@ PetscErrorCode MemoryExplain(PetscErrorCode ierr, const char *what, double bytes
     PetscCall(PetscPopErrorHandler()); \
     PetscCall(MemoryExplain(memory_ierr_, (what), (bytes))); \
   } while (0)
+
+/* Is s a decimal number: sign, digits, point, exponent, nothing else (no
+   hexadecimal, inf or nan)?  For numbers typed in options and files. */
+PetscBool DecimalNumber(const char *s);

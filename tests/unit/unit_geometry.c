@@ -3,7 +3,7 @@
    PetscInt), validation and cell snapping. */
 #define _POSIX_C_SOURCE 200809L /* getpid */
 #include "geometry.h"
-#include "optcheck.h"
+#include "util.h"
 #include "unit_check.h"
 #include <stdio.h>
 #include <unistd.h>

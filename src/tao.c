@@ -1,5 +1,15 @@
-#include "taoreasons.h"
+#include "tao.h"
+#include "options.h"
 #include <stdio.h>
+
+PetscErrorCode InvertTaoCreate(MPI_Comm comm, Tao *tao)
+{
+  PetscFunctionBeginUser;
+  PetscCall(TaoCreate(comm, tao));
+  PetscCall(TaoSetType(*tao, TAOBLMVM));
+  PetscCall(TaoSetMaximumIterations(*tao, INVERT_DEFAULT_MAX_IT));
+  PetscFunctionReturn(0);
+}
 
 /* What each reason means; %g, where present, is the figure named by value. */
 enum { NONE, MAX_ITS, MAX_FUNCS, GATOL, GRTOL, GTTOL, FIGURES };
