@@ -24,15 +24,14 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
   PetscCall(ShotGather(l, t->nt, sl, shot, nrec, traces, all));
   if (!l->group_rank) {
     char    path[PETSC_MAX_PATH_LEN], coords[PETSC_MAX_PATH_LEN];
-    RsfAxes axes = {0};
-    RsfAxesAdd(&axes, t->nt, t->dt, 0, "Time", "s");
-    RsfAxesAdd(&axes, nrec, 1, 0, "Receiver", "");
+    RsfAxes axes;
+    GatherAxes(t->nt, t->dt, nrec, &axes);
     PetscCall(OutputShotPath(o->output_dir, shot, o->output_format, path));
     if (o->output_format == FORMAT_SEGY) PetscCall(SegyWriteGather(path, &e->geo, shot, o->segy_origin, t->nt, t->dt, all, o->overwrite));
     else {
       PetscCall(RsfWrite(path, &axes, all, o->overwrite));
-      /* the positions beside it, as a Madagascar flow keeps trace headers; not shot_*.rsf, which a user's loop over gathers takes */
-      PetscCall(PetscSNPrintf(coords, sizeof coords, "%s/coords_%04" PetscInt_FMT ".rsf", o->output_dir, shot));
+      /* the positions beside it, as a Madagascar flow keeps trace headers */
+      PetscCall(OutputCoordsPath(o->output_dir, shot, coords));
       PetscCall(GeometryWriteCoords(&e->geo, shot, coords, o->overwrite));
     }
     PetscCall(PetscFree(all));

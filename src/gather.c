@@ -74,3 +74,10 @@ PetscErrorCode ShotScatter(const Layout *l, PetscInt nt, const ShotLocal *sl, Pe
   PetscCall(PlanDestroy(l, &p));
   PetscFunctionReturn(0);
 }
+
+void GatherAxes(PetscInt nt, PetscReal dt, PetscInt nrec, RsfAxes *a)
+{
+  a->naxes = 0;
+  RsfAxesAdd(a, nt, dt, 0, "Time", "s");
+  RsfAxesAdd(a, nrec, 1, 0, "Receiver", "");
+}

@@ -30,6 +30,13 @@ PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, FileFormat format,
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode OutputCoordsPath(const char *dir, PetscInt shot, char path[PETSC_MAX_PATH_LEN])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/coords_%04" PetscInt_FMT ".rsf", dir, shot));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode OutputName(const char *stem, FileFormat format, char name[PETSC_MAX_PATH_LEN])
 {
   PetscFunctionBeginUser;

@@ -33,5 +33,8 @@ void OutputRelease(void);
 PetscErrorCode OutputPrepare(MPI_Comm comm, const Options *o, PetscInt nshots);
 /* dir/shot_NNNN.rsf or .sgy */
 PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, FileFormat format, char path[PETSC_MAX_PATH_LEN]);
+/* dir/coords_NNNN.rsf: the positions of the gather dir/shot_NNNN.rsf
+   (GeometryWriteCoords); not shot_*, which a loop over gathers takes */
+PetscErrorCode OutputCoordsPath(const char *dir, PetscInt shot, char path[PETSC_MAX_PATH_LEN]);
 /* stem.rsf or stem.sgy: a model-sized result's file name */
 PetscErrorCode OutputName(const char *stem, FileFormat format, char name[PETSC_MAX_PATH_LEN]);

@@ -1,4 +1,6 @@
 #include "qc.h"
+#include "gather.h"
+#include "output.h"
 #include "pseudohessian.h"
 #include "rsf.h"
 #include "util.h"
@@ -17,11 +19,14 @@ static PetscErrorCode QcPath(const char *dir, PetscInt band, PetscInt shot, cons
   PetscFunctionReturn(0);
 }
 
-/* qc/coords_NNNN.rsf: shot s's positions, as beside a forward run's gather. */
+/* dir/qc/coords_NNNN.rsf: shot s's positions, as beside a forward run's gather. */
 static PetscErrorCode CoordsPath(const char *dir, PetscInt shot, char path[PETSC_MAX_PATH_LEN])
 {
+  char qc[PETSC_MAX_PATH_LEN];
+
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/qc/coords_%04" PetscInt_FMT ".rsf", dir, shot));
+  PetscCall(PetscSNPrintf(qc, sizeof qc, "%s/qc", dir));
+  PetscCall(OutputCoordsPath(qc, shot, path));
   PetscFunctionReturn(0);
 }
 
@@ -115,12 +120,11 @@ static PetscErrorCode WriteShot(const Objective *obj, PetscInt band, PetscInt k,
   const TimeAxis *t = &obj->e.t;
   const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
   const float    *data[3] = {obj->obs[k], syn, syn};
-  RsfAxes         axes    = {0};
+  RsfAxes         axes;
   char            path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
-  RsfAxesAdd(&axes, t->nt, t->dt, 0, "Time", "s");
-  RsfAxesAdd(&axes, nrec, 1, 0, "Receiver", "");
+  GatherAxes(t->nt, t->dt, nrec, &axes);
   for (PetscInt p = 0; p < 3; p++) {
     if (p == 2)
       for (size_t i = 0; i < (size_t)nrec * t->nt; i++) syn[i] -= obj->obs[k][i];

@@ -7,9 +7,10 @@
 #include "options.h"
 #include "propagate.h"
 
-/* -geometry (text or SEG-Y), -observed_segy's headers or the regular survey, validated against the model and against
-   PetscInt (a shot's receivers x -nt samples), with a warning for sources and
-   receivers on a free surface. */
+/* -geometry (text or SEG-Y), -observed_segy's headers or the regular survey,
+   in the model's frame (its origin subtracted), validated against the model
+   (receivers outside it dropped under -drop_outside) and against PetscInt (a
+   shot's receivers x -nt samples). */
 PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo);
 /* Notes the sources and receivers so near a free surface that its ghost
    weakens them at -f0 (vslow: the slowest velocity, taken for the water or
