@@ -13,7 +13,7 @@ docs/numerics.md measured in 2D runs.
 --form conservative: t = d2u + d(b psi + a du), the derivative of this
 step's psi itself (not what the kernels do: shown for comparison).
 Defaults: kappa 0.03 (CPML_ALPHA_FLOOR), 60 cells, 3300 m/s, 10 m, 1 ms,
-f0 10 Hz, R 1e-5, power 3 (as src/grid.c)."""
+f0 10 Hz, R 1e-5, power 3 (as src/grid/grid.c)."""
 import argparse
 import math
 

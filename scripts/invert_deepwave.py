@@ -43,7 +43,7 @@ SHOTS_AT_ONCE = 4  # the shots modelled together: their stored wavefields bound 
 
 
 def low_pass(fcut, dt, data):
-    """halofwi's LowPassZeroPhase (src/filter.c): a Kaiser-windowed ideal
+    """halofwi's LowPassZeroPhase (src/data/filter.c): a Kaiser-windowed ideal
     low-pass, 60 dB stop band, transition 0.5 fcut, applied along the last axis."""
     atten = 60.0
     beta, fc = 0.1102 * (atten - 8.7), fcut * dt
@@ -67,7 +67,7 @@ def demo_case(out):
 
 
 def taper(points, R, coords):
-    """halofwi's taper (src/invert.c, TaperAround): of the distance to the nearest point."""
+    """halofwi's taper (src/program/invert.c, TaperAround): of the distance to the nearest point."""
     w = np.ones(coords[0].shape)
     for p in points if R > 0 else ():
         r = np.sqrt(sum((x - q) ** 2 for x, q in zip(coords, p)))

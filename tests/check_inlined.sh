@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shared stencil arithmetic (src/stencil.h, fwi_*) must be inlined into
+# The shared stencil arithmetic (src/equations/acoustic/stencil.h, fwi_*) must be inlined into
 # the CPU kernels' row loops: one left out of line is a call per cell that
 # costs a loop its vectorisation (it once made 3D runs 1.7x slower, with the
 # same results, so no numerical test notices).  Fails, listing them, when the

@@ -143,7 +143,7 @@ def warn_case(name, nranks, args, outdir, expect):
 
 
 def startup_case(name, args, outdir, expect, petsc_options=None):
-    """An option source refused before PETSc starts (src/optfile.c): a non-zero
+    """An option source refused before PETSc starts (src/options/optfile.c): a non-zero
     exit that is not a crash, each text of expect in the output, no PETSc
     error report, and nothing created.  petsc_options: PETSC_OPTIONS for the
     run (common.run_status clears it)."""

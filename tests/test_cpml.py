@@ -9,7 +9,7 @@ the window is long enough to contain the whole reflection from the tested
 side, including what a rigid wall behind the absorbing layer would send back.
 Per receiver: max |trace - ref| over the window < 4e-5 of max |ref| (measured
 1.25e-5 in 2D, 7.3e-6 in 3D; the layer's target reflection, CPML_REFLECTION
-in src/grid.c, raised from 1e-5 to 1e-3 gives 8.8e-4).
+in src/grid/grid.c, raised from 1e-5 to 1e-3 gives 8.8e-4).
 2D: top, bottom, left, right (padded on every side).  3D (small): front and
 back (padded in y only, so that the x and z sides cancel out).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How a run ends after an error (src/errors.c), on 2 ranks of
+"""How a run ends after an error (src/data/errors.c), on 2 ranks of
 tests/unit/unit_errors, which raises "bad value 42" two calls deep:
 
 (a) a user error on every rank: "halofwi: error: bad value 42" printed

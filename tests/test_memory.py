@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The memory estimate made before any work (src/memory.c).
+"""The memory estimate made before any work (src/setup/memory.c).
 
 - It is right: the peak resident memory of two forward runs (one dominated
   by the wavefields, one by the traces kept at every internal step), less

@@ -12,7 +12,7 @@ rounded up leaves fewer chunks than asked for; a chunk past the row's end
 once wrote into the row before.
 
 A 2D rank alone takes the boundary method's reverse steps two at a time,
-each thread a region of x rows (src/cpu/adjoint_pair_cpu.c); ranks split
+each thread a region of x rows (src/equations/acoustic/cpu/adjoint_pair_cpu.c); ranks split
 take them one by one.  So 1 x 1 (one region), 1 x 2 and 1 x 3 (regions and
 the seams between them) are held against each other and against 2 or 3
 ranks: with a free surface, order 8, and an odd number of steps (the last

@@ -1,7 +1,7 @@
 /* Shared by the kernel unit tests: deterministic random numbers and a
    Fields described by FieldsDescribe for one rank's block, without a Grid. */
 #pragma once
-#include "kernels.h"
+#include "equations/acoustic/kernels.h"
 
 /* Grid spacings per axis, all different so that mixed-up axes show. */
 static const double spacing[3] = {1.0, 1.25, 1.5};
@@ -31,7 +31,7 @@ static inline void FillRandom(float *x, size_t n, double lo, double hi)
    block (a block that is the whole grid).  Edges ignored beyond dim. */
 static inline PetscErrorCode FieldsDescribeBlock(PetscInt dim, PetscInt radius, const PetscInt n[3], const PetscInt edge[3][2], const PetscBool layer[3][2], Fields *f)
 {
-  FieldsBlock b = {.dim = dim, .order = 2 * radius};
+  GridBlock b = {.dim = dim, .order = 2 * radius};
 
   PetscFunctionBeginUser;
   for (PetscInt a = 0; a < dim; a++) {

@@ -23,11 +23,11 @@
    level lies in its support box (support.h), the boxes leave some cells
    out, and a backend that keeps none (device memory) gives the same
    gradient to 1e-5. */
-#include "events.h"
-#include "geometry.h"
-#include "propagate.h"
-#include "wavelet.h"
-#include "survey.h"
+#include "data/events.h"
+#include "data/geometry.h"
+#include "shot/propagate.h"
+#include "data/wavelet.h"
+#include "shot/survey.h"
 #include "unit_check.h"
 
 typedef struct {

@@ -1,7 +1,7 @@
 /* GPU choice per node-local rank: one GPU each, round robin when sharing is
    allowed, a clear error when a node has more ranks than GPUs otherwise; and
    the reason given when no GPU is visible. */
-#include "device.h"
+#include "setup/device.h"
 #include "unit_check.h"
 
 static PetscErrorCode Expect(int local, int nlocal, int count, PetscBool shared, int want)

@@ -1,8 +1,8 @@
-/* A run's end after an error (src/errors.c), driven by tests/test_errors.py:
+/* A run's end after an error (src/data/errors.c), driven by tests/test_errors.py:
    -erring all|last (which ranks raise; the others wait in a barrier, as in a
    collective) and -kind user|fault (PETSC_ERR_USER_INPUT or PETSC_ERR_PLIB),
    the message "bad value 42" raised two calls deep. */
-#include "errors.h"
+#include "data/errors.h"
 
 static PetscErrorCode Inner(PetscErrorCode code)
 {

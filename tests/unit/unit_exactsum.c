@@ -2,7 +2,7 @@
    terms (also through the MPI operation), the value within one unit in the
    last place of a reference sum in 113-bit floating point, exact
    cancellation, doubles below the grid and values out of range. */
-#include "exactsum.h"
+#include "data/exactsum.h"
 #include <math.h>
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* Zero-phase low-pass: pass band, stop band, spike response, zero phase,
    linearity and time invariance, bad cutoffs. */
-#include "filter.h"
+#include "data/filter.h"
 #include "unit_check.h"
-#include "wavelet.h"
+#include "data/wavelet.h"
 #include <math.h>
 
 #define NT 1001

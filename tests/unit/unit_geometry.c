@@ -2,8 +2,8 @@
    only), malformed files, regular surveys (and their receiver count beyond
    PetscInt), validation and cell snapping. */
 #define _POSIX_C_SOURCE 200809L /* getpid */
-#include "geometry.h"
-#include "util.h"
+#include "data/geometry.h"
+#include "data/util.h"
 #include "unit_check.h"
 #include <stdio.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
    (2D: runs along axis 1; 3D: indices of axis 1) or z (3D: runs along
    axis 2), is refused with an error, at the limit's first cell past it and
    not at the limit itself. */
-#include "fields.h"
+#include "equations/acoustic/fields.h"
 
 static PetscInt nfailed, nchecked;
 

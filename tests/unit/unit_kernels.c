@@ -18,8 +18,8 @@
    covers must still count (TestQuietRows).  Where the adjoint keeps
    Fields.u_live, it leaves the row parts that stay +-0 as they are and marks
    every other (TestQuietParts). */
-#include "boxes.h"
-#include "cpu/kernels_cpu.h"
+#include "shot/boxes.h"
+#include "equations/acoustic/cpu/kernels_cpu.h"
 #include "fields_setup.h"
 #include "unit_check.h"
 

@@ -8,9 +8,9 @@
    memory counts: a single gradient takes the boundary method, and an
    inversion, whose store serves every evaluation of every band, full
    storage; so do 12 shots on one rank. */
-#include "plan.h"
-#include "setup.h"
-#include "timeaxis.h"
+#include "setup/plan.h"
+#include "setup/setup.h"
+#include "grid/timeaxis.h"
 
 static size_t device_free; /* the fake device's free memory, bytes */
 

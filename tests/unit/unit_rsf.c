@@ -1,7 +1,7 @@
 /* RSF: write/read round trips, MPI-IO block reads and writes (also at 2
    ranks), header errors. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, getcwd, dirent */
-#include "rsf.h"
+#include "data/rsf.h"
 #include "unit_check.h"
 #include <dirent.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
    their order (and not beyond), the second-difference symbol maximum used
    by the CFL limit, the CPML profile, and the adjoint CPML stencils' two
    forms. */
-#include "stencil.h"
+#include "equations/acoustic/stencil.h"
 #include "unit_check.h"
 
 static const int orders[] = {2, 4, 6, 8, 10, 12, 14, 16};

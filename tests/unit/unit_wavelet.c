@@ -2,10 +2,10 @@
    accuracy against the analytic Ricker, the decimator over all samples at
    once against one sample at a time, wavelet files. */
 #define _POSIX_C_SOURCE 200809L /* getpid */
-#include "rsf.h"
+#include "data/rsf.h"
 #include "unit_check.h"
-#include "timeaxis.h"
-#include "wavelet.h"
+#include "grid/timeaxis.h"
+#include "data/wavelet.h"
 #include <unistd.h>
 
 static PetscErrorCode TestRicker(void)

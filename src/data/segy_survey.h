@@ -1,0 +1,44 @@
+/* Surveys and shot gathers in SEG-Y: the geometry from the trace headers,
+   the observed traces, and forward gathers written with their headers.
+
+   Header conventions (both ways): a shot is a run of consecutive traces
+   with one field record number (FFID, bytes 9-12) and one source; x and y
+   are SourceX/SourceY (73, 77) and GroupX/GroupY (81, 85) under the
+   coordinate scalar (71); the source's depth is the source depth (49), a
+   receiver's the negated group elevation (41), both under the elevation
+   scalar (69), so that depth is metres below elevation 0.  The origin
+   (-segy_origin_z/x/y) is subtracted to give the survey's coordinates,
+   in which the model's origin places the model. */
+#pragma once
+#include "data/geometry.h"
+
+/* One SEG-Y file, or a folder of them (*.sgy, *.segy) read in name order
+   as one file: every file with the same sample count and interval. */
+typedef struct {
+  PetscInt nfiles;
+  char   (*name)[PETSC_MAX_PATH_LEN];
+  PetscInt *first;   /* [nfiles + 1]: the first trace of each file in the whole */
+  int       ns, interval;
+} SegyList;
+
+/* Serial. */
+PetscErrorCode SegyListOpen(const char *path, SegyList *l);
+/* Serial: traces [first, first + count) of the whole, ns samples each, into buf. */
+PetscErrorCode SegyListRead(const SegyList *l, PetscInt first, PetscInt count, float *buf);
+PetscErrorCode SegyListDestroy(SegyList *l);
+
+/* Collective: *nt and *dt from the survey's sample count and interval
+   when not set; when set, they must agree with them (an error names the
+   file and both values). */
+PetscErrorCode SegySurveyTime(MPI_Comm comm, const char *path, PetscBool nt_set, PetscBool dt_set, PetscInt *nt, PetscReal *dt);
+/* Collective: rank 0 reads the trace headers, every rank gets the survey,
+   placed against the model's origin (model, geometry.h).  In 2D every
+   SourceY and GroupY must be the first trace's (a straight line along x),
+   which g->origin keeps. */
+PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, PetscInt dim, const PetscReal segy_origin[3], const PetscReal model[3], Geometry *g);
+/* Serial: shot s's gather (nrec traces of nt samples at dt) as path, under a
+   temporary name renamed when complete; refuses an existing path unless
+   overwrite.  Positions are written back in the trace headers' coordinates
+   (g->origin and segy_origin added back). */
+PetscErrorCode SegyWriteGather(const char *path, const Geometry *g, PetscInt s, const PetscReal segy_origin[3], PetscInt nt, PetscReal dt, const float *data,
+                               PetscBool overwrite);

@@ -1,0 +1,224 @@
+/* CUDA backend: memory, lanes and the operations table.  The kernels are in
+   step_cuda.cu (the stencil updates) and cells_cuda.cu (layers, faces,
+   points). */
+#include "equations/acoustic/cuda/kernels_cuda.h"
+#include "equations/acoustic/cpu/subnormals.h"
+
+static PetscErrorCode LanesCreate(const Fields *f, CudaLanes **lanes)
+{
+  CudaLanes *l;
+  int        least, greatest;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&l));
+  /* the shell and the halos first: they are on the critical path, the interior fills the gaps */
+  CUDA_CALL(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  CUDA_CALL(cudaStreamCreateWithPriority(&l->main, cudaStreamNonBlocking, greatest));
+  CUDA_CALL(cudaStreamCreateWithPriority(&l->side, cudaStreamNonBlocking, least));
+  CUDA_CALL(cudaStreamCreateWithPriority(&l->copy, cudaStreamNonBlocking, least));
+  CUDA_CALL(cudaEventCreateWithFlags(&l->main_mark, cudaEventDisableTiming));
+  CUDA_CALL(cudaEventCreateWithFlags(&l->side_mark, cudaEventDisableTiming));
+  for (int k = 0; k < 2; k++) CUDA_CALL(cudaEventCreateWithFlags(&l->copied[k], cudaEventDisableTiming));
+  CUDA_CALL(cudaMalloc((void **)&l->flag, sizeof(int)));
+  l->rows = (unsigned)(f->gpu_tile.rows ? f->gpu_tile.rows : FIELDS_GPU_TILE_ROWS);
+  l->run  = (unsigned)(f->gpu_tile.run ? f->gpu_tile.run : FIELDS_GPU_TILE_RUN);
+  l->tile = f->gpu_tile.shared ? true : false;
+  PetscCheck(l->rows <= CUDA_MAX_ROWS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpu_tile: %u thread rows, expected at most %d", l->rows, CUDA_MAX_ROWS);
+  PetscCall(FieldsGpuTileCheck(f, (PetscInt)l->rows, (PetscInt)l->run));
+  *lanes = l;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode LanesDestroy(CudaLanes **lanes)
+{
+  CudaLanes *l = *lanes;
+
+  PetscFunctionBeginUser;
+  if (!l) PetscFunctionReturn(0);
+  CUDA_CALL(cudaDeviceSynchronize());
+  CUDA_CALL(cudaStreamDestroy(l->main));
+  CUDA_CALL(cudaStreamDestroy(l->side));
+  CUDA_CALL(cudaStreamDestroy(l->copy));
+  CUDA_CALL(cudaEventDestroy(l->main_mark));
+  CUDA_CALL(cudaEventDestroy(l->side_mark));
+  for (int k = 0; k < 2; k++) CUDA_CALL(cudaEventDestroy(l->copied[k]));
+  CUDA_CALL(cudaFree(l->flag));
+  PetscCall(PetscFree(*lanes));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MemAlloc(void **p, size_t bytes)
+{
+  PetscFunctionBeginUser;
+  *p = NULL;
+  if (!bytes) PetscFunctionReturn(0);
+  CUDA_CALL(cudaMalloc(p, bytes));
+  CUDA_CALL(cudaMemset(*p, 0, bytes));
+  CUDA_CALL(cudaDeviceSynchronize());
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MemZero(Fields *f, void *p, size_t bytes)
+{
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaMemsetAsync(p, 0, bytes, CudaLane(f)));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MemFree(void **p)
+{
+  PetscFunctionBeginUser;
+  if (*p) CUDA_CALL(cudaFree(*p));
+  *p = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* The lanes are non-blocking streams, which a plain cudaMemcpy does not
+   wait for; and a copy from pageable memory may return before it lands. */
+static PetscErrorCode MemCopy(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBeginUser;
+  if (!bytes) PetscFunctionReturn(0);
+  CUDA_CALL(cudaDeviceSynchronize());
+  CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+  CUDA_CALL(cudaDeviceSynchronize());
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Alloc(Fields *f)
+{
+  PetscFunctionBeginUser;
+  FlushSubnormalsHere();
+  PetscCall(LanesCreate(f, (CudaLanes **)&f->backend));
+  PetscCall(FieldsAllocArrays(f, MemAlloc));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Free(Fields *f)
+{
+  PetscFunctionBeginUser;
+  PetscCall(LanesDestroy((CudaLanes **)&f->backend));
+  PetscCall(FieldsFreeArrays(f, MemFree));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ZeroState(Fields *f)
+{
+  PetscFunctionBeginUser;
+#define ZERO(p, n) CUDA_CALL(cudaMemsetAsync((p), 0, (n) * sizeof(float), CudaLane(f)))
+  FIELDS_STATE_ARRAYS(f, ZERO);
+#undef ZERO
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SideBegin(Fields *f)
+{
+  CudaLanes *l = (CudaLanes *)f->backend;
+
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaEventRecord(l->main_mark, l->main));
+  CUDA_CALL(cudaStreamWaitEvent(l->side, l->main_mark, 0));
+  l->on_side = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SideEnd(Fields *f)
+{
+  ((CudaLanes *)f->backend)->on_side = PETSC_FALSE;
+  return 0;
+}
+
+static PetscErrorCode Join(Fields *f)
+{
+  CudaLanes *l = (CudaLanes *)f->backend;
+
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaEventRecord(l->side_mark, l->side));
+  CUDA_CALL(cudaStreamWaitEvent(l->main, l->side_mark, 0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MainStream(Fields *f, void **stream)
+{
+  *stream = (void *)((CudaLanes *)f->backend)->main;
+  return 0;
+}
+
+static PetscErrorCode DeviceFreeMemory(size_t *bytes)
+{
+  size_t total;
+
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaMemGetInfo(bytes, &total));
+  PetscFunctionReturn(0);
+}
+
+/* Page-locked, so copies to and from it run asynchronously; not zeroed. */
+static PetscErrorCode HostAlloc(void **p, size_t bytes)
+{
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaHostAlloc(p, PetscMax(bytes, 1), cudaHostAllocDefault));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HostFree(void **p)
+{
+  PetscFunctionBeginUser;
+  if (*p) CUDA_CALL(cudaFreeHost(*p));
+  *p = NULL;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CopyAsync(Fields *f, PetscInt slot, void *dst, const void *src, size_t bytes)
+{
+  CudaLanes *l = (CudaLanes *)f->backend;
+
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaEventRecord(l->main_mark, l->main));
+  CUDA_CALL(cudaStreamWaitEvent(l->copy, l->main_mark, 0));
+  CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, l->copy));
+  CUDA_CALL(cudaEventRecord(l->copied[slot], l->copy));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CopyWait(Fields *f, PetscInt slot)
+{
+  CudaLanes *l = (CudaLanes *)f->backend;
+
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaStreamWaitEvent(l->main, l->copied[slot], 0));
+  PetscFunctionReturn(0);
+}
+
+extern "C" const KernelOps KernelOpsCUDA = {
+  .name                 = CUDA_BACKEND_NAME,
+  .split_boxes          = PETSC_FALSE,
+  .alloc                = Alloc,
+  .free                 = Free,
+  .zero_state           = ZeroState,
+  .step                 = CudaStep,
+  .advance_memory       = CudaAdvanceMemory,
+  .mirror_ghosts        = CudaMirrorGhosts,
+  .zero_surface         = CudaZeroSurface,
+  .inject               = CudaInject,
+  .record               = CudaRecord,
+  .all_finite           = CudaAllFinite,
+  .pack_boxes           = CudaPackBoxes,
+  .adjoint_step         = CudaAdjointStep,
+  .adjoint_layers_begin = CudaAdjointLayersBegin,
+  .adjoint_layers_end   = CudaAdjointLayersEnd,
+  .side_begin           = SideBegin,
+  .side_end             = SideEnd,
+  .join                 = Join,
+  .main_stream          = MainStream,
+  .mem_alloc            = MemAlloc,
+  .mem_free             = MemFree,
+  .mem_zero             = MemZero,
+  .mem_upload           = MemCopy,
+  .mem_download         = MemCopy,
+  .device_free_memory   = DeviceFreeMemory,
+  .host_alloc           = HostAlloc,
+  .host_free            = HostFree,
+  .copy_async           = CopyAsync,
+  .copy_wait            = CopyWait,
+};

@@ -1,0 +1,243 @@
+#include "grid/grid.h"
+#include "grid/fd.h"
+#include "data/util.h"
+
+static const char *const axis_name[3] = {"z", "x", "y"};
+
+/* The DMDA counts the cells of the extended grid in PetscInt: a grid beyond
+   that is refused here, before PETSc's sizes wrap round. */
+PetscErrorCode GridCheckCellCount(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscInt pml[3][2])
+{
+  PetscInt64 N[3];
+  double     total = 1; /* exact wherever it matters: up to 2^53 */
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < 3; a++) {
+    N[a] = a < dim ? (PetscInt64)n[a] + pml[a][0] + pml[a][1] : 1;
+    total *= (double)N[a];
+  }
+  PetscCheck(total <= PETSC_MAX_INT, group, PETSC_ERR_INT_OVERFLOW,
+             "Grid of %" PetscInt64_FMT " x %" PetscInt64_FMT " x %" PetscInt64_FMT " cells (z, x, y; absorbing layers included) = %.4g cells: more than the %" PetscInt_FMT
+             " that this PETSc can index, as it uses %d-bit indices; use a coarser or smaller grid, or a PETSc built with 64-bit indices (Debian's petsc64-dev)",
+             N[0], N[1], N[2], total, PETSC_MAX_INT, (int)(8 * sizeof(PetscInt)));
+  PetscFunctionReturn(0);
+}
+
+/* Layers thinner than this many cells at this order let a smooth, almost
+   static field grow late in a run: seen over 20 s of a 2D heterogeneous
+   model at every even order (docs/numerics.md, "Late-time growth"). */
+static PetscInt StableLayerWidth(PetscInt order) { return PetscMax(5, order + 2); }
+
+/* A warning, once per run (rank 0 of the world), when a side's layer is
+   that thin: the thinnest such side named. */
+static PetscErrorCode WarnThinLayers(const Grid *g)
+{
+  static const char *const side_name[3][2] = {
+    {"top",   "bottom"},
+    {"left",  "right" },
+    {"front", "back"  }
+  };
+  const PetscInt stable = StableLayerWidth(g->order);
+  PetscInt       thin[2] = {-1, -1};
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < g->dim; a++)
+    for (PetscInt s = 0; s < 2; s++)
+      if (g->pml[a][s] > 0 && g->pml[a][s] < stable && (thin[0] < 0 || g->pml[a][s] < g->pml[thin[0]][thin[1]])) {
+        thin[0] = a;
+        thin[1] = s;
+      }
+  if (thin[0] >= 0)
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR,
+                           "Warning: %" PetscInt_FMT " cells of absorbing layer (%s side) at order %" PetscInt_FMT ": layers thinner than %" PetscInt_FMT
+                           " cells at this order can grow without bound late in a long run; use -pml_width %" PetscInt_FMT " or more\n",
+                           g->pml[thin[0]][thin[1]], side_name[thin[0]][thin[1]], g->order, stable, stable));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's default split of N cells over p processes (DMDA): the first N % p get one more. */
+static PetscInt SmallestShare(PetscInt N, PetscInt p) { return N / p; }
+
+PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt order,
+                          const PetscInt pml[3][2], const PetscInt procs[3], Grid *g)
+{
+  PetscMPIInt     size;
+  const PetscMPIInt *nb;
+  PetscInt        m[3] = {1, 1, 1};
+  ptrdiff_t       step = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(g, sizeof(*g)));
+  PetscCallMPI(MPI_Comm_size(group, &size));
+  PetscCall(GridCheckCellCount(group, dim, n, pml));
+  g->dim    = dim;
+  g->order  = order;
+  g->radius = order / 2;
+  for (PetscInt a = 0; a < 3; a++) {
+    g->n[a]      = a < dim ? n[a] : 1;
+    g->d[a]      = d[a];
+    g->pml[a][0] = a < dim ? pml[a][0] : 0;
+    g->pml[a][1] = a < dim ? pml[a][1] : 0;
+    g->N[a]      = g->n[a] + g->pml[a][0] + g->pml[a][1];
+    if (a < dim && procs[a] != PETSC_DECIDE) {
+      PetscCheck(procs[a] >= 1 && procs[a] <= size, group, PETSC_ERR_ARG_OUTOFRANGE,
+                 "-da_processors_%s %" PetscInt_FMT ": expected 1 to %d (the ranks of a shot group)", axis_name[a], procs[a], size);
+      PetscCheck(SmallestShare(g->N[a], procs[a]) >= g->radius, group, PETSC_ERR_ARG_INCOMP,
+                 "Subdomains thinner than the halo: %" PetscInt_FMT " cells along %s (absorbing layers included) over -da_processors_%s %" PetscInt_FMT
+                 " gives %" PetscInt_FMT " cells, fewer than the %" PetscInt_FMT " halo cells of order %" PetscInt_FMT "; use fewer subdomains along %s",
+                 g->N[a], axis_name[a], axis_name[a], procs[a], SmallestShare(g->N[a], procs[a]), g->radius, order, axis_name[a]);
+    }
+  }
+
+  {
+    PetscInt given = 1, ngiven = 0;
+    for (PetscInt a = 0; a < 3; a++) {
+      PetscCheck(a < dim || procs[a] == PETSC_DECIDE || procs[a] == 1, group, PETSC_ERR_ARG_INCOMP,
+                 "-da_processors_%s %" PetscInt_FMT " given for a %" PetscInt_FMT "D model, which has no %s axis", axis_name[a], procs[a], dim, axis_name[a]);
+      if (a < dim && procs[a] != PETSC_DECIDE) {
+        given *= procs[a];
+        ngiven++;
+      }
+    }
+    PetscCheck(ngiven < dim || given == size, group, PETSC_ERR_ARG_INCOMP,
+               "-da_processors_x/y/z ask for %" PetscInt_FMT " subdomains in all, but a shot group has %d ranks (world size / -shot_groups)", given, size);
+    PetscCheck(size % given == 0, group, PETSC_ERR_ARG_INCOMP,
+               "-da_processors_x/y/z ask for %" PetscInt_FMT " subdomains, which do not divide the %d ranks of a shot group (world size / -shot_groups)", given, size);
+  }
+
+  PetscCall(DMDACreate(group, &g->da));
+  PetscCall(DMSetDimension(g->da, dim));
+  PetscCall(DMDASetSizes(g->da, g->N[0], g->N[1], g->N[2]));
+  PetscCall(DMDASetNumProcs(g->da, procs[0], dim > 1 ? procs[1] : PETSC_DECIDE, dim > 2 ? procs[2] : PETSC_DECIDE));
+  PetscCall(DMDASetBoundaryType(g->da, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE));
+  PetscCall(DMDASetStencilType(g->da, DMDA_STENCIL_STAR));
+  PetscCall(DMDASetStencilWidth(g->da, g->radius));
+  PetscCall(DMDASetDof(g->da, 1));
+  /* No DMSetFromOptions: -da_processors_x/y/z name physical axes here, and
+     were read as such; PETSc would apply them to the DMDA's own axes. */
+  /* its maps: two indices a ghosted cell, an even share of them named if they do not fit */
+  MemoryCall(DMSetUp(g->da), "the grid's maps (PETSc's DMSetUp)", 2.0 * sizeof(PetscInt) * g->N[0] * g->N[1] * g->N[2] / size);
+
+  PetscCall(DMDAGetInfo(g->da, NULL, NULL, NULL, NULL, &m[0], &m[1], &m[2], NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(g->da, &g->start[0], &g->start[1], &g->start[2], &g->size[0], &g->size[1], &g->size[2]));
+  PetscCall(DMDAGetOwnershipRanges(g->da, &g->ranges[0], &g->ranges[1], &g->ranges[2]));
+  PetscCall(DMDAGetNeighbors(g->da, &nb));
+  for (PetscInt a = 0; a < 3; a++) {
+    PetscInt first = 0;
+    g->nproc[a]    = a < dim ? m[a] : 1;
+    for (g->proc[a] = 0; a < dim && first < g->start[a]; g->proc[a]++) first += g->ranges[a][g->proc[a]];
+    PetscCheck(a >= dim || g->size[a] >= g->radius, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+               "Subdomain thinner than the halo: %" PetscInt_FMT " cells along %s, fewer than the %" PetscInt_FMT " halo cells of order %" PetscInt_FMT
+               "; use fewer subdomains along %s (-da_processors_%s)",
+               g->size[a], axis_name[a], g->radius, order, axis_name[a], axis_name[a]);
+  }
+  /* the ghosts beyond a free surface mirror the first `radius` cells past the
+     surface sample, which must therefore be this rank's own */
+  for (PetscInt a = 0; a < dim; a++)
+    for (PetscInt s = 0; s < 2; s++)
+      PetscCheck(!GridFreeSurface(g, a, s) || g->size[a] > g->radius, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+                 "Subdomain on the free surface too thin: %" PetscInt_FMT " cells along %s, at least %" PetscInt_FMT " needed at order %" PetscInt_FMT
+                 "; use fewer subdomains along %s (-da_processors_%s)",
+                 g->size[a], axis_name[a], g->radius + 1, order, axis_name[a], axis_name[a]);
+  /* DMDAGetNeighbors: 3^dim ranks, first DMDA axis fastest, -1 off the grid. */
+  {
+    const PetscInt centre = dim == 2 ? 4 : 13;
+    for (PetscInt a = 0; a < 3; a++, step *= 3)
+      for (PetscInt s = 0; s < 2; s++) {
+        const PetscMPIInt r = a < dim ? nb[centre + (s ? step : -step)] : -1;
+        g->nbr[a][s]        = r < 0 ? MPI_PROC_NULL : r;
+      }
+  }
+  PetscCall(WarnThinLayers(g));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GridDestroy(Grid *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(DMDestroy(&g->da));
+  PetscFunctionReturn(0);
+}
+
+PetscBool GridFaceNearLayer(const Grid *g, PetscInt a, PetscInt t, PetscInt s)
+{
+  /* the face lies between extended cells x-1 and x */
+  const PetscInt x = g->start[a] + (t ? g->size[a] : 0), core_hi = g->pml[a][0] + g->n[a];
+
+  if (a >= g->dim || g->nbr[a][t] == MPI_PROC_NULL || !g->pml[a][s]) return PETSC_FALSE;
+  return (s ? x > core_hi - g->radius : x < g->pml[a][0] + g->radius) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s)
+{
+  if (a >= g->dim || g->pml[a][s]) return PETSC_FALSE;
+  return (s ? g->start[a] + g->size[a] == g->N[a] : g->start[a] == 0) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+void GridBlockOf(const Grid *g, GridBlock *b)
+{
+  *b = (GridBlock){.dim = g->dim, .order = g->order};
+
+  for (PetscInt a = 0; a < 3; a++) {
+    b->n[a]             = g->size[a];
+    b->d[a]             = g->d[a];
+    b->layer_edge[a][0] = g->pml[a][0] - g->start[a];
+    b->layer_edge[a][1] = g->pml[a][0] + g->n[a] - g->start[a];
+    for (PetscInt s = 0; s < 2; s++) {
+      b->layer[a][s]        = g->pml[a][s] > 0 ? PETSC_TRUE : PETSC_FALSE;
+      b->free_surface[a][s] = GridFreeSurface(g, a, s);
+      b->neighbour[a][s]    = g->nbr[a][s] != MPI_PROC_NULL ? PETSC_TRUE : PETSC_FALSE;
+    }
+  }
+}
+
+/* The CPML profile: target reflection coefficient at normal incidence and
+   the power of the damping's rise (chosen by scripts/bench-absorbing:
+   docs/numerics.md). */
+#define CPML_REFLECTION 1e-5
+#define CPML_POWER      3.0
+/* alpha >= CPML_ALPHA_FLOOR d (see fd_cpml_profile): 0.03 keeps order 16
+   with 20 cells of layer from growing; with the layer on top, 20 cells then
+   let through 6.4e-5 at order 8 (5.7e-5 without the floor) and 2.1e-4 at
+   order 4 (1.1e-4), inside test_absorbing's 3e-4 (scripts/bench-absorbing). */
+#define CPML_ALPHA_FLOOR 0.03
+
+/* The weights at global extended index i along axis a (0 outside the layers). */
+static void LayerWeights(const Grid *g, PetscInt a, PetscInt i, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
+{
+  const PetscInt lo = g->pml[a][0], hi = g->pml[a][0] + g->n[a] - 1;
+  PetscInt       depth = 0, width = 0;
+
+  *pa = *pb = 0;
+  if (i < 0 || i >= g->N[a]) return;
+  if (i < lo) {
+    depth = lo - i;
+    width = g->pml[a][0];
+  }
+  if (i > hi) {
+    depth = i - hi;
+    width = g->pml[a][1];
+  }
+  if (depth) fd_cpml_profile((double)depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, CPML_POWER, CPML_ALPHA_FLOOR, dt, pa, pb);
+}
+
+PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb, float *pda)
+{
+  const PetscInt r = g->radius, np = g->size[a] + 2 * r;
+  double         c1[FWI_MAX_RADIUS + 1];
+  float         *ax, bx; /* a over padded indices -r .. np + r - 1, for its differences */
+
+  PetscFunctionBeginUser;
+  fd_weights((int)g->order, 1, c1);
+  PetscCall(PetscMalloc1(np + 2 * r, &ax));
+  for (PetscInt k = -r; k < np + r; k++) /* extended global index start - r + k */
+    LayerWeights(g, a, g->start[a] - r + k, vmax, f_pml, dt, &ax[k + r], k >= 0 && k < np ? &pb[k] : &bx);
+  for (PetscInt k = 0; k < np; k++) {
+    double da = 0;
+    pa[k]     = ax[k + r];
+    for (PetscInt j = 1; pb[k] != 0 && j <= r; j++) da += c1[j] / g->d[a] * ((double)ax[k + r + j] - ax[k + r - j]);
+    pda[k] = (float)da;
+  }
+  PetscCall(PetscFree(ax));
+  PetscFunctionReturn(0);
+}

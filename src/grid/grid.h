@@ -1,0 +1,51 @@
+/* The computational grid of one shot group: the user's grid extended by the
+   absorbing layers, decomposed by a DMDA on the group comm.  Axis order is
+   (z, x, y) everywhere, z fastest, so the DMDA's natural ordering is the
+   RSF ordering of the model. */
+#pragma once
+#include <petscdmda.h>
+
+/* What one rank's block of the grid is, enough to lay out an equation's fields on it. */
+typedef struct {
+  PetscInt  dim, order;
+  PetscInt  n[3];               /* owned cells (1 beyond dim) */
+  PetscReal d[3];               /* grid spacing per axis */
+  PetscInt  layer_edge[3][2];   /* owned indices where the core begins and ends (may lie beyond the block) */
+  PetscBool layer[3][2];        /* the grid has a layer on side s of axis a */
+  PetscBool free_surface[3][2]; /* face (a, s) of the block is a free surface */
+  PetscBool neighbour[3][2];    /* a rank lies across face (a, s) of the block */
+} GridBlock;
+
+typedef struct Grid {
+  PetscInt    dim, order, radius;
+  PetscInt    n[3];      /* user grid (1 beyond dim) */
+  PetscReal   d[3];
+  PetscInt    pml[3][2]; /* layer widths per axis and side */
+  PetscInt    N[3];      /* extended grid */
+  DM          da;
+  PetscInt    start[3], size[3];   /* owned box, extended indices */
+  PetscInt    nproc[3], proc[3];   /* process grid and this rank's coordinates */
+  const PetscInt *ranges[3];       /* owned sizes of every process along each axis */
+  PetscMPIInt nbr[3][2];           /* face neighbours on the group comm */
+} Grid;
+
+/* Refuses, collectively over group, a grid (absorbing layers included)
+   with more cells than PetscInt counts. */
+PetscErrorCode GridCheckCellCount(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscInt pml[3][2]);
+PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt order,
+                          const PetscInt pml[3][2], const PetscInt procs[3], Grid *g);
+PetscErrorCode GridDestroy(Grid *g);
+
+/* Must the CPML memory of the side-s layer of axis a be exchanged across
+   face t of the owned box?  Yes where a neighbour lies there and the face is
+   within `radius` cells of that layer or inside it: the adjoint reaches that far. */
+PetscBool GridFaceNearLayer(const Grid *g, PetscInt a, PetscInt t, PetscInt s);
+/* Is face (a, s) of the owned box a free surface (global edge, zero width)? */
+PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);
+/* The CPML weights a (pa) and b (pb) of every padded index of this rank's
+   box along axis a, and the first difference of a (pda, at the grid's
+   order, in the layers only): zero in the core and in ghosts beyond the
+   grid; vmax and f_pml (Hz) tune the profile, dt is the internal step. */
+PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb, float *pda);
+/* This rank's owned box as GridBlock describes it. */
+void GridBlockOf(const Grid *g, GridBlock *b);

@@ -1,0 +1,457 @@
+#include "inversion/objective.h"
+#include "inversion/misfit.h"
+#include "inversion/selection.h"
+#include "data/vtk.h"
+#include "data/events.h"
+#include "data/filter.h"
+#include "shot/gather.h"
+#include "data/input.h"
+#include "setup/memory.h"
+#include "setup/output.h"
+#include "data/rsf.h"
+#include "data/segy.h"
+#include "data/segy_survey.h"
+#include "shot/survey.h"
+#include "data/util.h"
+#include "grid/timeaxis.h"
+#include "data/timing.h"
+
+/* Every shot's observed gather must exist with nt samples at dt and one trace
+   per receiver of the shot; errors name the shot and the file.  (A SEG-Y
+   survey is its own data: -nt and -dt were checked against it.) */
+static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geometry *geo)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  if (o->observed_segy[0]) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(world, &rank));
+  for (PetscInt s = 0; s < geo->nshots; s++) {
+    char           path[PETSC_MAX_PATH_LEN], msg[FWI_MSG_LEN] = "";
+    RsfHeader      h;
+    const PetscInt nrec = geo->rec_start[s + 1] - geo->rec_start[s];
+    PetscCall(OutputShotPath(o->observed_dir, s, FORMAT_RSF, path));
+    if (!rank) {
+      PetscBool exists;
+      PetscCall(PetscTestFile(path, 'r', &exists));
+      if (!exists) snprintf(msg, sizeof(msg), "Observed data for shot %d: %s is missing (expected one shot_NNNN.rsf per shot in -observed_dir)", (int)s, path);
+    }
+    PetscCall(RootCheck(world, msg));
+    PetscCall(RsfReadHeader(world, path, &h));
+    PetscCheck(h.n[0] == o->nt && h.n[1] == nrec && h.n[2] == 1, world, PETSC_ERR_USER_INPUT,
+               "Observed data for shot %" PetscInt_FMT ": %s holds %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " samples, expected %" PetscInt_FMT
+               " samples (-nt) x %" PetscInt_FMT " receivers",
+               s, path, h.n[0], h.n[1], h.n[2], o->nt, nrec);
+    PetscCheck(PetscAbsReal(h.d[0] - o->dt) <= 1e-6 * o->dt, world, PETSC_ERR_USER_INPUT, "Observed data for shot %" PetscInt_FMT ": %s is sampled at d1=%.6g s, expected -dt %.6g s", s,
+               path, (double)h.d[0], (double)o->dt);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Bounds from the options and the starting model, which must lie within them. */
+static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective *obj)
+{
+  PetscFunctionBeginUser;
+  obj->vp_lo = o->vp_min > 0 ? o->vp_min : 0.8 * obj->e.vmin;
+  obj->vp_hi = o->vp_max > 0 ? o->vp_max : (o->mode == MODE_INVERT ? 1.25 : 1.0) * obj->e.vmax;
+  PetscCheck(obj->vp_lo < obj->vp_hi, world, PETSC_ERR_ARG_OUTOFRANGE, "Velocity bounds %.6g to %.6g m/s (-vp_min, -vp_max or their defaults): expected vp_min < vp_max",
+             (double)obj->vp_lo, (double)obj->vp_hi);
+  PetscCheck(obj->e.vmin >= obj->vp_lo && obj->e.vmax <= obj->vp_hi, world, PETSC_ERR_USER_INPUT,
+             "The starting model %s spans %.6g to %.6g m/s, outside the bounds %.6g to %.6g m/s (-vp_min, -vp_max): widen the bounds or fix the model", obj->e.m.name,
+             (double)obj->e.vmin, (double)obj->e.vmax, (double)obj->vp_lo, (double)obj->vp_hi);
+  PetscFunctionReturn(0);
+}
+
+/* Shot s's observed gather (nrec traces) into buf: from its RSF file, or
+   from the SEG-Y survey l, whose traces are the survey's receivers in order. */
+static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt s, PetscInt nrec, float *buf)
+{
+  const Experiment *e = &obj->e;
+  const PetscInt    start[3] = {0, 0, 0}, count[3] = {e->t.nt, nrec, 1};
+  char              path[PETSC_MAX_PATH_LEN];
+  RsfHeader         h;
+
+  PetscFunctionBeginUser;
+  if (l) {
+    PetscCall(SegyListRead(l, e->geo.rec_start[s], nrec, buf));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(OutputShotPath(obj->o->observed_dir, s, FORMAT_RSF, path));
+  PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
+  PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, buf));
+  PetscCall(InputCheckFinite("observed data", path, e->t.nt, 0, nrec, 0, e->t.dt, buf));
+  PetscFunctionReturn(0);
+}
+
+/* Group rank 0: this group's observed gathers, as read; every rank: the
+   checksum of every shot's samples (restart/run.txt records them), taken
+   from the gathers in memory rather than by reading the files again. */
+static PetscErrorCode ReadObserved(Objective *obj)
+{
+  const Experiment *e = &obj->e;
+  SegyList          l;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc2(e->nshots + 1, &obj->obs_raw, e->nshots + 1, &obj->obs));
+  PetscCall(PetscCalloc1(e->geo.nshots, &obj->obs_sum));
+  if (!e->l.group_rank) {
+    const PetscBool segy = obj->o->observed_segy[0] ? PETSC_TRUE : PETSC_FALSE;
+    const TimePhase was  = TimingEnter(TIME_IO);
+    PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+    if (segy) PetscCall(SegyListOpen(obj->o->observed_segy, &l));
+    for (PetscInt k = 0; k < e->nshots; k++) {
+      const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
+      MemoryCall(PetscMalloc2((size_t)nrec * e->t.nt, &obj->obs_raw[k], (size_t)nrec * e->t.nt, &obj->obs[k]), "the observed data", 8.0 * nrec * e->t.nt);
+      PetscCall(ReadShot(obj, segy ? &l : NULL, s, nrec, obj->obs_raw[k]));
+      obj->obs_sum[s] = Fnv1a(FNV_START, obj->obs_raw[k], sizeof(float) * (size_t)nrec * e->t.nt);
+    }
+    if (segy) PetscCall(SegyListDestroy(&l));
+    PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+    TimingLeave(was);
+  }
+  /* one group rank 0 holds each shot's checksum, the other ranks zero */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, obj->obs_sum, (PetscMPIInt)e->geo.nshots, MPI_UINT64_T, MPI_SUM, e->l.world));
+  PetscFunctionReturn(0);
+}
+
+/* The data selection of band b, for messages. */
+static PetscErrorCode DescribeSelection(const Options *o, PetscInt b, char *what, size_t size)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(what, size,
+                          "offsets from -offset_min %.6g to -offset_max %.6g m, -window_velocity %.6g m/s with -window_start %.6g and -window_end %.6g s, "
+                          "-kill_traces %s, -kill_dead_traces %s",
+                          (double)PerBandValue(&o->offset_min, b), (double)PerBandValue(&o->offset_max, b), (double)o->window_velocity,
+                          (double)PerBandValue(&o->window_start, b), (double)PerBandValue(&o->window_end, b), o->kill_traces[0] ? o->kill_traces : "(none)",
+                          o->kill_dead_traces ? "on" : "off"));
+  PetscFunctionReturn(0);
+}
+
+/* Nothing to fit is an error, not a misfit of 0 and a gradient of zeros
+   that an inversion takes for convergence: observed data zero in every
+   sample, or a data selection that keeps no trace in any band.  A band
+   whose selection keeps none while others keep some is warned about. */
+static PetscErrorCode CheckSomethingToFit(Objective *obj)
+{
+  const Experiment *e      = &obj->e;
+  const Options    *o      = obj->o;
+  const PetscInt    nbands = PetscMax(o->nbands, 1), ntraces = e->geo.rec_start[e->geo.nshots];
+  const char       *from   = o->observed_segy[0] ? "-observed_segy" : "-observed_dir", *folder = o->observed_segy[0] ? o->observed_segy : o->observed_dir;
+  PetscInt         *kept, all = 0;
+  PetscMPIInt       nonzero = 0;
+  char              what[PETSC_MAX_PATH_LEN + 256];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(nbands, &kept));
+  for (PetscInt k = 0; k < e->nshots && !e->l.group_rank; k++) {
+    const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
+    for (size_t i = 0; i < (size_t)nrec * e->t.nt && !nonzero; i++) nonzero = obj->obs_raw[k][i] != 0;
+    for (PetscInt b = 0; b < nbands; b++) {
+      PetscInt n;
+      PetscCall(SelectionKeptTraces(o, b, &e->geo, obj->killed, s, e->m.dim, e->t.nt, e->t.dt, obj->obs_raw[k], &n));
+      kept[b] += n;
+    }
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nonzero, 1, MPI_INT, MPI_MAX, e->l.world));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, kept, (PetscMPIInt)nbands, MPIU_INT, MPI_SUM, e->l.world));
+  for (PetscInt b = 0; b < nbands; b++) all += kept[b];
+  for (PetscInt b = 0; b < nbands && all; b++)
+    if (!kept[b]) {
+      PetscCall(DescribeSelection(o, b, what, sizeof what));
+      PetscCall(PetscPrintf(e->l.world, "WARNING: band %" PetscInt_FMT ": the data selection keeps none of the %" PetscInt_FMT " traces (%s): the band has nothing to fit\n",
+                            b + 1, ntraces, what));
+    }
+  PetscCall(PetscFree(kept));
+  PetscCheck(nonzero, e->l.world, PETSC_ERR_USER_INPUT, "Observed data (%s %s): every sample of every shot is zero; nothing to fit (expected recorded gathers)", from,
+             folder);
+  PetscCall(DescribeSelection(o, 0, what, sizeof what));
+  PetscCheck(all, e->l.world, PETSC_ERR_USER_INPUT, "The data selection keeps none of the %" PetscInt_FMT " traces of the survey%s (%s%s): nothing to fit", ntraces,
+             nbands > 1 ? " in any band" : "", nbands > 1 ? "band 1: " : "", what);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weight, const PetscReal radius[2])
+{
+  const Options   *o     = obj->o;
+  const ModelInfo *m     = &obj->e.m;
+  const PetscReal  depth = m->o[0] + (m->n[0] - 1) * m->d[0];
+  double           most  = 0;
+  char             tapers[128];
+
+  PetscFunctionBeginUser;
+  PetscCheck(o->fix_above <= depth, obj->e.l.world, PETSC_ERR_USER_INPUT,
+             "-fix_above %.6g m lies below the model's deepest cell (%.6g m): every cell is fixed, nothing to invert", (double)o->fix_above, (double)depth);
+  for (PetscInt c = 0; c < obj->ms.nlocal && !obj->e.l.group_id; c++) most = PetscMax(most, weight[c]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, obj->e.l.world));
+  PetscCall(PetscSNPrintf(tapers, sizeof tapers, "-source_taper %.6g m and -receiver_taper %.6g m", (double)radius[0], (double)radius[1]));
+  PetscCheck(most > 0, obj->e.l.world, PETSC_ERR_USER_INPUT, "%s (with -fix_above %.6g m) leave no model cell a gradient weight above 0: nothing to invert", tapers,
+             (double)o->fix_above);
+  if (most < 1)
+    PetscCall(PetscPrintf(obj->e.l.world,
+                          "WARNING: every free cell lies within %s of a source or receiver: the gradient is damped everywhere (weights at most %.3g), which the "
+                          "inversion may take for convergence; use smaller radii\n",
+                          tapers, most));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
+{
+  Experiment     *e   = &obj->e;
+  const TimePhase was = TimingEnter(TIME_SETUP);
+  TimePhase       setup;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(obj, sizeof(*obj)));
+  obj->o = o;
+  PetscCall(ExperimentCreate(world, o, e));
+  PetscCall(ExperimentLoadModel(e));
+  PetscCall(ResolveBounds(world, o, obj));
+  PetscCall(ObservedCheck(world, o, &e->geo));
+  PetscCall(ExperimentSetUp(e, obj->vp_hi, obj->vp_lo));
+  PetscCall(PetscPrintf(world, "velocity bounds %.6g to %.6g m/s; the time step and absorbing layers are set for %.6g m/s\n", (double)obj->vp_lo, (double)obj->vp_hi,
+                        (double)obj->vp_hi));
+  PetscCall(ModelSpaceCreate(&e->g, &obj->ms));
+  PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
+  ModelSpaceRestrict(&obj->ms, &e->g, e->vp_ext, obj->vp_start);
+  PetscCall(WavefieldStoreCreate(world, e->p.ops, &e->p.f, e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage, e->plan.live,
+                                 e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
+  setup = TimingEnter(TIME_ALLOCATION);
+  PetscCall(PropagatorGradientReset(&e->p)); /* its pages mapped with the store's, before any evaluation */
+  TimingLeave(setup);
+  PetscCall(ReadObserved(obj));
+  PetscCall(SelectionKillList(world, o->kill_traces, &e->geo, &obj->killed));
+  PetscCall(CheckSomethingToFit(obj));
+  PetscCall(ObjectiveSetBand(obj, 0, 0));
+  TimingLeave(was);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveDestroy(Objective *obj)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < obj->e.nshots && obj->obs_raw; k++)
+    if (obj->obs_raw[k]) PetscCall(PetscFree2(obj->obs_raw[k], obj->obs[k]));
+  PetscCall(PetscFree2(obj->obs_raw, obj->obs));
+  PetscCall(PetscFree(obj->obs_sum));
+  PetscCall(PetscFree(obj->killed));
+  PetscCall(PetscFree(obj->vp_start));
+  PetscCall(PetscFree(obj->w_band));
+  for (PetscInt k = 0; k < obj->e.nshots && obj->wint_shot; k++) PetscCall(PetscFree(obj->wint_shot[k]));
+  PetscCall(PetscFree(obj->wint_shot));
+  PetscCall(WavefieldStoreDestroy(&obj->store));
+  PetscCall(ModelSpaceDestroy(&obj->ms));
+  PetscCall(ExperimentDestroy(&obj->e));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut)
+{
+  const TimeAxis *t = &obj->e.t;
+  float          *w;
+
+  PetscFunctionBeginUser;
+  obj->band = band;
+  if (!obj->w_band) PetscCall(PetscMalloc1(t->nt, &obj->w_band));
+  w = obj->w_band;
+  PetscCall(PetscArraycpy(w, obj->e.w_raw, t->nt));
+  if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, 1, w));
+  PetscCall(ResampleUp(t->nt, w, t->m, t->nsteps, obj->e.wint));
+  for (PetscInt k = 0; k < obj->e.nshots; k++) {
+    const PetscInt nrec = obj->e.geo.rec_start[obj->e.shot[k] + 1] - obj->e.geo.rec_start[obj->e.shot[k]];
+    if (!obj->obs[k]) continue;
+    PetscCall(PetscArraycpy(obj->obs[k], obj->obs_raw[k], (size_t)nrec * t->nt));
+    if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, nrec, obj->obs[k]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Group rank 0: the misfit of shot k's modelled gather all[] (nrec x nt)
+   over the selected data, and in all[] its adjoint source: both gathers
+   weighted by the selection, and the adjoint source by it once more (the
+   transpose). */
+static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, double *J)
+{
+  const TimeAxis *t = &obj->e.t;
+  const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
+  const size_t    n = (size_t)nrec * t->nt;
+  float          *w, *o;
+
+  PetscFunctionBeginUser;
+  if (SelectionKeepsAll(obj->o, obj->band, &obj->e.geo, obj->killed, s, t->nt, obj->obs_raw[k])) { /* weights of 1 change no value */
+    *J = MisfitGather(obj->o->misfit, nrec, t->nt, all, obj->obs[k], all);
+    PetscFunctionReturn(0);
+  }
+  MemoryCall(PetscMalloc2(n, &w, n, &o), "the data selection", 8.0 * n);
+  SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) {
+    all[i] *= w[i];
+    o[i] = obj->obs[k][i] * w[i];
+  }
+  *J = MisfitGather(obj->o->misfit, nrec, t->nt, all, o, all);
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) all[i] *= w[i];
+  PetscCall(PetscFree2(w, o));
+  PetscFunctionReturn(0);
+}
+
+/* The internal-step wavelet of the group's shot k: estimated, or the band's. */
+static const float *ShotWavelet(const Objective *obj, PetscInt k) { return obj->wint_shot ? obj->wint_shot[k] : obj->e.wint; }
+
+/* Shot k's forward run (storing for the adjoint when store is set): this
+   rank's traces in *mine (room for the adjoint's residuals too), the gather
+   in *all on the group's first rank (NULL elsewhere); sl localised here. */
+static PetscErrorCode Modelled(Objective *obj, PetscInt k, WavefieldStore store, ShotLocal *sl, float **mine, float **all)
+{
+  const TimeAxis *t = &obj->e.t;
+  const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
+  PetscInt        ntraces;
+  TimePhase       was;
+
+  PetscFunctionBeginUser;
+  PetscCall(ExperimentShotLocalize(&obj->e, k, sl));
+  ntraces = PetscMax(sl->nrec, sl->nreach);
+  *all    = NULL;
+  MemoryCall(PetscMalloc1((size_t)ntraces * t->nt + 1, mine), "the shot's traces", 4.0 * ntraces * t->nt);
+  was = TimingEnter(TIME_FORWARD);
+  PetscCall(PropagatorRun(&obj->e.p, t, sl, s, ShotWavelet(obj, k), *mine, store));
+  TimingLeave(was);
+  if (!obj->e.l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, all), "the shot's gather", 4.0 * nrec * t->nt);
+  PetscCall(ShotGather(&obj->e.l, t->nt, sl, s, nrec, *mine, *all));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, float **all)
+{
+  ShotLocal sl;
+  float    *mine;
+
+  PetscFunctionBeginUser;
+  PetscCall(Modelled(obj, k, NULL, &sl, &mine, all));
+  PetscCall(PetscFree(mine));
+  PetscCall(ShotLocalDestroy(&sl));
+  PetscFunctionReturn(0);
+}
+
+/* One shot: modelled traces, residual and misfit on the group's first rank,
+   and with a gradient the adjoint run.  *J gets this shot's misfit on the
+   group's first rank. */
+static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J)
+{
+  const TimeAxis *t = &obj->e.t;
+  const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
+  ShotLocal       sl;
+  float          *mine, *all;
+
+  PetscFunctionBeginUser;
+  PetscCall(Modelled(obj, k, grad ? obj->store : NULL, &sl, &mine, &all));
+  *J = 0;
+  if (!obj->e.l.group_rank) PetscCall(SelectedMisfit(obj, k, all, J));
+  if (grad) {
+    const TimePhase was = TimingEnter(TIME_ADJOINT);
+    PetscCall(ShotScatter(&obj->e.l, t->nt, &sl, nrec, all, mine));
+    PetscCall(PropagatorAdjoint(&obj->e.p, t, &sl, s, ShotWavelet(obj, k), mine, obj->store));
+    TimingLeave(was);
+  }
+  PetscCall(PetscFree(all));
+  PetscCall(PetscFree(mine));
+  PetscCall(ShotLocalDestroy(&sl));
+  PetscFunctionReturn(0);
+}
+
+/* The owned extended cells' dJ/dv summed over the groups (exactly, so
+   that it does not depend on how the shots were spread), then folded onto
+   the user cells: valid on group 0. */
+static PetscErrorCode GradientReduce(Objective *obj, double *grad)
+{
+  const Grid *g = &obj->e.g;
+  double     *ext;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1((size_t)g->size[0] * g->size[1] * g->size[2], &ext));
+  PetscCall(PropagatorGradientReduce(&obj->e.p, obj->e.l.cross));
+  PetscCall(PropagatorGradient(&obj->e.p, obj->e.vp_ext, ext));
+  PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext, grad));
+  PetscCall(PetscFree(ext));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp)
+{
+  const float *v  = obj->e.vp_ext;
+  float        lo = (float)PETSC_INFINITY, hi = -(float)PETSC_INFINITY; /* float, so that the loop runs as vector code */
+  PetscReal    range[2], all[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, vp, obj->e.vp_ext));
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
+  for (PetscInt c = 0; c < obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2]; c++) {
+    lo = PetscMin(lo, v[c]);
+    hi = PetscMax(hi, v[c]);
+  }
+  range[0] = lo;
+  range[1] = -(PetscReal)hi;
+  PetscCallMPI(MPIU_Allreduce(range, all, 2, MPIU_REAL, MPIU_MIN, obj->e.l.world));
+  PetscCheck(all[0] > 0 && -all[1] <= obj->vp_hi * (1 + 1e-6), obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE,
+             "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",
+             (double)all[0], (double)-all[1], (double)obj->vp_hi);
+  PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, obj->e.vp_ext));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad)
+{
+  ExactSum     misfit = {{0}}; /* summed exactly: J does not depend on how the shots were spread */
+  MPI_Datatype exact_type;
+  MPI_Op       exact_op;
+
+  PetscFunctionBeginUser;
+  PetscCall(ObjectiveSetModel(obj, vp));
+  if (grad) PetscCall(PropagatorGradientReset(&obj->e.p));
+  for (PetscInt k = 0; k < obj->e.nshots; k++) {
+    double         Js = 0;
+    PetscLogDouble t0, t1;
+    PetscCall(PetscTime(&t0));
+    PetscCall(Shot(obj, k, grad ? PETSC_TRUE : PETSC_FALSE, &Js));
+    PetscCheck(!ExactSumAdd(&misfit, Js), PETSC_COMM_SELF, PETSC_ERR_FP, "Shot %" PetscInt_FMT ": misfit %g: expected a finite value below 2^128", obj->e.shot[k], Js);
+    PetscCall(PetscTime(&t1));
+    if (!obj->e.l.group_rank && obj->o->progress_interval > 0) {
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "  shot %" PetscInt_FMT " (group %d): misfit %.6e, %s %.3f s, %.4f G cell-updates/s\n", obj->e.shot[k], obj->e.l.group_id, Js,
+                             grad ? "forward + adjoint" : "forward", t1 - t0, obj->e.cells * obj->e.t.nsteps * (grad ? 2 : 1) / (t1 - t0) * 1e-9));
+      fflush(stdout);
+    }
+  }
+  PetscCall(ExactSumMPI(&exact_type, &exact_op));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &misfit, 1, exact_type, exact_op, obj->e.l.world));
+  *J = ExactSumValue(&misfit);
+  if (grad) {
+    const TimePhase was = TimingEnter(TIME_ADJOINT); /* the adjoint's images summed over the groups */
+    PetscCall(GradientReduce(obj, grad));
+    TimingLeave(was);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char *vtk_name, const float *user, PetscBool overwrite)
+{
+  const ModelInfo  *m        = &obj->e.m;
+  RsfAxes           axes;
+  PetscInt          start[3], count[3];
+  char              path[PETSC_MAX_PATH_LEN];
+  const TimePhase   was = TimingEnter(TIME_IO);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
+  for (PetscInt a = 0; a < 3; a++) {
+    start[a] = obj->ms.lo[a];
+    count[a] = obj->e.l.group_id ? 0 : obj->ms.n[a];
+  }
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", obj->o->output_dir, name));
+  ModelAxes(m, &axes);
+  if (SegyIsPath(name)) PetscCall(SegyModelWrite(obj->e.l.world, path, m->n, m->d, m->o, start, count, user, overwrite));
+  else PetscCall(RsfWriteBlock(obj->e.l.world, path, &axes, start, count, user, overwrite));
+  if (vtk_name && obj->o->vtk) PetscCall(VtkFromRsf(obj->e.l.world, path, vtk_name, overwrite));
+  PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
+  TimingLeave(was);
+  PetscFunctionReturn(0);
+}

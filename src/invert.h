@@ -1,5 +1,0 @@
-/* -mode invert: TAO on the world, band after band. */
-#pragma once
-#include "options.h"
-
-PetscErrorCode RunInvert(MPI_Comm world, const Options *o);

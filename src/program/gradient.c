@@ -1,0 +1,41 @@
+#include "program/gradient.h"
+#include "data/events.h"
+#include "inversion/objective.h"
+#include "setup/output.h"
+#include "program/stop.h"
+#include "data/timing.h"
+
+/* Writes gradient.rsf or .sgy (dJ/dv in s/m per unit misfit, the user's grid) and
+   prints the misfit. */
+PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
+{
+  Objective      obj;
+  double         J, *grad;
+  float         *out;
+  PetscLogDouble t0, t1;
+  char           name[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  /* one sum over every shot: no part of it is worth keeping, so a signal stops the run at once */
+  PetscCall(StopWatch(world, o->output_dir, PETSC_FALSE, "an unfinished gradient is not written (gradient.rsf comes whole, once every shot is in); rerun to compute it"));
+  PetscCall(OutputPrepareKind(world, o, OUTPUT_GRADIENT, 0));
+  PetscCall(ObjectiveCreate(world, o, &obj));
+  PetscCall(PetscMalloc2(obj.ms.nlocal + 1, &grad, obj.ms.nlocal + 1, &out));
+  PetscCall(PetscTime(&t0));
+  PetscCall(ObjectiveEvaluate(&obj, obj.vp_start, &J, grad));
+  PetscCall(PetscTime(&t1));
+  for (PetscInt c = 0; c < obj.ms.nlocal; c++) out[c] = (float)grad[c];
+  PetscCall(OutputName("gradient", o->output_format, name));
+  PetscCall(ObjectiveWriteModel(&obj, name, "gradient", out, o->overwrite));
+  PetscCall(PetscPrintf(world, "misfit %.17g\n", J));
+  if (EventsDetail()) {
+    PetscCall(WavefieldStoreLiveReport(world, obj.store));
+    PetscCall(PropagatorQuietReport(world, &obj.e.p));
+  }
+  PetscCall(PetscPrintf(world, "gradient: %.3f s, %.4f G cell-updates/s (forward + adjoint) -> %s/%s\n", t1 - t0,
+                        obj.e.cells * obj.e.t.nsteps * 2 * obj.e.geo.nshots / (t1 - t0) * 1e-9, o->output_dir, name));
+  PetscCall(PetscFree2(grad, out));
+  PetscCall(ObjectiveDestroy(&obj));
+  PetscCall(TimingReport(world, "", &(TimeMark){0}));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,525 @@
+/* -mode invert: one Tao on the world (docs/architecture.md): group
+   0 owns the model Vec, every evaluation broadcasts it over the cross comm,
+   every group models its shots and the gradient comes back to group 0. */
+#include "program/invert.h"
+#include "inversion/tao.h"
+#include "inversion/estimate.h"
+#include "inversion/objective.h"
+#include "setup/output.h"
+#include "inversion/pseudohessian.h"
+#include "inversion/qc.h"
+#include "inversion/smoothing.h"
+#include "inversion/replay.h"
+#include "program/stop.h"
+#include "data/timing.h"
+#include "data/util.h"
+#include <petscksp.h>
+#include <petsctao.h>
+
+/* One row of misfit.csv. */
+typedef struct {
+  double   values[4]; /* misfit, gradient norm, step, seconds */
+  PetscInt band, iteration;
+} MisfitRow;
+
+typedef struct {
+  Objective      obj;
+  const Options *o;
+  Vec            X, XL, XU;
+  double        *weight;    /* gradient mask and tapers, this rank's user cells on group 0 */
+  double        *precond;   /* -precondition: 1 / the pseudo-Hessian, likewise; NULL: none */
+  Smoothing      smooth;    /* -gradient_smoothing */
+  double        *work;      /* a model-space array for the preconditioner (NULL: none is applied) */
+  double        *gx;        /* the gradient with respect to TAO's variable (velocity or slowness) */
+  PetscBool      slowness;  /* TAO's variable is 1/v (-parameterisation slowness) */
+  float         *vp;        /* the model being evaluated, every group */
+  double        *grad;
+  Replay         replay;
+  PetscInt       band, iteration, evals; /* band (0-based), iterations over all bands, evaluations in this band */
+  PetscInt       band_its, band_max_its; /* iterations of the band's earlier Taos; -tao_max_it */
+  PetscReal      fcut, J0;
+  double         scale;     /* TAO's objective = scale x misfit, fixed at the band's first evaluation */
+  double         seconds;   /* evaluation time since the last iteration */
+  double         band_seconds; /* evaluation time since the band began */
+  TimeMark       band_start;   /* the time account when the band began (zero: the process's start) */
+  PetscInt       evals_since; /* evaluations since the last iteration */
+  PetscBool      stopped;   /* on request (stop.h) */
+  PetscInt       nrows, maxrows; /* misfit.csv so far */
+  MisfitRow     *rows;
+  Qc             qc;        /* -qc_shots */
+} Inversion;
+
+/* TAO's variable of a velocity: v, or 1/v. */
+static double ToVariable(const Inversion *inv, double v) { return inv->slowness ? 1 / v : v; }
+
+/* The model of X (group 0) on every group, as floats. */
+static PetscErrorCode ModelFromVec(Inversion *inv, Vec X)
+{
+  const PetscScalar *x;
+  const PetscInt     n = inv->obj.ms.nlocal;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &x));
+  if (!inv->obj.e.l.group_id)
+    for (PetscInt c = 0; c < n; c++) inv->vp[c] = (float)ToVariable(inv, x[c]); /* its own inverse */
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCallMPI(MPI_Bcast(inv->vp, (PetscMPIInt)n, MPI_FLOAT, 0, inv->obj.e.l.cross));
+  PetscFunctionReturn(0);
+}
+
+/* The inverse of TAO's first quasi-Newton matrix on group 0's user cells:
+   y = S D S x, S the smoothing, D the inverse pseudo-Hessian (each the
+   identity when not asked for).  Collective over group 0; nothing elsewhere. */
+static PetscErrorCode ApplyP(Inversion *inv, const double *x, double *y)
+{
+  const PetscInt n = inv->obj.ms.nlocal;
+
+  PetscFunctionBeginUser;
+  if (inv->obj.e.l.group_id) PetscFunctionReturn(0);
+  PetscCall(PetscArraycpy(y, x, n));
+  PetscCall(SmoothingApply(&inv->smooth, &inv->obj.ms, &inv->obj.e.g, y));
+  for (PetscInt c = 0; c < n && inv->precond; c++) y[c] *= inv->precond[c];
+  PetscCall(SmoothingApply(&inv->smooth, &inv->obj.ms, &inv->obj.e.g, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
+{
+  Inversion     *inv = (Inversion *)ctx;
+  PetscScalar   *g;
+  PetscBool      cached;
+  PetscLogDouble t0, t1;
+  double         J, seconds;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&t0));
+  PetscCall(ModelFromVec(inv, X));
+  PetscCall(ReplayLookup(&inv->replay, inv->band, inv->evals, inv->vp, &cached, &J, inv->grad, &seconds));
+  if (!cached) {
+    PetscCall(ObjectiveEvaluate(&inv->obj, inv->vp, &J, inv->grad));
+    /* float, as computed: a replayed evaluation then gives TAO the same numbers */
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) inv->grad[c] = (float)(inv->grad[c] * inv->weight[c]);
+    PetscCall(PetscTime(&t1));
+    seconds = t1 - t0;
+    PetscCall(ReplaySave(&inv->replay, inv->band, inv->evals, inv->vp, J, inv->grad, seconds));
+  }
+  /* dJ/ds = dJ/dv dv/ds = -v^2 dJ/dv */
+  for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) inv->gx[c] = inv->grad[c] * (inv->slowness ? -(double)inv->vp[c] * inv->vp[c] : 1);
+  if (!inv->evals) { /* the first step, -(preconditioned) gradient, sized */
+    const double range = PetscAbsReal(ToVariable(inv, inv->obj.vp_hi) - ToVariable(inv, inv->obj.vp_lo));
+    double       mine  = 0, most;
+    if (inv->work) PetscCall(ApplyP(inv, inv->gx, inv->work));
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->work ? inv->work[c] : inv->gx[c]));
+    PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, inv->obj.e.l.world));
+    /* where TAO's first step in a band is minus the (preconditioned)
+       gradient, the objective it sees is scaled so that this step changes
+       no cell by more than -first_step of the bound range (the later steps
+       learn their own); blmvm and lmvm without an initial Hessian size it
+       themselves, from f and |g| together, which this scale leaves alone */
+    inv->scale = most > 0 ? inv->o->first_step * range / most : 1;
+  }
+  inv->evals++;
+  inv->evals_since++;
+  inv->seconds += seconds;
+  PetscCall(VecGetArray(G, &g));
+  if (!inv->obj.e.l.group_id)
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) g[c] = inv->scale * inv->gx[c];
+  PetscCall(VecRestoreArray(G, &g));
+  *f = inv->scale * J;
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: misfit.csv, rewritten whole. */
+static PetscErrorCode WriteMisfit(void *ctx)
+{
+  const Inversion *inv = (const Inversion *)ctx;
+  Text             t;
+
+  PetscFunctionBeginUser;
+  PetscCall(TextOpen(&t));
+  fprintf(t.fp, "band,iteration,misfit,gradient_norm,step,seconds\n");
+  for (PetscInt k = 0; k < inv->nrows; k++) {
+    const MisfitRow *row = &inv->rows[k];
+    fprintf(t.fp, "%d,%d,%.9e,%.9e,%.9e,%.3f\n", (int)row->band, (int)row->iteration, row->values[0], row->values[1], row->values[2], row->values[3]);
+  }
+  PetscCall(TextWrite(&t, inv->o->output_dir, "misfit.csv"));
+  PetscFunctionReturn(0);
+}
+
+/* Adds a row to -output_dir/misfit.csv (band, iteration, misfit, gradient norm, step, seconds). */
+static PetscErrorCode LogIteration(Inversion *inv, MisfitRow row)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ArrayReserve(sizeof(MisfitRow), inv->nrows, &inv->maxrows, &inv->rows));
+  inv->rows[inv->nrows++] = row;
+  PetscCall(RootRun(inv->obj.e.l.world, WriteMisfit, inv));
+  PetscFunctionReturn(0);
+}
+
+/* Whether TAO prints its own monitor, whose objective is scaled. */
+static PetscBool TaoMonitored(void)
+{
+  PetscBool set = PETSC_FALSE;
+
+  (void)PetscOptionsHasName(NULL, NULL, "-tao_monitor", &set);
+  return set;
+}
+
+/* Per iteration: the model, a misfit.csv row, a progress line; and the
+   stop check, on every rank at once. */
+static PetscErrorCode Monitor(Tao tao, void *ctx)
+{
+  Inversion         *inv = (Inversion *)ctx;
+  PetscInt           its, max_its;
+  PetscReal          f, gnorm, step;
+  TaoConvergedReason reason;
+
+  PetscFunctionBeginUser;
+  PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm, NULL, &step, &reason));
+  f /= inv->scale;
+  gnorm /= inv->scale;
+  if (its == 0 && inv->band_its) { /* a later Tao of the band: the model is the last iteration's, the wavelet new */
+    PetscCall(PetscPrintf(inv->obj.e.l.world, "band %" PetscInt_FMT " after iteration %" PetscInt_FMT ": misfit %.6e with the new wavelet\n", inv->band + 1, inv->band_its, (double)f));
+    PetscFunctionReturn(0);
+  }
+  if (its == 0) {
+    inv->J0 = f;
+    if (TaoMonitored())
+      PetscCall(PetscPrintf(inv->obj.e.l.world,
+                            "band %" PetscInt_FMT ": -tao_monitor shows TAO's objective, the misfit x %.6g, and its gradient's norm likewise (the band's scale, fixed at its first evaluation)\n",
+                            inv->band + 1, inv->scale));
+  } else inv->iteration++;
+  its += inv->band_its;
+  if (its > 0) {
+    char stem[64], name[PETSC_MAX_PATH_LEN];
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(PetscSNPrintf(stem, sizeof(stem), "vp_%04" PetscInt_FMT, inv->iteration));
+    PetscCall(OutputName(stem, inv->obj.o->output_format, name));
+    /* this run's own file: earlier ones were refused or removed at the start; with -restart, the interrupted run's, rewritten the same */
+    PetscCall(ObjectiveWriteModel(&inv->obj, name, "vp", inv->vp, PETSC_TRUE));
+  }
+  {
+    const MisfitRow row = {{f, gnorm, its ? step : 0, inv->seconds}, inv->band + 1, inv->iteration};
+    PetscCall(LogIteration(inv, row));
+  }
+  /* what is left of the band if every remaining iteration takes the band's mean so far: a bound, as TAO may stop sooner */
+  max_its = inv->band_max_its;
+  inv->band_seconds += inv->seconds;
+  PetscCall(PetscPrintf(inv->obj.e.l.world,
+                        "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s in %" PetscInt_FMT
+                        " evaluation%s, %.4f G cell-updates/s; band: %.0f s so far, at most about %.0f s left (%" PetscInt_FMT " iteration%s)\n",
+                        inv->band + 1, inv->fcut > 0 ? "up to " : "all, f0 ", inv->fcut > 0 ? (double)inv->fcut : (double)inv->o->f0, its, inv->iteration, (double)f,
+                        inv->J0 > 0 ? (double)(f / inv->J0) : 1.0, (double)gnorm, its ? (double)step : 0.0, inv->seconds, inv->evals_since, inv->evals_since == 1 ? "" : "s",
+                        inv->seconds > 0 ? inv->evals_since * inv->obj.e.cells * inv->obj.e.t.nsteps * 2 * inv->obj.e.geo.nshots / inv->seconds * 1e-9 : 0.0,
+                        inv->band_seconds, inv->band_seconds / (its + 1) * PetscMax(max_its - its, 0), PetscMax(max_its - its, 0), max_its - its == 1 ? "" : "s"));
+  inv->seconds     = 0;
+  inv->evals_since = 0;
+  PetscCall(StopCheck(inv->obj.e.l.world, &inv->stopped));
+  if (inv->stopped) PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
+  PetscFunctionReturn(0);
+}
+
+/* Whether user cell c of this rank lies above -fix_above (kept as given). */
+static PetscBool CellFixed(const Inversion *inv, PetscInt c)
+{
+  const Objective *obj = &inv->obj;
+
+  return inv->o->fix_above > 0 && obj->e.m.o[0] + (obj->ms.lo[0] + c % obj->ms.n[0]) * obj->e.m.d[0] < inv->o->fix_above ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* The tapers' radius where "auto" (-1): TAPER_WAVELENGTHS wavelength at
+   -f0 in the slowest free cell of the starting model (the gradient's
+   near-field peak around a source or receiver reaches about that far). */
+#define TAPER_WAVELENGTHS 1.0
+static PetscErrorCode TaperRadiusAuto(const Inversion *inv, PetscReal *R)
+{
+  const Objective *obj  = &inv->obj;
+  double           vmin = PETSC_MAX_REAL;
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < obj->ms.nlocal; c++)
+    if (!CellFixed(inv, c)) vmin = PetscMin(vmin, obj->vp_start[c]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, obj->e.l.world));
+  *R = vmin < PETSC_MAX_REAL ? TAPER_WAVELENGTHS * vmin / inv->o->f0 : 0;
+  PetscFunctionReturn(0);
+}
+
+/* weight[c] = min(weight[c], the cosine taper of the distance from p), over
+   this rank's cells within R of p: 0 at p, 1 from R on.  Taking the least
+   taper is taking the nearest point's, however densely they lie. */
+static void TaperAround(Inversion *inv, const Position *p, PetscReal R)
+{
+  const Objective *obj = &inv->obj;
+  const ModelInfo *m   = &obj->e.m;
+  PetscInt         lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+
+  for (PetscInt a = 0; a < m->dim; a++) {
+    lo[a] = PetscMax(obj->ms.lo[a], (PetscInt)PetscCeilReal((p->c[a] - R) / m->d[a])) - obj->ms.lo[a];
+    hi[a] = PetscMin(obj->ms.lo[a] + obj->ms.n[a] - 1, (PetscInt)PetscFloorReal((p->c[a] + R) / m->d[a])) - obj->ms.lo[a];
+  }
+  for (PetscInt k = lo[2]; k <= hi[2]; k++)
+    for (PetscInt j = lo[1]; j <= hi[1]; j++)
+      for (PetscInt i = lo[0]; i <= hi[0]; i++) {
+        const PetscInt  c[3] = {i, j, k};
+        PetscReal       r2   = 0;
+        for (PetscInt a = 0; a < m->dim; a++) r2 += PetscSqr((obj->ms.lo[a] + c[a]) * m->d[a] - p->c[a]);
+        if (r2 < R * R) {
+          double *w = &inv->weight[i + obj->ms.n[0] * (j + obj->ms.n[1] * k)];
+          *w        = PetscMin(*w, 0.5 * (1 - PetscCosReal(PETSC_PI * PetscSqrtReal(r2) / R)));
+        }
+      }
+}
+
+/* Mask (-fix_above) and the source and receiver tapers on group 0's user
+   cells; fixed cells also get equal bounds, so no method moves them. */
+static PetscErrorCode Weights(Inversion *inv, PetscReal radius[2])
+{
+  const Objective   *obj      = &inv->obj;
+  const Geometry    *geo      = &obj->e.geo;
+  const PetscReal    asked[2] = {inv->o->source_taper, inv->o->receiver_taper};
+  PetscReal          automatic = 0;
+  PetscScalar       *xl, *xu;
+  const PetscScalar *x;
+
+  PetscFunctionBeginUser;
+  if (asked[0] < 0 || asked[1] < 0) PetscCall(TaperRadiusAuto(inv, &automatic));
+  for (PetscInt k = 0; k < 2; k++) radius[k] = asked[k] < 0 ? automatic : asked[k];
+  PetscCall(VecGetArray(inv->XL, &xl));
+  PetscCall(VecGetArray(inv->XU, &xu));
+  PetscCall(VecGetArrayRead(inv->X, &x));
+  for (PetscInt c = 0; c < obj->ms.nlocal; c++) {
+    const PetscBool fixed = CellFixed(inv, c);
+    inv->weight[c]        = fixed ? 0 : 1;
+    if (!obj->e.l.group_id && fixed) xl[c] = xu[c] = x[c];
+  }
+  PetscCall(VecRestoreArrayRead(inv->X, &x));
+  PetscCall(VecRestoreArray(inv->XL, &xl));
+  PetscCall(VecRestoreArray(inv->XU, &xu));
+  for (PetscInt s = 0; s < geo->nshots && radius[0] > 0; s++) TaperAround(inv, &geo->src[s], radius[0]);
+  for (PetscInt r = 0; r < geo->rec_start[geo->nshots] && radius[1] > 0; r++) TaperAround(inv, &geo->rec[r], radius[1]);
+  PetscFunctionReturn(0);
+}
+
+/* The shell preconditioner: ApplyP on the Vecs (PetscScalar is double). */
+static PetscErrorCode ApplyPreconditioner(PC pc, Vec x, Vec y)
+{
+  Inversion         *inv;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &inv));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArray(y, &ya));
+  PetscCall(ApplyP(inv, xa, ya));
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscFunctionReturn(0);
+}
+
+/* -precondition pseudo_hessian and -gradient_smoothing: the inverse of TAO's
+   first quasi-Newton matrix becomes ApplyP (with the pseudo-Hessian, D =
+   diag(1 / (E + eps max E)), E of the band's starting model), a shell
+   preconditioner through the LMVM's initial Hessian: the quasi-Newton
+   updates build on it and the bounds still hold (TAO projects as before). */
+static PetscErrorCode Precondition(Inversion *inv, Tao tao)
+{
+  MPI_Comm  world = inv->obj.e.l.world;
+  PetscBool qn;
+  PetscInt  n, N;
+  double    peak = 0, all;
+  Mat       H0;
+  KSP       ksp;
+  PC        pc;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)tao, &qn, TAOBLMVM, TAOLMVM, ""));
+  PetscCheck(qn, world, PETSC_ERR_ARG_INCOMP, "-precondition and -gradient_smoothing need -tao_type blmvm or lmvm (their first quasi-Newton matrix takes them)");
+  PetscCall(VecGetLocalSize(inv->X, &n));
+  PetscCall(VecGetSize(inv->X, &N));
+  if (inv->precond) {
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(PseudoHessian(&inv->obj, inv->vp, inv->precond));
+    if (inv->o->qc_illumination && !inv->band_its) PetscCall(PseudoHessianWrite(&inv->obj, inv->precond, inv->band));
+    /* in slowness the Hessian takes (dv/ds)^2 = v^4 */
+    for (PetscInt c = 0; c < n && inv->slowness; c++) inv->precond[c] *= PetscSqr(PetscSqr((double)inv->vp[c]));
+    for (PetscInt c = 0; c < n; c++) peak = PetscMax(peak, inv->precond[c]);
+    PetscCallMPI(MPI_Allreduce(&peak, &all, 1, MPI_DOUBLE, MPI_MAX, world));
+    PetscCheck(all > 0, world, PETSC_ERR_ARG_OUTOFRANGE, "-precondition pseudo_hessian: the source wavefield has no energy in the model");
+    for (PetscInt c = 0; c < n; c++) inv->precond[c] = 1 / (inv->precond[c] + inv->o->precondition_eps * all);
+  }
+  PetscCall(MatCreateShell(world, n, n, N, N, inv, &H0));
+  PetscCall(TaoLMVMSetH0(tao, H0));
+  PetscCall(MatDestroy(&H0));
+  PetscCall(TaoSetUp(tao));
+  PetscCall(TaoLMVMGetH0KSP(tao, &ksp));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCSHELL));
+  PetscCall(PCShellSetContext(pc, inv));
+  PetscCall(PCShellSetApply(pc, ApplyPreconditioner));
+  PetscCall(PCShellSetName(pc, "halofwi: smoothing x inverse pseudo-Hessian x smoothing"));
+  PetscFunctionReturn(0);
+}
+
+/* Part of a band from the model in X: a fresh Tao from the options for at
+   most -source_estimation_interval iterations (all the band's without it),
+   after a new wavelet estimate when asked for; *more: the band goes on. */
+static PetscErrorCode SolveStage(Inversion *inv, PetscBool *more)
+{
+  Tao                tao;
+  PetscBool          bounded;
+  PetscInt           its;
+  TaoConvergedReason reason;
+  MPI_Comm           world    = inv->obj.e.l.world;
+  const PetscInt     interval = inv->o->source_estimation_interval;
+
+  PetscFunctionBeginUser;
+  if (inv->o->source_estimation != SOURCE_ESTIMATION_NONE) {
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(SourceEstimate(&inv->obj, inv->vp, inv->band));
+  }
+  PetscCall(InvertTaoCreate(world, &tao));
+  PetscCall(TaoSetSolution(tao, inv->X));
+  PetscCall(TaoSetVariableBounds(tao, inv->XL, inv->XU));
+  PetscCall(TaoSetObjectiveAndGradient(tao, NULL, FormFunctionGradient, inv));
+  PetscCall(TaoSetMonitor(tao, Monitor, inv, NULL));
+  PetscCall(TaoSetFromOptions(tao));
+  if (!inv->band_its) PetscCall(TaoGetMaximumIterations(tao, &inv->band_max_its));
+  if (interval) PetscCall(TaoSetMaximumIterations(tao, PetscMin(interval, inv->band_max_its - inv->band_its)));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)tao, &bounded, TAOBLMVM, TAOBQNLS, TAOBNCG, TAOBQNKLS, TAOBQNKTR, TAOBQNKTL, TAOBNLS, TAOBNTR, TAOBNTL, TAOTRON,
+                                      TAOGPCG, ""));
+  if (!bounded && !inv->band && !inv->band_its) {
+    TaoType type;
+    PetscCall(TaoGetType(tao, &type));
+    PetscCall(PetscPrintf(world, "WARNING: -tao_type %s ignores the bounds -vp_min/-vp_max; the run stops with an error if the model exceeds %.6g m/s, "
+                                 "for which the time step was chosen (blmvm, bqnls and bncg honour bounds)\n",
+                          type, (double)inv->obj.vp_hi));
+  }
+  if (inv->work) PetscCall(Precondition(inv, tao));
+  PetscCall(TaoSolve(tao));
+  PetscCall(TaoGetIterationNumber(tao, &its));
+  PetscCall(TaoGetConvergedReason(tao, &reason));
+  inv->band_its += its;
+  *more = interval && !inv->stopped && reason == TAO_DIVERGED_MAXITS && inv->band_its < inv->band_max_its ? PETSC_TRUE : PETSC_FALSE;
+  if (!*more) {
+    char why[512];
+    if (inv->stopped) PetscCall(PetscSNPrintf(why, sizeof why, "%" PetscInt_FMT " iterations: stopped on request", inv->band_its));
+    else PetscCall(TaoReasonText(tao, reason, inv->band_its, inv->band_max_its, why, sizeof why));
+    PetscCall(PetscPrintf(world, "band %" PetscInt_FMT ", %s\n", inv->band + 1, why));
+  }
+  PetscCall(TaoDestroy(&tao));
+  PetscFunctionReturn(0);
+}
+
+/* One band, the model carried in X.  Each new wavelet starts a fresh Tao:
+   the quasi-Newton pairs gathered under the old one belong to another
+   objective. */
+static PetscErrorCode SolveBand(Inversion *inv)
+{
+  PetscBool more = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(ObjectiveSetBand(&inv->obj, inv->band, inv->fcut));
+  inv->evals        = 0;
+  inv->band_seconds = 0;
+  inv->band_its     = 0;
+  if (inv->o->qc_illumination && !inv->precond) {
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(QcIllumination(&inv->obj, inv->vp, inv->band));
+  }
+  while (more) PetscCall(SolveStage(inv, &more));
+  if (!inv->stopped && inv->qc.nchosen) {
+    PetscCall(ModelFromVec(inv, inv->X));
+    PetscCall(QcWriteBand(&inv->obj, &inv->qc, inv->vp, inv->band));
+  }
+  {
+    char what[32];
+    PetscCall(PetscSNPrintf(what, sizeof what, "band %" PetscInt_FMT " ", inv->band + 1));
+    PetscCall(TimingReport(inv->obj.e.l.world, what, &inv->band_start));
+    TimingMark(&inv->band_start);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The preconditioner -precondition asks for: auto is pseudo_hessian with a
+   quasi-Newton -tao_type (TAO's default here is blmvm), none otherwise. */
+static Preconditioning PreconditionAsked(const Options *o)
+{
+  char type[64] = TAOBLMVM;
+
+  if (o->precondition != PRECONDITION_AUTO) return o->precondition;
+  if (PetscOptionsGetString(NULL, NULL, "-tao_type", type, sizeof type, NULL)) return PRECONDITION_NONE;
+  return !strcmp(type, TAOBLMVM) || !strcmp(type, TAOLMVM) ? PRECONDITION_PSEUDO_HESSIAN : PRECONDITION_NONE;
+}
+
+PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
+{
+  Inversion      inv;
+  const PetscInt nbands = o->nbands ? o->nbands : 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&inv, sizeof(inv)));
+  inv.o = o;
+  {
+    char kept[PETSC_MAX_PATH_LEN + 128];
+    PetscCall(PetscSNPrintf(kept, sizeof(kept), "the evaluations finished are saved in %s/restart; rerun with -restart to carry on", o->output_dir));
+    PetscCall(StopWatch(world, o->output_dir, PETSC_TRUE, kept));
+  }
+  PetscCall(OutputPrepareKind(world, o, OUTPUT_INVERSION, 0));
+  PetscCall(ObjectiveCreate(world, o, &inv.obj));
+  for (PetscInt b = 0; b < o->nbands; b++)
+    PetscCheck(o->bands[b] < 0.5 / o->dt, world, PETSC_ERR_ARG_OUTOFRANGE, "-bands: band %" PetscInt_FMT " at %.6g Hz is not below the Nyquist frequency %.6g Hz of -dt %.6g s",
+               b + 1, (double)o->bands[b], 0.5 / o->dt, (double)o->dt);
+  PetscCall(ReplayCreate(world, &inv.obj, o->output_dir, o->restart, &inv.replay));
+  {
+    const PetscInt n = inv.obj.e.l.group_id ? 0 : inv.obj.ms.nlocal;
+    PetscScalar   *x;
+    PetscCall(VecCreateMPI(world, n, PETSC_DETERMINE, &inv.X));
+    PetscCall(VecDuplicate(inv.X, &inv.XL));
+    PetscCall(VecDuplicate(inv.X, &inv.XU));
+    inv.slowness = o->parameterisation == PARAMETERISATION_SLOWNESS ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(VecSet(inv.XL, PetscMin(ToVariable(&inv, inv.obj.vp_lo), ToVariable(&inv, inv.obj.vp_hi))));
+    PetscCall(VecSet(inv.XU, PetscMax(ToVariable(&inv, inv.obj.vp_lo), ToVariable(&inv, inv.obj.vp_hi))));
+    PetscCall(VecGetArray(inv.X, &x));
+    for (PetscInt c = 0; c < n; c++) x[c] = ToVariable(&inv, inv.obj.vp_start[c]);
+    PetscCall(VecRestoreArray(inv.X, &x));
+    PetscCall(PetscMalloc4(inv.obj.ms.nlocal + 1, &inv.weight, inv.obj.ms.nlocal + 1, &inv.vp, inv.obj.ms.nlocal + 1, &inv.grad, inv.obj.ms.nlocal + 1, &inv.gx));
+    if (PreconditionAsked(o) != PRECONDITION_NONE) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.precond));
+    SmoothingSetUp(&inv.obj.e.g, o->gradient_smoothing, &inv.smooth);
+    if (inv.precond || inv.smooth.steps) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.work));
+  }
+  {
+    PetscReal radius[2]; /* the source and receiver tapers' */
+    PetscCall(Weights(&inv, radius));
+    PetscCall(PetscPrintf(world, "gradient tapered within %.4g m of the sources and %.4g m of the receivers (-source_taper, -receiver_taper)\n", (double)radius[0], (double)radius[1]));
+    PetscCall(ObjectiveCheckFreeCells(&inv.obj, inv.weight, radius));
+  }
+  PetscCall(QcCreate(&inv.obj, &inv.qc));
+  for (inv.band = 0; inv.band < nbands && !inv.stopped; inv.band++) {
+    inv.fcut = o->nbands ? o->bands[inv.band] : 0;
+    PetscCall(SolveBand(&inv));
+  }
+  if (inv.stopped) {
+    PetscCall(PetscPrintf(world, "Stopped by %s after iteration %" PetscInt_FMT ": its model and the state are saved in %s; rerun with -restart to carry on\n", StopCause(),
+                          inv.iteration, o->output_dir));
+  } else {
+    char name[PETSC_MAX_PATH_LEN];
+    PetscCall(ModelFromVec(&inv, inv.X));
+    PetscCall(OutputName("vp", o->output_format, name));
+    PetscCall(ObjectiveWriteModel(&inv.obj, name, "vp", inv.vp, o->overwrite));
+    PetscCall(PetscPrintf(world, "inverted model -> %s/%s, misfit history -> %s/misfit.csv\n", o->output_dir, name, o->output_dir));
+  }
+  PetscCall(ReplayDestroy(&inv.replay));
+  PetscCall(PetscFree(inv.rows));
+  PetscCall(QcDestroy(&inv.qc));
+  PetscCall(PetscFree4(inv.weight, inv.vp, inv.grad, inv.gx));
+  PetscCall(PetscFree(inv.precond));
+  PetscCall(PetscFree(inv.work));
+  PetscCall(VecDestroy(&inv.X));
+  PetscCall(VecDestroy(&inv.XL));
+  PetscCall(VecDestroy(&inv.XU));
+  PetscCall(ObjectiveDestroy(&inv.obj));
+  PetscCall(TimingReport(world, "", &(TimeMark){0}));
+  PetscFunctionReturn(0);
+}

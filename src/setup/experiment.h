@@ -1,0 +1,52 @@
+/* What every mode sets up before its first shot, as PETSc tutorials keep an
+   AppCtx: the parallel layout and backend, the model and the survey, the
+   decomposed grid with this rank's block of the model, the time axis, the
+   propagator, this group's shots and the source wavelet.  In three steps,
+   so that a mode can check what it needs in between (the output folder
+   before anything large is read; the inversion's bounds and the observed
+   data before anything large is allocated). */
+#pragma once
+#include "setup/backend.h"
+#include "data/geometry.h"
+#include "grid/grid.h"
+#include "grid/layout.h"
+#include "grid/model.h"
+#include "options/options.h"
+#include "setup/plan.h"
+#include "shot/propagate.h"
+
+typedef struct {
+  const Options *o;
+  Layout         l;
+  Backend        backend;
+  ModelInfo      m;
+  Geometry       geo;
+  Grid           g;
+  TimeAxis       t;
+  Propagator     p;
+  float         *vp_ext;     /* this rank's owned extended block of the model */
+  PetscReal      vmin, vmax; /* the model's range */
+  PetscInt       nshots;     /* this group's shots (round robin): shot[k], k < nshots */
+  PetscInt      *shot;
+  float         *w_raw;      /* source wavelet at the recording interval */
+  float         *wint;       /* and at the internal step */
+  double         cells;      /* extended grid cells */
+  GradientPlan   plan;       /* gradient and invert modes */
+} Experiment;
+
+/* Layout, backend, model description and survey, and the memory's lower
+   bound: nothing large is read or allocated. */
+PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e);
+/* The decomposed grid and this rank's block of the model (vmin, vmax). */
+PetscErrorCode ExperimentLoadModel(Experiment *e);
+/* The time axis for the fastest velocity the run will meet (vfast; it also
+   tunes the absorbing layers), the printed set-up, the gradient's plan
+   (modes other than forward; the propagator set to its method), the memory
+   check, the
+   dispersion warning for the slowest (vslow), the propagator, this group's
+   shots and the wavelet. */
+PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow);
+/* Where the group's shot k (shot[k]) acts on this rank's cells: built per
+   shot, as off-grid points spread over many cells. */
+PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl);
+PetscErrorCode ExperimentDestroy(Experiment *e);

@@ -1,0 +1,201 @@
+#include "setup/plan.h"
+#include "setup/memory.h"
+#include "shot/store.h"
+#include "data/util.h"
+
+/* Expected cost of a gradient in forward runs, per dimension (2D, 3D): 1
+   for the forward run, the adjoint run per core cell and per layer cell
+   (shares of the extended grid's cells), and the boundary method's
+   reconstruction per core cell.  Least-squares fits to scripts/bench-gradient
+   on the CPU (1 rank x 2 threads, order 8; 2D 512^2 and 1024^2 with 10, 20
+   and 40 layer cells and 2048^2 with 20, 3D 128^3 with 10 and 20 and 96^3
+   with 10), which prints them beside what it measures (`plan`): within 10%
+   on most of those cases, 25% at worst, on the processor of the fit.
+   Elsewhere, and on GPUs, they rank the methods; the boundary method's
+   reconstruction is now skipped where the waves have not reached
+   (support.h), which the model does not see, so it over-estimates that
+   method most where the waves fill little of the model. */
+typedef struct {
+  double adjoint_core, adjoint_layer, reconstruct;
+} GradientCost;
+
+static const GradientCost Cost[2] = {
+  {1.0,  4.5,  0.76},
+  {0.36, 2.17, 0.93}
+};
+
+/* What the host link adds for a device backend whose store lies in host
+   memory, in forward runs per float stored per cell and step (per
+   dimension): the floats go out during the forward run and come back
+   during the adjoint, faster than the steps can hide.  From
+   scripts/bench-gpu (d) on an H200 over PCIe (docs/gpu.md, 2026-11-27):
+   full storage in page-locked host memory against device memory, 14.75
+   against 3.86 forward runs in 2D 4096^2 (0.98 floats per cell and step),
+   7.43 against 3.69 in 3D 256^3 (0.65); a 3D step is slower, so it hides
+   more of the link.  Without it the planner took full storage in host
+   memory, 3 times slower there, over the boundary method's band in device
+   memory. */
+static const double HostLinkCost[2] = {11.1, 5.8};
+
+#define NMETHODS 2 /* GRADIENT_FULL, GRADIENT_BOUNDARY: method k + 1 */
+
+static const char *const keeps[NMETHODS] = {"the Laplacian term of every step and cell", "the layer band of every step, 2 fields"};
+
+/* How often one store serves: every shot of the busiest group, in every
+   evaluation (an inversion's: at least one per iteration, -tao_max_it or
+   the default, in every band). */
+static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
+{
+  const double evaluations = o->mode == MODE_INVERT ? (double)(o->tao_max_it + 1) * PetscMax(o->nbands, 1) : 1;
+
+  return (double)((geo->nshots + l->ngroups - 1) / l->ngroups) * evaluations;
+}
+
+/* What a method needs on a rank (bytes): backend fields, the stored steps,
+   and a staged store's two device buffers. */
+typedef struct {
+  double fields, steps, buffers;
+} Need;
+
+/* A rank's figures, reduced by a max over the world as doubles: each
+   method's need, the rest of the run (host, device), and the free device
+   memory's negative (so its max is the least). */
+typedef struct {
+  Need   need[NMETHODS];
+  double rest[2], free_device;
+  double first_use[NMETHODS]; /* floats stored per cell and step of the rank (a host backend's first use of them) */
+} Figures;
+
+/* A device backend keeps the steps in device memory when the busiest rank's fit there. */
+static PetscBool OnDevice(const KernelOps *ops, WavefieldStorage where, const Need *busiest, double device_budget)
+{
+  return ops->device_free_memory && where != STORAGE_HOST && busiest->fields + busiest->steps <= device_budget ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* Host and device bytes of a need, placed. */
+static void Place(const KernelOps *ops, PetscBool on_device, const Need *n, double bytes[2])
+{
+  if (!ops->device_free_memory) {
+    bytes[0] = n->fields + n->steps;
+    bytes[1] = 0;
+  } else if (on_device) {
+    bytes[0] = 0;
+    bytes[1] = n->fields + n->steps;
+  } else {
+    bytes[0] = n->steps;
+    bytes[1] = n->fields + n->buffers;
+  }
+}
+
+static void Amount(double bytes, char *s, size_t len)
+{
+  if (bytes > 0) FormatBytes(bytes, s, len);
+  else PetscStrncpy(s, "-", len);
+}
+
+/* The refusal: what the named or least demanding method needs, against
+   what the gradient may use; a method that fits, or the ranks that would
+   (a rank's share shrinks about as 1 / ranks). */
+static PetscErrorCode Refuse(const Layout *l, const KernelOps *ops, PetscInt named, const PetscBool fits[NMETHODS], double busiest[NMETHODS][2],
+                             double host_budget, double device_budget, const char *host_why)
+{
+  PetscInt small = 0;
+  double   over;
+  char     need[2][32], have[2][32], other[64] = "";
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < NMETHODS; k++)
+    if (fits[k]) PetscCall(PetscSNPrintf(other, sizeof(other), "-gradient_method %s (or auto), which fits, or ", GradientMethods[k + 1]));
+  for (PetscInt k = 1; k < NMETHODS; k++)
+    if (busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
+  if (named >= 0) small = named;
+  over = PetscMax(busiest[small][0] / PetscMax(host_budget, 1.0), ops->device_free_memory ? busiest[small][1] / PetscMax(device_budget, 1.0) : 0);
+  FormatBytes(busiest[small][0], need[0], sizeof(need[0]));
+  FormatBytes(busiest[small][1], need[1], sizeof(need[1]));
+  FormatBytes(PetscMax(host_budget, 0), have[0], sizeof(have[0]));
+  FormatBytes(PetscMax(device_budget, 0), have[1], sizeof(have[1]));
+  SETERRQ(l->world, PETSC_ERR_USER_INPUT,
+          "%s%s: the gradient's forward wavefield needs %s of host memory%s%s per rank with -gradient_method %s%s, but a rank may give it %s of host memory "
+          "(%s)%s%s%s; use %sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
+          named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], ops->device_free_memory ? " and " : "",
+          ops->device_free_memory ? need[1] : "", GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why,
+          ops->device_free_memory ? " and " : "", ops->device_free_memory ? have[1] : "", ops->device_free_memory ? " of device memory" : "", other,
+          PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
+}
+
+PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+                                  const TimeAxis *t, GradientPlan *plan)
+{
+  const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
+  const GradientCost    *c     = &Cost[g->dim > 2 ? 1 : 0];
+  const double           link  = HostLinkCost[g->dim > 2 ? 1 : 0];
+  Fields    f;
+  Figures   mine = {0}, most;
+  double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1, uses = 1;
+  PetscBool fits[NMETHODS], device[NMETHODS];
+  PetscInt  chosen = -1;
+  char      why[256], host_why[512], text[2][32];
+
+  PetscFunctionBeginUser;
+  FieldsOfGrid(g, &f);
+  for (PetscInt k = 0; k < NMETHODS; k++) {
+    size_t   n, live;
+    PetscInt nsteps;
+    GradientStoreShape(ops, &f, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps, &live);
+    mine.need[k].fields  = GradientFieldBytes(ops, &f, (GradientMethod)(k + 1));
+    mine.need[k].steps   = WavefieldStoreBytes(n, nsteps) + (double)live * nsteps;
+    mine.need[k].buffers = 2.0 * n * sizeof(float);
+  }
+  PetscCall(MemoryRest(o, l, ops, m, geo, g, t, mine.rest));
+  {
+    double rank_cells = 1;
+    for (PetscInt a = 0; a < 3; a++) rank_cells *= (double)g->size[a];
+    for (PetscInt k = 0; k < NMETHODS; k++) mine.first_use[k] = mine.need[k].steps / (sizeof(float) * rank_cells * (double)t->nsteps);
+  }
+  if (ops->device_free_memory) {
+    size_t avail;
+    PetscCall(ops->device_free_memory(&avail));
+    mine.free_device = -(double)avail;
+  }
+  PetscCallMPI(MPI_Allreduce(&mine, &most, (PetscMPIInt)(sizeof(Figures) / sizeof(double)), MPI_DOUBLE, MPI_MAX, l->world));
+  PetscCall(MemoryHostLimit(l->world, o->memory_limit, &host_limit, why, sizeof(why)));
+  host_budget = host_limit - most.rest[0];
+  FormatBytes(host_limit, text[0], sizeof(text[0]));
+  PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "what the host limit of %s, %s, leaves after the rest of the run", text[0], why));
+  if (o->wavefield_memory > 0 && o->wavefield_memory * 1048576.0 < host_budget) {
+    host_budget = o->wavefield_memory * 1048576.0;
+    PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "-wavefield_memory"));
+  }
+  if (ops->device_free_memory) device_budget = -MEMORY_SHARE * most.free_device - most.rest[1];
+
+  for (PetscInt a = 0; a < 3; a++) {
+    cells *= (double)g->N[a];
+    core *= (double)g->n[a];
+  }
+  uses = StoreUses(o, l, geo);
+  PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-9s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
+  for (PetscInt k = 0; k < NMETHODS; k++) {
+    device[k] = OnDevice(ops, where, &most.need[k], device_budget);
+    Place(ops, device[k], &most.need[k], busiest[k]);
+    fits[k]      = busiest[k][0] <= host_budget && (!ops->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
+                     ? PETSC_TRUE
+                     : PETSC_FALSE;
+    cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
+    /* the busiest rank's store over its share of the cells (the same on every rank) */
+    if (ops->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
+    cost[k] += ops->first_use[g->dim > 2] * most.first_use[k] / uses;
+    Amount(busiest[k][0], text[0], sizeof(text[0]));
+    Amount(busiest[k][1], text[1], sizeof(text[1]));
+    PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
+    if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
+  }
+  if (ops->first_use[g->dim > 2] > 0)
+    PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
+                          ops->first_use[g->dim > 2], uses, uses == 1 ? "" : "s"));
+  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, ops, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
+  plan->method = (GradientMethod)(chosen + 1);
+  GradientStoreShape(ops, &f, plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
+  Place(ops, device[chosen], &mine.need[chosen], plan->bytes);
+  PetscCall(PetscPrintf(l->world, "gradient method: %s (%s)\n", GradientMethods[plan->method], o->gradient_method == GRADIENT_AUTO ? "the fastest that fits" : "-gradient_method"));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,26 @@
+/* The gradient's memory planner.  Before the first shot every rank knows
+   what each way of giving the adjoint the forward field (GradientMethod)
+   needs on the busiest rank; the run prints them as one table with the
+   expected time, and takes the fastest that fits (or the one
+   -gradient_method names), or refuses before any work, naming the budget
+   or the number of ranks that would fit. */
+#pragma once
+#include "data/geometry.h"
+#include "grid/grid.h"
+#include "equations/acoustic/kernels.h"
+#include "grid/layout.h"
+#include "grid/model.h"
+#include "options/options.h"
+#include "shot/propagate.h"
+
+typedef struct {
+  GradientMethod method;
+  size_t         n;        /* the store: n floats per step */
+  PetscInt       nsteps;   /* for nsteps steps */
+  size_t         live;     /* and a live map of this many bytes a step (GradientStoreShape) */
+  double         bytes[2]; /* this rank's host and device bytes for the method (MemoryCheck) */
+} GradientPlan;
+
+/* Collective over the world; g and t: the decomposed grid and the time axis. */
+PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+                                  const TimeAxis *t, GradientPlan *plan);

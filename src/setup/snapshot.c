@@ -1,0 +1,59 @@
+#include "setup/snapshot.h"
+#include "grid/modelspace.h"
+#include "data/rsf.h"
+#include "data/vtk.h"
+
+/* This rank's user cells (ModelSpaceBox): start and count for an array of
+   the model's size (start 0 when there are none), local: their first cell
+   in owned indices. */
+static void UserBox(const Grid *g, PetscInt start[3], PetscInt count[3], PetscInt local[3])
+{
+  ModelSpaceBox(g, start, count);
+  for (PetscInt a = 0; a < 3; a++) {
+    local[a] = start[a] + (a < g->dim ? g->pml[a][0] : 0) - g->start[a];
+    if (!count[a]) start[a] = 0;
+  }
+}
+
+PetscErrorCode SnapshotUserCells(const Experiment *e, const Fields *f, PetscInt start[3], PetscInt count[3], float *block)
+{
+  PetscInt    local[3];
+  void       *copy;
+  const void *u;
+
+  PetscFunctionBeginUser;
+  UserBox(&e->g, start, count, local);
+  PetscCall(KernelOpsRead(e->backend.ops, f->u, f->ncells * sizeof(float), &copy, &u));
+  const float *padded = (const float *)u;
+  for (PetscInt k = 0; k < count[2]; k++)
+    for (PetscInt j = 0; j < count[1]; j++)
+      for (PetscInt i = 0; i < count[0]; i++) {
+        const PetscInt cell[3] = {local[0] + i, local[1] + j, local[2] + k};
+        block[i + count[0] * (j + count[1] * k)] = padded[FieldsIndex(f, cell)];
+      }
+  PetscCall(PetscFree(copy));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const Fields *f)
+{
+  const Experiment *e         = (const Experiment *)ctx;
+  RsfAxes           axes;
+  PetscInt          start[3], count[3], local[3];
+  char              path[PETSC_MAX_PATH_LEN];
+  float            *block;
+
+  PetscFunctionBeginUser;
+  /* the field after the last step is one sample past the record's end */
+  if (steps / e->t.m >= e->t.nt) PetscFunctionReturn(0);
+  UserBox(&e->g, start, count, local);
+  PetscCall(PetscMalloc1((size_t)count[0] * count[1] * count[2] + 1, &block));
+  PetscCall(SnapshotUserCells(e, f, start, count, block));
+  PetscCall(PetscSNPrintf(path, sizeof path, "%s/snapshot_%04" PetscInt_FMT "_%05" PetscInt_FMT ".rsf", e->o->output_dir, shot, steps / e->t.m));
+  ModelAxes(&e->m, &axes);
+  RsfAxesAdd(&axes, 1, e->t.dt, steps / e->t.m * e->t.dt, "Time", "s"); /* the snapshot's time, as a last axis of one sample */
+  PetscCall(RsfWriteBlock(e->l.group, path, &axes, start, count, block, e->o->overwrite));
+  if (e->o->vtk) PetscCall(VtkFromRsf(e->l.group, path, "u", e->o->overwrite));
+  PetscCall(PetscFree(block));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,47 @@
+/* Where the forward run keeps, step by step, what the adjoint needs of it
+   (the term v^2 dt^2 multiplies over the padded cells, or the layer band
+   of u; see GradientMethod).  One small
+   interface so that checkpointing, compression or out-of-core storage can
+   take the place of the in-memory store: a step is written between
+   WriteBegin/End and read back, in reverse order, between ReadBegin/End,
+   at most two steps open at once (n + 1, then n).
+   The buffer a Begin hands out is backend memory (see KernelOps). */
+#pragma once
+#include <petscsys.h>
+#include "equations/acoustic/kernels.h"
+
+typedef struct _p_WavefieldStore *WavefieldStore;
+
+/* Share of the available memory (host, and free device memory) a run may
+   plan to use: the rest is for the system, MPI's buffers and what the
+   estimates leave out. */
+#define MEMORY_SHARE 0.9
+
+
+/* Bytes the store needs for nsteps steps of n floats. */
+double WavefieldStoreBytes(size_t n, PetscInt nsteps);
+
+/* A store for nsteps steps of n floats (what: how they are described),
+   placed as `where` asks: with auto, a device backend keeps them in device
+   memory when the busiest rank's share fits in 90% of the least free device
+   memory of any rank, else in page-locked host memory.  Says, collectively
+   over comm, where they are kept; the budgets were checked before
+   (GradientPlanChoose).  live_bytes: the live map and its rows' starts a
+   step (host memory; FieldsLiveBytes where the backend keeps one for the
+   stored term), or 0. */
+PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, size_t n, PetscInt nsteps, WavefieldStorage where, size_t live_bytes,
+                                    const char *what, WavefieldStore *s);
+PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s);
+PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float **buf);
+PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step);
+PetscErrorCode WavefieldStoreReadBegin(WavefieldStore s, PetscInt step, float **buf);
+PetscErrorCode WavefieldStoreReadEnd(WavefieldStore s, PetscInt step);
+/* Step's live map (Fields.live) in host memory, and in *start its rows'
+   starts (Fields.live_start); NULL, both, where the store keeps none
+   (live_bytes 0 at its creation). */
+unsigned char *WavefieldStoreLive(WavefieldStore s, PetscInt step, uint32_t **start);
+/* Whether the store keeps a live map, and the share of its chunks marked
+   live over every step (the last shot's; 1 without a map). */
+PetscBool WavefieldStoreLiveShare(WavefieldStore s, double *share);
+/* Collective: prints the busiest rank's share where any rank keeps a map. */
+PetscErrorCode WavefieldStoreLiveReport(MPI_Comm comm, WavefieldStore s);
