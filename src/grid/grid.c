@@ -174,6 +174,17 @@ PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s)
   return (s ? g->start[a] + g->size[a] == g->N[a] : g->start[a] == 0) ? PETSC_TRUE : PETSC_FALSE;
 }
 
+size_t GridPaddedCells(const Grid *g, PetscInt padded[3])
+{
+  size_t n = 1;
+
+  for (PetscInt a = 0; a < 3; a++) {
+    padded[a] = a < g->dim ? g->size[a] + 2 * g->radius : 1;
+    n *= (size_t)padded[a];
+  }
+  return n;
+}
+
 void GridBlockOf(const Grid *g, GridBlock *b)
 {
   *b = (GridBlock){.dim = g->dim, .order = g->order};

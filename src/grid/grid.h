@@ -47,5 +47,9 @@ PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);
    order, in the layers only): zero in the core and in ghosts beyond the
    grid; vmax and f_pml (Hz) tune the profile, dt is the internal step. */
 PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb, float *pda);
+/* This rank's owned box padded by the stencil's radius on every active
+   axis, as every equation lays out its fields: padded[] per axis, and its
+   cells. */
+size_t GridPaddedCells(const Grid *g, PetscInt padded[3]);
 /* This rank's owned box as GridBlock describes it. */
 void GridBlockOf(const Grid *g, GridBlock *b);

@@ -1,7 +1,6 @@
 /* The time axis and its resampling: see timeaxis.h. */
 #include "grid/timeaxis.h"
 #include "data/kaiser.h"
-#include "grid/fd.h"
 #include <math.h>
 #include <string.h>
 
@@ -11,17 +10,16 @@
    one when the coarse Nyquist is 4 f0, and within 1e-4 down to 3.5 f0. */
 #define KAISER_BETA 8.0
 
-PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscReal dt, PetscReal cfl, TimeAxis *t)
+PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal dt_stable, PetscInt nt, PetscReal dt, PetscReal cfl, TimeAxis *t)
 {
-  PetscReal inv = 0, m;
+  PetscReal m;
   double    steps;
   MPI_Comm  comm;
 
   PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < g->dim; a++) inv += 1.0 / (g->d[a] * g->d[a]);
   t->nt        = nt;
   t->dt        = dt;
-  t->dt_stable = 2.0 / (vmax * PetscSqrtReal(fd_d2_symbol_max((int)g->order) * inv));
+  t->dt_stable = dt_stable;
   /* the smallest m with dt/m <= cfl * dt_stable; the slack keeps exact ratios exact */
   m = PetscMax(1, PetscCeilReal(dt / (cfl * t->dt_stable) * (1 - 1e-12)));
   /* steps are counted in PetscInt; (nt - 1 + W) m + 1 bounds ResampleInternalSteps for every m */

@@ -14,7 +14,7 @@ typedef struct {
   PetscInt  nsteps;    /* internal steps simulated */
 } TimeAxis;
 
-PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal vmax, PetscInt nt, PetscReal dt, PetscReal cfl, TimeAxis *t);
+PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal dt_stable, PetscInt nt, PetscReal dt, PetscReal cfl, TimeAxis *t);
 
 /* Interpolation kernel: h(t) = sinc(t) * Kaiser window over |t| < RESAMPLE_HALF_WIDTH
    (t in coarse samples); exactly 1 at t=0 and 0 at other integers. */

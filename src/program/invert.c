@@ -191,12 +191,13 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   } else inv->iteration++;
   its += inv->band_its;
   if (its > 0) {
-    char stem[64], name[PETSC_MAX_PATH_LEN];
+    const char *vp = inv->obj.e.backend.eq->parameter[0].name;
+    char        stem[64], name[PETSC_MAX_PATH_LEN];
     PetscCall(ModelFromVec(inv, inv->X));
-    PetscCall(PetscSNPrintf(stem, sizeof(stem), "vp_%04" PetscInt_FMT, inv->iteration));
+    PetscCall(PetscSNPrintf(stem, sizeof(stem), "%s_%04" PetscInt_FMT, vp, inv->iteration));
     PetscCall(OutputName(stem, inv->obj.o->output_format, name));
     /* this run's own file: earlier ones were refused or removed at the start; with -restart, the interrupted run's, rewritten the same */
-    PetscCall(ObjectiveWriteModel(&inv->obj, name, "vp", inv->vp, PETSC_TRUE));
+    PetscCall(ObjectiveWriteModel(&inv->obj, name, vp, inv->vp, PETSC_TRUE));
   }
   {
     const MisfitRow row = {{f, gnorm, its ? step : 0, inv->seconds}, inv->band + 1, inv->iteration};
@@ -504,10 +505,11 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(PetscPrintf(world, "Stopped by %s after iteration %" PetscInt_FMT ": its model and the state are saved in %s; rerun with -restart to carry on\n", StopCause(),
                           inv.iteration, o->output_dir));
   } else {
-    char name[PETSC_MAX_PATH_LEN];
+    const char *vp = inv.obj.e.backend.eq->parameter[0].name;
+    char        name[PETSC_MAX_PATH_LEN];
     PetscCall(ModelFromVec(&inv, inv.X));
-    PetscCall(OutputName("vp", o->output_format, name));
-    PetscCall(ObjectiveWriteModel(&inv.obj, name, "vp", inv.vp, o->overwrite));
+    PetscCall(OutputName(vp, o->output_format, name));
+    PetscCall(ObjectiveWriteModel(&inv.obj, name, vp, inv.vp, o->overwrite));
     PetscCall(PetscPrintf(world, "inverted model -> %s/%s, misfit history -> %s/misfit.csv\n", o->output_dir, name, o->output_dir));
   }
   PetscCall(ReplayDestroy(&inv.replay));

@@ -41,17 +41,18 @@ static PetscErrorCode CheckHalo(const Layout *l, const Backend *b)
 
   PetscFunctionBeginUser;
   PetscCheck((b->halo_type == HALO_HOST) == (b->device < 0), world, PETSC_ERR_ARG_INCOMP, "-halo_type %s does not go with -backend %s: use %s", HaloTypes[b->halo_type],
-             b->ops->name, b->device < 0 ? "host" : "staged, mpi-device or nccl");
+             b->device < 0 ? "cpu" : "cuda", b->device < 0 ? "host" : "staged, mpi-device or nccl");
   PetscCall(Available(l, b->halo_type, &ok, why, sizeof(why)));
   PetscCheck(ok, world, PETSC_ERR_SUP, "-halo_type %s is not available: %s", HaloTypes[b->halo_type], why);
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BackendSetUp(const Layout *l, const Options *o, Backend *b)
+PetscErrorCode BackendSetUp(const Layout *l, const Options *o, const Equation *eq, Backend *b)
 {
   int       count, least;
   char      why[256], gpu[256] = "";
   PetscBool shares = PETSC_FALSE, cuda;
+  EquationKernels k;
 
   PetscFunctionBeginUser;
   PetscCall(DeviceCount(&count, why, sizeof(why)));
@@ -59,17 +60,22 @@ PetscErrorCode BackendSetUp(const Layout *l, const Options *o, Backend *b)
   cuda = o->backend == BACKEND_CUDA || (o->backend == BACKEND_AUTO && least > 0) ? PETSC_TRUE : PETSC_FALSE;
   if (count) PetscCall(PetscSNPrintf(why, sizeof(why), "on another rank"));
   PetscCheck(!cuda || least > 0, l->world, PETSC_ERR_SUP, "-backend cuda: no CUDA device is visible (%s); use -backend cpu", why);
-  b->ops       = &KernelOpsCPU;
+  b->eq        = eq;
   b->device    = -1;
   b->overlap   = o->halo_overlap;
   b->halo_type = HALO_HOST;
 #ifdef HALOFWI_HAVE_CUDA
   if (cuda) {
-    b->ops = &KernelOpsCUDA;
     PetscCall(DeviceSelect(l->world, o->gpu_shared, &b->device, &shares, gpu, sizeof(gpu)));
     PetscCall(BestDeviceHalo(l, &b->halo_type));
   }
 #endif
+  PetscCheck(eq->kernels(cuda ? BACKEND_CUDA : BACKEND_CPU, &k), l->world, PETSC_ERR_SUP, "the %s equation has no %s kernels in this build", eq->name, cuda ? "CUDA" : "CPU");
+  b->ops                = k.ops;
+  b->host_memory        = k.host_memory;
+  b->first_use[0]       = k.first_use[0];
+  b->first_use[1]       = k.first_use[1];
+  b->device_free_memory = k.device_free_memory;
   if (o->halo_type >= 0) b->halo_type = (HaloType)o->halo_type;
   PetscCall(CheckHalo(l, b));
   if (b->device < 0)

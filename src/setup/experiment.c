@@ -17,11 +17,11 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   PetscCall(PetscMemzero(e, sizeof(*e)));
   e->o = o;
   PetscCall(LayoutCreate(world, o->shot_groups, &e->l));
-  PetscCall(BackendSetUp(&e->l, o, &e->backend));
+  PetscCall(BackendSetUp(&e->l, o, &EquationAcoustic, &e->backend));
   PetscCall(ModelDescribe(world, o, &e->m));
   PetscCall(OptionsCheckModel(world, o, &e->m));
   PetscCall(SurveyRead(world, o, &e->m, &e->geo));
-  PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, NULL, NULL, NULL));
+  PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->m, &e->geo, NULL, NULL, NULL));
   TimingLeave(was);
   PetscFunctionReturn(0);
 }
@@ -77,15 +77,15 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   TimePhase          setup;
 
   PetscFunctionBeginUser;
-  PetscCall(TimeAxisSetUp(&e->g, vfast, o->nt, o->dt, o->cfl, &e->t));
+  PetscCall(TimeAxisSetUp(&e->g, e->backend.eq->stable_step(&e->g, vfast), o->nt, o->dt, o->cfl, &e->t));
   if (!gradient) settings.watch_steps = o->snapshot_interval * e->t.m;
   PetscCall(PrintSetUp(world, &e->l, &e->m, &e->g, &e->geo, &e->t, e->vmin, e->vmax));
-  if (gradient) PetscCall(GradientPlanChoose(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, &e->plan));
-  PetscCall(MemoryCheck(o, &e->l, e->backend.ops, &e->m, &e->geo, &e->g, &e->t, gradient ? e->plan.bytes : NULL));
-  PetscCall(WarnOnDispersion(world, o, &e->m, vslow));
+  if (gradient) PetscCall(GradientPlanChoose(o, &e->l, &e->backend, &e->m, &e->geo, &e->g, &e->t, &e->plan));
+  PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->m, &e->geo, &e->g, &e->t, gradient ? e->plan.bytes : NULL));
+  PetscCall(WarnOnDispersion(world, o, e->backend.eq, &e->m, vslow));
   PetscCall(NoteGhosts(world, o, &e->m, &e->geo, vslow));
   setup = TimingEnter(TIME_ALLOCATION); /* the fields, every page mapped */
-  PetscCall(PropagatorCreate(&e->g, e->backend.ops, e->vp_ext, vfast, &e->t, &settings, &e->p));
+  PetscCall(PropagatorCreate(&e->g, e->backend.eq, e->backend.ops, e->vp_ext, vfast, &e->t, &settings, &e->p));
   TimingLeave(setup);
   if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
   PetscCall(GroupShots(e));

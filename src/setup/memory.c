@@ -22,7 +22,7 @@
 /* What the estimate is made of (see MemoryCheck). */
 typedef struct {
   RunMode          mode;
-  const KernelOps *ops;
+  const Backend *backend;
   const Layout    *l;
   const Geometry  *geo;
   const Grid      *grid;       /* NULL: not yet decomposed */
@@ -190,22 +190,21 @@ typedef struct {
 
 static PetscErrorCode ShareFromGrid(const MemoryRun *r, RankShare *s)
 {
-  const Grid *g = r->grid;
-  Fields      f;
-  PetscInt    lo[3], n[3];
+  const Grid     *g  = r->grid;
+  const Equation *eq = r->backend->eq;
+  PetscInt        lo[3], n[3], padded[3];
 
   PetscFunctionBeginUser;
-  FieldsOfGrid(g, &f);
-  FieldsBytes(&f, &s->fields, &s->layers);
-  s->padded = (double)f.ncells;
+  eq->state_bytes(g, &s->fields, &s->layers);
+  s->padded = (double)GridPaddedCells(g, padded);
   s->owned = s->user = 1;
   s->halos           = 0;
   ModelSpaceBox(g, lo, n);
   for (PetscInt a = 0; a < 3; a++) {
     s->owned *= (double)g->size[a];
     s->user *= (double)n[a];
-    /* a send and a receive buffer on each side */
-    if (a < g->dim) s->halos += 4.0 * g->radius * sizeof(float) * (double)f.ncells / f.padded[a];
+    /* a send and a receive buffer on each side per field of the padded box a step exchanges */
+    if (a < g->dim) s->halos += EquationBoxFieldsExchanged(eq) * 4.0 * g->radius * sizeof(float) * s->padded / padded[a];
   }
   s->local_rec = 0;
   for (PetscInt k = r->l->group_id; k < r->geo->nshots; k += r->l->ngroups) {
@@ -227,7 +226,7 @@ static void ShareBound(const MemoryRun *r, RankShare *s)
   }
   s->owned = s->padded = ext / r->l->group_size;
   s->user              = user / r->l->group_size;
-  s->fields            = 3.0 * sizeof(float) * s->padded; /* u, uprev, v^2 dt^2 */
+  s->fields            = r->backend->eq->cell_floats * sizeof(float) * s->padded;
   s->layers = s->halos = 0;
   s->local_rec         = 0;
 }
@@ -238,7 +237,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   const PetscBool gradient = r->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;
   const Layout   *l        = r->l;
   const double    nt = (double)r->nt, fl = sizeof(float);
-  const double    copies = r->ops && r->ops->host_memory ? 0 : 1; /* 1 where backend memory is downloaded to be read (device backends) */
+  const double    copies = r->backend && r->backend->host_memory ? 0 : 1; /* 1 where backend memory is downloaded to be read (device backends) */
   double          nrec_max = 0, observed = 0;
   RankShare       s;
 
@@ -257,7 +256,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
      index lists: five indices a leaf, measured) */
   bytes[MEM_GRID] = s.padded * (2 * sizeof(PetscInt) + fl) + 2 * fl * s.owned +
                     (gradient ? s.owned * (sizeof(ExactSum) + fl + 2 * sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded + s.user * (fl + sizeof(double)) : 0);
-  bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? fl * s.padded : 0);
+  bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? r->backend->eq->nparameter * fl * s.padded : 0);
   bytes[MEM_LAYERS] = s.layers;
   /* this rank's receivers at the recording rate, with, while the shot runs,
      the same at every internal step in backend memory (and downloaded from
@@ -276,9 +275,9 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
 
 /* Whether an item lives in device memory (device backends: the fields and
    the part of the gradient's forward wavefield kept there). */
-static PetscBool ItemOnDevice(const KernelOps *ops, MemoryItem k)
+static PetscBool ItemOnDevice(const Backend *backend, MemoryItem k)
 {
-  return ops->device_free_memory && (k == MEM_FIELDS || k == MEM_LAYERS || k == MEM_STORE_DEVICE) ? PETSC_TRUE : PETSC_FALSE;
+  return backend->device_free_memory && (k == MEM_FIELDS || k == MEM_LAYERS || k == MEM_STORE_DEVICE) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* "total (item a, item b, ...)" of the items on one side (host or device). */
@@ -311,13 +310,13 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
 
   PetscFunctionBeginUser;
   PetscCall(Estimate(r, mine));
-  if (r->ops->device_free_memory) {
+  if (r->backend->device_free_memory) {
     size_t avail;
-    PetscCall(r->ops->device_free_memory(&avail));
+    PetscCall(r->backend->device_free_memory(&avail));
     free_device = -(double)avail; /* the least over the world, by a max */
   }
   for (int k = 0; k < MEM_NITEMS; k++) {
-    device[k] = ItemOnDevice(r->ops, (MemoryItem)k);
+    device[k] = ItemOnDevice(r->backend, (MemoryItem)k);
     mine[MEM_NITEMS + (device[k] ? 1 : 0)] += mine[k];
   }
   PetscCallMPI(MPI_Allreduce(mine, most, MEM_NITEMS + 2, MPI_DOUBLE, MPI_MAX, world));
@@ -328,7 +327,7 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
   if (over[0] || over[1] || r->grid) {
     Summary(most, device, over[1], most[MEM_NITEMS + (over[1] ? 1 : 0)], need, sizeof(need));
     FormatBytes(limit[0], have, sizeof(have));
-    if (r->ops->device_free_memory) FormatBytes(limit[1], have_device, sizeof(have_device));
+    if (r->backend->device_free_memory) FormatBytes(limit[1], have_device, sizeof(have_device));
   }
   PetscCheck(!over[0], world, PETSC_ERR_USER_INPUT,
              "Not enough memory: the busiest rank needs %s%s of host memory but may use %s (%s); use more ranks per shot group "
@@ -340,7 +339,7 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
              bound, need, have_device, 100 * MEMORY_SHARE);
   if (r->grid) {
     char device_need[1024] = "";
-    if (r->ops->device_free_memory) Summary(most, device, PETSC_TRUE, most[MEM_NITEMS + 1], device_need, sizeof(device_need));
+    if (r->backend->device_free_memory) Summary(most, device, PETSC_TRUE, most[MEM_NITEMS + 1], device_need, sizeof(device_need));
     PetscCall(PetscPrintf(world, "memory per rank (the busiest): host %s of %s%s%s%s%s\n", need, have, device_need[0] ? "; device " : "", device_need,
                           device_need[0] ? " of " : "", have_device));
   }
@@ -348,13 +347,13 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
 }
 
 /* The run as MemoryRun describes it, from MemoryCheck's arguments. */
-static PetscErrorCode Describe(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g, const TimeAxis *t,
+static PetscErrorCode Describe(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g, const TimeAxis *t,
                                const double store[2], MemoryRun *r)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(r, sizeof(*r)));
   r->mode   = o->mode;
-  r->ops    = ops;
+  r->backend    = backend;
   r->l      = l;
   r->geo    = geo;
   r->grid   = g;
@@ -379,7 +378,7 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const KernelOp
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g,
                            const TimeAxis *t, const double store[2])
 {
   MemoryRun r;
@@ -387,21 +386,21 @@ PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *o
   PetscFunctionBeginUser;
   /* a grid PETSc cannot index has no memory figure worth giving */
   if (!g) PetscCall(GridCheckCellCount(l->group, m->dim, m->n, o->pml));
-  PetscCall(Describe(o, l, ops, m, geo, g, t, store, &r));
+  PetscCall(Describe(o, l, backend, m, geo, g, t, store, &r));
   PetscCall(CheckRun(&r, o->memory_limit));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MemoryRest(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g, const TimeAxis *t,
+PetscErrorCode MemoryRest(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g, const TimeAxis *t,
                           double rest[2])
 {
   MemoryRun r;
   double    bytes[MEM_NITEMS];
 
   PetscFunctionBeginUser;
-  PetscCall(Describe(o, l, ops, m, geo, g, t, NULL, &r));
+  PetscCall(Describe(o, l, backend, m, geo, g, t, NULL, &r));
   PetscCall(Estimate(&r, bytes));
   rest[0] = rest[1] = 0;
-  for (int k = 0; k < MEM_NITEMS; k++) rest[ItemOnDevice(ops, (MemoryItem)k) ? 1 : 0] += bytes[k];
+  for (int k = 0; k < MEM_NITEMS; k++) rest[ItemOnDevice(backend, (MemoryItem)k) ? 1 : 0] += bytes[k];
   PetscFunctionReturn(0);
 }

@@ -6,7 +6,7 @@
 #pragma once
 #include "data/geometry.h"
 #include "grid/grid.h"
-#include "equations/acoustic/kernels.h"
+#include "setup/backend.h"
 #include "grid/layout.h"
 #include "grid/model.h"
 #include "options/options.h"
@@ -28,9 +28,9 @@ PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes
    (g and t given) the figures are exact up to small buffers, and printed.
    store: this rank's bytes for the gradient's forward wavefield in host and
    device memory (GradientPlan), or NULL. */
-PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+PetscErrorCode MemoryCheck(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g,
                            const TimeAxis *t, const double store[2]);
 /* This rank's estimate without the gradient's forward wavefield: host and
    device bytes (g and t given). */
-PetscErrorCode MemoryRest(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g, const TimeAxis *t,
+PetscErrorCode MemoryRest(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g, const TimeAxis *t,
                           double rest[2]);

@@ -67,15 +67,15 @@ typedef struct {
 } Figures;
 
 /* A device backend keeps the steps in device memory when the busiest rank's fit there. */
-static PetscBool OnDevice(const KernelOps *ops, WavefieldStorage where, const Need *busiest, double device_budget)
+static PetscBool OnDevice(const Backend *backend, WavefieldStorage where, const Need *busiest, double device_budget)
 {
-  return ops->device_free_memory && where != STORAGE_HOST && busiest->fields + busiest->steps <= device_budget ? PETSC_TRUE : PETSC_FALSE;
+  return backend->device_free_memory && where != STORAGE_HOST && busiest->fields + busiest->steps <= device_budget ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* Host and device bytes of a need, placed. */
-static void Place(const KernelOps *ops, PetscBool on_device, const Need *n, double bytes[2])
+static void Place(const Backend *backend, PetscBool on_device, const Need *n, double bytes[2])
 {
-  if (!ops->device_free_memory) {
+  if (!backend->device_free_memory) {
     bytes[0] = n->fields + n->steps;
     bytes[1] = 0;
   } else if (on_device) {
@@ -96,7 +96,7 @@ static void Amount(double bytes, char *s, size_t len)
 /* The refusal: what the named or least demanding method needs, against
    what the gradient may use; a method that fits, or the ranks that would
    (a rank's share shrinks about as 1 / ranks). */
-static PetscErrorCode Refuse(const Layout *l, const KernelOps *ops, PetscInt named, const PetscBool fits[NMETHODS], double busiest[NMETHODS][2],
+static PetscErrorCode Refuse(const Layout *l, const Backend *backend, PetscInt named, const PetscBool fits[NMETHODS], double busiest[NMETHODS][2],
                              double host_budget, double device_budget, const char *host_why)
 {
   PetscInt small = 0;
@@ -109,7 +109,7 @@ static PetscErrorCode Refuse(const Layout *l, const KernelOps *ops, PetscInt nam
   for (PetscInt k = 1; k < NMETHODS; k++)
     if (busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
   if (named >= 0) small = named;
-  over = PetscMax(busiest[small][0] / PetscMax(host_budget, 1.0), ops->device_free_memory ? busiest[small][1] / PetscMax(device_budget, 1.0) : 0);
+  over = PetscMax(busiest[small][0] / PetscMax(host_budget, 1.0), backend->device_free_memory ? busiest[small][1] / PetscMax(device_budget, 1.0) : 0);
   FormatBytes(busiest[small][0], need[0], sizeof(need[0]));
   FormatBytes(busiest[small][1], need[1], sizeof(need[1]));
   FormatBytes(PetscMax(host_budget, 0), have[0], sizeof(have[0]));
@@ -117,19 +117,18 @@ static PetscErrorCode Refuse(const Layout *l, const KernelOps *ops, PetscInt nam
   SETERRQ(l->world, PETSC_ERR_USER_INPUT,
           "%s%s: the gradient's forward wavefield needs %s of host memory%s%s per rank with -gradient_method %s%s, but a rank may give it %s of host memory "
           "(%s)%s%s%s; use %sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
-          named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], ops->device_free_memory ? " and " : "",
-          ops->device_free_memory ? need[1] : "", GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why,
-          ops->device_free_memory ? " and " : "", ops->device_free_memory ? have[1] : "", ops->device_free_memory ? " of device memory" : "", other,
+          named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], backend->device_free_memory ? " and " : "",
+          backend->device_free_memory ? need[1] : "", GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why,
+          backend->device_free_memory ? " and " : "", backend->device_free_memory ? have[1] : "", backend->device_free_memory ? " of device memory" : "", other,
           PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
 }
 
-PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g,
                                   const TimeAxis *t, GradientPlan *plan)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
   const GradientCost    *c     = &Cost[g->dim > 2 ? 1 : 0];
   const double           link  = HostLinkCost[g->dim > 2 ? 1 : 0];
-  Fields    f;
   Figures   mine = {0}, most;
   double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1, uses = 1;
   PetscBool fits[NMETHODS], device[NMETHODS];
@@ -137,24 +136,23 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
   char      why[256], host_why[512], text[2][32];
 
   PetscFunctionBeginUser;
-  FieldsOfGrid(g, &f);
   for (PetscInt k = 0; k < NMETHODS; k++) {
     size_t   n, live;
     PetscInt nsteps;
-    GradientStoreShape(ops, &f, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps, &live);
-    mine.need[k].fields  = GradientFieldBytes(ops, &f, (GradientMethod)(k + 1));
+    backend->eq->store_shape(backend->ops, g, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps, &live);
+    mine.need[k].fields  = backend->eq->method_bytes(backend->ops, g, (GradientMethod)(k + 1));
     mine.need[k].steps   = WavefieldStoreBytes(n, nsteps) + (double)live * nsteps;
     mine.need[k].buffers = 2.0 * n * sizeof(float);
   }
-  PetscCall(MemoryRest(o, l, ops, m, geo, g, t, mine.rest));
+  PetscCall(MemoryRest(o, l, backend, m, geo, g, t, mine.rest));
   {
     double rank_cells = 1;
     for (PetscInt a = 0; a < 3; a++) rank_cells *= (double)g->size[a];
     for (PetscInt k = 0; k < NMETHODS; k++) mine.first_use[k] = mine.need[k].steps / (sizeof(float) * rank_cells * (double)t->nsteps);
   }
-  if (ops->device_free_memory) {
+  if (backend->device_free_memory) {
     size_t avail;
-    PetscCall(ops->device_free_memory(&avail));
+    PetscCall(backend->device_free_memory(&avail));
     mine.free_device = -(double)avail;
   }
   PetscCallMPI(MPI_Allreduce(&mine, &most, (PetscMPIInt)(sizeof(Figures) / sizeof(double)), MPI_DOUBLE, MPI_MAX, l->world));
@@ -166,7 +164,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
     host_budget = o->wavefield_memory * 1048576.0;
     PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "-wavefield_memory"));
   }
-  if (ops->device_free_memory) device_budget = -MEMORY_SHARE * most.free_device - most.rest[1];
+  if (backend->device_free_memory) device_budget = -MEMORY_SHARE * most.free_device - most.rest[1];
 
   for (PetscInt a = 0; a < 3; a++) {
     cells *= (double)g->N[a];
@@ -175,27 +173,27 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Kerne
   uses = StoreUses(o, l, geo);
   PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-9s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
   for (PetscInt k = 0; k < NMETHODS; k++) {
-    device[k] = OnDevice(ops, where, &most.need[k], device_budget);
-    Place(ops, device[k], &most.need[k], busiest[k]);
-    fits[k]      = busiest[k][0] <= host_budget && (!ops->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
+    device[k] = OnDevice(backend, where, &most.need[k], device_budget);
+    Place(backend, device[k], &most.need[k], busiest[k]);
+    fits[k]      = busiest[k][0] <= host_budget && (!backend->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
                      ? PETSC_TRUE
                      : PETSC_FALSE;
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
     /* the busiest rank's store over its share of the cells (the same on every rank) */
-    if (ops->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
-    cost[k] += ops->first_use[g->dim > 2] * most.first_use[k] / uses;
+    if (backend->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
+    cost[k] += backend->first_use[g->dim > 2] * most.first_use[k] / uses;
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
-  if (ops->first_use[g->dim > 2] > 0)
+  if (backend->first_use[g->dim > 2] > 0)
     PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
-                          ops->first_use[g->dim > 2], uses, uses == 1 ? "" : "s"));
-  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, ops, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
+                          backend->first_use[g->dim > 2], uses, uses == 1 ? "" : "s"));
+  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
   plan->method = (GradientMethod)(chosen + 1);
-  GradientStoreShape(ops, &f, plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
-  Place(ops, device[chosen], &mine.need[chosen], plan->bytes);
+  backend->eq->store_shape(backend->ops, g, plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
+  Place(backend, device[chosen], &mine.need[chosen], plan->bytes);
   PetscCall(PetscPrintf(l->world, "gradient method: %s (%s)\n", GradientMethods[plan->method], o->gradient_method == GRADIENT_AUTO ? "the fastest that fits" : "-gradient_method"));
   PetscFunctionReturn(0);
 }

@@ -7,7 +7,7 @@
 #pragma once
 #include "data/geometry.h"
 #include "grid/grid.h"
-#include "equations/acoustic/kernels.h"
+#include "setup/backend.h"
 #include "grid/layout.h"
 #include "grid/model.h"
 #include "options/options.h"
@@ -22,5 +22,5 @@ typedef struct {
 } GradientPlan;
 
 /* Collective over the world; g and t: the decomposed grid and the time axis. */
-PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const KernelOps *ops, const ModelInfo *m, const Geometry *geo, const Grid *g,
+PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g,
                                   const TimeAxis *t, GradientPlan *plan);

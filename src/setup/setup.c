@@ -1,6 +1,5 @@
 /* Set-up shared by every mode: survey, warnings, source wavelet, the summary. */
 #include "setup/setup.h"
-#include "grid/fd.h"
 #include "data/geometry.h"
 #include "data/segy_survey.h"
 #include "data/wavelet.h"
@@ -85,12 +84,10 @@ PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, G
 }
 
 /* Too few cells per wavelength makes the grid dispersive: the waves arrive
-   late and ring.  The floor per order (2, 4, ..., 16) is where the phase
-   error over ten wavelengths of travel reaches about a tenth of a period. */
-PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const ModelInfo *m, PetscReal vmin)
+   late and ring (the floor is the equation's, Equation.cells_per_wavelength). */
+PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const Equation *eq, const ModelInfo *m, PetscReal vmin)
 {
-  static const PetscReal floors[FWI_MAX_ORDER / 2] = {20, 10, 7, 6, 5, 5, 4, 4};
-  PetscReal              dmax = 0, cells, floor_ = floors[o->order / 2 - 1];
+  PetscReal dmax = 0, cells, floor_ = eq->cells_per_wavelength(o->order);
 
   PetscFunctionBeginUser;
   for (PetscInt a = 0; a < m->dim; a++) dmax = PetscMax(dmax, m->d[a]);

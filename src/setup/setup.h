@@ -17,7 +17,7 @@ PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, G
    weathering under the surface). */
 PetscErrorCode NoteGhosts(MPI_Comm comm, const Options *o, const ModelInfo *m, const Geometry *geo, PetscReal vslow);
 /* Warns when the grid has too few cells per wavelength at -f0 for -order. */
-PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const ModelInfo *m, PetscReal vmin);
+PetscErrorCode WarnOnDispersion(MPI_Comm comm, const Options *o, const Equation *eq, const ModelInfo *m, PetscReal vmin);
 /* The recording-rate wavelet (Ricker or -wavelet file) into w[nt]; a
    Ricker that never fires within the record is refused. */
 PetscErrorCode SourceWavelet(MPI_Comm comm, const Options *o, const TimeAxis *t, float *w);

@@ -113,7 +113,8 @@ PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
 
   PetscFunctionBeginUser;
 #pragma omp parallel for schedule(static)
-  for (PetscInt c = 0; c < f->n[0] * f->n[1] * f->n[2]; c++) grad[c] = ExactSumValue(&p->gsum[c]) * 2.0 / vp[c];
+  for (PetscInt c = 0; c < f->n[0] * f->n[1] * f->n[2]; c++) grad[c] = ExactSumValue(&p->gsum[c]);
+  p->eq->gradient(0, f->n[0] * f->n[1] * f->n[2], vp, grad);
   PetscFunctionReturn(0);
 }
 

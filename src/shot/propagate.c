@@ -44,7 +44,7 @@ PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
+PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
                                 const PropagatorSettings *settings, Propagator *p)
 {
   Fields    *f = &p->f;
@@ -54,7 +54,9 @@ PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float
   void      *stream = NULL;
 
   PetscFunctionBeginUser;
+  PetscCheck(eq->nstage == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "the %s equation has %" PetscInt_FMT " stages a step: this time loop runs one", eq->name, eq->nstage);
   PetscCall(PetscMemzero(p, sizeof(*p)));
+  p->eq                 = eq;
   p->ops                = ops;
   p->grid               = g;
   p->settings           = *settings;
@@ -132,28 +134,35 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
   PetscFunctionReturn(0);
 }
 
-/* Starts the exchange of u and of the CPML memory: psi, and for the adjoint
-   also zeta (which then holds E, see stencil.h) and, under the boundary
-   gradient method, the forward field run backwards. */
+/* The fields of kind `kind` the stage's exchange carries (forward or
+   adjoint, Equation.stage) that the state holds now, for the padded box or
+   for the slab on side s of axis a. */
+static PetscInt StageFields(const Propagator *p, const EquationStage *st, PetscBool adjoint, EquationFieldKind kind, PetscInt a, PetscInt s, HaloField out[])
+{
+  const PetscInt  n    = adjoint ? st->nadjoint : st->nforward;
+  const PetscInt *list = adjoint ? st->adjoint : st->forward;
+  PetscInt        m    = 0;
+
+  for (PetscInt i = 0; i < n; i++) {
+    float *data = p->eq->field[list[i]].kind == kind ? p->eq->field_data(&p->f, list[i], a, s) : NULL;
+    if (data) out[m++] = (HaloField){data, kind == EQUATION_FIELD_BOX ? HALO_ALL_FACES : HALO_AXIS(a)};
+  }
+  return m;
+}
+
+/* Starts the exchange of the fields the equation's stage names: those of
+   the padded box across every face, each CPML slab's across the faces of
+   its axis that cut its layer. */
 static PetscErrorCode ExchangeBegin(Propagator *p, PetscBool adjoint)
 {
-  /* the boundary method's forward field travels with the adjoint's */
-  const HaloField u[2] = {
-    {p->f.u,  HALO_ALL_FACES},
-    {p->f.fu, HALO_ALL_FACES}
-  };
+  const EquationStage *st = &p->eq->stage[0];
+  HaloField            field[EQUATION_MAX_FIELDS];
 
   PetscFunctionBeginUser;
-  PetscCall(HaloExchangeBegin(p->halo, adjoint && p->f.fu ? 2 : 1, u));
+  PetscCall(HaloExchangeBegin(p->halo, StageFields(p, st, adjoint, EQUATION_FIELD_BOX, 0, 0, field), field));
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt s = 0; s < 2; s++)
-      if (p->slab_halo[a][s]) {
-        const HaloField mem[2] = {
-          {p->f.slab[a][s].psi,  HALO_AXIS(a)},
-          {p->f.slab[a][s].zeta, HALO_AXIS(a)}
-        };
-        PetscCall(HaloExchangeBegin(p->slab_halo[a][s], adjoint ? 2 : 1, mem));
-      }
+      if (p->slab_halo[a][s]) PetscCall(HaloExchangeBegin(p->slab_halo[a][s], StageFields(p, st, adjoint, EQUATION_FIELD_SLAB, a, s, field), field));
   PetscFunctionReturn(0);
 }
 

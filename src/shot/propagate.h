@@ -7,7 +7,7 @@
 #include <halofwi/halo.h>
 #include "data/exactsum.h"
 #include "grid/grid.h"
-#include "equations/acoustic/kernels.h"
+#include "equations/acoustic/acoustic.h"
 #include "shot/store.h"
 #include "shot/survey.h"
 #include "grid/timeaxis.h"
@@ -43,14 +43,9 @@ typedef struct {
   Box       now[2];  /* the reverse step's Fields.fu_support */
 } Reconstruction;
 
-/* The store a method needs: n floats per step for nsteps steps, and a live
-   map of `live` bytes a step where the backend keeps one (full storage). */
-void GradientStoreShape(const KernelOps *ops, const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, size_t *live);
-/* Backend bytes the method needs besides its store (the boundary method's
-   two fields, and the scratch of two reverse steps at once). */
-double GradientFieldBytes(const KernelOps *ops, const Fields *f, GradientMethod m);
 
 typedef struct {
+  const Equation  *eq;
   const KernelOps *ops;
   const Grid      *grid;
   Fields           f;
@@ -66,8 +61,9 @@ typedef struct {
   Reconstruction   rec;     /* boundary method */
 } Propagator;
 
-/* vp: the owned box, z fastest. */
-PetscErrorCode PropagatorCreate(const Grid *g, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
+/* The equation eq on backend ops (one of eq->kernels()); vp: the owned
+   box, z fastest. */
+PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
                                 const PropagatorSettings *settings, Propagator *p);
 PetscErrorCode PropagatorDestroy(Propagator *p);
 /* Replaces the model (the owned box, z fastest); the time axis and the
@@ -103,6 +99,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
 PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p);
 /* Adds every group's sum over shots into the sum of group 0 (cross's rank 0). */
 PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross);
-/* dJ/dv of the owned cells (z fastest) since the last reset: 2 / v times the
-   sum over shots; vp as given to PropagatorSetModel. */
+/* dJ/dv of the owned cells (z fastest) since the last reset: the sum over
+   shots through the equation's chain rule (Equation.gradient); vp as given
+   to PropagatorSetModel. */
 PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad);

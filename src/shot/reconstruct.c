@@ -8,39 +8,6 @@
 #include "data/util.h"
 
 
-void GradientStoreShape(const KernelOps *ops, const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, size_t *live)
-{
-  Box      band[6];
-  PetscInt nband;
-
-  *live = 0;
-  if (m == GRADIENT_BOUNDARY) {
-    /* the band of u^0 .. u^{N-2}: u^{N-1} and u^N are kept whole */
-    *n      = FieldsBandBoxes(f, band, &nband);
-    *nsteps = PetscMax(steps - 1, 0);
-  } else {
-    *n      = f->ncells;
-    *nsteps = steps;
-    if (ops->live_map && ops->live_map(f)) *live = FieldsLiveBytes(f);
-  }
-}
-
-/* Two reverse steps at once (KernelOps.adjoint_pair) where the backend can:
-   whether, and its scratch. */
-static PetscBool PairPlan(const KernelOps *ops, const Fields *f, size_t *scratch)
-{
-  *scratch = 0;
-  return ops->adjoint_pair_plan && ops->adjoint_pair_plan(f, scratch) ? PETSC_TRUE : PETSC_FALSE;
-}
-
-double GradientFieldBytes(const KernelOps *ops, const Fields *f, GradientMethod m)
-{
-  size_t scratch;
-
-  if (m != GRADIENT_BOUNDARY) return 0;
-  return 2.0 * f->ncells * sizeof(float) + (PairPlan(ops, f, &scratch) ? (double)scratch : 0);
-}
-
 PetscErrorCode ReconstructionDestroy(Propagator *p)
 {
   Fields *r = &p->rec.f;
@@ -75,7 +42,7 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m)
   (void)FieldsBandBoxes(&p->f, rec->band, &rec->nband);
   {
     size_t scratch;
-    rec->pair = PairPlan(p->ops, &p->f, &scratch);
+    rec->pair = KernelOpsPairPlan(p->ops, &p->f, &scratch);
     if (rec->pair && scratch) MemoryCall(p->ops->mem_alloc(&rec->scratch, scratch), "two reverse steps at once", (double)scratch);
   }
   PetscFunctionReturn(0);

@@ -29,6 +29,7 @@ static PetscErrorCode Choose(const KernelOps *ops, const char *extra, GradientPl
   Geometry  geo;
   Grid      g;
   TimeAxis  t;
+  Backend   b;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsClear(NULL));
@@ -39,8 +40,11 @@ static PetscErrorCode Choose(const KernelOps *ops, const char *extra, GradientPl
   PetscCall(ModelDescribe(PETSC_COMM_WORLD, &o, &m));
   PetscCall(SurveyRead(PETSC_COMM_WORLD, &o, &m, &geo));
   PetscCall(GridCreate(l.group, m.dim, m.n, m.d, o.order, o.pml, o.procs, &g));
-  PetscCall(TimeAxisSetUp(&g, 2000, o.nt, o.dt, o.cfl, &t));
-  PetscCall(GradientPlanChoose(&o, &l, ops, &m, &geo, &g, &t, plan));
+  PetscCall(TimeAxisSetUp(&g, EquationAcoustic.stable_step(&g, 2000), o.nt, o.dt, o.cfl, &t));
+  /* as BackendSetUp makes it, from these operations */
+  b = (Backend){.eq = &EquationAcoustic, .ops = ops, .host_memory = ops->host_memory, .first_use = {ops->first_use[0], ops->first_use[1]},
+                .device_free_memory = ops->device_free_memory};
+  PetscCall(GradientPlanChoose(&o, &l, &b, &m, &geo, &g, &t, plan));
   PetscCall(GridDestroy(&g));
   PetscCall(GeometryDestroy(&geo));
   PetscCall(LayoutDestroy(&l));

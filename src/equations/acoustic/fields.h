@@ -38,7 +38,7 @@ FWI_HD static inline ptrdiff_t SlabIndex(const LayerSlab *s, PetscInt a, const P
   return (p[0] - (a == 0 ? s->lo : 0)) * s->stride[0] + (p[1] - (a == 1 ? s->lo : 0)) * s->stride[1] + (p[2] - (a == 2 ? s->lo : 0)) * s->stride[2];
 }
 
-typedef struct {
+typedef struct Fields {
   PetscInt  dim, order, radius;
   PetscInt  n[3];      /* owned cells (1 beyond dim) */
   PetscInt  padded[3]; /* n + 2 radius on active axes */

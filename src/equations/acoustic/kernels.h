@@ -50,7 +50,7 @@ typedef struct {
    traffic use a high-priority stream).  A host backend runs everything at
    once and its lane calls do nothing.  Arrays named "backend memory" are
    host memory for the CPU and device memory for CUDA. */
-typedef struct {
+typedef struct KernelOps {
   const char *name;
   PetscBool   split_boxes; /* the forward's boxes cut at the layer edges of axes 1, 2 (see Box; the adjoint's never are); else per-cell layer tests */
   PetscBool   host_memory; /* backend memory is host memory, and work is done when its call returns: the caller reads and writes it in place */
@@ -163,6 +163,14 @@ static inline PetscErrorCode KernelOpsRead(const KernelOps *ops, const void *dev
   PetscCall(ops->mem_download(*copy, dev, bytes));
   *host = *copy;
   PetscFunctionReturn(0);
+}
+
+/* Two reverse steps at once (KernelOps.adjoint_pair) where the backend can
+   for fields laid out as f: whether, and its scratch. */
+static inline PetscBool KernelOpsPairPlan(const KernelOps *ops, const Fields *f, size_t *scratch)
+{
+  *scratch = 0;
+  return ops->adjoint_pair_plan && ops->adjoint_pair_plan(f, scratch) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 extern const KernelOps KernelOpsCPU;

@@ -1,0 +1,151 @@
+/* The constant-density acoustic equation behind the Equation table:
+   d2u/dt2 = v^2 lap(u) + source, one field u, second order in time (one
+   stage), CPML memory psi (zeta in the adjoint) in slabs per layer. */
+#include "equations/acoustic/acoustic.h"
+
+enum { FIELD_U, FIELD_PSI, FIELD_ZETA, FIELD_FU };
+
+static const EquationParameter parameters[] = {
+  {"vp", "-vp", "m/s", "P velocity"}
+};
+
+static const EquationField fields[] = {
+  [FIELD_U]    = {"u", "pressure", EQUATION_FIELD_BOX},
+  [FIELD_PSI]  = {"psi", "CPML memory of du/dx per layer axis", EQUATION_FIELD_SLAB},
+  [FIELD_ZETA] = {"zeta", "CPML memory of the second derivative (the adjoint's E)", EQUATION_FIELD_SLAB},
+  [FIELD_FU]   = {"fu", "the forward field run backwards (boundary gradient method)", EQUATION_FIELD_BOX},
+};
+
+/* The adjoint reads zeta across faces too, and the reconstruction's
+   forward field travels with the adjoint's (docs/numerics.md). */
+static const EquationStage stages[] = {
+  {"pressure", 2, {FIELD_U, FIELD_PSI}, 4, {FIELD_U, FIELD_FU, FIELD_PSI, FIELD_ZETA}}
+};
+
+static const char *const components[] = {"p"};
+
+static float *FieldData(const Fields *f, PetscInt k, PetscInt a, PetscInt s)
+{
+  switch (k) {
+  case FIELD_U:
+    return f->u;
+  case FIELD_FU:
+    return f->fu;
+  case FIELD_PSI:
+    return f->slab[a][s].psi;
+  case FIELD_ZETA:
+    return f->slab[a][s].zeta;
+  }
+  return NULL;
+}
+
+/* Leapfrog with the order's second-difference symbol: v dt sqrt(sum of
+   max symbol / d^2) <= 2. */
+static PetscReal StableStep(const Grid *g, PetscReal vmax)
+{
+  PetscReal inv = 0;
+
+  for (PetscInt a = 0; a < g->dim; a++) inv += 1.0 / (g->d[a] * g->d[a]);
+  return 2.0 / (vmax * PetscSqrtReal(fd_d2_symbol_max((int)g->order) * inv));
+}
+
+/* Per order (2, 4, ..., 16): where the phase error over ten wavelengths of
+   travel reaches about a tenth of a period. */
+static PetscReal CellsPerWavelength(PetscInt order)
+{
+  static const PetscReal floors[FWI_MAX_ORDER / 2] = {20, 10, 7, 6, 5, 5, 4, 4};
+
+  return floors[order / 2 - 1];
+}
+
+static void StateBytes(const Grid *g, double *all, double *layers)
+{
+  Fields f;
+
+  FieldsOfGrid(g, &f);
+  FieldsBytes(&f, all, layers);
+}
+
+void GradientStoreShape(const KernelOps *ops, const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, size_t *live)
+{
+  Box      band[6];
+  PetscInt nband;
+
+  *live = 0;
+  if (m == GRADIENT_BOUNDARY) {
+    /* the band of u^0 .. u^{N-2}: u^{N-1} and u^N are kept whole */
+    *n      = FieldsBandBoxes(f, band, &nband);
+    *nsteps = PetscMax(steps - 1, 0);
+  } else {
+    *n      = f->ncells;
+    *nsteps = steps;
+    if (ops->live_map && ops->live_map(f)) *live = FieldsLiveBytes(f);
+  }
+}
+
+double GradientFieldBytes(const KernelOps *ops, const Fields *f, GradientMethod m)
+{
+  size_t scratch;
+
+  if (m != GRADIENT_BOUNDARY) return 0;
+  return 2.0 * f->ncells * sizeof(float) + (KernelOpsPairPlan(ops, f, &scratch) ? (double)scratch : 0);
+}
+
+static void StoreShape(const KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, size_t *live)
+{
+  Fields f;
+
+  FieldsOfGrid(g, &f);
+  GradientStoreShape(ops, &f, m, steps, n, nsteps, live);
+}
+
+static double MethodBytes(const KernelOps *ops, const Grid *g, GradientMethod m)
+{
+  Fields f;
+
+  FieldsOfGrid(g, &f);
+  return GradientFieldBytes(ops, &f, m);
+}
+
+/* The image is the sum of the adjoint times v^2 dt^2's term; d(v^2)/dv = 2v
+   and the term already carries v^2: dJ/dv = 2 / v times the image. */
+static void Gradient(PetscInt k, PetscInt n, const float *vp, double *grad)
+{
+#pragma omp parallel for schedule(static)
+  for (PetscInt c = 0; c < n; c++) grad[c] = grad[c] * 2.0 / vp[c];
+}
+
+static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
+{
+  const KernelOps *ops = backend == BACKEND_CPU ? &KernelOpsCPU : NULL;
+
+#ifdef HALOFWI_HAVE_CUDA
+  if (backend == BACKEND_CUDA) ops = &KernelOpsCUDA;
+#endif
+  if (!ops) return PETSC_FALSE;
+  *k = (EquationKernels){ops, ops->host_memory, {ops->first_use[0], ops->first_use[1]}, ops->device_free_memory};
+  return PETSC_TRUE;
+}
+
+const Equation EquationAcoustic = {
+  .name                 = "acoustic",
+  .summary              = "constant-density acoustic, second order in time",
+  .nparameter           = sizeof(parameters) / sizeof(parameters[0]),
+  .parameter            = parameters,
+  .nfield               = sizeof(fields) / sizeof(fields[0]),
+  .field                = fields,
+  .nstage               = sizeof(stages) / sizeof(stages[0]),
+  .stage                = stages,
+  .field_data           = FieldData,
+  .source               = "pressure: the wavelet times v^2 dt^2 / cell volume, added to u",
+  .ncomponent           = sizeof(components) / sizeof(components[0]),
+  .component            = components,
+  .stable_step          = StableStep,
+  .cells_per_wavelength = CellsPerWavelength,
+  .state_bytes          = StateBytes,
+  .cell_floats          = 3, /* u, uprev, v^2 dt^2 */
+  .store_shape          = StoreShape,
+  .method_bytes         = MethodBytes,
+  .gradient             = Gradient,
+  .kernels              = Kernels,
+};
