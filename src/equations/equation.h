@@ -19,7 +19,27 @@ typedef struct {
   PetscBool               host_memory;  /* backend memory is host memory */
   double                  first_use[2]; /* host backends: mapping a float per cell and step of fresh memory, in forward runs (2D, 3D) */
   PetscErrorCode (*device_free_memory)(size_t *bytes); /* device backends; NULL on host */
+  PetscErrorCode (*download)(void *dst, const void *src, size_t bytes); /* backend memory to the host, after the queued work */
 } EquationKernels;
+
+/* Bytes of backend memory at dev, to read on the host: *host is dev itself
+   where that is host memory, else a copy downloaded into *copy (PetscFree
+   it; NULL where none was made). */
+static inline PetscErrorCode EquationMemoryRead(PetscBool host_memory, PetscErrorCode (*download)(void *, const void *, size_t), const void *dev, size_t bytes, void **copy,
+                                                const void **host)
+{
+  PetscFunctionBeginUser;
+  *copy = NULL;
+  *host = NULL;
+  if (host_memory) {
+    *host = dev;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc(bytes, copy));
+  PetscCall(download(*copy, dev, bytes));
+  *host = *copy;
+  PetscFunctionReturn(0);
+}
 
 /* A parameter of the model: how a user gives it and how results name it. */
 typedef struct {
@@ -67,10 +87,16 @@ typedef struct Equation {
      axis a (NULL where there is none, or where the state holds no such
      field now). */
   float *(*field_data)(const struct Fields *f, PetscInt k, PetscInt a, PetscInt s);
+  /* The field (a box field) snapshots and the pseudo-Hessian look at. */
+  PetscInt watch_field;
 
   const char *source;                    /* what a source injects, in words and units */
   PetscInt           ncomponent;         /* what receivers can record */
   const char *const *component;          /* the first is recorded by default */
+
+  /* What the state keeps of the model at a cell, from the parameters'
+     values there (value[k]: parameter k) and the internal step dt. */
+  float (*cell_model)(const float *value, PetscReal dt);
 
   /* Numerics: the largest stable internal step on grid g where the fastest
      wave travels at vmax (m/s); the cells per wavelength at the peak

@@ -11,13 +11,13 @@ typedef struct {
 } Energy;
 
 /* The propagator's watch: u^2 added at every recorded sample. */
-static PetscErrorCode AddEnergy(void *ctx, PetscInt shot, PetscInt steps, const Fields *f)
+static PetscErrorCode AddEnergy(void *ctx, PetscInt shot, PetscInt steps, const float *field)
 {
   Energy  *en = (Energy *)ctx;
   PetscInt start[3], count[3];
 
   PetscFunctionBeginUser;
-  PetscCall(SnapshotUserCells(en->e, f, start, count, en->u)); /* the model space's cells (ModelSpaceBox) */
+  PetscCall(SnapshotUserCells(en->e, field, start, count, en->u)); /* the model space's cells (ModelSpaceBox) */
   for (PetscInt c = 0; c < en->n; c++) en->energy[c] += (double)en->u[c] * en->u[c];
   PetscFunctionReturn(0);
 }

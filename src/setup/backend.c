@@ -76,6 +76,7 @@ PetscErrorCode BackendSetUp(const Layout *l, const Options *o, const Equation *e
   b->first_use[0]       = k.first_use[0];
   b->first_use[1]       = k.first_use[1];
   b->device_free_memory = k.device_free_memory;
+  b->download           = k.download;
   if (o->halo_type >= 0) b->halo_type = (HaloType)o->halo_type;
   PetscCall(CheckHalo(l, b));
   if (b->device < 0)

@@ -14,6 +14,7 @@ typedef struct {
   PetscBool               host_memory;
   double                  first_use[2];
   PetscErrorCode (*device_free_memory)(size_t *bytes);
+  PetscErrorCode (*download)(void *dst, const void *src, size_t bytes);
   HaloType                halo_type;
   PetscBool               overlap;
   int                     device; /* this rank's GPU, -1 on the CPU */

@@ -15,27 +15,27 @@ static void UserBox(const Grid *g, PetscInt start[3], PetscInt count[3], PetscIn
   }
 }
 
-PetscErrorCode SnapshotUserCells(const Experiment *e, const Fields *f, PetscInt start[3], PetscInt count[3], float *block)
+PetscErrorCode SnapshotUserCells(const Experiment *e, const float *field, PetscInt start[3], PetscInt count[3], float *block)
 {
-  PetscInt    local[3];
+  const Grid *g = &e->g;
+  PetscInt    local[3], np[3], lo[3];
   void       *copy;
   const void *u;
+  size_t      ncells = GridPaddedCells(g, np);
 
   PetscFunctionBeginUser;
-  UserBox(&e->g, start, count, local);
-  PetscCall(KernelOpsRead(e->backend.ops, f->u, f->ncells * sizeof(float), &copy, &u));
+  UserBox(g, start, count, local);
+  PetscCall(EquationMemoryRead(e->backend.host_memory, e->backend.download, field, ncells * sizeof(float), &copy, &u));
   const float *padded = (const float *)u;
+  for (PetscInt a = 0; a < 3; a++) lo[a] = local[a] + (a < g->dim ? g->radius : 0); /* the first user cell in the padded box */
   for (PetscInt k = 0; k < count[2]; k++)
     for (PetscInt j = 0; j < count[1]; j++)
-      for (PetscInt i = 0; i < count[0]; i++) {
-        const PetscInt cell[3] = {local[0] + i, local[1] + j, local[2] + k};
-        block[i + count[0] * (j + count[1] * k)] = padded[FieldsIndex(f, cell)];
-      }
+      for (PetscInt i = 0; i < count[0]; i++) block[i + count[0] * (j + count[1] * k)] = padded[lo[0] + i + np[0] * ((lo[1] + j) + np[1] * (size_t)(lo[2] + k))];
   PetscCall(PetscFree(copy));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const Fields *f)
+PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const float *field)
 {
   const Experiment *e         = (const Experiment *)ctx;
   RsfAxes           axes;
@@ -48,7 +48,7 @@ PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const Fie
   if (steps / e->t.m >= e->t.nt) PetscFunctionReturn(0);
   UserBox(&e->g, start, count, local);
   PetscCall(PetscMalloc1((size_t)count[0] * count[1] * count[2] + 1, &block));
-  PetscCall(SnapshotUserCells(e, f, start, count, block));
+  PetscCall(SnapshotUserCells(e, field, start, count, block));
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/snapshot_%04" PetscInt_FMT "_%05" PetscInt_FMT ".rsf", e->o->output_dir, shot, steps / e->t.m));
   ModelAxes(&e->m, &axes);
   RsfAxesAdd(&axes, 1, e->t.dt, steps / e->t.m * e->t.dt, "Time", "s"); /* the snapshot's time, as a last axis of one sample */

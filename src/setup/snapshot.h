@@ -6,7 +6,7 @@
 
 /* A PropagatorSettings.watch hook; ctx is the Experiment.  Collective
    over the shot's group. */
-PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const Fields *f);
+PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const float *field);
 /* u over this rank's user cells (z fastest; the ModelSpace's block, count
    cells per axis from user index start) into block, from backend fields f. */
-PetscErrorCode SnapshotUserCells(const Experiment *e, const Fields *f, PetscInt start[3], PetscInt count[3], float *block);
+PetscErrorCode SnapshotUserCells(const Experiment *e, const float *field, PetscInt start[3], PetscInt count[3], float *block);

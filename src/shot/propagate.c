@@ -30,15 +30,14 @@ PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float 
   Fields *f = &p->f;
 
   PetscFunctionBeginUser;
-  /* v^2 dt^2 in the padded layout, its padding 0 */
+  /* the equation's model coefficient (v^2 dt^2) in the padded layout, its padding 0 */
   if (!p->host_vdt2) PetscCall(PetscCalloc1(f->ncells, &p->host_vdt2));
 #pragma omp parallel for collapse(2) schedule(static)
   for (PetscInt k = 0; k < f->n[2]; k++)
     for (PetscInt j = 0; j < f->n[1]; j++)
       for (PetscInt i = 0; i < f->n[0]; i++) {
         const PetscInt idx[3] = {i, j, k};
-        const double   v      = vp[i + f->n[0] * (j + f->n[1] * k)];
-        p->host_vdt2[FieldsIndex(f, idx)] = (float)(v * v * t->dt_int * t->dt_int);
+        p->host_vdt2[FieldsIndex(f, idx)] = p->eq->cell_model(&vp[i + f->n[0] * (j + f->n[1] * k)], t->dt_int);
       }
   PetscCall(p->ops->mem_upload(f->vdt2, p->host_vdt2, f->ncells * sizeof(float)));
   PetscFunctionReturn(0);
@@ -405,7 +404,7 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
 
     PetscCall(ReportProgress(p, t, "forward", shot_id, n + 1, last));
     PetscCall(CheckFinite(p, t, "forward", shot_id, n + 1));
-    if (p->settings.watch_steps && (n + 1) % p->settings.watch_steps == 0) PetscCall(p->settings.watch(p->settings.watch_ctx, shot_id, n + 1, f));
+    if (p->settings.watch_steps && (n + 1) % p->settings.watch_steps == 0) PetscCall(p->settings.watch(p->settings.watch_ctx, shot_id, n + 1, p->eq->field_data(f, p->eq->watch_field, 0, 0)));
   }
   if (store && p->method == GRADIENT_BOUNDARY) {
     PetscCall(SupportEnd(p));

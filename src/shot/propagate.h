@@ -23,9 +23,10 @@ typedef struct {
   GpuTile   gpu_tile;           /* Fields.gpu_tile */
   /* a look at the forward field (snapshots, the pseudo-Hessian): every
      watch_steps internal steps (0 = never), watch(ctx, shot, steps done,
-     fields) with u at that time */
+     field) with the equation's watch_field at that time (backend memory,
+     the rank's padded box, GridPaddedCells) */
   PetscInt watch_steps;
-  PetscErrorCode (*watch)(void *ctx, PetscInt shot, PetscInt steps, const Fields *f);
+  PetscErrorCode (*watch)(void *ctx, PetscInt shot, PetscInt steps, const float *field);
   void *watch_ctx;
 } PropagatorSettings;
 

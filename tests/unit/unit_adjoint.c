@@ -228,7 +228,6 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   PetscFunctionReturn(0);
 }
 
-/* Does the source act on padded cell `cell`? */
 /* The boundary method's support boxes (support.h), watched after every
    forward step: each box holds every cell where u^m is not 0 (the boxes
    are those of this rank, before the group's are joined); outside counts
@@ -238,9 +237,10 @@ typedef struct {
   double            outside;
 } SupportWatch;
 
-static PetscErrorCode CheckSupport(void *ctx, PetscInt shot, PetscInt m, const Fields *f)
+static PetscErrorCode CheckSupport(void *ctx, PetscInt shot, PetscInt m, const float *u)
 {
   SupportWatch *w = (SupportWatch *)ctx;
+  const Fields *f = &w->p->f; /* u's layout */
   const Box    *b = &w->p->rec.support[m];
   PetscInt      i[3];
 
@@ -250,9 +250,9 @@ static PetscErrorCode CheckSupport(void *ctx, PetscInt shot, PetscInt m, const F
       for (i[0] = 0; i[0] < f->n[0]; i[0]++) {
         PetscBool in = PETSC_TRUE;
         for (int a = 0; a < 3; a++) in = in && i[a] >= b->lo[a] && i[a] < b->hi[a];
-        PetscCheck(in || f->u[FieldsIndex(f, i)] == 0.0f, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+        PetscCheck(in || u[FieldsIndex(f, i)] == 0.0f, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                    "u^%" PetscInt_FMT " is %g at owned cell (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "), outside its support box", m,
-                   (double)f->u[FieldsIndex(f, i)], i[0], i[1], i[2]);
+                   (double)u[FieldsIndex(f, i)], i[0], i[1], i[2]);
         w->outside += !in;
       }
   PetscFunctionReturn(0);

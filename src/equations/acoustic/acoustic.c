@@ -39,6 +39,14 @@ static float *FieldData(const Fields *f, PetscInt k, PetscInt a, PetscInt s)
   return NULL;
 }
 
+/* v^2 dt^2, the factor of the Laplacian in the leapfrog update. */
+static float CellModel(const float *value, PetscReal dt)
+{
+  const double v = value[0];
+
+  return (float)(v * v * dt * dt);
+}
+
 /* Leapfrog with the order's second-difference symbol: v dt sqrt(sum of
    max symbol / d^2) <= 2. */
 static PetscReal StableStep(const Grid *g, PetscReal vmax)
@@ -123,7 +131,7 @@ static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
   if (backend == BACKEND_CUDA) ops = &KernelOpsCUDA;
 #endif
   if (!ops) return PETSC_FALSE;
-  *k = (EquationKernels){ops, ops->host_memory, {ops->first_use[0], ops->first_use[1]}, ops->device_free_memory};
+  *k = (EquationKernels){ops, ops->host_memory, {ops->first_use[0], ops->first_use[1]}, ops->device_free_memory, ops->mem_download};
   return PETSC_TRUE;
 }
 
@@ -137,6 +145,8 @@ const Equation EquationAcoustic = {
   .nstage               = sizeof(stages) / sizeof(stages[0]),
   .stage                = stages,
   .field_data           = FieldData,
+  .watch_field          = FIELD_U,
+  .cell_model           = CellModel,
   .source               = "pressure: the wavelet times v^2 dt^2 / cell volume, added to u",
   .ncomponent           = sizeof(components) / sizeof(components[0]),
   .component            = components,

@@ -2,6 +2,7 @@
    (fields.h). */
 #pragma once
 #include "equations/acoustic/fields.h"
+#include "equations/equation.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -147,22 +148,10 @@ typedef struct KernelOps {
    terms come after the step, so nothing in it changes at a layer edge). */
 static inline PetscBool KernelOpsSplitBoxes(const KernelOps *ops, PetscBool adjoint) { return !adjoint && ops->split_boxes ? PETSC_TRUE : PETSC_FALSE; }
 
-/* Bytes of backend memory at dev, to read on the host: *host is dev itself
-   where that is host memory (KernelOps.host_memory), else a copy
-   downloaded into *copy (PetscFree it; NULL where none was made). */
+/* Bytes of backend memory at dev, to read on the host (EquationMemoryRead). */
 static inline PetscErrorCode KernelOpsRead(const KernelOps *ops, const void *dev, size_t bytes, void **copy, const void **host)
 {
-  PetscFunctionBeginUser;
-  *copy = NULL;
-  *host = NULL;
-  if (ops->host_memory) {
-    *host = dev;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscMalloc(bytes, copy));
-  PetscCall(ops->mem_download(*copy, dev, bytes));
-  *host = *copy;
-  PetscFunctionReturn(0);
+  return EquationMemoryRead(ops->host_memory, ops->mem_download, dev, bytes, copy, host);
 }
 
 /* Two reverse steps at once (KernelOps.adjoint_pair) where the backend can
