@@ -185,6 +185,19 @@ size_t GridPaddedCells(const Grid *g, PetscInt padded[3])
   return n;
 }
 
+ptrdiff_t GridPaddedIndex(const Grid *g, const PetscInt local[3])
+{
+  PetscInt  padded[3];
+  ptrdiff_t idx = 0, stride = 1;
+
+  GridPaddedCells(g, padded);
+  for (PetscInt a = 0; a < 3; a++) {
+    idx += (local[a] + (a < g->dim ? g->radius : 0)) * stride;
+    stride *= padded[a];
+  }
+  return idx;
+}
+
 void GridBlockOf(const Grid *g, GridBlock *b)
 {
   *b = (GridBlock){.dim = g->dim, .order = g->order};

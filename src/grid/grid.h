@@ -51,5 +51,8 @@ PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, Petsc
    axis, as every equation lays out its fields: padded[] per axis, and its
    cells. */
 size_t GridPaddedCells(const Grid *g, PetscInt padded[3]);
+/* Where owned cell local[] (owned indices) lies in that padded box, axis 0
+   fastest. */
+ptrdiff_t GridPaddedIndex(const Grid *g, const PetscInt local[3]);
 /* This rank's owned box as GridBlock describes it. */
 void GridBlockOf(const Grid *g, GridBlock *b);

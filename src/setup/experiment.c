@@ -55,7 +55,7 @@ static PetscErrorCode GroupShots(Experiment *e)
 PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl)
 {
   PetscFunctionBeginUser;
-  PetscCall(ShotLocalize(&e->g, &e->p.f, &e->geo, e->shot[k], e->o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE, sl));
+  PetscCall(ShotLocalize(&e->g, &e->geo, e->shot[k], e->o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE, sl));
   PetscFunctionReturn(0);
 }
 

@@ -18,7 +18,7 @@ static void UserBox(const Grid *g, PetscInt start[3], PetscInt count[3], PetscIn
 PetscErrorCode SnapshotUserCells(const Experiment *e, const float *field, PetscInt start[3], PetscInt count[3], float *block)
 {
   const Grid *g = &e->g;
-  PetscInt    local[3], np[3], lo[3];
+  PetscInt    local[3], np[3];
   void       *copy;
   const void *u;
   size_t      ncells = GridPaddedCells(g, np);
@@ -27,10 +27,12 @@ PetscErrorCode SnapshotUserCells(const Experiment *e, const float *field, PetscI
   UserBox(g, start, count, local);
   PetscCall(EquationMemoryRead(e->backend.host_memory, e->backend.download, field, ncells * sizeof(float), &copy, &u));
   const float *padded = (const float *)u;
-  for (PetscInt a = 0; a < 3; a++) lo[a] = local[a] + (a < g->dim ? g->radius : 0); /* the first user cell in the padded box */
   for (PetscInt k = 0; k < count[2]; k++)
     for (PetscInt j = 0; j < count[1]; j++)
-      for (PetscInt i = 0; i < count[0]; i++) block[i + count[0] * (j + count[1] * k)] = padded[lo[0] + i + np[0] * ((lo[1] + j) + np[1] * (size_t)(lo[2] + k))];
+      for (PetscInt i = 0; i < count[0]; i++) {
+        const PetscInt cell[3] = {local[0] + i, local[1] + j, local[2] + k};
+        block[i + count[0] * (j + count[1] * k)] = padded[GridPaddedIndex(g, cell)];
+      }
   PetscCall(PetscFree(copy));
   PetscFunctionReturn(0);
 }

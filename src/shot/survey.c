@@ -92,10 +92,10 @@ static PetscBool SupportReaches(const Grid *g, const Support *s)
   return PETSC_TRUE;
 }
 
-static ptrdiff_t PaddedIndex(const Grid *g, const Fields *f, const PetscInt e[3])
+static ptrdiff_t PaddedIndex(const Grid *g, const PetscInt e[3])
 {
   const PetscInt local[3] = {e[0] - g->start[0], e[1] - g->start[1], e[2] - g->start[2]};
-  return FieldsIndex(f, local);
+  return GridPaddedIndex(g, local);
 }
 
 /* Rows and entries of a map; cell[] for an inject map. */
@@ -149,17 +149,16 @@ typedef struct {
 
 typedef struct {
   const Grid    *g;
-  const Fields  *f;
   PetscMPIInt    me;
   PetscInt      *nsend, *nrecv; /* per group rank */
   PetscSegBuffer rec_id, rec_start, rec_index, rec_weight, rec_from, reach_id, reach, src, out;
 } Builder;
 
-static PetscErrorCode BuilderCreate(const Grid *g, const Fields *f, PetscMPIInt size, Builder *b)
+static PetscErrorCode BuilderCreate(const Grid *g, PetscMPIInt size, Builder *b)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(b, sizeof(*b)));
-  b->g = g, b->f = f;
+  b->g  = g;
   b->me = OwnerRank(g, g->start);
   PetscCall(PetscCalloc2(size, &b->nsend, size, &b->nrecv));
   PetscCall(PetscSegBufferCreate(sizeof(PetscInt), 64, &b->rec_id));
@@ -199,7 +198,7 @@ static PetscErrorCode AddSource(Builder *b, const Support *s)
   PetscFunctionBeginUser;
   for (PetscInt t = 0; t < s->cnt[0] * s->cnt[1] * s->cnt[2]; t++) {
     const float w = SupportEntry(s, t, e);
-    if (OwnerRank(b->g, e) == b->me) SEG_PUSH(b->src, Spread, ((Spread){PaddedIndex(b->g, b->f, e), 0, w}));
+    if (OwnerRank(b->g, e) == b->me) SEG_PUSH(b->src, Spread, ((Spread){PaddedIndex(b->g, e), 0, w}));
   }
   PetscFunctionReturn(0);
 }
@@ -226,7 +225,7 @@ static PetscErrorCode AddReceiver(Builder *b, PetscInt k, const Support *s)
   for (PetscInt t = 0; t < s->cnt[0] * s->cnt[1] * s->cnt[2]; t++) {
     const float       w    = SupportEntry(s, t, e);
     const PetscMPIInt q    = OwnerRank(b->g, e);
-    const ptrdiff_t   cell = q == b->me ? PaddedIndex(b->g, b->f, e) : -1;
+    const ptrdiff_t   cell = q == b->me ? PaddedIndex(b->g, e) : -1;
     if (q == b->me) {
       if (!reached) SEG_PUSH(b->reach_id, PetscInt, k);
       reached = PETSC_TRUE;
@@ -341,7 +340,7 @@ static PetscErrorCode SendMap(Builder *b, ShotLocal *s)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ShotLocalize(const Grid *g, const Fields *f, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s)
+PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s)
 {
   const PetscInt r0 = geo->rec_start[shot], nr = geo->rec_start[shot + 1] - r0;
   PetscMPIInt    size, rank;
@@ -354,7 +353,7 @@ PetscErrorCode ShotLocalize(const Grid *g, const Fields *f, const Geometry *geo,
   PetscCall(PetscMemzero(s, sizeof(*s)));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)g->da), &size));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)g->da), &rank));
-  PetscCall(BuilderCreate(g, f, size, &b));
+  PetscCall(BuilderCreate(g, size, &b));
   PetscCheck(b.me == rank, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rank %d of the group believes itself rank %d of the decomposition", rank, b.me);
   for (PetscInt a = 0; a < g->dim; a++) volume *= g->d[a];
   s->src_scale = (float)(1.0 / volume);

@@ -33,7 +33,7 @@ typedef struct {
 } ShotLocal;
 
 /* snap: every point at its nearest grid point (-point_interpolation nearest). */
-PetscErrorCode ShotLocalize(const Grid *g, const Fields *f, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s);
+PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s);
 PetscErrorCode ShotLocalDestroy(ShotLocal *s);
 /* ShotLocalize's nrec and nreach alone, without building the maps (the
    memory estimate of every shot before the run). */

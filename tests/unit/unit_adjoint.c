@@ -125,7 +125,7 @@ static PetscErrorCode TwinSource(const Grid *g, const Fields *f, const Geometry 
   PetscInt  n, ne;
 
   PetscFunctionBeginUser;
-  PetscCall(ShotLocalize(g, f, geo, 0, PETSC_FALSE, twin));
+  PetscCall(ShotLocalize(g, geo, 0, PETSC_FALSE, twin));
   n  = s->nrows;
   ne = s->start[n];
   d.nrows = 2 * n;
@@ -344,7 +344,7 @@ static PetscErrorCode CheckCase(const Case *c)
     const PropagatorSettings settings = {.f_pml = 15, .nan_check_interval = 50, .progress_interval = 0, .halo_type = HALO_HOST, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE};
     PetscCall(PropagatorCreate(&g, &EquationAcoustic, &KernelOpsCPU, v, vmax, &t, &settings, &p));
   }
-  PetscCall(ShotLocalize(&g, &p.f, &geo, 0, PETSC_FALSE, &sl));
+  PetscCall(ShotLocalize(&g, &geo, 0, PETSC_FALSE, &sl));
   PetscCall(PetscMalloc2(t.nt, &w, t.nsteps, &wint));
   PetscCall(WaveletRicker(t.nt, t.dt, 15, 0.08, w));
   PetscCall(ResampleUp(t.nt, w, t.m, t.nsteps, wint));
