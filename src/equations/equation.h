@@ -94,9 +94,10 @@ typedef struct Equation {
   PetscInt           ncomponent;         /* what receivers can record */
   const char *const *component;          /* the first is recorded by default */
 
-  /* What the state keeps of the model at a cell, from the parameters'
-     values there (value[k]: parameter k) and the internal step dt. */
-  float (*cell_model)(const float *value, PetscReal dt);
+  /* What the state keeps of the model along a row of n cells, out[i],
+     from the parameters' values there (value[k][i]: parameter k) and the
+     internal step dt. */
+  void (*cell_model)(PetscInt n, const float *const value[], PetscReal dt, float *out);
 
   /* Numerics: the largest stable internal step on grid g where the fastest
      wave travels at vmax (m/s); the cells per wavelength at the peak

@@ -34,11 +34,11 @@ PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float 
   if (!p->host_vdt2) PetscCall(PetscCalloc1(f->ncells, &p->host_vdt2));
 #pragma omp parallel for collapse(2) schedule(static)
   for (PetscInt k = 0; k < f->n[2]; k++)
-    for (PetscInt j = 0; j < f->n[1]; j++)
-      for (PetscInt i = 0; i < f->n[0]; i++) {
-        const PetscInt idx[3] = {i, j, k};
-        p->host_vdt2[FieldsIndex(f, idx)] = p->eq->cell_model(&vp[i + f->n[0] * (j + f->n[1] * k)], t->dt_int);
-      }
+    for (PetscInt j = 0; j < f->n[1]; j++) {
+      const PetscInt     row[3] = {0, j, k};
+      const float *const value[1] = {&vp[f->n[0] * (j + f->n[1] * k)]};
+      p->eq->cell_model(f->n[0], value, t->dt_int, &p->host_vdt2[FieldsIndex(f, row)]);
+    }
   PetscCall(p->ops->mem_upload(f->vdt2, p->host_vdt2, f->ncells * sizeof(float)));
   PetscFunctionReturn(0);
 }

@@ -40,11 +40,12 @@ static float *FieldData(const Fields *f, PetscInt k, PetscInt a, PetscInt s)
 }
 
 /* v^2 dt^2, the factor of the Laplacian in the leapfrog update. */
-static float CellModel(const float *value, PetscReal dt)
+static void CellModel(PetscInt n, const float *const value[], PetscReal dt, float *out)
 {
-  const double v = value[0];
-
-  return (float)(v * v * dt * dt);
+  for (PetscInt i = 0; i < n; i++) {
+    const double v = value[0][i];
+    out[i]         = (float)(v * v * dt * dt);
+  }
 }
 
 /* Leapfrog with the order's second-difference symbol: v dt sqrt(sum of
