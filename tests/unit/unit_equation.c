@@ -1,0 +1,152 @@
+/* The equation seam (equations/equation.h): every equation's table is whole
+   and consistent, and the acoustic equation's entries agree with what its
+   own state and the scheme's analysis say:
+   - the stages name fields that exist, the watched field lies on the
+     padded box, every operation is set and the CPU has kernels;
+   - field_data gives the state's own arrays;
+   - stable_step is the leapfrog limit 2 / (v sqrt(sum_a S / d_a^2)) with S
+     the largest second-difference symbol: 4 at order 2 and 16/3 at order 4;
+   - cell_model is v^2 dt^2, and the chain rule `gradient` is the image
+     times d(cell model)/dv over the cell model (the image is taken against
+     the model term's relative change), checked by central differences;
+   - state_bytes and store_shape are those of the equation's own layout
+     (FieldsBytes, GradientStoreShape) on one rank's block, and the box
+     fields a step exchanges are the one pressure field. */
+#include "equations/acoustic/acoustic.h"
+#include <math.h>
+
+static const Equation *const equations[] = {&EquationAcoustic};
+
+#define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__)
+
+static PetscErrorCode CheckTable(const Equation *eq)
+{
+  EquationKernels k;
+
+  PetscFunctionBeginUser;
+  CHECK(eq->name && eq->summary && eq->source, "%s: name, summary and source must be set", eq->name);
+  CHECK(eq->nparameter >= 1 && eq->ncomponent >= 1 && eq->nstage >= 1, "%s: no parameter, component or stage", eq->name);
+  for (PetscInt p = 0; p < eq->nparameter; p++)
+    CHECK(eq->parameter[p].name && eq->parameter[p].option && eq->parameter[p].unit && eq->parameter[p].label, "%s: parameter %" PetscInt_FMT " incomplete", eq->name, p);
+  for (PetscInt s = 0; s < eq->nstage; s++) {
+    const EquationStage *st = &eq->stage[s];
+    CHECK(st->nforward >= 1 && st->nforward <= EQUATION_MAX_FIELDS && st->nadjoint >= 1 && st->nadjoint <= EQUATION_MAX_FIELDS, "%s: stage %s exchanges no field or too many", eq->name,
+          st->name);
+    for (PetscInt i = 0; i < st->nforward + st->nadjoint; i++) {
+      const PetscInt f = i < st->nforward ? st->forward[i] : st->adjoint[i - st->nforward];
+      CHECK(f >= 0 && f < eq->nfield, "%s: stage %s names field %" PetscInt_FMT " of %" PetscInt_FMT, eq->name, st->name, f, eq->nfield);
+    }
+  }
+  CHECK(eq->watch_field >= 0 && eq->watch_field < eq->nfield && eq->field[eq->watch_field].kind == EQUATION_FIELD_BOX, "%s: the watched field must be a box field", eq->name);
+  CHECK(eq->field_data && eq->cell_model && eq->stable_step && eq->cells_per_wavelength && eq->state_bytes && eq->cell_floats > 0 && eq->store_shape && eq->method_bytes &&
+          eq->gradient && eq->kernels,
+        "%s: an operation is missing", eq->name);
+  CHECK(eq->kernels(BACKEND_CPU, &k) && k.ops && k.host_memory && k.download, "%s: no CPU kernels", eq->name);
+  for (PetscInt order = 4; order <= FWI_MAX_ORDER; order += 2)
+    CHECK(eq->cells_per_wavelength(order) <= eq->cells_per_wavelength(order - 2), "%s: a higher order needs no more cells per wavelength", eq->name);
+  PetscFunctionReturn(0);
+}
+
+/* One rank's whole 2D grid of nz x nx cells and 5-cell layers, a free
+   surface on top: the members the equation's layout reads. */
+static void OneRankGrid(PetscInt order, PetscInt nz, PetscInt nx, PetscReal d, Grid *g)
+{
+  PetscMemzero(g, sizeof(*g));
+  g->dim    = 2;
+  g->order  = order;
+  g->radius = order / 2;
+  for (PetscInt a = 0; a < 3; a++) {
+    g->n[a]    = a == 0 ? nz : a == 1 ? nx : 1;
+    g->d[a]    = d;
+    g->pml[a][0] = a == 1 ? 5 : 0;
+    g->pml[a][1] = a < 2 ? 5 : 0;
+    g->N[a]    = g->n[a] + g->pml[a][0] + g->pml[a][1];
+    g->size[a] = g->N[a];
+    g->nbr[a][0] = g->nbr[a][1] = MPI_PROC_NULL;
+  }
+}
+
+static PetscErrorCode CheckAcoustic(void)
+{
+  const Equation *eq = &EquationAcoustic;
+  const PetscReal v = 2000, d = 10, dt = 1e-3, sym[2] = {4, 16.0 / 3};
+  Grid            g;
+  Fields          f;
+  PetscInt        padded[3];
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < 2; k++) {
+    const PetscReal want = 2 / (v * PetscSqrtReal(sym[k] * 2 / (d * d)));
+    OneRankGrid(2 * (k + 1), 30, 40, d, &g);
+    CHECK(PetscAbsReal(eq->stable_step(&g, v) - want) <= 1e-12 * want, "order %d: stable step %.15g, expected %.15g", (int)(2 * (k + 1)), (double)eq->stable_step(&g, v), (double)want);
+  }
+
+  {
+    const float  vp[3] = {1500, 2000, 4500};
+    const float *in[1] = {vp};
+    float        m[3], lo, hi;
+    double       grad[3] = {1, -2, 0.5};
+    eq->cell_model(3, in, dt, m);
+    eq->gradient(0, 3, vp, grad);
+    for (PetscInt c = 0; c < 3; c++) {
+      const float        h       = 0.5f, vl = vp[c] - h, vh = vp[c] + h;
+      const float *const pl[1] = {&vl}, *const ph[1] = {&vh};
+      const double       image = c == 0 ? 1 : c == 1 ? -2 : 0.5;
+      CHECK(m[c] == (float)((double)vp[c] * vp[c] * dt * dt), "cell model at %g: %g, expected v^2 dt^2", (double)vp[c], (double)m[c]);
+      eq->cell_model(1, pl, dt, &lo);
+      eq->cell_model(1, ph, dt, &hi);
+      {
+        const double want = image * ((double)hi - lo) / (2 * h) / m[c];
+        CHECK(fabs(grad[c] - want) <= 1e-3 * fabs(want), "chain rule at %g: %g, the cell model's relative derivative gives %g", (double)vp[c], grad[c], want);
+      }
+    }
+  }
+
+  OneRankGrid(8, 30, 40, d, &g);
+  FieldsOfGrid(&g, &f);
+  CHECK(f.ncells == GridPaddedCells(&g, padded), "the acoustic state's padded box (%zu cells) is not the grid's", f.ncells);
+  {
+    const PetscInt cell[3] = {3, 7, 0};
+    CHECK(FieldsIndex(&f, cell) == GridPaddedIndex(&g, cell), "the acoustic state indexes cells as the grid does not");
+  }
+  {
+    double all, layers, want_all, want_layers;
+    eq->state_bytes(&g, &all, &layers);
+    FieldsBytes(&f, &want_all, &want_layers);
+    CHECK(all == want_all && layers == want_layers && layers > 0 && layers < all, "state bytes %g (layers %g), expected %g (%g)", all, layers, want_all, want_layers);
+  }
+  for (GradientMethod m = GRADIENT_FULL; m <= GRADIENT_BOUNDARY; m++) {
+    size_t   n, live, want_n, want_live;
+    PetscInt nsteps, want_steps;
+    eq->store_shape(&KernelOpsCPU, &g, m, 100, &n, &nsteps, &live);
+    GradientStoreShape(&KernelOpsCPU, &f, m, 100, &want_n, &want_steps, &want_live);
+    CHECK(n == want_n && nsteps == want_steps && live == want_live, "%s: store %zu x %d, expected %zu x %d", GradientMethods[m], n, (int)nsteps, want_n, (int)want_steps);
+    CHECK(m == GRADIENT_FULL ? n == f.ncells && nsteps == 100 : n > 0 && n < f.ncells && nsteps == 99, "%s: store %zu x %d of %zu cells", GradientMethods[m], n, (int)nsteps, f.ncells);
+    CHECK(eq->method_bytes(&KernelOpsCPU, &g, m) == GradientFieldBytes(&KernelOpsCPU, &f, m), "%s: bytes besides the store differ", GradientMethods[m]);
+  }
+  CHECK(EquationBoxFieldsExchanged(eq) == 1, "the acoustic step exchanges %d box fields, expected 1 (u)", (int)EquationBoxFieldsExchanged(eq));
+
+  PetscCall(KernelOpsCPU.alloc(&f));
+  CHECK(eq->field_data(&f, eq->watch_field, 0, 0) == f.u, "the watched field is not u");
+  for (PetscInt i = 0; i < eq->stage[0].nadjoint; i++) {
+    const PetscInt k = eq->stage[0].adjoint[i];
+    for (PetscInt a = 0; a < 2; a++)
+      for (PetscInt s = 0; s < 2; s++) {
+        float *p = eq->field_data(&f, k, a, s);
+        if (eq->field[k].kind == EQUATION_FIELD_SLAB) CHECK(p == f.slab[a][s].psi || p == f.slab[a][s].zeta, "slab field %s is not the slab's", eq->field[k].name);
+        else CHECK(p == f.u || p == f.fu, "box field %s is not the state's", eq->field[k].name);
+      }
+  }
+  PetscCall(KernelOpsCPU.free(&f));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  for (size_t k = 0; k < sizeof(equations) / sizeof(equations[0]); k++) PetscCall(CheckTable(equations[k]));
+  PetscCall(CheckAcoustic());
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "equation tables: all checks passed\n"));
+  PetscCall(PetscFinalize());
+  return 0;
+}
