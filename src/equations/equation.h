@@ -1,8 +1,9 @@
 /* What the layers above know of a wave equation: one Equation table per
-   equation (equations/NAME/), and nothing else of it.  The shot's time
-   loop (shot/), the planner and the memory estimate (setup/) and the
-   inversion (inversion/) read an equation through this table alone;
-   docs/architecture.md, "Adding an equation", says how to fill one. */
+   equation (equations/NAME/).  The set-up (the time step, the planner, the
+   memory estimate, snapshots), the inversion and the shot layer's halo
+   exchanges and chain rule read an equation through this table alone; the
+   shot layer's time loop still steps the acoustic state itself
+   (docs/architecture.md: what is left, and "Adding an equation"). */
 #pragma once
 #include "grid/grid.h"
 #include "options/options.h"

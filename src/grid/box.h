@@ -8,7 +8,7 @@
    layer_axes, bit a >= 1: every cell of the box lies in the CPML layer of
    axis a.  Bit 0: some cells lie in a layer of axis 0; boxes are not cut
    along axis 0 (the contiguous one) so rows stay long, and the kernels split
-   each row at Fields.core[0] instead. */
+   each row at the core's edges along it instead. */
 typedef struct {
   PetscInt lo[3], hi[3];
   unsigned layer_axes;

@@ -1,8 +1,7 @@
-/* The wavefield state of one rank, as every backend lays it out: the
-   rank's owned box padded by `radius` ghost cells on every side of every
-   active axis, axis 0 (z) fastest; the CPML memory in slabs per layer; and
-   how a block of the grid is described (no memory, no Grid needed).  Valid
-   C and CUDA. */
+/* The acoustic equation's state on one rank, as every backend lays it
+   out: the rank's owned box padded by `radius` ghost cells on every side of
+   every active axis, axis 0 (z) fastest (the grid's padded box,
+   GridPaddedCells); the CPML memory in slabs per layer.  Valid C and CUDA. */
 #pragma once
 #include <petscsys.h>
 #include <stdint.h>
