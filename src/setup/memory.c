@@ -22,7 +22,7 @@
 /* What the estimate is made of (see MemoryCheck). */
 typedef struct {
   RunMode          mode;
-  const Backend *backend;
+  const Backend   *backend;
   const Layout    *l;
   const Geometry  *geo;
   const Grid      *grid;       /* NULL: not yet decomposed */
@@ -352,12 +352,12 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const Backend 
 {
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(r, sizeof(*r)));
-  r->mode   = o->mode;
-  r->backend    = backend;
-  r->l      = l;
-  r->geo    = geo;
-  r->grid   = g;
-  r->snap   = o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE;
+  r->mode    = o->mode;
+  r->backend = backend;
+  r->l       = l;
+  r->geo     = geo;
+  r->grid    = g;
+  r->snap    = o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE;
   {
     const PetscBool pseudo_hessian = o->precondition != PRECONDITION_NONE ? PETSC_TRUE : PETSC_FALSE;
     const PetscBool smoothing      = o->gradient_smoothing[0] > 0 || o->gradient_smoothing[1] > 0 || o->gradient_smoothing[2] > 0 ? PETSC_TRUE : PETSC_FALSE;
