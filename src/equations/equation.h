@@ -13,34 +13,92 @@ struct KernelOps; /* the equation's operations on that state, per backend (its k
 
 #define EQUATION_MAX_FIELDS 8
 
-/* The equation's operations on one backend, and what the planner and the
-   memory estimate need to know of that backend's memory. */
+/* A sparse map between a shot's points (sources, receivers) and the grid,
+   row by row: row i has the entries [start[i], start[i+1]), each an index
+   and a weight.  Sums run in double in entry order, products of floats being
+   exact there, so a row's value depends neither on the backend nor on the
+   decomposition.
+   - inject: rows are distinct cells (cell[i]), entries index the amplitudes:
+       uprev[cell[i]] += vdt2 * (float) sum w amp[index];
+   - record: rows are points, entries index padded cells (index >= 0) or
+       values another rank sent (remote[-1 - index]):
+       out[i] = (float) sum w u[index]. */
+typedef struct PointMap {
+  PetscInt   nrows;
+  ptrdiff_t *cell; /* inject only */
+  PetscInt  *start;
+  ptrdiff_t *index;
+  float     *weight;
+} PointMap;
+
+/* A backend's memory and lanes, whatever the equation.  Work is queued in
+   order on the main lane; between side_begin and side_end it goes to a
+   second lane that runs alongside (on a GPU: the interior on the compute
+   stream while the shell and the halo traffic use a high-priority stream).
+   A host backend runs everything at once and its lane calls do nothing.
+   `lanes` is the lane state an equation's state keeps (its kernels create
+   it with the state). */
+typedef struct BackendOps {
+  const char *name;
+  PetscBool   host_memory; /* backend memory is host memory, and work is done when its call returns: the caller reads and writes it in place */
+  PetscErrorCode (*side_begin)(void *lanes); /* following work on the side lane, after the main lane's work so far */
+  PetscErrorCode (*side_end)(void *lanes);   /* following work on the main lane again */
+  PetscErrorCode (*join)(void *lanes);       /* the main lane waits for the side lane's work so far */
+  PetscErrorCode (*main_stream)(void *lanes, void **stream); /* the main lane's CUDA stream: device halos queue there, whatever the lane; NULL on host */
+  /* backend memory; uploads and downloads wait for all queued work */
+  PetscErrorCode (*mem_alloc)(void **, size_t bytes); /* zeroed, every page mapped */
+  PetscErrorCode (*mem_free)(void **);
+  PetscErrorCode (*mem_zero)(void *lanes, void *, size_t bytes); /* queued on the current lane */
+  PetscErrorCode (*mem_upload)(void *dst, const void *src, size_t bytes);
+  PetscErrorCode (*mem_download)(void *dst, const void *src, size_t bytes);
+  /* Host backends (0 on a device backend): what mapping one float per
+     cell and step of fresh host memory costs, in forward runs (2D, 3D); the
+     gradient planner weighs a store's bytes with it. */
+  double first_use[2];
+  /* Device backends only (NULL on host): free device memory, and host
+     memory the device copies to and from asynchronously on a copy lane.
+     copy_async starts once the main lane's work so far is done; copy_wait
+     makes the main lane wait for the last copy of that slot (0 or 1). */
+  PetscErrorCode (*device_free_memory)(size_t *bytes);
+  PetscErrorCode (*host_alloc)(void **, size_t bytes);
+  PetscErrorCode (*host_free)(void **);
+  PetscErrorCode (*copy_async)(void *lanes, PetscInt slot, void *dst, const void *src, size_t bytes);
+  PetscErrorCode (*copy_wait)(void *lanes, PetscInt slot);
+} BackendOps;
+
+/* The equation's operations on one backend, and that backend's memory and
+   lanes. */
 typedef struct {
   const struct KernelOps *ops;
-  PetscBool               host_memory;  /* backend memory is host memory */
-  double                  first_use[2]; /* host backends: mapping a float per cell and step of fresh memory, in forward runs (2D, 3D) */
-  PetscErrorCode (*device_free_memory)(size_t *bytes); /* device backends; NULL on host */
-  PetscErrorCode (*download)(void *dst, const void *src, size_t bytes); /* backend memory to the host, after the queued work */
+  const BackendOps       *backend;
 } EquationKernels;
 
 /* Bytes of backend memory at dev, to read on the host: *host is dev itself
    where that is host memory, else a copy downloaded into *copy (PetscFree
    it; NULL where none was made). */
-static inline PetscErrorCode EquationMemoryRead(PetscBool host_memory, PetscErrorCode (*download)(void *, const void *, size_t), const void *dev, size_t bytes, void **copy,
-                                                const void **host)
+static inline PetscErrorCode EquationMemoryRead(const BackendOps *b, const void *dev, size_t bytes, void **copy, const void **host)
 {
   PetscFunctionBeginUser;
   *copy = NULL;
   *host = NULL;
-  if (host_memory) {
+  if (b->host_memory) {
     *host = dev;
     PetscFunctionReturn(0);
   }
   PetscCall(PetscMalloc(bytes, copy));
-  PetscCall(download(*copy, dev, bytes));
+  PetscCall(b->mem_download(*copy, dev, bytes));
   *host = *copy;
   PetscFunctionReturn(0);
 }
+
+/* A live map a gradient method's store keeps beside each step (full
+   storage on the CPU): which chunks of `chunk` cells of each of its `rows`
+   rows are not all zero, with each row's start, `bytes` a step; all 0: no
+   map. */
+typedef struct {
+  size_t   rows, bytes;
+  PetscInt chunk;
+} WavefieldLive;
 
 /* A parameter of the model: how a user gives it and how results name it. */
 typedef struct {
@@ -114,9 +172,9 @@ typedef struct Equation {
   PetscInt cell_floats;
   /* What gradient method m keeps of the forward run of `steps` steps on
      this rank with `ops` (one of kernels()'s): n floats a step for nsteps
-     steps, a live map of `live` bytes a step (0: none); and the backend
-     bytes it needs besides (the reconstruction's fields, its scratch). */
-  void (*store_shape)(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, size_t *live);
+     steps, and its live map; and the backend bytes it needs besides (the
+     reconstruction's fields, its scratch). */
+  void (*store_shape)(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live);
   double (*method_bytes)(const struct KernelOps *ops, const Grid *g, GradientMethod m);
 
   /* The imaging condition's chain rule: grad[] holds, cell by cell, the

@@ -213,7 +213,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(ModelSpaceCreate(&e->g, &obj->ms));
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
   ModelSpaceRestrict(&obj->ms, &e->g, e->vp_ext, obj->vp_start);
-  PetscCall(WavefieldStoreCreate(world, e->p.ops, &e->p.f, e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage, e->plan.live,
+  PetscCall(WavefieldStoreCreate(world, e->backend.memory, PropagatorLanes(&e->p), e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage, &e->plan.live,
                                  e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
   setup = TimingEnter(TIME_ALLOCATION);
   PetscCall(PropagatorGradientReset(&e->p)); /* its pages mapped with the store's, before any evaluation */

@@ -71,12 +71,8 @@ PetscErrorCode BackendSetUp(const Layout *l, const Options *o, const Equation *e
   }
 #endif
   PetscCheck(eq->kernels(cuda ? BACKEND_CUDA : BACKEND_CPU, &k), l->world, PETSC_ERR_SUP, "the %s equation has no %s kernels in this build", eq->name, cuda ? "CUDA" : "CPU");
-  b->ops                = k.ops;
-  b->host_memory        = k.host_memory;
-  b->first_use[0]       = k.first_use[0];
-  b->first_use[1]       = k.first_use[1];
-  b->device_free_memory = k.device_free_memory;
-  b->download           = k.download;
+  b->ops    = k.ops;
+  b->memory = k.backend;
   if (o->halo_type >= 0) b->halo_type = (HaloType)o->halo_type;
   PetscCall(CheckHalo(l, b));
   if (b->device < 0)

@@ -10,11 +10,8 @@
    and the memory estimate need to know of that backend's memory. */
 typedef struct {
   const Equation         *eq;
-  const struct KernelOps *ops;          /* eq->kernels() of this backend, and its memory: */
-  PetscBool               host_memory;
-  double                  first_use[2];
-  PetscErrorCode (*device_free_memory)(size_t *bytes);
-  PetscErrorCode (*download)(void *dst, const void *src, size_t bytes);
+  const struct KernelOps *ops;    /* eq->kernels() of this backend */
+  const BackendOps       *memory; /* its memory and lanes */
   HaloType                halo_type;
   PetscBool               overlap;
   int                     device; /* this rank's GPU, -1 on the CPU */

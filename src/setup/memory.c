@@ -237,7 +237,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   const PetscBool gradient = r->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;
   const Layout   *l        = r->l;
   const double    nt = (double)r->nt, fl = sizeof(float);
-  const double    copies = r->backend && r->backend->host_memory ? 0 : 1; /* 1 where backend memory is downloaded to be read (device backends) */
+  const double    copies = r->backend && r->backend->memory->host_memory ? 0 : 1; /* 1 where backend memory is downloaded to be read (device backends) */
   double          nrec_max = 0, observed = 0;
   RankShare       s;
 
@@ -277,7 +277,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
    the part of the gradient's forward wavefield kept there). */
 static PetscBool ItemOnDevice(const Backend *backend, MemoryItem k)
 {
-  return backend->device_free_memory && (k == MEM_FIELDS || k == MEM_LAYERS || k == MEM_STORE_DEVICE) ? PETSC_TRUE : PETSC_FALSE;
+  return backend->memory->device_free_memory && (k == MEM_FIELDS || k == MEM_LAYERS || k == MEM_STORE_DEVICE) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* "total (item a, item b, ...)" of the items on one side (host or device). */
@@ -310,9 +310,9 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
 
   PetscFunctionBeginUser;
   PetscCall(Estimate(r, mine));
-  if (r->backend->device_free_memory) {
+  if (r->backend->memory->device_free_memory) {
     size_t avail;
-    PetscCall(r->backend->device_free_memory(&avail));
+    PetscCall(r->backend->memory->device_free_memory(&avail));
     free_device = -(double)avail; /* the least over the world, by a max */
   }
   for (int k = 0; k < MEM_NITEMS; k++) {
@@ -327,7 +327,7 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
   if (over[0] || over[1] || r->grid) {
     Summary(most, device, over[1], most[MEM_NITEMS + (over[1] ? 1 : 0)], need, sizeof(need));
     FormatBytes(limit[0], have, sizeof(have));
-    if (r->backend->device_free_memory) FormatBytes(limit[1], have_device, sizeof(have_device));
+    if (r->backend->memory->device_free_memory) FormatBytes(limit[1], have_device, sizeof(have_device));
   }
   PetscCheck(!over[0], world, PETSC_ERR_USER_INPUT,
              "Not enough memory: the busiest rank needs %s%s of host memory but may use %s (%s); use more ranks per shot group "
@@ -339,7 +339,7 @@ static PetscErrorCode CheckRun(const MemoryRun *r, PetscReal limit_mb)
              bound, need, have_device, 100 * MEMORY_SHARE);
   if (r->grid) {
     char device_need[1024] = "";
-    if (r->backend->device_free_memory) Summary(most, device, PETSC_TRUE, most[MEM_NITEMS + 1], device_need, sizeof(device_need));
+    if (r->backend->memory->device_free_memory) Summary(most, device, PETSC_TRUE, most[MEM_NITEMS + 1], device_need, sizeof(device_need));
     PetscCall(PetscPrintf(world, "memory per rank (the busiest): host %s of %s%s%s%s%s\n", need, have, device_need[0] ? "; device " : "", device_need,
                           device_need[0] ? " of " : "", have_device));
   }

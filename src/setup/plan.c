@@ -69,13 +69,13 @@ typedef struct {
 /* A device backend keeps the steps in device memory when the busiest rank's fit there. */
 static PetscBool OnDevice(const Backend *backend, WavefieldStorage where, const Need *busiest, double device_budget)
 {
-  return backend->device_free_memory && where != STORAGE_HOST && busiest->fields + busiest->steps <= device_budget ? PETSC_TRUE : PETSC_FALSE;
+  return backend->memory->device_free_memory && where != STORAGE_HOST && busiest->fields + busiest->steps <= device_budget ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* Host and device bytes of a need, placed. */
 static void Place(const Backend *backend, PetscBool on_device, const Need *n, double bytes[2])
 {
-  if (!backend->device_free_memory) {
+  if (!backend->memory->device_free_memory) {
     bytes[0] = n->fields + n->steps;
     bytes[1] = 0;
   } else if (on_device) {
@@ -109,7 +109,7 @@ static PetscErrorCode Refuse(const Layout *l, const Backend *backend, PetscInt n
   for (PetscInt k = 1; k < NMETHODS; k++)
     if (busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
   if (named >= 0) small = named;
-  over = PetscMax(busiest[small][0] / PetscMax(host_budget, 1.0), backend->device_free_memory ? busiest[small][1] / PetscMax(device_budget, 1.0) : 0);
+  over = PetscMax(busiest[small][0] / PetscMax(host_budget, 1.0), backend->memory->device_free_memory ? busiest[small][1] / PetscMax(device_budget, 1.0) : 0);
   FormatBytes(busiest[small][0], need[0], sizeof(need[0]));
   FormatBytes(busiest[small][1], need[1], sizeof(need[1]));
   FormatBytes(PetscMax(host_budget, 0), have[0], sizeof(have[0]));
@@ -117,9 +117,9 @@ static PetscErrorCode Refuse(const Layout *l, const Backend *backend, PetscInt n
   SETERRQ(l->world, PETSC_ERR_USER_INPUT,
           "%s%s: the gradient's forward wavefield needs %s of host memory%s%s per rank with -gradient_method %s%s, but a rank may give it %s of host memory "
           "(%s)%s%s%s; use %sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
-          named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], backend->device_free_memory ? " and " : "",
-          backend->device_free_memory ? need[1] : "", GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why,
-          backend->device_free_memory ? " and " : "", backend->device_free_memory ? have[1] : "", backend->device_free_memory ? " of device memory" : "", other,
+          named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], backend->memory->device_free_memory ? " and " : "",
+          backend->memory->device_free_memory ? need[1] : "", GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why,
+          backend->memory->device_free_memory ? " and " : "", backend->memory->device_free_memory ? have[1] : "", backend->memory->device_free_memory ? " of device memory" : "", other,
           PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
 }
 
@@ -137,11 +137,12 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < NMETHODS; k++) {
-    size_t   n, live;
-    PetscInt nsteps;
+    size_t        n;
+    PetscInt      nsteps;
+    WavefieldLive live;
     backend->eq->store_shape(backend->ops, g, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps, &live);
     mine.need[k].fields  = backend->eq->method_bytes(backend->ops, g, (GradientMethod)(k + 1));
-    mine.need[k].steps   = WavefieldStoreBytes(n, nsteps) + (double)live * nsteps;
+    mine.need[k].steps   = WavefieldStoreBytes(n, nsteps) + (double)live.bytes * nsteps;
     mine.need[k].buffers = 2.0 * n * sizeof(float);
   }
   PetscCall(MemoryRest(o, l, backend, m, geo, g, t, mine.rest));
@@ -150,9 +151,9 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     for (PetscInt a = 0; a < 3; a++) rank_cells *= (double)g->size[a];
     for (PetscInt k = 0; k < NMETHODS; k++) mine.first_use[k] = mine.need[k].steps / (sizeof(float) * rank_cells * (double)t->nsteps);
   }
-  if (backend->device_free_memory) {
+  if (backend->memory->device_free_memory) {
     size_t avail;
-    PetscCall(backend->device_free_memory(&avail));
+    PetscCall(backend->memory->device_free_memory(&avail));
     mine.free_device = -(double)avail;
   }
   PetscCallMPI(MPI_Allreduce(&mine, &most, (PetscMPIInt)(sizeof(Figures) / sizeof(double)), MPI_DOUBLE, MPI_MAX, l->world));
@@ -164,7 +165,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     host_budget = o->wavefield_memory * 1048576.0;
     PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "-wavefield_memory"));
   }
-  if (backend->device_free_memory) device_budget = -MEMORY_SHARE * most.free_device - most.rest[1];
+  if (backend->memory->device_free_memory) device_budget = -MEMORY_SHARE * most.free_device - most.rest[1];
 
   for (PetscInt a = 0; a < 3; a++) {
     cells *= (double)g->N[a];
@@ -175,21 +176,21 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   for (PetscInt k = 0; k < NMETHODS; k++) {
     device[k] = OnDevice(backend, where, &most.need[k], device_budget);
     Place(backend, device[k], &most.need[k], busiest[k]);
-    fits[k]      = busiest[k][0] <= host_budget && (!backend->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
+    fits[k]      = busiest[k][0] <= host_budget && (!backend->memory->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
                      ? PETSC_TRUE
                      : PETSC_FALSE;
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
     /* the busiest rank's store over its share of the cells (the same on every rank) */
-    if (backend->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
-    cost[k] += backend->first_use[g->dim > 2] * most.first_use[k] / uses;
+    if (backend->memory->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
+    cost[k] += backend->memory->first_use[g->dim > 2] * most.first_use[k] / uses;
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
-  if (backend->first_use[g->dim > 2] > 0)
+  if (backend->memory->first_use[g->dim > 2] > 0)
     PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
-                          backend->first_use[g->dim > 2], uses, uses == 1 ? "" : "s"));
+                          backend->memory->first_use[g->dim > 2], uses, uses == 1 ? "" : "s"));
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
   plan->method = (GradientMethod)(chosen + 1);
   backend->eq->store_shape(backend->ops, g, plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);

@@ -17,7 +17,7 @@ typedef struct {
   GradientMethod method;
   size_t         n;        /* the store: n floats per step */
   PetscInt       nsteps;   /* for nsteps steps */
-  size_t         live;     /* and a live map of this many bytes a step (Equation.store_shape) */
+  WavefieldLive  live;     /* and its live map (Equation.store_shape) */
   double         bytes[2]; /* this rank's host and device bytes for the method (MemoryCheck) */
 } GradientPlan;
 

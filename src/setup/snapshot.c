@@ -25,7 +25,7 @@ PetscErrorCode SnapshotUserCells(const Experiment *e, const float *field, PetscI
 
   PetscFunctionBeginUser;
   UserBox(g, start, count, local);
-  PetscCall(EquationMemoryRead(e->backend.host_memory, e->backend.download, field, ncells * sizeof(float), &copy, &u));
+  PetscCall(EquationMemoryRead(e->backend.memory, field, ncells * sizeof(float), &copy, &u));
   const float *padded = (const float *)u;
   for (PetscInt k = 0; k < count[2]; k++)
     for (PetscInt j = 0; j < count[1]; j++)

@@ -188,13 +188,13 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   /* the shot's image starts from zero, in an array allocated for the first
      shot: a new one every shot would map every page again (and cudaFree
      waits for the whole device) */
-  if (!f->grad) PetscCall(ops->mem_alloc((void **)&f->grad, f->ncells * sizeof(float)));
-  else PetscCall(ops->mem_zero(f, f->grad, f->ncells * sizeof(float)));
+  if (!f->grad) PetscCall(ops->backend->mem_alloc((void **)&f->grad, f->ncells * sizeof(float)));
+  else PetscCall(ops->backend->mem_zero(f->backend, f->grad, f->ncells * sizeof(float)));
   PetscCall(PetscMalloc1(shot->src.nrows + 1, &src_sum));
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
-  if (!ops->host_memory) PetscCall(PetscMalloc1(n + 1, &host));
+  if (!ops->backend->host_memory) PetscCall(PetscMalloc1(n + 1, &host));
   DecimatorGatherAll(&p->decimator, t->nsteps, shot->nreach, residual, host ? host : d.traces);
-  if (host) PetscCall(ops->mem_upload(d.traces, host, n * sizeof(float)));
+  if (host) PetscCall(ops->backend->mem_upload(d.traces, host, n * sizeof(float)));
   PetscCall(ops->zero_state(f));
   /* full storage: row parts that stay quiet left as they are */
   const PetscBool quiet = p->method != GRADIENT_BOUNDARY && p->settings.skip_quiet && ops->adjoint_live;

@@ -39,7 +39,7 @@ PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float 
       const float *const value[1] = {&vp[f->n[0] * (j + f->n[1] * k)]};
       p->eq->cell_model(f->n[0], value, t->dt_int, &p->host_vdt2[FieldsIndex(f, row)]);
     }
-  PetscCall(p->ops->mem_upload(f->vdt2, p->host_vdt2, f->ncells * sizeof(float)));
+  PetscCall(p->ops->backend->mem_upload(f->vdt2, p->host_vdt2, f->ncells * sizeof(float)));
   PetscFunctionReturn(0);
 }
 
@@ -73,9 +73,9 @@ PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const KernelO
   for (PetscInt a = 0; a < g->dim; a++) {
     float *pa = host, *pb = host + f->padded[a], *pda = host + 2 * f->padded[a];
     PetscCall(GridLayerProfile(g, a, vmax, settings->f_pml, t->dt_int, pa, pb, pda));
-    PetscCall(ops->mem_upload(f->pml_a[a], pa, f->padded[a] * sizeof(float)));
-    PetscCall(ops->mem_upload(f->pml_b[a], pb, f->padded[a] * sizeof(float)));
-    PetscCall(ops->mem_upload(f->pml_da[a], pda, f->padded[a] * sizeof(float)));
+    PetscCall(ops->backend->mem_upload(f->pml_a[a], pa, f->padded[a] * sizeof(float)));
+    PetscCall(ops->backend->mem_upload(f->pml_b[a], pb, f->padded[a] * sizeof(float)));
+    PetscCall(ops->backend->mem_upload(f->pml_da[a], pda, f->padded[a] * sizeof(float)));
   }
   PetscCall(PetscFree(host));
 
@@ -88,7 +88,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const KernelO
     hl.neighbor[a][0] = g->nbr[a][0];
     hl.neighbor[a][1] = g->nbr[a][1];
   }
-  PetscCall(ops->main_stream ? ops->main_stream(f, &stream) : 0);
+  PetscCall(ops->backend->main_stream ? ops->backend->main_stream(f->backend, &stream) : 0);
   PetscCall(HaloCreate(comm, &hl, settings->halo_type, &p->halo));
   PetscCall(HaloSetStream(p->halo, stream));
   /* a slab is a field of its own: its axis cut to the slab, neighbours only
@@ -120,7 +120,7 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
 {
   PetscFunctionBeginUser;
   if (p->ops) PetscCall(p->ops->free(&p->f));
-  if (p->f.grad) PetscCall(p->ops->mem_free((void **)&p->f.grad));
+  if (p->f.grad) PetscCall(p->ops->backend->mem_free((void **)&p->f.grad));
   PetscCall(ReconstructionDestroy(p));
   PetscCall(HaloDestroy(&p->halo));
   for (PetscInt a = 0; a < 3; a++)
@@ -245,7 +245,7 @@ static PetscErrorCode SourceCells(const KernelOps *ops, const PointMap *src, Poi
 
   PetscFunctionBeginUser;
   PetscCall(PointMapOfCells(src->nrows, src->cell, &h));
-  PetscCall(PointMapUpload(ops, &h, d));
+  PetscCall(PointMapUpload(ops->backend, &h, d));
   PetscCall(PointMapDestroy(&h));
   PetscFunctionReturn(0);
 }
@@ -259,18 +259,18 @@ PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const Sh
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(t->nsteps, &amp));
   for (PetscInt n = 0; n < t->nsteps; n++) amp[n] = wavelet[n] * shot->src_scale;
-  PetscCall(ops->mem_alloc((void **)&d->wav, t->nsteps * sizeof(float)));
-  PetscCall(ops->mem_upload(d->wav, amp, t->nsteps * sizeof(float)));
+  PetscCall(ops->backend->mem_alloc((void **)&d->wav, t->nsteps * sizeof(float)));
+  PetscCall(ops->backend->mem_upload(d->wav, amp, t->nsteps * sizeof(float)));
   PetscCall(PetscFree(amp));
-  PetscCall(PointMapUpload(ops, &shot->src, &d->src));
+  PetscCall(PointMapUpload(ops->backend, &shot->src, &d->src));
   PetscCall(SourceCells(ops, &shot->src, &d->src_cells));
-  PetscCall(PointMapUpload(ops, &shot->rec, &d->rec));
-  PetscCall(PointMapUpload(ops, &shot->reach, &d->reach));
-  PetscCall(PointMapUpload(ops, &shot->send, &d->send));
-  PetscCall(ops->mem_alloc((void **)&d->at_src, (size_t)t->nsteps * shot->src.nrows * sizeof(float)));
-  PetscCall(ops->mem_alloc((void **)&d->traces, (size_t)t->nsteps * ntraces * sizeof(float)));
-  PetscCall(ops->mem_alloc((void **)&d->outgoing, nout * sizeof(float)));
-  PetscCall(ops->mem_alloc((void **)&d->remote, nin * sizeof(float)));
+  PetscCall(PointMapUpload(ops->backend, &shot->rec, &d->rec));
+  PetscCall(PointMapUpload(ops->backend, &shot->reach, &d->reach));
+  PetscCall(PointMapUpload(ops->backend, &shot->send, &d->send));
+  PetscCall(ops->backend->mem_alloc((void **)&d->at_src, (size_t)t->nsteps * shot->src.nrows * sizeof(float)));
+  PetscCall(ops->backend->mem_alloc((void **)&d->traces, (size_t)t->nsteps * ntraces * sizeof(float)));
+  PetscCall(ops->backend->mem_alloc((void **)&d->outgoing, nout * sizeof(float)));
+  PetscCall(ops->backend->mem_alloc((void **)&d->remote, nin * sizeof(float)));
   PetscCall(PetscMalloc1(nout, &d->host_outgoing));
   PetscCall(PetscMalloc1(nin, &d->host_remote));
   PetscCall(PetscMalloc1(2 * shot->nnbr, &d->req));
@@ -283,12 +283,12 @@ PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
   PointMap        *map[] = {&d->src, &d->src_cells, &d->rec, &d->reach, &d->send};
 
   PetscFunctionBeginUser;
-  for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++) PetscCall(PointMapFree(ops, map[k]));
-  PetscCall(ops->mem_free((void **)&d->wav));
-  PetscCall(ops->mem_free((void **)&d->at_src));
-  PetscCall(ops->mem_free((void **)&d->traces));
-  PetscCall(ops->mem_free((void **)&d->outgoing));
-  PetscCall(ops->mem_free((void **)&d->remote));
+  for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++) PetscCall(PointMapFree(ops->backend, map[k]));
+  PetscCall(ops->backend->mem_free((void **)&d->wav));
+  PetscCall(ops->backend->mem_free((void **)&d->at_src));
+  PetscCall(ops->backend->mem_free((void **)&d->traces));
+  PetscCall(ops->backend->mem_free((void **)&d->outgoing));
+  PetscCall(ops->backend->mem_free((void **)&d->remote));
   PetscCall(PetscFree(d->host_outgoing));
   PetscCall(PetscFree(d->host_remote));
   PetscCall(PetscFree(d->req));
@@ -309,7 +309,7 @@ static PetscErrorCode PointsExchange(Propagator *p, const ShotLocal *s, ShotPoin
   if (!s->nnbr) PetscFunctionReturn(0);
   PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
   PetscCall(ops->record(&p->f, &d->send, NULL, d->outgoing));
-  PetscCall(ops->mem_download(d->host_outgoing, d->outgoing, s->send_start[s->nnbr] * sizeof(float)));
+  PetscCall(ops->backend->mem_download(d->host_outgoing, d->outgoing, s->send_start[s->nnbr] * sizeof(float)));
   for (PetscInt r = 0; r < s->nnbr; r++) {
     PetscMPIInt nin, nout;
     PetscCall(PetscMPIIntCast(s->recv_start[r + 1] - s->recv_start[r], &nin));
@@ -318,7 +318,7 @@ static PetscErrorCode PointsExchange(Propagator *p, const ShotLocal *s, ShotPoin
     PetscCallMPI(MPI_Isend(d->host_outgoing + s->send_start[r], nout, MPI_FLOAT, s->nbr[r], POINTS_TAG, comm, &d->req[2 * r + 1]));
   }
   PetscCallMPI(MPI_Waitall(2 * (PetscMPIInt)s->nnbr, d->req, MPI_STATUSES_IGNORE));
-  PetscCall(ops->mem_upload(d->remote, d->host_remote, s->recv_start[s->nnbr] * sizeof(float)));
+  PetscCall(ops->backend->mem_upload(d->remote, d->host_remote, s->recv_start[s->nnbr] * sizeof(float)));
   PetscFunctionReturn(0);
 }
 
@@ -332,7 +332,7 @@ PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
 
   PetscFunctionBeginUser;
   /* the side lane starts from here, so it never waits for the halo traffic */
-  if (p->settings.overlap) PetscCall(ops->side_begin(&p->f));
+  if (p->settings.overlap) PetscCall(ops->backend->side_begin(p->f.backend));
   PetscCall(PhaseBegin(FWI_HALO));
   PetscCall(ExchangeBegin(p, adjoint));
   if (!p->settings.overlap) PetscCall(ExchangeEnd(p));
@@ -340,7 +340,7 @@ PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
 
   PetscCall(PhaseBegin(FWI_INTERIOR));
   PetscCall(EachBox(p, adjoint, 0, step));
-  if (p->settings.overlap) PetscCall(ops->side_end(&p->f));
+  if (p->settings.overlap) PetscCall(ops->backend->side_end(p->f.backend));
   PetscCall(PhaseEnd(FWI_INTERIOR));
 
   if (p->settings.overlap) {
@@ -351,7 +351,7 @@ PetscErrorCode StepRegions(Propagator *p, PetscBool adjoint)
 
   PetscCall(PhaseBegin(FWI_SHELL));
   PetscCall(EachBox(p, adjoint, 1, step));
-  PetscCall(ops->join(&p->f));
+  PetscCall(ops->backend->join(p->f.backend));
   PetscCall(PhaseEnd(FWI_SHELL));
   PetscFunctionReturn(0);
 }

@@ -84,6 +84,9 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
    GradientStoreShape gives. */
 PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
 
+/* The lanes the propagator's work queues on (BackendOps), for a store's
+   copies. */
+static inline void *PropagatorLanes(const Propagator *p) { return p->f.backend; }
 /* Zeroes the gradient's sum over shots. */
 PetscErrorCode PropagatorGradientReset(Propagator *p);
 /* The adjoint of PropagatorRun for the same shot and store: residual[] as

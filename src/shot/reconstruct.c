@@ -14,9 +14,9 @@ PetscErrorCode ReconstructionDestroy(Propagator *p)
 
   PetscFunctionBeginUser;
   if (!p->ops) PetscFunctionReturn(0);
-  PetscCall(p->ops->mem_free((void **)&r->u));
-  PetscCall(p->ops->mem_free((void **)&r->uprev));
-  if (p->rec.scratch) PetscCall(p->ops->mem_free(&p->rec.scratch));
+  PetscCall(p->ops->backend->mem_free((void **)&r->u));
+  PetscCall(p->ops->backend->mem_free((void **)&r->uprev));
+  if (p->rec.scratch) PetscCall(p->ops->backend->mem_free(&p->rec.scratch));
   PetscCall(PetscFree(p->rec.support));
   p->rec.nsupport = 0;
   p->rec.pair     = PETSC_FALSE;
@@ -37,13 +37,13 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m)
   rec->f.grad = rec->f.lap = NULL;
   rec->f.live       = NULL;
   rec->f.live_start = NULL;
-  MemoryCall(p->ops->mem_alloc((void **)&rec->f.u, bytes), "the reconstructed forward field", bytes);
-  MemoryCall(p->ops->mem_alloc((void **)&rec->f.uprev, bytes), "the reconstructed forward field", bytes);
+  MemoryCall(p->ops->backend->mem_alloc((void **)&rec->f.u, bytes), "the reconstructed forward field", bytes);
+  MemoryCall(p->ops->backend->mem_alloc((void **)&rec->f.uprev, bytes), "the reconstructed forward field", bytes);
   (void)FieldsBandBoxes(&p->f, rec->band, &rec->nband);
   {
     size_t scratch;
     rec->pair = KernelOpsPairPlan(p->ops, &p->f, &scratch);
-    if (rec->pair && scratch) MemoryCall(p->ops->mem_alloc(&rec->scratch, scratch), "two reverse steps at once", (double)scratch);
+    if (rec->pair && scratch) MemoryCall(p->ops->backend->mem_alloc(&rec->scratch, scratch), "two reverse steps at once", (double)scratch);
   }
   PetscFunctionReturn(0);
 }

@@ -10,23 +10,24 @@
 
 
 struct _p_WavefieldStore {
-  const KernelOps *ops;
-  Fields          *f;
+  const BackendOps *b;
+  void            *lanes;
   size_t           n;
   PetscInt         nsteps;
   PetscBool        staged; /* data in page-locked host memory, through buf[] */
   float           *data;
   float           *buf[2]; /* staged: device buffers, step k in buf[k % 2] */
   unsigned char   *live;   /* map_bytes a step, host memory, or NULL */
-  uint32_t        *start;  /* with live, rows a step: each row's start (Fields.live_start) */
+  uint32_t        *start;  /* with live, rows a step: each row's start */
   size_t           map_bytes, rows;
+  PetscInt         chunk;  /* with live: cells a chunk of the map stands for */
 };
 
 double WavefieldStoreBytes(size_t n, PetscInt nsteps) { return (double)n * (double)nsteps * sizeof(float); }
 
 /* Staged unless device memory is asked for, or auto and the busiest rank's
    share fits in the least usable device memory of any rank. */
-static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double bytes, WavefieldStorage where, PetscBool *staged, double *device_usable)
+static PetscErrorCode ChooseStaged(MPI_Comm comm, const BackendOps *b, double bytes, WavefieldStorage where, PetscBool *staged, double *device_usable)
 {
   size_t    avail;
   double    mine[2], most[2]; /* bytes needed, minus the usable device memory */
@@ -34,11 +35,11 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double b
 
   PetscFunctionBeginUser;
   *staged = PETSC_FALSE;
-  if (!ops->device_free_memory) {
-    PetscCheck(where != STORAGE_DEVICE, comm, PETSC_ERR_ARG_WRONG, "-wavefield_storage device: the %s backend has no device memory; use auto or host", ops->name);
+  if (!b->device_free_memory) {
+    PetscCheck(where != STORAGE_DEVICE, comm, PETSC_ERR_ARG_WRONG, "-wavefield_storage device: the %s backend has no device memory; use auto or host", b->name);
     PetscFunctionReturn(0);
   }
-  PetscCall(ops->device_free_memory(&avail));
+  PetscCall(b->device_free_memory(&avail));
   mine[0] = bytes;
   mine[1] = -MEMORY_SHARE * (double)avail;
   PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, comm));
@@ -52,7 +53,7 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const KernelOps *ops, double b
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, size_t n, PetscInt nsteps, WavefieldStorage where, size_t live_bytes,
+PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *lanes, size_t n, PetscInt nsteps, WavefieldStorage where, const WavefieldLive *live,
                                     const char *what, WavefieldStore *s)
 {
   const double bytes = WavefieldStoreBytes(n, nsteps);
@@ -62,27 +63,29 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields 
   TimePhase    was;
 
   PetscFunctionBeginUser;
-  PetscCall(ChooseStaged(comm, ops, bytes, where, &staged, &device_usable));
-  place = !ops->device_free_memory ? "host memory" : staged ? "page-locked host memory, copied asynchronously" : "device memory";
+  PetscCall(ChooseStaged(comm, b, bytes, where, &staged, &device_usable));
+  place = !b->device_free_memory ? "host memory" : staged ? "page-locked host memory, copied asynchronously" : "device memory";
   PetscCallMPI(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(PetscPrintf(comm, "forward wavefield kept for the adjoint: %s, %.1f MB on the busiest rank (%" PetscInt_FMT " steps x %zu cells), in %s\n", what,
                         most / 1048576.0, nsteps, n, place));
   was = TimingEnter(TIME_ALLOCATION); /* the backend's mem_alloc maps every page now */
   PetscCall(PetscNew(s));
-  (*s)->ops    = ops;
-  (*s)->f      = f;
+  (*s)->b      = b;
+  (*s)->lanes  = lanes;
   (*s)->n      = n;
   (*s)->nsteps = nsteps;
   (*s)->staged = staged;
   if (staged) {
-    MemoryCall(ops->host_alloc((void **)&(*s)->data, bytes), "the forward wavefield store in page-locked host memory", bytes);
-    for (PetscInt k = 0; k < 2; k++) MemoryCall(ops->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)), "the forward wavefield store's device buffers", n * sizeof(float));
-  } else MemoryCall(ops->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
-  if (live_bytes) {
-    const double map = (double)live_bytes * nsteps;
-    PetscCheck(live_bytes == FieldsLiveBytes(f), PETSC_COMM_SELF, PETSC_ERR_PLIB, "live map of %zu bytes a step: expected FieldsLiveBytes(), %zu", live_bytes, FieldsLiveBytes(f));
-    (*s)->rows      = FieldsLiveRows(f);
-    (*s)->map_bytes = (*s)->rows * FieldsLiveChunks(f);
+    MemoryCall(b->host_alloc((void **)&(*s)->data, bytes), "the forward wavefield store in page-locked host memory", bytes);
+    for (PetscInt k = 0; k < 2; k++) MemoryCall(b->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)), "the forward wavefield store's device buffers", n * sizeof(float));
+  } else MemoryCall(b->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
+  if (live->bytes) {
+    const double map = (double)live->bytes * nsteps;
+    PetscCheck(live->rows && live->chunk > 0 && live->bytes > live->rows * sizeof(uint32_t), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "live map of %zu bytes a step over %zu rows: no room for the rows' starts", live->bytes, live->rows);
+    (*s)->rows      = live->rows;
+    (*s)->chunk     = live->chunk;
+    (*s)->map_bytes = live->bytes - live->rows * sizeof(uint32_t);
     MemoryCall(PetscCalloc2((*s)->map_bytes * nsteps, &(*s)->live, (*s)->rows * nsteps, &(*s)->start), "the forward wavefield store's live map", map);
   }
   TimingLeave(was);
@@ -94,9 +97,9 @@ PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s)
   PetscFunctionBeginUser;
   if (!*s) PetscFunctionReturn(0);
   if ((*s)->staged) {
-    PetscCall((*s)->ops->host_free((void **)&(*s)->data));
-    for (PetscInt k = 0; k < 2; k++) PetscCall((*s)->ops->mem_free((void **)&(*s)->buf[k]));
-  } else PetscCall((*s)->ops->mem_free((void **)&(*s)->data));
+    PetscCall((*s)->b->host_free((void **)&(*s)->data));
+    for (PetscInt k = 0; k < 2; k++) PetscCall((*s)->b->mem_free((void **)&(*s)->buf[k]));
+  } else PetscCall((*s)->b->mem_free((void **)&(*s)->data));
   PetscCall(PetscFree2((*s)->live, (*s)->start));
   PetscCall(PetscFree(*s));
   PetscFunctionReturn(0);
@@ -111,8 +114,8 @@ static PetscErrorCode Copy(WavefieldStore s, PetscInt step, PetscBool to_host)
   float       *buf   = s->buf[step % 2];
 
   PetscFunctionBeginUser;
-  if (to_host) PetscCall(s->ops->copy_async(s->f, step % 2, Slot(s, step), buf, bytes));
-  else PetscCall(s->ops->copy_async(s->f, step % 2, buf, Slot(s, step), bytes));
+  if (to_host) PetscCall(s->b->copy_async(s->lanes, step % 2, Slot(s, step), buf, bytes));
+  else PetscCall(s->b->copy_async(s->lanes, step % 2, buf, Slot(s, step), bytes));
   PetscFunctionReturn(0);
 }
 
@@ -127,7 +130,7 @@ static PetscErrorCode Buffer(WavefieldStore s, PetscInt step, float **buf)
     *buf = Slot(s, step);
     PetscFunctionReturn(0);
   }
-  PetscCall(s->ops->copy_wait(s->f, step % 2));
+  PetscCall(s->b->copy_wait(s->lanes, step % 2));
   *buf = s->buf[step % 2];
   PetscFunctionReturn(0);
 }
@@ -184,10 +187,10 @@ PetscErrorCode WavefieldStoreLiveReport(MPI_Comm comm, WavefieldStore s)
   double mine[2], most[2];
 
   PetscFunctionBeginUser;
-  mine[0] = WavefieldStoreLiveShare(s, &mine[1]) ? 1 : 0;
+  mine[0] = WavefieldStoreLiveShare(s, &mine[1]) ? s->chunk : 0;
   PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, comm));
   if (most[0] > 0)
     PetscCall(PetscPrintf(comm, "stored term: %.1f%% of its %d-cell chunks not all zero on the busiest rank, the only ones the adjoint reads\n", 100 * most[1],
-                          FIELDS_LIVE_CHUNK));
+                          (int)most[0]));
   PetscFunctionReturn(0);
 }

@@ -5,10 +5,10 @@
    take the place of the in-memory store: a step is written between
    WriteBegin/End and read back, in reverse order, between ReadBegin/End,
    at most two steps open at once (n + 1, then n).
-   The buffer a Begin hands out is backend memory (see KernelOps). */
+   The buffer a Begin hands out is backend memory (see BackendOps). */
 #pragma once
 #include <petscsys.h>
-#include "equations/acoustic/kernels.h"
+#include "equations/equation.h"
 
 typedef struct _p_WavefieldStore *WavefieldStore;
 
@@ -26,10 +26,11 @@ double WavefieldStoreBytes(size_t n, PetscInt nsteps);
    memory when the busiest rank's share fits in 90% of the least free device
    memory of any rank, else in page-locked host memory.  Says, collectively
    over comm, where they are kept; the budgets were checked before
-   (GradientPlanChoose).  live_bytes: the live map and its rows' starts a
-   step (host memory; FieldsLiveBytes where the backend keeps one for the
-   stored term), or 0. */
-PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const KernelOps *ops, Fields *f, size_t n, PetscInt nsteps, WavefieldStorage where, size_t live_bytes,
+   (GradientPlanChoose).  b and lanes: the backend's memory and the lanes
+   the copies of a staged store queue on.  live: the live map beside each
+   step, in host memory (Equation.store_shape says where the equation keeps
+   one for the stored term; bytes 0: none). */
+PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *lanes, size_t n, PetscInt nsteps, WavefieldStorage where, const WavefieldLive *live,
                                     const char *what, WavefieldStore *s);
 PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s);
 PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float **buf);

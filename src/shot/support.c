@@ -49,7 +49,7 @@ PetscErrorCode SupportBegin(Propagator *p, const PointMap *src, PetscInt nsteps)
   Box             b   = {{0, 0, 0}, {0, 0, 0}, 0};
 
   PetscFunctionBeginUser;
-  if (!p->ops->host_memory) PetscFunctionReturn(0);
+  if (!p->ops->backend->host_memory) PetscFunctionReturn(0);
   if (rec->nsupport < nsteps + 1) {
     PetscCall(PetscFree(rec->support));
     PetscCall(PetscMalloc1(nsteps + 1, &rec->support));

@@ -408,7 +408,7 @@ PetscErrorCode ShotLocalDestroy(ShotLocal *s)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PointMapUpload(const KernelOps *ops, const PointMap *h, PointMap *d)
+PetscErrorCode PointMapUpload(const BackendOps *b, const PointMap *h, PointMap *d)
 {
   const size_t n = (size_t)h->start[h->nrows];
 
@@ -416,24 +416,24 @@ PetscErrorCode PointMapUpload(const KernelOps *ops, const PointMap *h, PointMap 
   d->nrows = h->nrows;
   d->cell  = NULL;
   if (h->cell) {
-    PetscCall(ops->mem_alloc((void **)&d->cell, h->nrows * sizeof(ptrdiff_t)));
-    PetscCall(ops->mem_upload(d->cell, h->cell, h->nrows * sizeof(ptrdiff_t)));
+    PetscCall(b->mem_alloc((void **)&d->cell, h->nrows * sizeof(ptrdiff_t)));
+    PetscCall(b->mem_upload(d->cell, h->cell, h->nrows * sizeof(ptrdiff_t)));
   }
-  PetscCall(ops->mem_alloc((void **)&d->start, (h->nrows + 1) * sizeof(PetscInt)));
-  PetscCall(ops->mem_alloc((void **)&d->index, n * sizeof(ptrdiff_t)));
-  PetscCall(ops->mem_alloc((void **)&d->weight, n * sizeof(float)));
-  PetscCall(ops->mem_upload(d->start, h->start, (h->nrows + 1) * sizeof(PetscInt)));
-  PetscCall(ops->mem_upload(d->index, h->index, n * sizeof(ptrdiff_t)));
-  PetscCall(ops->mem_upload(d->weight, h->weight, n * sizeof(float)));
+  PetscCall(b->mem_alloc((void **)&d->start, (h->nrows + 1) * sizeof(PetscInt)));
+  PetscCall(b->mem_alloc((void **)&d->index, n * sizeof(ptrdiff_t)));
+  PetscCall(b->mem_alloc((void **)&d->weight, n * sizeof(float)));
+  PetscCall(b->mem_upload(d->start, h->start, (h->nrows + 1) * sizeof(PetscInt)));
+  PetscCall(b->mem_upload(d->index, h->index, n * sizeof(ptrdiff_t)));
+  PetscCall(b->mem_upload(d->weight, h->weight, n * sizeof(float)));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PointMapFree(const KernelOps *ops, PointMap *d)
+PetscErrorCode PointMapFree(const BackendOps *b, PointMap *d)
 {
   PetscFunctionBeginUser;
-  PetscCall(ops->mem_free((void **)&d->cell));
-  PetscCall(ops->mem_free((void **)&d->start));
-  PetscCall(ops->mem_free((void **)&d->index));
-  PetscCall(ops->mem_free((void **)&d->weight));
+  PetscCall(b->mem_free((void **)&d->cell));
+  PetscCall(b->mem_free((void **)&d->start));
+  PetscCall(b->mem_free((void **)&d->index));
+  PetscCall(b->mem_free((void **)&d->weight));
   PetscFunctionReturn(0);
 }

@@ -8,7 +8,7 @@
 #pragma once
 #include "data/geometry.h"
 #include "grid/grid.h"
-#include "equations/acoustic/kernels.h"
+#include "equations/equation.h"
 
 typedef struct {
   /* the source: this rank's cells of its support (inject map, point 0) */
@@ -42,5 +42,5 @@ PetscErrorCode ShotLocalCount(const Grid *g, const Geometry *geo, PetscInt shot,
 PetscErrorCode PointMapOfCells(PetscInt n, const ptrdiff_t cell[], PointMap *m);
 PetscErrorCode PointMapDestroy(PointMap *m);
 /* A copy of host map h in ops' backend memory, and its release. */
-PetscErrorCode PointMapUpload(const KernelOps *ops, const PointMap *h, PointMap *d);
-PetscErrorCode PointMapFree(const KernelOps *ops, PointMap *d);
+PetscErrorCode PointMapUpload(const BackendOps *b, const PointMap *h, PointMap *d);
+PetscErrorCode PointMapFree(const BackendOps *b, PointMap *d);

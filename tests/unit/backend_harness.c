@@ -81,14 +81,14 @@ PetscErrorCode HostStateDestroy(HostState *h)
 PetscErrorCode Upload(Block *b, const ArrayList *l, const HostState *h)
 {
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < l->n; k++) PetscCall(b->ops->mem_upload(*ArrayMember(b, l, k), h->x[k], sizeof(float) * l->a[k].len));
+  for (PetscInt k = 0; k < l->n; k++) PetscCall(b->ops->backend->mem_upload(*ArrayMember(b, l, k), h->x[k], sizeof(float) * l->a[k].len));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode Download(Block *b, const ArrayList *l, HostState *h)
 {
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < l->n; k++) PetscCall(b->ops->mem_download(h->x[k], *ArrayMember(b, l, k), sizeof(float) * l->a[k].len));
+  for (PetscInt k = 0; k < l->n; k++) PetscCall(b->ops->backend->mem_download(h->x[k], *ArrayMember(b, l, k), sizeof(float) * l->a[k].len));
   PetscFunctionReturn(0);
 }
 
@@ -166,7 +166,7 @@ PetscErrorCode CheckZeroed(const char *what, Block *b, const ArrayList *l, HostS
       if (Bits(h->x[k][j])) {
         char where[128];
         WhereIs(&b->f, l, k, j, where, sizeof where);
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: %s %s is %.9g at %s after allocation, expected zero\n", what, b->ops->name, l->a[k].name,
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: %s %s is %.9g at %s after allocation, expected zero\n", what, b->ops->backend->name, l->a[k].name,
                               (double)h->x[k][j], where));
         nfailed++;
         break;
@@ -183,17 +183,17 @@ PetscErrorCode BlockCreate(const KernelOps *ops, const Fields *geometry, const P
   b->ops = ops;
   b->f   = *geometry;
   PetscCall(ops->alloc(&b->f));
-  PetscCall(ops->mem_alloc((void **)&b->lap, sizeof(float) * b->f.ncells));
-  PetscCall(ops->mem_alloc((void **)&b->grad, sizeof(float) * b->f.ncells));
-  PetscCall(ops->mem_alloc((void **)&b->fu, sizeof(float) * b->f.ncells));
-  PetscCall(ops->mem_alloc((void **)&b->fuprev, sizeof(float) * b->f.ncells));
-  PetscCall(PointMapUpload(ops, inject, &b->inject));
-  PetscCall(PointMapUpload(ops, record, &b->record));
-  PetscCall(ops->mem_alloc((void **)&b->amp, sizeof(float) * NCELLS));
-  PetscCall(ops->mem_alloc((void **)&b->remote, sizeof(float) * NCELLS));
-  PetscCall(ops->mem_alloc((void **)&b->out, sizeof(float) * NCELLS));
-  PetscCall(ops->mem_upload(b->amp, amp, sizeof(float) * NCELLS));
-  PetscCall(ops->mem_upload(b->remote, remote, sizeof(float) * NCELLS));
+  PetscCall(ops->backend->mem_alloc((void **)&b->lap, sizeof(float) * b->f.ncells));
+  PetscCall(ops->backend->mem_alloc((void **)&b->grad, sizeof(float) * b->f.ncells));
+  PetscCall(ops->backend->mem_alloc((void **)&b->fu, sizeof(float) * b->f.ncells));
+  PetscCall(ops->backend->mem_alloc((void **)&b->fuprev, sizeof(float) * b->f.ncells));
+  PetscCall(PointMapUpload(ops->backend, inject, &b->inject));
+  PetscCall(PointMapUpload(ops->backend, record, &b->record));
+  PetscCall(ops->backend->mem_alloc((void **)&b->amp, sizeof(float) * NCELLS));
+  PetscCall(ops->backend->mem_alloc((void **)&b->remote, sizeof(float) * NCELLS));
+  PetscCall(ops->backend->mem_alloc((void **)&b->out, sizeof(float) * NCELLS));
+  PetscCall(ops->backend->mem_upload(b->amp, amp, sizeof(float) * NCELLS));
+  PetscCall(ops->backend->mem_upload(b->remote, remote, sizeof(float) * NCELLS));
   PetscFunctionReturn(0);
 }
 
@@ -203,14 +203,14 @@ PetscErrorCode BlockDestroy(Block *b)
   if (!b->ops) PetscFunctionReturn(0);
   b->f.lap = b->f.grad = b->f.fu = b->f.fuprev = NULL;
   PetscCall(b->ops->free(&b->f));
-  PetscCall(b->ops->mem_free((void **)&b->lap));
-  PetscCall(b->ops->mem_free((void **)&b->grad));
-  PetscCall(b->ops->mem_free((void **)&b->fu));
-  PetscCall(b->ops->mem_free((void **)&b->fuprev));
-  PetscCall(PointMapFree(b->ops, &b->inject));
-  PetscCall(PointMapFree(b->ops, &b->record));
-  PetscCall(b->ops->mem_free((void **)&b->amp));
-  PetscCall(b->ops->mem_free((void **)&b->remote));
-  PetscCall(b->ops->mem_free((void **)&b->out));
+  PetscCall(b->ops->backend->mem_free((void **)&b->lap));
+  PetscCall(b->ops->backend->mem_free((void **)&b->grad));
+  PetscCall(b->ops->backend->mem_free((void **)&b->fu));
+  PetscCall(b->ops->backend->mem_free((void **)&b->fuprev));
+  PetscCall(PointMapFree(b->ops->backend, &b->inject));
+  PetscCall(PointMapFree(b->ops->backend, &b->record));
+  PetscCall(b->ops->backend->mem_free((void **)&b->amp));
+  PetscCall(b->ops->backend->mem_free((void **)&b->remote));
+  PetscCall(b->ops->backend->mem_free((void **)&b->out));
   PetscFunctionReturn(0);
 }

@@ -5,6 +5,7 @@
    is printed and the test goes on. */
 #pragma once
 #include <string.h>
+#include "equations/acoustic/kernels.h"
 #include "shot/survey.h"
 
 #define MAXARRAYS 32 /* u, uprev, vdt2, lap, grad, fu, fuprev, 2 x 3 profiles, 2 x 6 slab arrays, a list */

@@ -204,7 +204,7 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   }
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, again));
   PetscCall(CellsDiffering(again, grad, ncells, &stale));
-  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p->f, n, nsteps, STORAGE_AUTO, 0, "every step, no live map", &plain));
+  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, p->f.backend, n, nsteps, STORAGE_AUTO, &(WavefieldLive){0, 0, 0}, "every step, no live map", &plain));
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, plain, &J, again));
   PetscCall(CellsDiffering(again, grad, ncells, &differ));
   range[0] = -share, range[1] = share;
@@ -265,20 +265,23 @@ static PetscErrorCode CheckSupport(void *ctx, PetscInt shot, PetscInt m, const f
 static PetscErrorCode CheckWithoutSupport(const Grid *g, const TimeAxis *t, const ShotLocal *sl, const float *w, const float *v, const float *obs, const double *grad)
 {
   KernelOps                ops      = KernelOpsCPU;
+  BackendOps               memory   = *KernelOpsCPU.backend;
   const PropagatorSettings settings = {.f_pml = 15, .nan_check_interval = 50, .halo_type = HALO_HOST, .overlap = PETSC_TRUE};
   const PetscInt           cells    = g->size[0] * g->size[1] * g->size[2];
   Propagator               p;
   WavefieldStore           store;
   double                  *other, J, sums[2] = {0, 0};
-  size_t                   n, live;
+  size_t                   n;
+  WavefieldLive            live;
   PetscInt                 nsteps;
 
   PetscFunctionBeginUser;
-  ops.host_memory = PETSC_FALSE;
+  memory.host_memory = PETSC_FALSE;
+  ops.backend        = &memory;
   PetscCall(PropagatorCreate(g, &EquationAcoustic, &ops, v, 2600, t, &settings, &p));
   PetscCall(PropagatorSetGradientMethod(&p, GRADIENT_BOUNDARY));
   GradientStoreShape(&ops, &p.f, GRADIENT_BOUNDARY, t->nsteps, &n, &nsteps, &live);
-  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &ops, &p.f, n, nsteps, STORAGE_AUTO, live, "boundary", &store));
+  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, ops.backend, p.f.backend, n, nsteps, STORAGE_AUTO, &live, "boundary", &store));
   PetscCall(PetscMalloc1(cells, &other));
   PetscCall(Misfit(&p, t, sl, 5, w, v, obs, store, &J, other));
   PetscCheck(!p.rec.nsupport, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a backend without host memory kept support boxes");
@@ -357,12 +360,13 @@ static PetscErrorCode CheckCase(const Case *c)
   for (GradientMethod method = GRADIENT_FULL; method <= GRADIENT_BOUNDARY; method++) {
     double (*dir)(const PetscInt[3]) = method == GRADIENT_FULL ? Direction : CoreDirection;
     double   layer_max = 0, diff = 0, norm = 0, sums[3], all[3];
-    size_t   n, live;
+    size_t        n;
+    WavefieldLive live;
     PetscInt nsteps;
     dot = 0;
     PetscCall(PropagatorSetGradientMethod(&p, method));
     GradientStoreShape(&KernelOpsCPU, &p.f, method, t.nsteps, &n, &nsteps, &live);
-    PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &KernelOpsCPU, &p.f, n, nsteps, STORAGE_AUTO, live, GradientMethods[method], &store));
+    PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, p.f.backend, n, nsteps, STORAGE_AUTO, &live, GradientMethods[method], &store));
     if (method == GRADIENT_BOUNDARY) {
       p.settings.watch_steps = 1;
       p.settings.watch       = CheckSupport;
@@ -376,11 +380,11 @@ static PetscErrorCode CheckCase(const Case *c)
       PetscCheck(watch.outside > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD order %d: the support boxes held every cell at every step", (int)c->dim, (int)c->order);
     }
     if (method == GRADIENT_FULL) {
-      PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_FALSE));
+      PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live.bytes, (PetscInt)cells, PETSC_FALSE));
       if (c->twin_dz) {
         ShotLocal twin;
         PetscCall(TwinSource(&g, &p.f, &geo, c->twin_dz, &twin));
-        PetscCall(CheckLiveMap(&p, &t, &twin, wint, v, obs, store, n, nsteps, live, (PetscInt)cells, PETSC_TRUE));
+        PetscCall(CheckLiveMap(&p, &t, &twin, wint, v, obs, store, n, nsteps, live.bytes, (PetscInt)cells, PETSC_TRUE));
         PetscCall(ShotLocalDestroy(&twin));
       }
     }

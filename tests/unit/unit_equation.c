@@ -41,7 +41,7 @@ static PetscErrorCode CheckTable(const Equation *eq)
   CHECK(eq->field_data && eq->cell_model && eq->stable_step && eq->cells_per_wavelength && eq->state_bytes && eq->cell_floats > 0 && eq->store_shape && eq->method_bytes &&
           eq->gradient && eq->kernels,
         "%s: an operation is missing", eq->name);
-  CHECK(eq->kernels(BACKEND_CPU, &k) && k.ops && k.host_memory && k.download, "%s: no CPU kernels", eq->name);
+  CHECK(eq->kernels(BACKEND_CPU, &k) && k.ops && k.backend && k.backend->host_memory && k.backend->mem_download, "%s: no CPU kernels", eq->name);
   for (PetscInt order = 4; order <= FWI_MAX_ORDER; order += 2)
     CHECK(eq->cells_per_wavelength(order) <= eq->cells_per_wavelength(order - 2), "%s: a higher order needs no more cells per wavelength", eq->name);
   PetscFunctionReturn(0);
@@ -116,11 +116,12 @@ static PetscErrorCode CheckAcoustic(void)
     CHECK(all == want_all && layers == want_layers && layers > 0 && layers < all, "state bytes %g (layers %g), expected %g (%g)", all, layers, want_all, want_layers);
   }
   for (GradientMethod m = GRADIENT_FULL; m <= GRADIENT_BOUNDARY; m++) {
-    size_t   n, live, want_n, want_live;
+    size_t        n, want_n;
+    WavefieldLive live, want_live;
     PetscInt nsteps, want_steps;
     eq->store_shape(&KernelOpsCPU, &g, m, 100, &n, &nsteps, &live);
     GradientStoreShape(&KernelOpsCPU, &f, m, 100, &want_n, &want_steps, &want_live);
-    CHECK(n == want_n && nsteps == want_steps && live == want_live, "%s: store %zu x %d, expected %zu x %d", GradientMethods[m], n, (int)nsteps, want_n, (int)want_steps);
+    CHECK(n == want_n && nsteps == want_steps && live.rows == want_live.rows && live.bytes == want_live.bytes && live.chunk == want_live.chunk, "%s: store %zu x %d, expected %zu x %d", GradientMethods[m], n, (int)nsteps, want_n, (int)want_steps);
     CHECK(m == GRADIENT_FULL ? n == f.ncells && nsteps == 100 : n > 0 && n < f.ncells && nsteps == 99, "%s: store %zu x %d of %zu cells", GradientMethods[m], n, (int)nsteps, f.ncells);
     CHECK(eq->method_bytes(&KernelOpsCPU, &g, m) == GradientFieldBytes(&KernelOpsCPU, &f, m), "%s: bytes besides the store differ", GradientMethods[m]);
   }

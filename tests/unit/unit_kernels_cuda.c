@@ -212,11 +212,11 @@ static PetscErrorCode ApplySplit(Block *b, const Regions *g, BoxOp op)
 static PetscErrorCode ApplyLanes(Block *b, const Regions *g, BoxOp op)
 {
   PetscFunctionBeginUser;
-  PetscCall(b->ops->side_begin(&b->f));
+  PetscCall(b->ops->backend->side_begin(b->f.backend));
   PetscCall(ApplyBox(b, &g->interior, op));
-  PetscCall(b->ops->side_end(&b->f));
+  PetscCall(b->ops->backend->side_end(b->f.backend));
   PetscCall(ApplyShell(b, g, op));
-  PetscCall(b->ops->join(&b->f));
+  PetscCall(b->ops->backend->join(b->f.backend));
   PetscFunctionReturn(0);
 }
 
@@ -353,7 +353,7 @@ static PetscErrorCode ZeroSurface(Block *b, const Regions *g) { return b->ops->z
 static PetscErrorCode Inject(Block *b, const Regions *g) { return b->ops->inject(&b->f, &b->inject, b->amp); }
 static PetscErrorCode Record(Block *b, const Regions *g) { return b->ops->record(&b->f, &b->record, b->remote, b->out); }
 static PetscErrorCode ZeroState(Block *b, const Regions *g) { return b->ops->zero_state(&b->f); }
-static PetscErrorCode ZeroGrad(Block *b, const Regions *g) { return b->ops->mem_zero(&b->f, b->grad, b->f.ncells * sizeof(float)); }
+static PetscErrorCode ZeroGrad(Block *b, const Regions *g) { return b->ops->backend->mem_zero(b->f.backend, b->grad, b->f.ncells * sizeof(float)); }
 /* The boundary gradient method's band (FieldsBandBoxes) of u packed into
    lap, and lap unpacked into uprev's band. */
 static PetscErrorCode PackBand(Block *b, PetscBool unpack)
@@ -532,11 +532,11 @@ static PetscErrorCode CheckCopyLane(Pair *p)
   Block           *b[2] = {&p->cpu, &p->gpu};
 
   PetscFunctionBeginUser;
-  PetscCheck(ops->device_free_memory && ops->main_stream && ops->host_alloc && ops->host_free && ops->copy_async && ops->copy_wait, PETSC_COMM_SELF,
-             PETSC_ERR_PLIB, "the %s backend lacks one of the device-only operations", ops->name);
+  PetscCheck(ops->backend->device_free_memory && ops->backend->main_stream && ops->backend->host_alloc && ops->backend->host_free && ops->backend->copy_async && ops->backend->copy_wait, PETSC_COMM_SELF,
+             PETSC_ERR_PLIB, "the %s backend lacks one of the device-only operations", ops->backend->name);
   PetscCall(PetscSNPrintf(what, sizeof what, "%s: step, copy uprev out and lap in on the copy lane, adjoint_step", p->name));
-  PetscCall(ops->device_free_memory(&free_bytes));
-  PetscCall(ops->main_stream(&p->gpu.f, &stream));
+  PetscCall(ops->backend->device_free_memory(&free_bytes));
+  PetscCall(ops->backend->main_stream(p->gpu.f.backend, &stream));
   ncompared += 2;
   if (!free_bytes) {
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: device_free_memory says 0 bytes\n", p->name));
@@ -546,18 +546,18 @@ static PetscErrorCode CheckCopyLane(Pair *p)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: main_stream gives NULL\n", p->name));
     nfailed++;
   }
-  PetscCall(ops->host_alloc((void **)&pinned_out, bytes));
-  PetscCall(ops->host_alloc((void **)&pinned_in, bytes));
+  PetscCall(ops->backend->host_alloc((void **)&pinned_out, bytes));
+  PetscCall(ops->backend->host_alloc((void **)&pinned_in, bytes));
   PetscCall(PetscMalloc1(p->gpu.f.ncells, &cpu_out));
   PetscCall(PetscArraycpy(pinned_in, p->init.x[1], p->gpu.f.ncells)); /* new lap: the initial uprev */
   for (PetscInt s = 0; s < 2; s++) {
     PetscCall(Upload(b[s], &p->l, &p->init));
     PetscCall(ForwardBox(b[s], &p->g.whole));
     if (s) {
-      PetscCall(ops->copy_async(&p->gpu.f, 0, pinned_out, p->gpu.f.uprev, bytes));
-      PetscCall(ops->copy_async(&p->gpu.f, 1, p->gpu.lap, pinned_in, bytes));
-      PetscCall(ops->copy_wait(&p->gpu.f, 0));
-      PetscCall(ops->copy_wait(&p->gpu.f, 1));
+      PetscCall(ops->backend->copy_async(p->gpu.f.backend, 0, pinned_out, p->gpu.f.uprev, bytes));
+      PetscCall(ops->backend->copy_async(p->gpu.f.backend, 1, p->gpu.lap, pinned_in, bytes));
+      PetscCall(ops->backend->copy_wait(p->gpu.f.backend, 0));
+      PetscCall(ops->backend->copy_wait(p->gpu.f.backend, 1));
     } else {
       PetscCall(PetscArraycpy(cpu_out, p->cpu.f.uprev, p->cpu.f.ncells));
       PetscCall(PetscArraycpy(p->cpu.lap, pinned_in, p->cpu.f.ncells));
@@ -572,8 +572,8 @@ static PetscErrorCode CheckCopyLane(Pair *p)
   PetscCall(PetscSNPrintf(what, sizeof what, "%s: uprev after the step as copy_async copied it out", p->name));
   PetscCall(CompareArray(what, &p->gpu.f, &p->l, 1, cpu_out, pinned_out));
   PetscCall(PetscFree(cpu_out));
-  PetscCall(ops->host_free((void **)&pinned_out));
-  PetscCall(ops->host_free((void **)&pinned_in));
+  PetscCall(ops->backend->host_free((void **)&pinned_out));
+  PetscCall(ops->backend->host_free((void **)&pinned_in));
   PetscFunctionReturn(0);
 }
 
@@ -731,8 +731,8 @@ int main(int argc, char **argv)
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s, radius %d: error %d (see above)\n", configs[c].name, (int)radii[j], (int)ierr));
       }
     }
-  if (nfailed) PetscCall(PetscPrintf(PETSC_COMM_SELF, "unit_kernels_cuda (%s): %d of %d comparisons failed\n", second->name, (int)nfailed, (int)ncompared));
-  else PetscCall(PetscPrintf(PETSC_COMM_SELF, "unit_kernels_cuda (%s): all %d comparisons bit-for-bit equal\n", second->name, (int)ncompared));
+  if (nfailed) PetscCall(PetscPrintf(PETSC_COMM_SELF, "unit_kernels_cuda (%s): %d of %d comparisons failed\n", second->backend->name, (int)nfailed, (int)ncompared));
+  else PetscCall(PetscPrintf(PETSC_COMM_SELF, "unit_kernels_cuda (%s): all %d comparisons bit-for-bit equal\n", second->backend->name, (int)ncompared));
   PetscCall(PetscFinalize());
   return nfailed ? 1 : 0;
 }

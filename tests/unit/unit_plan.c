@@ -42,8 +42,7 @@ static PetscErrorCode Choose(const KernelOps *ops, const char *extra, GradientPl
   PetscCall(GridCreate(l.group, m.dim, m.n, m.d, o.order, o.pml, o.procs, &g));
   PetscCall(TimeAxisSetUp(&g, EquationAcoustic.stable_step(&g, 2000), o.nt, o.dt, o.cfl, &t));
   /* as BackendSetUp makes it, from these operations */
-  b = (Backend){.eq = &EquationAcoustic, .ops = ops, .host_memory = ops->host_memory, .first_use = {ops->first_use[0], ops->first_use[1]},
-                .device_free_memory = ops->device_free_memory};
+  b = (Backend){.eq = &EquationAcoustic, .ops = ops, .memory = ops->backend};
   PetscCall(GradientPlanChoose(&o, &l, &b, &m, &geo, &g, &t, plan));
   PetscCall(GridDestroy(&g));
   PetscCall(GeometryDestroy(&geo));
@@ -64,15 +63,17 @@ static PetscErrorCode Expect(const char *what, const GradientPlan *plan, Gradien
 
 int main(int argc, char **argv)
 {
-  KernelOps    device = KernelOpsCPU;
+  KernelOps    device        = KernelOpsCPU;
+  BackendOps   device_memory = *KernelOpsCPU.backend;
   GradientPlan plan;
   PetscInt     failed = 0;
   double       store;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  device.name               = "fake device";
-  device.device_free_memory = FakeFreeMemory;
-  device.first_use[0] = device.first_use[1] = 0; /* a device maps its memory when it is allocated */
+  device.backend                   = &device_memory;
+  device_memory.name               = "fake device";
+  device_memory.device_free_memory = FakeFreeMemory;
+  device_memory.first_use[0] = device_memory.first_use[1] = 0; /* a device maps its memory when it is allocated */
 
   device_free = (size_t)1 << 40;
   PetscCall(Choose(&device, "", &plan));

@@ -75,12 +75,12 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   FieldsBytes(&f, all, layers);
 }
 
-void GradientStoreShape(const KernelOps *ops, const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, size_t *live)
+void GradientStoreShape(const KernelOps *ops, const Fields *f, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
 {
   Box      band[6];
   PetscInt nband;
 
-  *live = 0;
+  *live = (WavefieldLive){0, 0, 0};
   if (m == GRADIENT_BOUNDARY) {
     /* the band of u^0 .. u^{N-2}: u^{N-1} and u^N are kept whole */
     *n      = FieldsBandBoxes(f, band, &nband);
@@ -88,7 +88,7 @@ void GradientStoreShape(const KernelOps *ops, const Fields *f, GradientMethod m,
   } else {
     *n      = f->ncells;
     *nsteps = steps;
-    if (ops->live_map && ops->live_map(f)) *live = FieldsLiveBytes(f);
+    if (ops->live_map && ops->live_map(f)) *live = (WavefieldLive){FieldsLiveRows(f), FieldsLiveBytes(f), FIELDS_LIVE_CHUNK};
   }
 }
 
@@ -100,7 +100,7 @@ double GradientFieldBytes(const KernelOps *ops, const Fields *f, GradientMethod 
   return 2.0 * f->ncells * sizeof(float) + (KernelOpsPairPlan(ops, f, &scratch) ? (double)scratch : 0);
 }
 
-static void StoreShape(const KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, size_t *live)
+static void StoreShape(const KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
 {
   Fields f;
 
@@ -132,7 +132,7 @@ static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
   if (backend == BACKEND_CUDA) ops = &KernelOpsCUDA;
 #endif
   if (!ops) return PETSC_FALSE;
-  *k = (EquationKernels){ops, ops->host_memory, {ops->first_use[0], ops->first_use[1]}, ops->device_free_memory, ops->mem_download};
+  *k = (EquationKernels){ops, ops->backend};
   return PETSC_TRUE;
 }
 

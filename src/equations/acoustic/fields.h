@@ -10,7 +10,7 @@
 #include "grid/grid.h"
 #include "options/options.h"
 
-struct PointMap; /* kernels.h */
+struct PointMap; /* equations/equation.h */
 
 
 #ifdef __cplusplus

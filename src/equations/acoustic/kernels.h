@@ -13,23 +13,6 @@ extern "C" {
 #define FWI_KERNEL_RADII(X, D) X(1, D) X(2, D) X(3, D) X(4, D) X(5, D) X(6, D) X(7, D) X(8, D)
 #define FWI_KERNEL_VARIANTS(X) FWI_KERNEL_RADII(X, 2) FWI_KERNEL_RADII(X, 3)
 
-/* A sparse map between a shot's points (sources, receivers) and the grid,
-   row by row: row i has the entries [start[i], start[i+1]), each an index
-   and a weight.  Sums run in double in entry order, products of floats being
-   exact there, so a row's value depends neither on the backend nor on the
-   decomposition.
-   - inject: rows are distinct cells (cell[i]), entries index the amplitudes:
-       uprev[cell[i]] += vdt2 * (float) sum w amp[index];
-   - record: rows are points, entries index padded cells (index >= 0) or
-       values another rank sent (remote[-1 - index]):
-       out[i] = (float) sum w u[index]. */
-typedef struct PointMap {
-  PetscInt   nrows;
-  ptrdiff_t *cell; /* inject only */
-  PetscInt  *start;
-  ptrdiff_t *index;
-  float     *weight;
-} PointMap;
 
 /* Two reverse steps' worth of the boundary gradient method's points, for
    KernelOps.adjoint_pair: step 0 is reverse step n, step 1 is n - 1. */
@@ -45,16 +28,11 @@ typedef struct {
   void           *scratch;                 /* adjoint_pair_plan's scratch_bytes of backend memory */
 } AdjointPair;
 
-/* What a backend does.  Work is queued in order on the main lane; between
-   side_begin and side_end it goes to a second lane that runs alongside (on
-   a GPU: the interior on the compute stream while the shell and the halo
-   traffic use a high-priority stream).  A host backend runs everything at
-   once and its lane calls do nothing.  Arrays named "backend memory" are
-   host memory for the CPU and device memory for CUDA. */
+/* What a backend does to the acoustic state, queued on the lanes of the
+   state (Fields.backend) as BackendOps says.  Arrays named "backend
+   memory" are host memory for the CPU and device memory for CUDA. */
 typedef struct KernelOps {
-  const char *name;
   PetscBool   split_boxes; /* the forward's boxes cut at the layer edges of axes 1, 2 (see Box; the adjoint's never are); else per-cell layer tests */
-  PetscBool   host_memory; /* backend memory is host memory, and work is done when its call returns: the caller reads and writes it in place */
   PetscErrorCode (*alloc)(Fields *);  /* every array zeroed */
   PetscErrorCode (*free)(Fields *);
   PetscErrorCode (*zero_state)(Fields *); /* u, uprev, psi, zeta */
@@ -117,30 +95,7 @@ typedef struct KernelOps {
      adjoint_layers_end (which then has nothing to add to uprev): each row's
      cells once the row is complete, while it is in cache. */
   PetscBool (*adjoint_injects)(const Fields *);
-  /* lanes */
-  PetscErrorCode (*side_begin)(Fields *); /* following work on the side lane, after the main lane's work so far */
-  PetscErrorCode (*side_end)(Fields *);   /* following work on the main lane again */
-  PetscErrorCode (*join)(Fields *);       /* the main lane waits for the side lane's work so far */
-  PetscErrorCode (*main_stream)(Fields *, void **stream); /* the main lane's CUDA stream: device halos queue there, whatever the lane; NULL on host */
-  /* backend memory; uploads and downloads wait for all queued work */
-  PetscErrorCode (*mem_alloc)(void **, size_t bytes); /* zeroed, every page mapped */
-  PetscErrorCode (*mem_free)(void **);
-  PetscErrorCode (*mem_zero)(Fields *, void *, size_t bytes); /* queued on the current lane */
-  PetscErrorCode (*mem_upload)(void *dst, const void *src, size_t bytes);
-  PetscErrorCode (*mem_download)(void *dst, const void *src, size_t bytes);
-  /* Host backends (0 on a device backend): what mapping one float per
-     cell and step of fresh host memory costs, in forward runs (2D, 3D); the
-     gradient planner weighs a store's bytes with it. */
-  double first_use[2];
-  /* Device backends only (NULL on host): free device memory, and host
-     memory the device copies to and from asynchronously on a copy lane.
-     copy_async starts once the main lane's work so far is done; copy_wait
-     makes the main lane wait for the last copy of that slot (0 or 1). */
-  PetscErrorCode (*device_free_memory)(size_t *bytes);
-  PetscErrorCode (*host_alloc)(void **, size_t bytes);
-  PetscErrorCode (*host_free)(void **);
-  PetscErrorCode (*copy_async)(Fields *, PetscInt slot, void *dst, const void *src, size_t bytes);
-  PetscErrorCode (*copy_wait)(Fields *, PetscInt slot);
+  const BackendOps *backend; /* the backend's memory and lanes (equations/equation.h) */
 } KernelOps;
 
 /* Whether a pass's boxes are cut at the layer edges (BoxSplitAtLayers): the
@@ -151,7 +106,7 @@ static inline PetscBool KernelOpsSplitBoxes(const KernelOps *ops, PetscBool adjo
 /* Bytes of backend memory at dev, to read on the host (EquationMemoryRead). */
 static inline PetscErrorCode KernelOpsRead(const KernelOps *ops, const void *dev, size_t bytes, void **copy, const void **host)
 {
-  return EquationMemoryRead(ops->host_memory, ops->mem_download, dev, bytes, copy, host);
+  return EquationMemoryRead(ops->backend, dev, bytes, copy, host);
 }
 
 /* Two reverse steps at once (KernelOps.adjoint_pair) where the backend can

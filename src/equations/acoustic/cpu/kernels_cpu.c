@@ -1009,7 +1009,7 @@ static PetscErrorCode MemAlloc(void **p, size_t bytes)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MemZero(Fields *f, void *p, size_t bytes)
+static PetscErrorCode MemZero(void *lanes, void *p, size_t bytes)
 {
   PetscFunctionBeginUser;
   ZeroPages(p, bytes);
@@ -1061,12 +1061,24 @@ static PetscErrorCode MemCopy(void *dst, const void *src, size_t bytes)
 }
 
 /* Work runs as it is called: lanes need no ordering. */
-static PetscErrorCode InOrder(Fields *f) { return 0; }
+static PetscErrorCode InOrder(void *lanes) { return 0; }
+
+static const BackendOps BackendOpsCPU = {
+  .name         = "cpu",
+  .host_memory  = PETSC_TRUE,
+  .side_begin   = InOrder,
+  .side_end     = InOrder,
+  .join         = InOrder,
+  .mem_alloc    = MemAlloc,
+  .mem_free     = MemFree,
+  .mem_zero     = MemZero,
+  .mem_upload   = MemCopy,
+  .mem_download = MemCopy,
+  .first_use    = {2.0, 0.75}, /* see MemAlloc; scripts/bench-gradient's allocation against its forward steps, Intel Xeon (2 cores) in a virtual machine, 2026-11-28 */
+};
 
 const KernelOps KernelOpsCPU = {
-  .name           = "cpu",
   .split_boxes    = PETSC_TRUE,
-  .host_memory    = PETSC_TRUE,
   .alloc          = Alloc,
   .free           = Free,
   .zero_state     = ZeroState,
@@ -1086,13 +1098,5 @@ const KernelOps KernelOpsCPU = {
   .live_map             = LiveMap,
   .adjoint_live         = AdjointLive,
   .adjoint_injects      = AdjointInjects,
-  .side_begin           = InOrder,
-  .side_end             = InOrder,
-  .join                 = InOrder,
-  .mem_alloc            = MemAlloc,
-  .mem_free             = MemFree,
-  .mem_zero             = MemZero,
-  .mem_upload           = MemCopy,
-  .mem_download         = MemCopy,
-  .first_use            = {2.0, 0.75}, /* see MemAlloc; scripts/bench-gradient's allocation against its forward steps, Intel Xeon (2 cores) in a virtual machine, 2026-11-28 */
+  .backend              = &BackendOpsCPU,
 };

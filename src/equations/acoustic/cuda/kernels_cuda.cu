@@ -58,10 +58,10 @@ static PetscErrorCode MemAlloc(void **p, size_t bytes)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MemZero(Fields *f, void *p, size_t bytes)
+static PetscErrorCode MemZero(void *lanes, void *p, size_t bytes)
 {
   PetscFunctionBeginUser;
-  CUDA_CALL(cudaMemsetAsync(p, 0, bytes, CudaLane(f)));
+  CUDA_CALL(cudaMemsetAsync(p, 0, bytes, CudaLanesStream((const CudaLanes *)lanes)));
   PetscFunctionReturn(0);
 }
 
@@ -111,9 +111,9 @@ static PetscErrorCode ZeroState(Fields *f)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode SideBegin(Fields *f)
+static PetscErrorCode SideBegin(void *lanes)
 {
-  CudaLanes *l = (CudaLanes *)f->backend;
+  CudaLanes *l = (CudaLanes *)lanes;
 
   PetscFunctionBeginUser;
   CUDA_CALL(cudaEventRecord(l->main_mark, l->main));
@@ -122,15 +122,15 @@ static PetscErrorCode SideBegin(Fields *f)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode SideEnd(Fields *f)
+static PetscErrorCode SideEnd(void *lanes)
 {
-  ((CudaLanes *)f->backend)->on_side = PETSC_FALSE;
+  ((CudaLanes *)lanes)->on_side = PETSC_FALSE;
   return 0;
 }
 
-static PetscErrorCode Join(Fields *f)
+static PetscErrorCode Join(void *lanes)
 {
-  CudaLanes *l = (CudaLanes *)f->backend;
+  CudaLanes *l = (CudaLanes *)lanes;
 
   PetscFunctionBeginUser;
   CUDA_CALL(cudaEventRecord(l->side_mark, l->side));
@@ -138,9 +138,9 @@ static PetscErrorCode Join(Fields *f)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MainStream(Fields *f, void **stream)
+static PetscErrorCode MainStream(void *lanes, void **stream)
 {
-  *stream = (void *)((CudaLanes *)f->backend)->main;
+  *stream = (void *)((CudaLanes *)lanes)->main;
   return 0;
 }
 
@@ -169,9 +169,9 @@ static PetscErrorCode HostFree(void **p)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CopyAsync(Fields *f, PetscInt slot, void *dst, const void *src, size_t bytes)
+static PetscErrorCode CopyAsync(void *lanes, PetscInt slot, void *dst, const void *src, size_t bytes)
 {
-  CudaLanes *l = (CudaLanes *)f->backend;
+  CudaLanes *l = (CudaLanes *)lanes;
 
   PetscFunctionBeginUser;
   CUDA_CALL(cudaEventRecord(l->main_mark, l->main));
@@ -181,17 +181,34 @@ static PetscErrorCode CopyAsync(Fields *f, PetscInt slot, void *dst, const void 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CopyWait(Fields *f, PetscInt slot)
+static PetscErrorCode CopyWait(void *lanes, PetscInt slot)
 {
-  CudaLanes *l = (CudaLanes *)f->backend;
+  CudaLanes *l = (CudaLanes *)lanes;
 
   PetscFunctionBeginUser;
   CUDA_CALL(cudaStreamWaitEvent(l->main, l->copied[slot], 0));
   PetscFunctionReturn(0);
 }
 
+static const BackendOps BackendOpsCUDA = {
+  .name               = CUDA_BACKEND_NAME,
+  .side_begin         = SideBegin,
+  .side_end           = SideEnd,
+  .join               = Join,
+  .main_stream        = MainStream,
+  .mem_alloc          = MemAlloc,
+  .mem_free           = MemFree,
+  .mem_zero           = MemZero,
+  .mem_upload         = MemCopy,
+  .mem_download       = MemCopy,
+  .device_free_memory = DeviceFreeMemory,
+  .host_alloc         = HostAlloc,
+  .host_free          = HostFree,
+  .copy_async         = CopyAsync,
+  .copy_wait          = CopyWait,
+};
+
 extern "C" const KernelOps KernelOpsCUDA = {
-  .name                 = CUDA_BACKEND_NAME,
   .split_boxes          = PETSC_FALSE,
   .alloc                = Alloc,
   .free                 = Free,
@@ -207,18 +224,5 @@ extern "C" const KernelOps KernelOpsCUDA = {
   .adjoint_step         = CudaAdjointStep,
   .adjoint_layers_begin = CudaAdjointLayersBegin,
   .adjoint_layers_end   = CudaAdjointLayersEnd,
-  .side_begin           = SideBegin,
-  .side_end             = SideEnd,
-  .join                 = Join,
-  .main_stream          = MainStream,
-  .mem_alloc            = MemAlloc,
-  .mem_free             = MemFree,
-  .mem_zero             = MemZero,
-  .mem_upload           = MemCopy,
-  .mem_download         = MemCopy,
-  .device_free_memory   = DeviceFreeMemory,
-  .host_alloc           = HostAlloc,
-  .host_free            = HostFree,
-  .copy_async           = CopyAsync,
-  .copy_wait            = CopyWait,
+  .backend              = &BackendOpsCUDA,
 };

@@ -30,11 +30,8 @@ typedef struct {
   bool         tile;      /* the core kernel reads the neighbours across the runs through a shared-memory tile */
 } CudaLanes;
 
-static inline cudaStream_t CudaLane(const Fields *f)
-{
-  const CudaLanes *l = (const CudaLanes *)f->backend;
-  return l->on_side ? l->side : l->main;
-}
+static inline cudaStream_t CudaLanesStream(const CudaLanes *l) { return l->on_side ? l->side : l->main; }
+static inline cudaStream_t CudaLane(const Fields *f) { return CudaLanesStream((const CudaLanes *)f->backend); }
 
 /* The core kernel's blocks are CUDA_BX threads along axis 0 (contiguous) by
    `rows` (at most CUDA_MAX_ROWS); the kernels that take a thread per cell
