@@ -28,11 +28,10 @@ PetscErrorCode SnapshotUserCells(const Experiment *e, const float *field, PetscI
   PetscCall(EquationMemoryRead(e->backend.memory, field, ncells * sizeof(float), &copy, &u));
   const float *padded = (const float *)u;
   for (PetscInt k = 0; k < count[2]; k++)
-    for (PetscInt j = 0; j < count[1]; j++)
-      for (PetscInt i = 0; i < count[0]; i++) {
-        const PetscInt cell[3] = {local[0] + i, local[1] + j, local[2] + k};
-        block[i + count[0] * (j + count[1] * k)] = padded[GridPaddedIndex(g, cell)];
-      }
+    for (PetscInt j = 0; j < count[1]; j++) {
+      const PetscInt cell[3] = {local[0], local[1] + j, local[2] + k}; /* a row's first cell: the row is contiguous */
+      PetscArraycpy(&block[count[0] * (j + count[1] * k)], &padded[GridPaddedIndex(g, cell)], count[0]);
+    }
   PetscCall(PetscFree(copy));
   PetscFunctionReturn(0);
 }
