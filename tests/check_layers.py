@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The layout of src/ (docs/architecture.md, "Layers"): a folder per layer,
 each including only from its own layer and those below it, no folders
-including each other in a loop, no equation including another, no folder
-over MAX_SOURCES source files.  Reads the #include "..." lines of every
+including each other in a loop, no equation including another, no layer
+above the equations reaching past their seam (equations/*.h) into one
+equation's folder, no folder over MAX_SOURCES source files.  Reads the #include "..." lines of every
 .c, .h and .cu file under SRC (written relative to SRC) and prints every
 breach; exits 1 on any.
 
@@ -17,6 +18,7 @@ import sys
 # folder or a folder above it; equations/NAME/... is one equation's.
 LAYERS = ["program", "inversion", "setup", "shot", "equations/*", "equations", "grid", "options", "data"]
 MAX_SOURCES = 20
+SEAM = LAYERS.index("equations/*")  # the layers above it see an equation through equations/*.h alone
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -92,6 +94,8 @@ def check(src):
                 errors.append(f"src/{rel}: includes {name}: upward, from the {LAYERS[trank]} layer above its own ({LAYERS[rank]})")
             elif trank == rank and unit != tunit:
                 errors.append(f"src/{rel}: includes {name}: one equation includes another's files")
+            elif rank < SEAM and trank == SEAM:
+                errors.append(f"src/{rel}: includes {name}: past the seam, into {tunit} (above the equations only equations/*.h, the seam, is read)")
     for folder, n in sorted(counts.items()):
         if n > MAX_SOURCES:
             errors.append(f"src/{folder}: {n} source files, over {MAX_SOURCES}: split it")
@@ -105,10 +109,11 @@ def self_test():
     """Each breach, planted alone in an otherwise sound tree, is found."""
     import tempfile
     sound = {"data/util.h": "", "grid/grid.h": '#include "data/util.h"\n', "equations/equation.h": '#include "grid/grid.h"\n',
-             "equations/a/a.c": '#include "equations/equation.h"\n', "equations/b/b.c": "", "shot/run.c": '#include "equations/a/a.c"\n'}
+             "equations/a/a.c": '#include "equations/equation.h"\n', "equations/b/b.c": "", "shot/run.c": '#include "equations/equation.h"\n'}
     breaches = {
         "upward": {"grid/grid.c": '#include "shot/run.c"\n'},
         "another's files": {"equations/b/b.c": '#include "equations/a/a.c"\n'},
+        "past the seam": {"shot/run.c": '#include "equations/a/a.c"\n'},
         "loop": {"equations/a/a.h": '#include "equations/a/cpu/k.h"\n', "equations/a/cpu/k.h": '#include "equations/a/a.h"\n'},
         "not a path under src": {"grid/g.c": '#include "util.h"\n'},
         "outside every layer": {"loose.c": ""},

@@ -1,15 +1,21 @@
 /* What the layers above know of a wave equation: one Equation table per
    equation (equations/NAME/).  The set-up (the time step, the planner, the
-   memory estimate, snapshots), the inversion and the shot layer's halo
-   exchanges and chain rule read an equation through this table alone; the
-   shot layer's time loop still steps the acoustic state itself
-   (docs/architecture.md: what is left, and "Adding an equation"). */
+   memory estimate, snapshots), the inversion and the shot layer's time
+   loop, halo exchanges and chain rule read an equation through this table
+   alone, and hold its state on a rank only as an EquationState handle
+   (docs/architecture.md, "Adding an equation"). */
 #pragma once
+#include "grid/box.h"
 #include "grid/grid.h"
 #include "options/options.h"
 
-struct Fields;    /* the equation's state on one rank (its fields.h) */
-struct KernelOps; /* the equation's operations on that state, per backend (its kernels.h) */
+struct KernelOps; /* the equation's operations on its state, per backend (its own) */
+/* One rank's state of an equation: its fields, model, absorbing layers and
+   what its gradient methods keep; each equation's own type behind this
+   handle. */
+typedef struct EquationState EquationState;
+/* Where the forward run keeps what the adjoint needs (store.h). */
+typedef struct _p_WavefieldStore *WavefieldStore;
 
 #define EQUATION_MAX_FIELDS 8
 
@@ -142,14 +148,11 @@ typedef struct Equation {
   const EquationField *field;
   PetscInt             nstage;
   const EquationStage *stage;
-  /* Field k of the state: for a slab field, that of the layer on side s of
-     axis a (NULL where there is none, or where the state holds no such
-     field now). */
-  float *(*field_data)(const struct Fields *f, PetscInt k, PetscInt a, PetscInt s);
   /* The field (a box field) snapshots and the pseudo-Hessian look at. */
   PetscInt watch_field;
 
   const char *source;                    /* what a source injects, in words and units */
+  PetscInt    source_image;              /* the parameter whose image takes the source's own term (the injection is scaled by its cell model), or -1 */
   PetscInt           ncomponent;         /* what receivers can record */
   const char *const *component;          /* the first is recorded by default */
 
@@ -177,14 +180,18 @@ typedef struct Equation {
   void (*store_shape)(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live);
   double (*method_bytes)(const struct KernelOps *ops, const Grid *g, GradientMethod m);
 
-  /* The imaging condition's chain rule: grad[] holds, cell by cell, the
+  /* The imaging condition's chain rule: grad[k] holds, cell by cell, the
      sum over shots of the adjoint's image of parameter k; on return, dJ
-     with respect to it at the model's values model[] (n cells). */
-  void (*gradient)(PetscInt k, PetscInt n, const float *model, double *grad);
+     with respect to each parameter at the model's values model[k] (n
+     cells). */
+  void (*gradient)(PetscInt n, const float *const model[], double *const grad[]);
 
   /* The operations for a backend (BACKEND_CPU, BACKEND_CUDA); false where
      this build has none. */
   PetscBool (*kernels)(BackendChoice backend, EquationKernels *k);
+
+  /* Its time-stepping scheme (EquationScheme, below). */
+  const struct EquationScheme *scheme;
 } Equation;
 
 /* The fields of the padded box (EQUATION_FIELD_BOX) the forward's halo
@@ -197,6 +204,93 @@ static inline PetscInt EquationBoxFieldsExchanged(const Equation *eq)
     for (PetscInt k = 0; k < eq->stage[s].nforward; k++) n += eq->field[eq->stage[s].forward[k]].kind == EQUATION_FIELD_BOX;
   return n;
 }
+
+/* What a state is made with (EquationScheme.create): the absorbing
+   layers' profiles tuned to the fastest wave vmax (m/s) and frequency
+   f_pml (Hz) at the internal step dt; skip_quiet and gpu_tile as
+   PropagatorSettings has them. */
+typedef struct {
+  PetscReal vmax, f_pml, dt;
+  PetscBool skip_quiet;
+  GpuTile   gpu_tile;
+} EquationStateSettings;
+
+/* What one step of a shot injects and records besides the receivers, in
+   backend memory, at that step: the source's map (src), its cells alone
+   with weight 1 (src_cells) and its amplitude (wav, one value); in the
+   adjoint, the residuals (residual, one per reached receiver) and the
+   receivers that reach this rank (reach), and where the adjoint field at
+   the source's cells goes (at_src, one per source cell). */
+typedef struct {
+  const PointMap *src, *src_cells, *reach;
+  const float    *wav, *residual;
+  float          *at_src;
+} EquationStepPoints;
+
+/* The boxes a pass (forward or adjoint) steps, interior [0] and shell [1]. */
+typedef struct {
+  PetscInt   n[2];
+  const Box *box[2];
+} EquationRegions;
+
+/* The time-stepping scheme behind the shot layer's loop (shot/propagate.c).
+   A forward run is, after run_begin:
+
+     for each step n:  step_begin; the receivers record (record);
+                       for each stage:  stage_begin; box_step over the
+                         interior while the stage's halos travel
+                         (Equation.stage), then over the shell; stage_end;
+                       step_end
+     then run_end.
+
+   An adjoint run is the same, backwards in n (reverse step n undoes
+   forward step n), with adjoint set and no receivers; where reverse_pair
+   takes two reverse steps at once it replaces them.  A state's work queues
+   on its lanes (BackendOps); the hooks themselves are backend-blind, the
+   backend's operations being in the state.  store NULL: the gradient
+   method keeps nothing this run. */
+typedef struct EquationScheme {
+  PetscErrorCode (*create)(const Grid *g, const EquationKernels *k, const EquationStateSettings *settings, EquationState **s);
+  PetscErrorCode (*destroy)(EquationState **s);
+  /* The model: value[k] parameter k over the owned cells (z fastest), at
+     the internal step dt. */
+  PetscErrorCode (*set_model)(EquationState *s, const float *const value[], PetscReal dt);
+  void *(*lanes)(const EquationState *s);
+  /* Field k of the state (Equation.field; backend memory over the padded
+     box, GridPaddedCells): for a slab field, that of the layer on side s of
+     axis a, over GridBlockLayerSlab's range; NULL where there is none, or
+     where the state holds no such field now. */
+  float *(*field_data)(const EquationState *s, PetscInt k, PetscInt a, PetscInt side);
+  /* Whether a pass's boxes are cut at the layer edges (BoxSplitAtLayers). */
+  PetscBool (*split_boxes)(const EquationState *s, PetscBool adjoint);
+  /* How the store passed to the runs is used, as the equation's
+     store_shape and method_bytes describe it. */
+  PetscErrorCode (*set_method)(EquationState *s, GradientMethod m);
+
+  PetscErrorCode (*run_begin)(EquationState *s, PetscBool adjoint, WavefieldStore store, const EquationStepPoints *points, PetscInt nsteps);
+  PetscErrorCode (*run_end)(EquationState *s, PetscBool adjoint, WavefieldStore store);
+  PetscErrorCode (*step_begin)(EquationState *s, PetscBool adjoint, WavefieldStore store, PetscInt n, PetscInt nsteps);
+  PetscErrorCode (*stage_begin)(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationStepPoints *points);
+  PetscErrorCode (*box_step)(EquationState *s, PetscInt stage, PetscBool adjoint, const Box *box);
+  PetscErrorCode (*stage_end)(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions);
+  PetscErrorCode (*step_end)(EquationState *s, PetscBool adjoint, WavefieldStore store, PetscInt n, const EquationStepPoints *points);
+  /* Optional (NULL: never): reverse steps n and n - 1 (n >= 1) at once,
+     points[k] those of step n - k; *done false where it took none. */
+  PetscErrorCode (*reverse_pair)(EquationState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done);
+
+  /* out[i] = what row i of the map reads of component c (Equation.component)
+     now (PointMap: record); the map's arrays, remote[] and out[] backend
+     memory. */
+  PetscErrorCode (*record)(EquationState *s, PetscInt c, const PointMap *map, const float remote[], float out[]);
+  /* Whether every field is finite; waits for the queued work. */
+  PetscErrorCode (*all_finite)(EquationState *s, PetscBool *finite);
+  /* The adjoint run's image of parameter k (the sum over its steps),
+     backend memory over the padded box. */
+  PetscErrorCode (*image)(EquationState *s, PetscInt k, const float **padded);
+  /* Optional: collective over comm, a line on the work the adjoint left
+     undone, where it left any. */
+  PetscErrorCode (*adjoint_report)(const EquationState *s, MPI_Comm comm);
+} EquationScheme;
 
 /* The equations halofwi solves. */
 extern const Equation EquationAcoustic;

@@ -42,3 +42,27 @@ static inline void BoxShell(PetscInt dim, const Box *outer, const Box *inner, Bo
       if (b.hi[a] > b.lo[a]) shell[(*nshell)++] = b;
     }
 }
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most pieces BoxSplitAtLayers makes of one box: 3 along axes 1 and 2. */
+#define BOX_MAX_PIECES 9
+
+/* Appends to out[] the non-empty pieces of b: cut at the layer edges of
+   axes 1 and 2 when split, else b whole; each with layer_axes set (bit a:
+   some of its cells lie in a layer of axis a).  core[a]: the owned cells
+   outside the layers along axis a (GridBlockCore). */
+void BoxSplitAtLayers(const PetscInt core[3][2], const Box *b, PetscBool split, Box *out, PetscInt *nout);
+
+/* The interior of a block of n[] owned cells (those whose stencil of the
+   given radius reads no ghost a neighbour fills; neighbour[a][s]: a rank
+   lies across face (a, s)) and the shell around it as up to 2 dim slabs
+   that take the lower axes in full, so rows stay long.  layer_axes is left
+   0: BoxSplitAtLayers sets it. */
+void BoxesInteriorShell(PetscInt dim, PetscInt radius, const PetscInt n[3], const PetscBool neighbour[3][2], Box *interior, Box shell[6], PetscInt *nshell);
+
+#ifdef __cplusplus
+}
+#endif

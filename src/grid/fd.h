@@ -24,7 +24,7 @@
    51, 1988) over the nodes 0, 1, -1, 2, -2, ...: w[k] for the node at +k,
    k = 0 .. order/2 (the node at -k has w[k] for the second derivative and
    -w[k] for the first).  Host only: the kernels take the weights scaled by
-   the spacing from Fields. */
+   the spacing from the equation's state. */
 static inline void fd_weights(int order, int deriv, double w[FWI_MAX_RADIUS + 1])
 {
   const int n = order + 1;

@@ -215,6 +215,29 @@ void GridBlockOf(const Grid *g, GridBlock *b)
   }
 }
 
+void GridBlockCore(const GridBlock *b, PetscInt core[3][2])
+{
+  for (PetscInt a = 0; a < 3; a++) {
+    const PetscBool active = a < b->dim ? PETSC_TRUE : PETSC_FALSE;
+    const PetscInt  n      = active ? b->n[a] : 1;
+    core[a][0]             = active ? PetscMax(0, PetscMin(n, b->layer_edge[a][0])) : 0;
+    core[a][1]             = active ? PetscMax(core[a][0], PetscMin(n, b->layer_edge[a][1])) : 1;
+  }
+}
+
+void GridBlockLayerSlab(const GridBlock *b, PetscInt a, PetscInt side, PetscInt *lo, PetscInt *hi)
+{
+  const PetscInt r = b->order / 2, n = b->n[a], P = n + 2 * r, edge_lo = b->layer_edge[a][0], edge_hi = b->layer_edge[a][1];
+
+  *lo = *hi = 0;
+  if (a >= b->dim || !b->layer[a][side]) return;
+  if (side == 0 && edge_lo + r > 0) *hi = PetscMin(P, PetscMax(edge_lo, 0) + 3 * r);
+  if (side == 1 && edge_hi - r < n) {
+    *lo = PetscMin(PetscMax(0, edge_hi - r), n - r);
+    *hi = P;
+  }
+}
+
 /* The CPML profile: target reflection coefficient at normal incidence and
    the power of the damping's rise (chosen by scripts/bench-absorbing:
    docs/numerics.md). */

@@ -56,3 +56,15 @@ size_t GridPaddedCells(const Grid *g, PetscInt padded[3]);
 ptrdiff_t GridPaddedIndex(const Grid *g, const PetscInt local[3]);
 /* This rank's owned box as GridBlock describes it. */
 void GridBlockOf(const Grid *g, GridBlock *b);
+/* The owned cells [core[a][0], core[a][1]) of block b along axis a that
+   lie outside its absorbing layers (all of them beyond dim). */
+void GridBlockCore(const GridBlock *b, PetscInt core[3][2]);
+/* Where the CPML memory of the side's layer along axis a lives on block b:
+   the padded index range [lo, hi) along a (the whole padded extent of the
+   other axes); hi == lo where the block keeps none.  The adjoint updates
+   cells up to `radius` past the layer, reading `radius` further, so the
+   slab covers those cells and their stencil (ghosts included) and exists
+   on every block that owns such a cell; it keeps at least `radius` owned
+   cells, so that a halo exchange can carry it as a field of its own.
+   Beyond the layer the memory stays zero. */
+void GridBlockLayerSlab(const GridBlock *b, PetscInt a, PetscInt side, PetscInt *lo, PetscInt *hi);

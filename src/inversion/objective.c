@@ -370,7 +370,7 @@ static PetscErrorCode GradientReduce(Objective *obj, double *grad)
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1((size_t)g->size[0] * g->size[1] * g->size[2], &ext));
   PetscCall(PropagatorGradientReduce(&obj->e.p, obj->e.l.cross));
-  PetscCall(PropagatorGradient(&obj->e.p, obj->e.vp_ext, ext));
+  PetscCall(PropagatorGradient(&obj->e.p, (const float *const[]){obj->e.vp_ext}, (double *const[]){ext}));
   PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext, grad));
   PetscCall(PetscFree(ext));
   PetscFunctionReturn(0);
@@ -395,7 +395,7 @@ PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp)
   PetscCheck(all[0] > 0 && -all[1] <= obj->vp_hi * (1 + 1e-6), obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE,
              "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",
              (double)all[0], (double)-all[1], (double)obj->vp_hi);
-  PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, obj->e.vp_ext));
+  PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, (const float *const[]){obj->e.vp_ext}));
   PetscFunctionReturn(0);
 }
 

@@ -6,7 +6,7 @@
 #pragma once
 #include "setup/experiment.h"
 #include "grid/modelspace.h"
-#include "shot/store.h"
+#include "equations/store.h"
 #include <stdint.h>
 
 typedef struct {

@@ -34,7 +34,7 @@ typedef struct {
 typedef enum { GRADIENT_AUTO, GRADIENT_FULL, GRADIENT_BOUNDARY } GradientMethod;
 extern const char *const GradientMethods[];
 
-/* -wavefield_storage: where the stored steps are kept (shot/store.h).
+/* -wavefield_storage: where the stored steps are kept (equations/store.h).
    auto: a device backend keeps them in device memory when they fit there,
    else in page-locked host memory (copied asynchronously on a side lane);
    a host backend in host memory. */
@@ -106,7 +106,7 @@ typedef struct {
   PetscInt  halo_type;     /* a HaloType, or -1: the best available */
   PetscBool halo_overlap;
   PetscBool gpu_shared;    /* several ranks of a node may share a GPU */
-  GpuTile   gpu_tile;      /* Fields.gpu_tile */
+  GpuTile   gpu_tile;      /* PropagatorSettings.gpu_tile */
   PetscInt  wavefield_storage; /* a WavefieldStorage */
   /* output */
   char      output_dir[PETSC_MAX_PATH_LEN];
@@ -122,7 +122,7 @@ typedef struct {
   PetscReal vp_min, vp_max;      /* bounds (m/s); vp_max also sets the time step and layers; 0 = from the model */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
-  PetscBool adjoint_skip_quiet;  /* Fields.u_live kept (PropagatorSettings.skip_quiet) */
+  PetscBool adjoint_skip_quiet;  /* PropagatorSettings.skip_quiet */
   MisfitKind misfit;
   SourceEstimation source_estimation;
   Preconditioning precondition;

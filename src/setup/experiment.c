@@ -85,7 +85,10 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   PetscCall(WarnOnDispersion(world, o, e->backend.eq, &e->m, vslow));
   PetscCall(NoteGhosts(world, o, &e->m, &e->geo, vslow));
   setup = TimingEnter(TIME_ALLOCATION); /* the fields, every page mapped */
-  PetscCall(PropagatorCreate(&e->g, e->backend.eq, e->backend.ops, e->vp_ext, vfast, &e->t, &settings, &e->p));
+  {
+    const EquationKernels k = {e->backend.ops, e->backend.memory};
+    PetscCall(PropagatorCreate(&e->g, e->backend.eq, &k, (const float *const[]){e->vp_ext}, vfast, &e->t, &settings, &e->p));
+  }
   TimingLeave(setup);
   if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
   PetscCall(GroupShots(e));

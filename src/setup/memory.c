@@ -2,7 +2,7 @@
 #include "data/exactsum.h"
 #include "grid/modelspace.h"
 #include "shot/survey.h"
-#include "shot/store.h"
+#include "equations/store.h"
 #include "data/util.h"
 #include <stdio.h>
 #include <string.h>

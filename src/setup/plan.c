@@ -1,6 +1,6 @@
 #include "setup/plan.h"
 #include "setup/memory.h"
-#include "shot/store.h"
+#include "equations/store.h"
 #include "data/util.h"
 
 /* Expected cost of a gradient in forward runs, per dimension (2D, 3D): 1

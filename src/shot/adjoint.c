@@ -8,8 +8,7 @@
    its steps). */
 PetscErrorCode PropagatorGradientReset(Propagator *p)
 {
-  const Fields *f = &p->f;
-  const size_t  n = (size_t)f->n[0] * f->n[1] * f->n[2];
+  const size_t n = p->owned * p->eq->nparameter;
 
   PetscFunctionBeginUser;
   if (!p->gsum) PetscCall(PetscMalloc1(n, &p->gsum));
@@ -18,43 +17,58 @@ PetscErrorCode PropagatorGradientReset(Propagator *p)
   PetscFunctionReturn(0);
 }
 
-/* The owned index (z fastest) of padded cell `cell`. */
-static PetscInt OwnedIndex(const Fields *f, ptrdiff_t cell)
+/* The owned index (z fastest) of padded cell `cell` (GridPaddedIndex read backwards). */
+static size_t OwnedIndex(const Grid *g, ptrdiff_t cell)
 {
-  PetscInt i[3];
+  PetscInt  padded[3], i[3];
+  ptrdiff_t stride = 1;
 
-  for (PetscInt a = 2; a >= 0; a--) i[a] = (PetscInt)((cell / f->stride[a]) % f->padded[a]) - (a < f->dim ? f->radius : 0);
-  return i[0] + f->n[0] * (i[1] + f->n[1] * i[2]);
+  (void)GridPaddedCells(g, padded);
+  for (PetscInt a = 0; a < 3; a++) {
+    i[a] = (PetscInt)((cell / stride) % padded[a]) - (a < g->dim ? g->radius : 0);
+    stride *= padded[a];
+  }
+  return (size_t)i[0] + (size_t)g->size[0] * (i[1] + (size_t)g->size[1] * i[2]);
 }
 
-/* Adds the shot's image f.grad, and the source's term at each of its cells
-   (src: host map; sum[i] for row i), to the sum over shots. */
+/* Adds the shot's images (one per parameter), and the source's term at
+   each of its cells to its parameter's (src: host map; sum[i] for row i),
+   to the sums over shots. */
 static PetscErrorCode ImageAdd(Propagator *p, const PointMap *src, const double *sum)
 {
-  const Fields *f   = &p->f;
-  int           bad = 0;
-  void         *copy;
-  const void   *image;
+  const Grid *g = p->grid;
+  PetscInt    padded[3];
+  const size_t cells = GridPaddedCells(g, padded);
+  int         bad   = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(KernelOpsRead(p->ops, f->grad, f->ncells * sizeof(float), &copy, &image));
-  const float *padded = (const float *)image;
+  for (PetscInt k = 0; k < p->eq->nparameter; k++) {
+    ExactSum    *gsum = p->gsum + k * p->owned;
+    const float *dev;
+    void        *copy;
+    const void  *image;
+    PetscCall(p->eq->scheme->image(p->state, k, &dev));
+    PetscCall(EquationMemoryRead(p->backend, dev, cells * sizeof(float), &copy, &image));
+    const float *img = (const float *)image;
 #pragma omp parallel for collapse(2) reduction(| : bad) schedule(static)
-  for (PetscInt k = 0; k < f->n[2]; k++)
-    for (PetscInt j = 0; j < f->n[1]; j++)
-      for (PetscInt i = 0; i < f->n[0]; i++) {
-        const PetscInt idx[3] = {i, j, k};
-        bad |= ExactSumAdd(&p->gsum[i + f->n[0] * (j + f->n[1] * k)], padded[FieldsIndex(f, idx)]);
+    for (PetscInt z = 0; z < g->size[2]; z++)
+      for (PetscInt y = 0; y < g->size[1]; y++) {
+        const PetscInt     row[3] = {0, y, z};
+        const float *const in     = img + GridPaddedIndex(g, row);
+        ExactSum *const    out    = gsum + (size_t)g->size[0] * (y + (size_t)g->size[1] * z);
+        for (PetscInt x = 0; x < g->size[0]; x++) bad |= ExactSumAdd(&out[x], in[x]);
       }
-  PetscCall(PetscFree(copy));
-  for (PetscInt i = 0; i < src->nrows; i++) bad |= ExactSumAdd(&p->gsum[OwnedIndex(f, src->cell[i])], sum[i]);
+    PetscCall(PetscFree(copy));
+  }
+  if (p->eq->source_image >= 0)
+    for (PetscInt i = 0; i < src->nrows; i++) bad |= ExactSumAdd(&p->gsum[p->eq->source_image * p->owned + OwnedIndex(g, src->cell[i])], sum[i]);
   PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)");
   PetscFunctionReturn(0);
 }
 
 /* The source's term at each of its cells: the amplitude injected there (as
-   the forward run rounds it) is scaled by v^2 dt^2 too; summed from the
-   last step back. */
+   the forward run rounds it) is scaled by a parameter's cell model too
+   (Equation.source_image); summed from the last step back. */
 static PetscErrorCode SourceTerm(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const ShotPoints *d, const float *wavelet, double *sum)
 {
   const PointMap *src = &shot->src;
@@ -62,7 +76,7 @@ static PetscErrorCode SourceTerm(const Propagator *p, const TimeAxis *t, const S
   const void     *samples;
 
   PetscFunctionBeginUser;
-  PetscCall(KernelOpsRead(p->ops, d->at_src, (size_t)t->nsteps * src->nrows * sizeof(float), &copy, &samples));
+  PetscCall(EquationMemoryRead(p->backend, d->at_src, (size_t)t->nsteps * src->nrows * sizeof(float), &copy, &samples));
   const float *at = (const float *)samples;
   for (PetscInt i = 0; i < src->nrows; i++) {
     sum[i] = 0;
@@ -79,11 +93,10 @@ static PetscErrorCode SourceTerm(const Propagator *p, const TimeAxis *t, const S
 
 PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross)
 {
-  const Fields *f = &p->f;
-  const size_t  n = (size_t)f->n[0] * f->n[1] * f->n[2];
-  MPI_Datatype  type;
-  MPI_Op        op;
-  PetscMPIInt   rank, size;
+  const size_t n = p->owned * p->eq->nparameter;
+  MPI_Datatype type;
+  MPI_Op       op;
+  PetscMPIInt  rank, size;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(cross, &size));
@@ -97,121 +110,78 @@ PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross)
 
 PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p)
 {
-  double mine[2] = {(double)p->f.parts_left[0], (double)p->f.parts_left[1]}, all[2];
-
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, comm));
-  if (all[1] > 0)
-    PetscCall(PetscPrintf(comm, "adjoint: %.1f%% of its steps of %d-cell row parts left as they were, their stencils reading only zeros (-adjoint_skip_quiet)\n",
-                          100 * all[0] / all[1], FIELDS_QUIET_CELLS));
+  if (p->eq->scheme->adjoint_report) PetscCall(p->eq->scheme->adjoint_report(p->state, comm));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad)
+PetscErrorCode PropagatorGradient(Propagator *p, const float *const model[], double *const grad[])
 {
-  const Fields *f = &p->f;
-
   PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < p->eq->nparameter; k++) {
+    const ExactSum *gsum = p->gsum + k * p->owned;
+    double         *out  = grad[k];
 #pragma omp parallel for schedule(static)
-  for (PetscInt c = 0; c < f->n[0] * f->n[1] * f->n[2]; c++) grad[c] = ExactSumValue(&p->gsum[c]);
-  p->eq->gradient(0, f->n[0] * f->n[1] * f->n[2], vp, grad);
+    for (size_t c = 0; c < p->owned; c++) out[c] = ExactSumValue(&gsum[c]);
+  }
+  p->eq->gradient((PetscInt)p->owned, model, grad);
   PetscFunctionReturn(0);
 }
 
-/* Reverse step n: it takes the adjoint of u^{n+1} (in u) and of u^{n+2}
-   (in uprev) to that of u^n, and adds the gradient term of forward step n;
-   from storage, every other step (pair) adds those of steps n and n + 1. */
-static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscBool pair)
+/* Reverse step n, or n and n - 1 where the equation takes two at once;
+   *taken says how many. */
+static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsteps, PetscInt *taken)
 {
-  const KernelOps *ops   = p->ops;
-  Fields          *f     = &p->f;
-  const PetscBool  image = pair || !n ? PETSC_TRUE : PETSC_FALSE;
-  const float     *residual = d->traces + (size_t)n * shot->nreach;
-  const PetscBool  in_step  = ops->adjoint_injects && ops->adjoint_injects(f) ? PETSC_TRUE : PETSC_FALSE;
+  const EquationScheme    *sc     = p->eq->scheme;
+  const EquationStepPoints points = ShotPointsAt(shot, d, n);
+  PetscBool                two    = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionBegin(p, n));
-  else {
-    if (pair) {
-      PetscCall(WavefieldStoreReadBegin(store, n + 1, &f->lap_next));
-      f->live_next = WavefieldStoreLive(store, n + 1, &f->live_next_start);
-    }
-    if (image) {
-      PetscCall(WavefieldStoreReadBegin(store, n, &f->lap));
-      f->live = WavefieldStoreLive(store, n, &f->live_start);
-    }
+  if (sc->reverse_pair && n >= 1) {
+    const EquationStepPoints both[2] = {points, ShotPointsAt(shot, d, n - 1)};
+    PetscCall(sc->reverse_pair(p->state, store, n, both, &two));
   }
-  PetscCall(PhaseBegin(FWI_INJREC));
-  PetscCall(ops->record(f, &d->src_cells, NULL, d->at_src + (size_t)n * shot->src.nrows));
-  PetscCall(PhaseEnd(FWI_INJREC));
-  PetscCall(ops->adjoint_layers_begin(f));
-  PetscCall(ops->mirror_ghosts(f));
-  if (in_step) {
-    f->inject     = &d->reach;
-    f->inject_amp = residual;
+  if (!two) {
+    PetscCall(sc->step_begin(p->state, PETSC_TRUE, store, n, nsteps));
+    PetscCall(StepStages(p, PETSC_TRUE, &points));
+    PetscCall(sc->step_end(p->state, PETSC_TRUE, store, n, &points));
   }
-  PetscCall(StepRegions(p, PETSC_TRUE));
-  f->inject = NULL;
-  PetscCall(PhaseBegin(FWI_SHELL));
-  PetscCall(ops->adjoint_layers_end(f));
-  PetscCall(PhaseEnd(FWI_SHELL));
-
-  PetscCall(PhaseBegin(FWI_INJREC));
-  if (!in_step) PetscCall(ops->inject(f, &d->reach, residual));
-  PetscCall(ops->zero_surface(f));
-  PetscCall(PhaseEnd(FWI_INJREC));
-  if (p->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionEnd(p, d, store, n));
-  else {
-    if (pair) PetscCall(WavefieldStoreReadEnd(store, n + 1));
-    if (image) PetscCall(WavefieldStoreReadEnd(store, n));
-  }
-  FieldsSwap(f);
-  f->lap = f->lap_next = NULL;
-  f->live = f->live_next = NULL;
-  f->live_start = f->live_next_start = NULL;
+  *taken = two ? 2 : 1;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
                                  const float *residual, WavefieldStore store)
 {
-  const KernelOps *ops = p->ops;
-  Fields          *f   = &p->f;
-  const size_t     n   = (size_t)t->nsteps * shot->nreach;
-  ShotPoints       d;
-  float           *host = NULL; /* the residuals over the steps, formed here before their upload (device backends) */
-  double          *src_sum;
-  PetscLogDouble   last[2] = {0, 0};
+  const EquationScheme *sc = p->eq->scheme;
+  const size_t          n  = (size_t)t->nsteps * shot->nreach;
+  ShotPoints            d;
+  float                *host = NULL; /* the residuals over the steps, formed here before their upload (device backends) */
+  double               *src_sum;
+  PetscLogDouble        last[2] = {0, 0};
 
   PetscFunctionBeginUser;
   PetscCheck(p->gsum, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
-  /* the shot's image starts from zero, in an array allocated for the first
-     shot: a new one every shot would map every page again (and cudaFree
-     waits for the whole device) */
-  if (!f->grad) PetscCall(ops->backend->mem_alloc((void **)&f->grad, f->ncells * sizeof(float)));
-  else PetscCall(ops->backend->mem_zero(f->backend, f->grad, f->ncells * sizeof(float)));
   PetscCall(PetscMalloc1(shot->src.nrows + 1, &src_sum));
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
-  if (!ops->backend->host_memory) PetscCall(PetscMalloc1(n + 1, &host));
+  if (!p->backend->host_memory) PetscCall(PetscMalloc1(n + 1, &host));
   DecimatorGatherAll(&p->decimator, t->nsteps, shot->nreach, residual, host ? host : d.traces);
-  if (host) PetscCall(ops->backend->mem_upload(d.traces, host, n * sizeof(float)));
-  PetscCall(ops->zero_state(f));
-  /* full storage: row parts that stay quiet left as they are */
-  const PetscBool quiet = p->method != GRADIENT_BOUNDARY && p->settings.skip_quiet && ops->adjoint_live;
-  if (quiet) PetscCall(ops->adjoint_live(f, PETSC_TRUE));
+  if (host) PetscCall(p->backend->mem_upload(d.traces, host, n * sizeof(float)));
+  {
+    const EquationStepPoints first = ShotPointsAt(shot, &d, t->nsteps - 1);
+    PetscCall(sc->run_begin(p->state, PETSC_TRUE, store, &first, t->nsteps));
+  }
   PetscCall(PetscTime(&last[0]));
-  /* two reverse steps at a time where the backend can (the boundary method) */
   for (PetscInt n = t->nsteps - 1; n >= 0;) {
-    const PetscInt k = p->method == GRADIENT_BOUNDARY && p->rec.pair && n >= 1 ? 2 : 1;
+    PetscInt taken = 1;
     PetscCall(PhaseBegin(FWI_ADJOINT_STEP));
-    if (k == 2) PetscCall(ReconstructionPair(p, shot, &d, store, n));
-    else PetscCall(ReverseStep(p, shot, &d, store, n, (t->nsteps - 1 - n) % 2 ? PETSC_TRUE : PETSC_FALSE));
+    PetscCall(ReverseStep(p, shot, &d, store, n, t->nsteps, &taken));
     PetscCall(PhaseEnd(FWI_ADJOINT_STEP));
-    n -= k;
+    n -= taken;
     PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - 1 - n, last));
     PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - 1 - n));
   }
-  if (quiet) PetscCall(ops->adjoint_live(f, PETSC_FALSE));
+  PetscCall(sc->run_end(p->state, PETSC_TRUE, store));
   PetscCall(SourceTerm(p, t, shot, &d, wavelet, src_sum));
   PetscCall(ImageAdd(p, &shot->src, src_sum));
   PetscCall(ShotPointsDestroy(p, &d));

@@ -1,16 +1,16 @@
-/* The time loop of one shot on one group:
-     record u^n -> free-surface ghosts -> Begin halo(u, psi) -> interior (on
-     the side lane) -> End halo -> boundary shell -> join -> advance CPML
-     memory -> inject -> rotate;
-   and its exact adjoint, run backwards in time, for the gradient. */
+/* The time loop of one shot on one group, whatever the equation: the
+   equation's scheme (EquationScheme) steps its state, and this layer
+   around it records the receivers, carries the halos of each stage while
+   the interior is stepped, checks, reports and sums the gradient over the
+   shots; and its exact adjoint, run backwards in time, for the gradient. */
 #pragma once
 #include <halofwi/halo.h>
 #include "data/exactsum.h"
+#include "equations/equation.h"
+#include "equations/store.h"
 #include "grid/grid.h"
-#include "equations/acoustic/acoustic.h"
-#include "shot/store.h"
-#include "shot/survey.h"
 #include "grid/timeaxis.h"
+#include "shot/survey.h"
 
 /* How a run exchanges halos, reports and guards itself. */
 typedef struct {
@@ -19,8 +19,8 @@ typedef struct {
   PetscReal progress_interval;  /* seconds between progress lines within a shot, 0 = none */
   HaloType  halo_type;          /* host for the CPU backend; a device type for CUDA */
   PetscBool overlap;            /* interior computed while the halos travel */
-  PetscBool skip_quiet;         /* the adjoint keeps Fields.u_live where the backend can (KernelOps.adjoint_live) */
-  GpuTile   gpu_tile;           /* Fields.gpu_tile */
+  PetscBool skip_quiet;         /* the adjoint leaves work it can prove is nothing undone, where the equation's backend can (-adjoint_skip_quiet) */
+  GpuTile   gpu_tile;           /* device backends: the core kernel's launch shape (-gpu_tile) */
   /* a look at the forward field (snapshots, the pseudo-Hessian): every
      watch_steps internal steps (0 = never), watch(ctx, shot, steps done,
      field) with the equation's watch_field at that time (backend memory,
@@ -30,46 +30,30 @@ typedef struct {
   void *watch_ctx;
 } PropagatorSettings;
 
-
-/* The boundary method's forward field, run backwards: its own u and uprev;
-   the model and everything else the propagator's. */
 typedef struct {
-  Fields    f;
-  PetscInt  nband;
-  Box       band[6];
-  PetscBool pair;    /* the backend takes two reverse steps at once (KernelOps.adjoint_pair) */
-  void     *scratch; /* its scratch, backend memory */
-  Box      *support; /* per forward level u^0 .. u^N, where known: the cells it may be nonzero on (support.h) */
-  PetscInt  nsupport;
-  Box       now[2];  /* the reverse step's Fields.fu_support */
-} Reconstruction;
-
-
-typedef struct {
-  const Equation  *eq;
-  const KernelOps *ops;
-  const Grid      *grid;
-  Fields           f;
-  Halo             halo;            /* u, across every face */
-  Halo             slab_halo[3][2]; /* psi of each layer slab, across the faces of its axis that cut its layer */
-  PetscInt         nbox[2][2]; /* [forward, adjoint][interior, shell] */
-  Box             *box[2][2];
+  const Equation   *eq;
+  const BackendOps *backend;
+  const Grid       *grid;
+  EquationState    *state;
+  Halo              halo;            /* the padded box's fields, across every face */
+  Halo              slab_halo[3][2]; /* each layer slab's fields, across the faces of its axis that cut its layer */
+  PetscInt          nbox[2][2];      /* [forward, adjoint][interior, shell] */
+  Box              *box[2][2];
   PropagatorSettings settings;
-  Decimator        decimator; /* receiver traces: internal step -> recording interval */
-  ExactSum        *gsum;      /* the shots' gradient terms since the last reset, owned cells (z fastest) */
-  float           *host_vdt2; /* v^2 dt^2 padded, in host memory on its way in: kept, as an inversion sets a model every evaluation */
-  GradientMethod   method;  /* how PropagatorRun with a store and PropagatorAdjoint work */
-  Reconstruction   rec;     /* boundary method */
+  Decimator         decimator; /* receiver traces: internal step -> recording interval */
+  size_t            owned;     /* owned cells */
+  ExactSum         *gsum;      /* per parameter, the shots' images since the last reset, owned cells (z fastest): gsum[k * owned + c] */
 } Propagator;
 
-/* The equation eq on backend ops (one of eq->kernels()); vp: the owned
-   box, z fastest. */
-PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const KernelOps *ops, const float *vp, PetscReal vmax, const TimeAxis *t,
+/* The equation eq on backend k (one of eq->kernels()); model[k]: parameter
+   k over the owned box, z fastest; vmax: the fastest wave (m/s), which
+   the absorbing layers are tuned to. */
+PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const EquationKernels *k, const float *const model[], PetscReal vmax, const TimeAxis *t,
                                 const PropagatorSettings *settings, Propagator *p);
 PetscErrorCode PropagatorDestroy(Propagator *p);
-/* Replaces the model (the owned box, z fastest); the time axis and the
+/* Replaces the model (as PropagatorCreate takes it); the time axis and the
    absorbing layers stay as created. */
-PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *vp);
+PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *const model[]);
 
 /* Runs one shot: wavelet[] at the internal step (t->nsteps samples); traces[]
    receives the local receivers' traces at the recording interval, trace k at
@@ -79,31 +63,32 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
                              const float *wavelet, float *traces, WavefieldStore store);
 
 /* Sets how the store is used (GRADIENT_FULL, as created, or
-   GRADIENT_BOUNDARY, which allocates the reconstruction's fields); the
-   store given to PropagatorRun and PropagatorAdjoint must have the shape
-   GradientStoreShape gives. */
+   GRADIENT_BOUNDARY, which allocates what the equation needs to run its
+   forward field backwards); the store given to PropagatorRun and
+   PropagatorAdjoint must have the shape Equation.store_shape gives. */
 PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
 
 /* The lanes the propagator's work queues on (BackendOps), for a store's
    copies. */
-static inline void *PropagatorLanes(const Propagator *p) { return p->f.backend; }
+static inline void *PropagatorLanes(const Propagator *p) { return p->eq->scheme->lanes(p->state); }
 /* Zeroes the gradient's sum over shots. */
 PetscErrorCode PropagatorGradientReset(Propagator *p);
 /* The adjoint of PropagatorRun for the same shot and store: residual[] as
    traces[] above, for the receivers that reach this rank's cells
-   (shot->reach_id) rather than those it records.  The shot's image (f.grad: cell by cell, the sum over
-   steps of the adjoint field times the stored term, in float) and its
-   source's own term (its injection is scaled by v^2 dt^2 too) are added to
-   the sum over shots exactly, so that the sum does not depend on the order
+   (shot->reach_id) rather than those it records.  The shot's images
+   (EquationScheme.image: per parameter, cell by cell, the sum over steps
+   in float) and its source's own term (Equation.source_image) are added
+   to the sums over shots exactly, so that they do not depend on the order
    or the grouping of the shots. */
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
                                  const float *residual, WavefieldStore store);
-/* Prints the share of the adjoint's row parts' steps left as they were
-   (PropagatorSettings.skip_quiet) over the ranks of comm, where any was kept. */
+/* Collective over comm: the equation's line on the work its adjoint left
+   undone (PropagatorSettings.skip_quiet), where it left any. */
 PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p);
 /* Adds every group's sum over shots into the sum of group 0 (cross's rank 0). */
 PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross);
-/* dJ/dv of the owned cells (z fastest) since the last reset: the sum over
-   shots through the equation's chain rule (Equation.gradient); vp as given
-   to PropagatorSetModel. */
-PetscErrorCode PropagatorGradient(Propagator *p, const float *vp, double *grad);
+/* dJ with respect to each parameter, grad[k] over the owned cells (z
+   fastest), since the last reset: the sums over shots through the
+   equation's chain rule (Equation.gradient); model as given to
+   PropagatorSetModel. */
+PetscErrorCode PropagatorGradient(Propagator *p, const float *const model[], double *const grad[]);

@@ -26,6 +26,8 @@
 #include "data/events.h"
 #include "data/geometry.h"
 #include "shot/propagate.h"
+#include "equations/acoustic/acoustic.h"
+#include "equations/acoustic/state.h"
 #include "data/wavelet.h"
 #include "shot/survey.h"
 #include "unit_check.h"
@@ -38,6 +40,10 @@ typedef struct {
 
 /* Smooth fields of the extended global index, the same on any decomposition. */
 /* z no deeper than 126 counts: below, the time step (vmax) would not be stable */
+
+/* The acoustic state behind the propagator, for what these tests look at inside it. */
+static AcousticState *State(const Propagator *p) { return AcousticStateOf(p->state); }
+
 static double Background(const PetscInt x[3]) { return 2000 + 8 * PetscMin(x[0], 126) + 150 * sin(0.3 * x[1]) * cos(0.2 * x[2]); }
 static double Anomaly(const PetscInt x[3]) { return 120 * exp(-0.02 * ((x[0] - 14) * (x[0] - 14) + (x[1] - 16) * (x[1] - 16) + (x[2] - 9) * (x[2] - 9))); }
 static double Direction(const PetscInt x[3]) { return cos(0.37 * x[0] + 0.11 * x[1]) * sin(0.23 * x[1] + 0.5) + 0.5 * cos(0.29 * x[2] + 0.31 * x[0]); }
@@ -86,7 +92,7 @@ static PetscErrorCode Misfit(Propagator *p, const TimeAxis *t, const ShotLocal *
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(nd + 1, &d, sl->nreach * t->nt + 1, &reach));
-  PetscCall(PropagatorSetModel(p, t, v));
+  PetscCall(PropagatorSetModel(p, t, (const float *const[]){v}));
   PetscCall(PropagatorRun(p, t, sl, 0, w, d, grad ? store : NULL));
   for (PetscInt k = 0; k < nd; k++) {
     d[k] -= obs ? obs[k] : 0;
@@ -97,7 +103,7 @@ static PetscErrorCode Misfit(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(PropagatorGradientReset(p));
     PetscCall(ReachResiduals(sl, nrec, t->nt, d, reach));
     PetscCall(PropagatorAdjoint(p, t, sl, 0, w, reach, store));
-    PetscCall(PropagatorGradient(p, v, grad));
+    PetscCall(PropagatorGradient(p, (const float *const[]){v}, (double *const[]){grad}));
   }
   PetscCall(PetscFree2(d, reach));
   PetscFunctionReturn(0);
@@ -185,16 +191,16 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_UNSIGNED_LONG, MPI_MAX, PETSC_COMM_WORLD));
   if (!any) PetscFunctionReturn(0);
   PetscCall(PetscMalloc2(ncells, &grad, ncells, &again));
-  left[0] = -(double)p->f.parts_left[0], left[1] = -(double)p->f.parts_left[1];
+  left[0] = -(double)State(p)->f.parts_left[0], left[1] = -(double)State(p)->f.parts_left[1];
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, grad));
-  left[0] += (double)p->f.parts_left[0], left[1] += (double)p->f.parts_left[1];
+  left[0] += (double)State(p)->f.parts_left[0], left[1] += (double)State(p)->f.parts_left[1];
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, left, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
-  p->settings.skip_quiet = PETSC_FALSE;
+  State(p)->skip_quiet = PETSC_FALSE;
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, again));
-  p->settings.skip_quiet = PETSC_TRUE;
+  State(p)->skip_quiet = PETSC_TRUE;
   PetscCall(CellsDiffering(again, grad, ncells, &stepped));
   (void)WavefieldStoreLiveShare(store, &share);
-  gapped = RowsWithGaps(store, &p->f, nsteps);
+  gapped = RowsWithGaps(store, &State(p)->f, nsteps);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &gapped, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   for (PetscInt k = 0; k < nsteps; k++) {
     float *slot;
@@ -204,7 +210,7 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   }
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, again));
   PetscCall(CellsDiffering(again, grad, ncells, &stale));
-  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, p->f.backend, n, nsteps, STORAGE_AUTO, &(WavefieldLive){0, 0, 0}, "every step, no live map", &plain));
+  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, State(p)->f.backend, n, nsteps, STORAGE_AUTO, &(WavefieldLive){0, 0, 0}, "every step, no live map", &plain));
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, plain, &J, again));
   PetscCall(CellsDiffering(again, grad, ncells, &differ));
   range[0] = -share, range[1] = share;
@@ -220,7 +226,7 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   PetscCheck(-range[0] > 0 && range[1] < 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map: %.3f to %.3f of the chunks live, expected some dead and some live", -range[0], range[1]);
   PetscCheck(!stepped, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
              "full storage: %" PetscInt_FMT " cells' gradient differs when the adjoint leaves quiet parts as they are, expected the same bits (a part left that was not quiet)", stepped);
-  PetscCheck(left[0] < left[1] && (left[0] > 0 || FieldsLiveChunks(&p->f) < 3), PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+  PetscCheck(left[0] < left[1] && (left[0] > 0 || FieldsLiveChunks(&State(p)->f) < 3), PETSC_COMM_WORLD, PETSC_ERR_PLIB,
              "adjoint: %.0f of %.0f parts' steps left as they were, expected not all, and some on rows of 3 chunks or more (test set-up)", left[0], left[1]);
   PetscCheck(!gaps || gapped > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map with two sources: no row with dead chunks between live ones, expected some (test set-up)");
   PetscCall(WavefieldStoreDestroy(&plain));
@@ -240,8 +246,8 @@ typedef struct {
 static PetscErrorCode CheckSupport(void *ctx, PetscInt shot, PetscInt m, const float *u)
 {
   SupportWatch *w = (SupportWatch *)ctx;
-  const Fields *f = &w->p->f; /* u's layout */
-  const Box    *b = &w->p->rec.support[m];
+  const Fields *f = &State(w->p)->f; /* u's layout */
+  const Box    *b = &State(w->p)->rec.support[m];
   PetscInt      i[3];
 
   PetscFunctionBeginUser;
@@ -278,13 +284,13 @@ static PetscErrorCode CheckWithoutSupport(const Grid *g, const TimeAxis *t, cons
   PetscFunctionBeginUser;
   memory.host_memory = PETSC_FALSE;
   ops.backend        = &memory;
-  PetscCall(PropagatorCreate(g, &EquationAcoustic, &ops, v, 2600, t, &settings, &p));
+  PetscCall(PropagatorCreate(g, &EquationAcoustic, &(EquationKernels){&ops, ops.backend}, (const float *const[]){v}, 2600, t, &settings, &p));
   PetscCall(PropagatorSetGradientMethod(&p, GRADIENT_BOUNDARY));
-  GradientStoreShape(&ops, &p.f, GRADIENT_BOUNDARY, t->nsteps, &n, &nsteps, &live);
-  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, ops.backend, p.f.backend, n, nsteps, STORAGE_AUTO, &live, "boundary", &store));
+  GradientStoreShape(&ops, &State(&p)->f, GRADIENT_BOUNDARY, t->nsteps, &n, &nsteps, &live);
+  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, ops.backend, State(&p)->f.backend, n, nsteps, STORAGE_AUTO, &live, "boundary", &store));
   PetscCall(PetscMalloc1(cells, &other));
   PetscCall(Misfit(&p, t, sl, 5, w, v, obs, store, &J, other));
-  PetscCheck(!p.rec.nsupport, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a backend without host memory kept support boxes");
+  PetscCheck(!State(&p)->rec.nsupport, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a backend without host memory kept support boxes");
   for (PetscInt c = 0; c < cells; c++) {
     sums[0] += (other[c] - grad[c]) * (other[c] - grad[c]);
     sums[1] += grad[c] * grad[c];
@@ -345,14 +351,14 @@ static PetscErrorCode CheckCase(const Case *c)
   geo.rec[0].c[0] = 1.5 * d[0];
   {
     const PropagatorSettings settings = {.f_pml = 15, .nan_check_interval = 50, .progress_interval = 0, .halo_type = HALO_HOST, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE};
-    PetscCall(PropagatorCreate(&g, &EquationAcoustic, &KernelOpsCPU, v, vmax, &t, &settings, &p));
+    PetscCall(PropagatorCreate(&g, &EquationAcoustic, &(EquationKernels){&KernelOpsCPU, KernelOpsCPU.backend}, (const float *const[]){v}, vmax, &t, &settings, &p));
   }
   PetscCall(ShotLocalize(&g, &geo, 0, PETSC_FALSE, &sl));
   PetscCall(PetscMalloc2(t.nt, &w, t.nsteps, &wint));
   PetscCall(WaveletRicker(t.nt, t.dt, 15, 0.08, w));
   PetscCall(ResampleUp(t.nt, w, t.m, t.nsteps, wint));
   PetscCall(PetscMalloc1(sl.nrec * t.nt + 1, &obs));
-  PetscCall(PropagatorSetModel(&p, &t, vtrue));
+  PetscCall(PropagatorSetModel(&p, &t, (const float *const[]){vtrue}));
   PetscCall(PropagatorRun(&p, &t, &sl, 0, wint, obs, NULL));
 
   core_grid = &g;
@@ -365,8 +371,8 @@ static PetscErrorCode CheckCase(const Case *c)
     PetscInt nsteps;
     dot = 0;
     PetscCall(PropagatorSetGradientMethod(&p, method));
-    GradientStoreShape(&KernelOpsCPU, &p.f, method, t.nsteps, &n, &nsteps, &live);
-    PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, p.f.backend, n, nsteps, STORAGE_AUTO, &live, GradientMethods[method], &store));
+    GradientStoreShape(&KernelOpsCPU, &State(&p)->f, method, t.nsteps, &n, &nsteps, &live);
+    PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, State(&p)->f.backend, n, nsteps, STORAGE_AUTO, &live, GradientMethods[method], &store));
     if (method == GRADIENT_BOUNDARY) {
       p.settings.watch_steps = 1;
       p.settings.watch       = CheckSupport;
@@ -383,7 +389,7 @@ static PetscErrorCode CheckCase(const Case *c)
       PetscCall(CheckLiveMap(&p, &t, &sl, wint, v, obs, store, n, nsteps, live.bytes, (PetscInt)cells, PETSC_FALSE));
       if (c->twin_dz) {
         ShotLocal twin;
-        PetscCall(TwinSource(&g, &p.f, &geo, c->twin_dz, &twin));
+        PetscCall(TwinSource(&g, &State(&p)->f, &geo, c->twin_dz, &twin));
         PetscCall(CheckLiveMap(&p, &t, &twin, wint, v, obs, store, n, nsteps, live.bytes, (PetscInt)cells, PETSC_TRUE));
         PetscCall(ShotLocalDestroy(&twin));
       }
@@ -407,7 +413,7 @@ static PetscErrorCode CheckCase(const Case *c)
             norm += full[c] * full[c];
           } else {
             const PetscInt own[3] = {i, j, k};
-            if (!IsSourceCell(&sl, FieldsIndex(&p.f, own))) layer_max = PetscMax(layer_max, fabs(grad[c]));
+            if (!IsSourceCell(&sl, FieldsIndex(&State(&p)->f, own))) layer_max = PetscMax(layer_max, fabs(grad[c]));
           }
         }
     sums[0] = dot, sums[1] = diff, sums[2] = norm;

@@ -3,7 +3,8 @@
    own state and the scheme's analysis say:
    - the stages name fields that exist, the watched field lies on the
      padded box, every operation is set and the CPU has kernels;
-   - field_data gives the state's own arrays;
+   - the scheme's hooks are set, and field_data gives the state's own
+     arrays (that of a state the scheme made);
    - stable_step is the leapfrog limit 2 / (v sqrt(sum_a S / d_a^2)) with S
      the largest second-difference symbol: 4 at order 2 and 16/3 at order 4;
    - cell_model is v^2 dt^2, and the chain rule `gradient` is the image
@@ -13,6 +14,7 @@
      (FieldsBytes, GradientStoreShape) on one rank's block, and the box
      fields a step exchanges are the one pressure field. */
 #include "equations/acoustic/acoustic.h"
+#include "equations/acoustic/state.h"
 #include <math.h>
 
 static const Equation *const equations[] = {&EquationAcoustic};
@@ -38,9 +40,16 @@ static PetscErrorCode CheckTable(const Equation *eq)
     }
   }
   CHECK(eq->watch_field >= 0 && eq->watch_field < eq->nfield && eq->field[eq->watch_field].kind == EQUATION_FIELD_BOX, "%s: the watched field must be a box field", eq->name);
-  CHECK(eq->field_data && eq->cell_model && eq->stable_step && eq->cells_per_wavelength && eq->state_bytes && eq->cell_floats > 0 && eq->store_shape && eq->method_bytes &&
+  CHECK(eq->cell_model && eq->stable_step && eq->cells_per_wavelength && eq->state_bytes && eq->cell_floats > 0 && eq->store_shape && eq->method_bytes &&
           eq->gradient && eq->kernels,
         "%s: an operation is missing", eq->name);
+  {
+    const EquationScheme *sc = eq->scheme;
+    CHECK(sc && sc->create && sc->destroy && sc->set_model && sc->lanes && sc->field_data && sc->split_boxes && sc->set_method && sc->run_begin && sc->run_end && sc->step_begin &&
+            sc->stage_begin && sc->box_step && sc->stage_end && sc->step_end && sc->record && sc->all_finite && sc->image,
+          "%s: a hook of its scheme is missing", eq->name);
+  }
+  CHECK(eq->source_image >= -1 && eq->source_image < eq->nparameter, "%s: the source's image is parameter %" PetscInt_FMT " of %" PetscInt_FMT, eq->name, eq->source_image, eq->nparameter);
   CHECK(eq->kernels(BACKEND_CPU, &k) && k.ops && k.backend && k.backend->host_memory && k.backend->mem_download, "%s: no CPU kernels", eq->name);
   for (PetscInt order = 4; order <= FWI_MAX_ORDER; order += 2)
     CHECK(eq->cells_per_wavelength(order) <= eq->cells_per_wavelength(order - 2), "%s: a higher order needs no more cells per wavelength", eq->name);
@@ -87,7 +96,7 @@ static PetscErrorCode CheckAcoustic(void)
     float        m[3], lo, hi;
     double       grad[3] = {1, -2, 0.5};
     eq->cell_model(3, in, dt, m);
-    eq->gradient(0, 3, vp, grad);
+    eq->gradient(3, in, (double *const[]){grad});
     for (PetscInt c = 0; c < 3; c++) {
       const float        h       = 0.5f, vl = vp[c] - h, vh = vp[c] + h;
       const float *const pl[1] = {&vl}, *const ph[1] = {&vh};
@@ -127,18 +136,27 @@ static PetscErrorCode CheckAcoustic(void)
   }
   CHECK(EquationBoxFieldsExchanged(eq) == 1, "the acoustic step exchanges %d box fields, expected 1 (u)", (int)EquationBoxFieldsExchanged(eq));
 
-  PetscCall(KernelOpsCPU.alloc(&f));
-  CHECK(eq->field_data(&f, eq->watch_field, 0, 0) == f.u, "the watched field is not u");
-  for (PetscInt i = 0; i < eq->stage[0].nadjoint; i++) {
-    const PetscInt k = eq->stage[0].adjoint[i];
-    for (PetscInt a = 0; a < 2; a++)
-      for (PetscInt s = 0; s < 2; s++) {
-        float *p = eq->field_data(&f, k, a, s);
-        if (eq->field[k].kind == EQUATION_FIELD_SLAB) CHECK(p == f.slab[a][s].psi || p == f.slab[a][s].zeta, "slab field %s is not the slab's", eq->field[k].name);
-        else CHECK(p == f.u || p == f.fu, "box field %s is not the state's", eq->field[k].name);
-      }
+  {
+    const EquationStateSettings settings = {.vmax = 3000, .f_pml = 15, .dt = dt};
+    EquationKernels             k;
+    EquationState              *state;
+    (void)eq->kernels(BACKEND_CPU, &k);
+    PetscCall(eq->scheme->create(&g, &k, &settings, &state));
+    const Fields *sf = &AcousticStateOf(state)->f;
+    CHECK(sf->ncells == f.ncells, "the scheme's state is not laid out on the grid's block");
+    CHECK(eq->scheme->field_data(state, eq->watch_field, 0, 0) == sf->u, "the watched field is not u");
+    for (PetscInt i = 0; i < eq->stage[0].nadjoint; i++) {
+      const PetscInt kf = eq->stage[0].adjoint[i];
+      for (PetscInt a = 0; a < 2; a++)
+        for (PetscInt s = 0; s < 2; s++) {
+          float *p = eq->scheme->field_data(state, kf, a, s);
+          if (eq->field[kf].kind == EQUATION_FIELD_SLAB) CHECK(p == sf->slab[a][s].psi || p == sf->slab[a][s].zeta, "slab field %s is not the slab's", eq->field[kf].name);
+          else CHECK(p == sf->u || p == sf->fu, "box field %s is not the state's", eq->field[kf].name);
+        }
+    }
+    PetscCall(eq->scheme->destroy(&state));
+    CHECK(!state, "destroy leaves the handle set");
   }
-  PetscCall(KernelOpsCPU.free(&f));
   PetscFunctionReturn(0);
 }
 

@@ -18,7 +18,7 @@
    covers must still count (TestQuietRows).  Where the adjoint keeps
    Fields.u_live, it leaves the row parts that stay +-0 as they are and marks
    every other (TestQuietParts). */
-#include "shot/boxes.h"
+#include "grid/box.h"
 #include "equations/acoustic/cpu/kernels_cpu.h"
 #include "fields_setup.h"
 #include "unit_check.h"
@@ -323,7 +323,7 @@ static PetscErrorCode RegionsStep(Fields *f, PetscInt nb, const Box b[])
     for (PetscInt r = 0; r < nb; r++) {
       Box      piece[BOX_MAX_PIECES];
       PetscInt npiece = 0;
-      BoxSplitAtLayers(f, &b[r], KernelOpsCPU.split_boxes, piece, &npiece);
+      BoxSplitAtLayers(f->core, &b[r], KernelOpsCPU.split_boxes, piece, &npiece);
       for (PetscInt k = 0; k < npiece; k++) {
         if (!memory) PetscCall(KernelOpsCPU.step(f, &piece[k]));
         else if (piece[k].layer_axes) PetscCall(KernelOpsCPU.advance_memory(f, &piece[k]));
@@ -751,7 +751,7 @@ int main(int argc, char **argv)
     PetscInt n = 0;
     PetscCall(FieldsSetUp(2, FWI_MAX_RADIUS, n2, CORE(0, 17, 0, 23, 0, 1), &f));
     whole = WholeBox(&f);
-    BoxSplitAtLayers(&f, &whole, PETSC_FALSE, &b, &n);
+    BoxSplitAtLayers(f.core, &whole, PETSC_FALSE, &b, &n);
     f.radius = FWI_MAX_RADIUS + 1; /* beyond every instance */
     EXPECT_ERROR(KernelOpsCPU.step(&f, &b), "radius 9");
     f.radius = FWI_MAX_RADIUS;

@@ -37,8 +37,8 @@
    goes on and fails at the end.
 
    Regions: the CPU backend takes boxes cut at the layer edges of axes 1
-   and 2 (split_boxes, see Box in fields.h and BoxSplitAtLayers in
-   boxes.h); the CUDA backend takes them uncut.  A box's layer_axes has
+   and 2 (split_boxes, see Box and BoxSplitAtLayers in
+   grid/box.h); the CUDA backend takes them uncut.  A box's layer_axes has
    bit a set where some of its cells lie in a layer of axis a (for a piece
    cut at the layer edges that is every cell along axes 1 and 2); that is the
    bit propagate.c computes for any box.  advance_memory runs only on boxes
@@ -61,7 +61,7 @@
 #ifndef HALOFWI_CUDA_HOST
   #include <cuda_runtime_api.h>
 #endif
-#include "shot/boxes.h"
+#include "grid/box.h"
 #include "backend_harness.h"
 #include "fields_setup.h"
 
@@ -101,7 +101,7 @@ static Box MakeBox(const Fields *f, const PetscInt lo[3], const PetscInt hi[3])
   }
   whole.layer_axes = 0;
   b                = whole;
-  BoxSplitAtLayers(f, &whole, PETSC_FALSE, &b, &n);
+  BoxSplitAtLayers(f->core, &whole, PETSC_FALSE, &b, &n);
   return b;
 }
 
@@ -123,7 +123,7 @@ static void RegionsSetUp(const Fields *f, Regions *g)
     hi[a] = a < f->dim ? f->n[a] - 2 : 1;
   }
   g->sub = MakeBox(f, lo, hi);
-  BoxesInteriorShell(f, all, &g->interior, g->shell, &g->nshell);
+  BoxesInteriorShell(f->dim, f->radius, f->n, all, &g->interior, g->shell, &g->nshell);
   g->interior = MakeBox(f, g->interior.lo, g->interior.hi);
   for (PetscInt k = 0; k < g->nshell; k++) g->shell[k] = MakeBox(f, g->shell[k].lo, g->shell[k].hi);
 }
@@ -179,7 +179,7 @@ static PetscErrorCode ApplyBox(Block *b, const Box *box, BoxOp op)
   PetscInt npiece = 0;
 
   PetscFunctionBeginUser;
-  BoxSplitAtLayers(&b->f, box, KernelOpsSplitBoxes(b->ops, op == BOX_ADJOINT), piece, &npiece);
+  BoxSplitAtLayers(b->f.core, box, KernelOpsSplitBoxes(b->ops, op == BOX_ADJOINT), piece, &npiece);
   for (PetscInt k = 0; k < npiece; k++) {
     switch (op) {
     case BOX_STEP: PetscCall(b->ops->step(&b->f, &piece[k])); break;

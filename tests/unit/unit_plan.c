@@ -8,6 +8,7 @@
    memory counts: a single gradient takes the boundary method, and an
    inversion, whose store serves every evaluation of every band, full
    storage; so do 12 shots on one rank. */
+#include "equations/acoustic/acoustic.h"
 #include "setup/plan.h"
 #include "setup/setup.h"
 #include "grid/timeaxis.h"

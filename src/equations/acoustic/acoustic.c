@@ -2,42 +2,26 @@
    d2u/dt2 = v^2 lap(u) + source, one field u, second order in time (one
    stage), CPML memory psi (zeta in the adjoint) in slabs per layer. */
 #include "equations/acoustic/acoustic.h"
-
-enum { FIELD_U, FIELD_PSI, FIELD_ZETA, FIELD_FU };
+#include "equations/acoustic/state.h"
 
 static const EquationParameter parameters[] = {
   {"vp", "-vp", "m/s", "P velocity"}
 };
 
 static const EquationField fields[] = {
-  [FIELD_U]    = {"u", "pressure", EQUATION_FIELD_BOX},
-  [FIELD_PSI]  = {"psi", "CPML memory of du/dx per layer axis", EQUATION_FIELD_SLAB},
-  [FIELD_ZETA] = {"zeta", "CPML memory of the second derivative (the adjoint's E)", EQUATION_FIELD_SLAB},
-  [FIELD_FU]   = {"fu", "the forward field run backwards (boundary gradient method)", EQUATION_FIELD_BOX},
+  [ACOUSTIC_U]    = {"u", "pressure", EQUATION_FIELD_BOX},
+  [ACOUSTIC_PSI]  = {"psi", "CPML memory of du/dx per layer axis", EQUATION_FIELD_SLAB},
+  [ACOUSTIC_ZETA] = {"zeta", "CPML memory of the second derivative (the adjoint's E)", EQUATION_FIELD_SLAB},
+  [ACOUSTIC_FU]   = {"fu", "the forward field run backwards (boundary gradient method)", EQUATION_FIELD_BOX},
 };
 
 /* The adjoint reads zeta across faces too, and the reconstruction's
    forward field travels with the adjoint's (docs/numerics.md). */
 static const EquationStage stages[] = {
-  {"pressure", 2, {FIELD_U, FIELD_PSI}, 4, {FIELD_U, FIELD_FU, FIELD_PSI, FIELD_ZETA}}
+  {"pressure", 2, {ACOUSTIC_U, ACOUSTIC_PSI}, 4, {ACOUSTIC_U, ACOUSTIC_FU, ACOUSTIC_PSI, ACOUSTIC_ZETA}}
 };
 
 static const char *const components[] = {"p"};
-
-static float *FieldData(const Fields *f, PetscInt k, PetscInt a, PetscInt s)
-{
-  switch (k) {
-  case FIELD_U:
-    return f->u;
-  case FIELD_FU:
-    return f->fu;
-  case FIELD_PSI:
-    return f->slab[a][s].psi;
-  case FIELD_ZETA:
-    return f->slab[a][s].zeta;
-  }
-  return NULL;
-}
 
 /* v^2 dt^2, the factor of the Laplacian in the leapfrog update. */
 static void CellModel(PetscInt n, const float *const value[], PetscReal dt, float *out)
@@ -118,10 +102,13 @@ static double MethodBytes(const KernelOps *ops, const Grid *g, GradientMethod m)
 
 /* The image is the sum of the adjoint times v^2 dt^2's term; d(v^2)/dv = 2v
    and the term already carries v^2: dJ/dv = 2 / v times the image. */
-static void Gradient(PetscInt k, PetscInt n, const float *vp, double *grad)
+static void Gradient(PetscInt n, const float *const model[], double *const grad[])
 {
+  const float *vp = model[0];
+  double      *g  = grad[0];
+
 #pragma omp parallel for schedule(static)
-  for (PetscInt c = 0; c < n; c++) grad[c] = grad[c] * 2.0 / vp[c];
+  for (PetscInt c = 0; c < n; c++) g[c] = g[c] * 2.0 / vp[c];
 }
 
 static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
@@ -145,10 +132,10 @@ const Equation EquationAcoustic = {
   .field                = fields,
   .nstage               = sizeof(stages) / sizeof(stages[0]),
   .stage                = stages,
-  .field_data           = FieldData,
-  .watch_field          = FIELD_U,
+  .watch_field          = ACOUSTIC_U,
   .cell_model           = CellModel,
   .source               = "pressure: the wavelet times v^2 dt^2 / cell volume, added to u",
+  .source_image         = 0, /* the injection is scaled by v^2 dt^2 */
   .ncomponent           = sizeof(components) / sizeof(components[0]),
   .component            = components,
   .stable_step          = StableStep,
@@ -159,4 +146,5 @@ const Equation EquationAcoustic = {
   .method_bytes         = MethodBytes,
   .gradient             = Gradient,
   .kernels              = Kernels,
+  .scheme               = &AcousticScheme,
 };

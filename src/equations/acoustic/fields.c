@@ -1,39 +1,18 @@
 /* The layout of a rank's fields: see fields.h. */
 #include "equations/acoustic/fields.h"
 
-/* The slab of axis a's low (side 0) or high (side 1) layer.  The adjoint
-   updates cells up to `radius` past the layer, reading `radius` further, so
-   the slab covers those cells and their stencil (ghosts included) and exists
-   on every rank that owns such a cell.  It also keeps at least `radius` owned
-   cells, so that it can be exchanged as a field of its own.  Beyond the layer
-   psi and zeta stay zero. */
-static void SlabDescribe(const Fields *f, PetscInt a, PetscInt side, LayerSlab *s)
+/* Slab (a, side)'s range (GridBlockLayerSlab), strides and size (no memory). */
+static void SlabDescribe(const GridBlock *b, const Fields *f, PetscInt a, PetscInt side, LayerSlab *s)
 {
-  const PetscInt r = f->radius, n = f->n[a], P = f->padded[a], lo = f->layer_edge[a][0], hi = f->layer_edge[a][1];
-
   PetscMemzero(s, sizeof(*s));
-  if (!f->layer[a][side]) return;
-  if (side == 0 && lo + r > 0) s->hi = PetscMin(P, PetscMax(lo, 0) + 3 * r);
-  if (side == 1 && hi - r < n) {
-    s->lo = PetscMin(PetscMax(0, hi - r), n - r);
-    s->hi = P;
-  }
+  GridBlockLayerSlab(b, a, side, &s->lo, &s->hi);
   if (s->hi == s->lo) return;
   s->ncells = 1;
-  for (PetscInt b = 0; b < 3; b++) {
-    const PetscInt extent = b == a ? s->hi - s->lo : f->padded[b];
-    s->stride[b]          = b ? s->stride[b - 1] * (b - 1 == a ? s->hi - s->lo : f->padded[b - 1]) : 1;
+  for (PetscInt c = 0; c < 3; c++) {
+    const PetscInt extent = c == a ? s->hi - s->lo : f->padded[c];
+    s->stride[c]          = c ? s->stride[c - 1] * (c - 1 == a ? s->hi - s->lo : f->padded[c - 1]) : 1;
     s->ncells *= (size_t)extent;
   }
-}
-
-/* Sets every slab's range, strides and size (no memory).  A slab exists on
-   every rank with cells within `radius` of its layer, since the adjoint
-   reaches that far. */
-static void FieldsDescribeSlabs(Fields *f)
-{
-  for (PetscInt a = 0; a < f->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) SlabDescribe(f, a, s, &f->slab[a][s]);
 }
 
 void FieldsDescribe(const GridBlock *b, Fields *f)
@@ -53,8 +32,6 @@ void FieldsDescribe(const GridBlock *b, Fields *f)
     f->ncells *= (size_t)f->padded[a];
     f->layer_edge[a][0] = active ? b->layer_edge[a][0] : 0;
     f->layer_edge[a][1] = active ? b->layer_edge[a][1] : 1;
-    f->core[a][0]       = PetscMax(0, PetscMin(f->n[a], f->layer_edge[a][0]));
-    f->core[a][1]       = PetscMax(f->core[a][0], PetscMin(f->n[a], f->layer_edge[a][1]));
     for (PetscInt s = 0; s < 2; s++) {
       f->layer[a][s]        = active && b->layer[a][s] ? PETSC_TRUE : PETSC_FALSE;
       f->free_surface[a][s] = active && b->free_surface[a][s] ? PETSC_TRUE : PETSC_FALSE;
@@ -66,7 +43,9 @@ void FieldsDescribe(const GridBlock *b, Fields *f)
       f->c1[a][k]    = (float)(fd_d1_weight((int)b->order, (int)k) / h);
     }
   }
-  FieldsDescribeSlabs(f);
+  GridBlockCore(b, f->core);
+  for (PetscInt a = 0; a < f->dim; a++)
+    for (PetscInt s = 0; s < 2; s++) SlabDescribe(b, f, a, s, &f->slab[a][s]);
 }
 
 void FieldsBytes(const Fields *f, double *all, double *layers)

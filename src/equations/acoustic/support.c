@@ -1,6 +1,6 @@
 /* The boundary method's support boxes (support.h). */
-#include "shot/support.h"
-#include "shot/boxes.h"
+#include "equations/acoustic/support.h"
+#include "grid/box.h"
 
 static PetscBool BoxEmpty(const Box *b)
 {
@@ -42,14 +42,14 @@ static void BoxAddNonzero(const Fields *f, const float *u, const Box *c, Box *b)
     }
 }
 
-PetscErrorCode SupportBegin(Propagator *p, const PointMap *src, PetscInt nsteps)
+PetscErrorCode SupportBegin(AcousticState *st, const PointMap *src, PetscInt nsteps)
 {
-  Reconstruction *rec = &p->rec;
-  const Fields   *f   = &p->f;
+  Reconstruction *rec = &st->rec;
+  const Fields   *f   = &st->f;
   Box             b   = {{0, 0, 0}, {0, 0, 0}, 0};
 
   PetscFunctionBeginUser;
-  if (!p->ops->backend->host_memory) PetscFunctionReturn(0);
+  if (!st->ops->backend->host_memory) PetscFunctionReturn(0);
   if (rec->nsupport < nsteps + 1) {
     PetscCall(PetscFree(rec->support));
     PetscCall(PetscMalloc1(nsteps + 1, &rec->support));
@@ -67,10 +67,10 @@ PetscErrorCode SupportBegin(Propagator *p, const PointMap *src, PetscInt nsteps)
   PetscFunctionReturn(0);
 }
 
-void SupportGrow(Propagator *p, PetscInt m)
+void SupportGrow(AcousticState *st, PetscInt m)
 {
-  Reconstruction *rec = &p->rec;
-  const Fields   *f   = &p->f;
+  Reconstruction *rec = &st->rec;
+  const Fields   *f   = &st->f;
   /* a step reaches 2 radii: the CPML terms read psi, itself a first difference of u */
   const PetscInt reach = 2 * f->radius;
   Box            last, b, near, shell[6];
@@ -99,10 +99,10 @@ void SupportGrow(Propagator *p, PetscInt m)
   rec->support[m] = b;
 }
 
-PetscErrorCode SupportEnd(Propagator *p)
+PetscErrorCode SupportEnd(AcousticState *st)
 {
-  Reconstruction *rec   = &p->rec;
-  const Grid     *g     = p->grid;
+  Reconstruction *rec   = &st->rec;
+  const Grid     *g     = st->grid;
   const PetscInt  nhalf = 3 * rec->nsupport;
   PetscInt       *ends;
 
@@ -127,16 +127,16 @@ PetscErrorCode SupportEnd(Propagator *p)
   PetscFunctionReturn(0);
 }
 
-const Box *SupportAt(Propagator *p, PetscInt n, Box now[2])
+const Box *SupportAt(AcousticState *st, PetscInt n, Box now[2])
 {
-  const Reconstruction *rec = &p->rec;
-  const PetscInt        R   = p->f.radius;
+  const Reconstruction *rec = &st->rec;
+  const PetscInt        R   = st->f.radius;
 
   if (!rec->nsupport) return NULL;
   /* [0]: L u^n is 0 beyond a radius of u^n's box; u^{n+1}, which the step
      overwrites where u^{n-1} is 0, lies in its own box */
   now[0] = rec->support[n];
-  for (int a = 0; a < p->f.dim && !BoxEmpty(&now[0]); a++) {
+  for (int a = 0; a < st->f.dim && !BoxEmpty(&now[0]); a++) {
     now[0].lo[a] -= R;
     now[0].hi[a] += R;
   }

@@ -3,7 +3,7 @@
    in page-locked host memory behind two device buffers that take turns: a
    step is written into one while the previous step's copy to the host runs,
    and read back from one while the next (earlier) step is fetched. */
-#include "shot/store.h"
+#include "equations/store.h"
 #include "data/timing.h"
 #include "data/util.h"
 

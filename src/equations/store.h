@@ -1,6 +1,5 @@
 /* Where the forward run keeps, step by step, what the adjoint needs of it
-   (the term v^2 dt^2 multiplies over the padded cells, or the layer band
-   of u; see GradientMethod).  One small
+   (what the equation's gradient method stores: Equation.store_shape).  One small
    interface so that checkpointing, compression or out-of-core storage can
    take the place of the in-memory store: a step is written between
    WriteBegin/End and read back, in reverse order, between ReadBegin/End,
@@ -9,8 +8,6 @@
 #pragma once
 #include <petscsys.h>
 #include "equations/equation.h"
-
-typedef struct _p_WavefieldStore *WavefieldStore;
 
 /* Share of the available memory (host, and free device memory) a run may
    plan to use: the rest is for the system, MPI's buffers and what the
@@ -37,8 +34,8 @@ PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float *
 PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step);
 PetscErrorCode WavefieldStoreReadBegin(WavefieldStore s, PetscInt step, float **buf);
 PetscErrorCode WavefieldStoreReadEnd(WavefieldStore s, PetscInt step);
-/* Step's live map (Fields.live) in host memory, and in *start its rows'
-   starts (Fields.live_start); NULL, both, where the store keeps none
+/* Step's live map (WavefieldLive) in host memory, and in *start its rows'
+   starts; NULL, both, where the store keeps none
    (live_bytes 0 at its creation). */
 unsigned char *WavefieldStoreLive(WavefieldStore s, PetscInt step, uint32_t **start);
 /* Whether the store keeps a live map, and the share of its chunks marked

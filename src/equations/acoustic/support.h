@@ -15,14 +15,14 @@
    same bits whichever way the model is split.  Host-memory backends only;
    elsewhere the fields are stepped everywhere. */
 #pragma once
-#include "shot/propagate.h"
+#include "equations/acoustic/state.h"
 
 /* Before a forward run of nsteps steps whose source injects into src. */
-PetscErrorCode SupportBegin(Propagator *p, const PointMap *src, PetscInt nsteps);
-/* After forward step m - 1, u^m in p->f.u. */
-void SupportGrow(Propagator *p, PetscInt m);
+PetscErrorCode SupportBegin(AcousticState *st, const PointMap *src, PetscInt nsteps);
+/* After forward step m - 1, u^m in st->f.u. */
+void SupportGrow(AcousticState *st, PetscInt m);
 /* After the forward run: the group's boxes. */
-PetscErrorCode SupportEnd(Propagator *p);
+PetscErrorCode SupportEnd(AcousticState *st);
 /* Reverse step n's Fields.fu_support (L u^n widened by the radius; u^{n-1}),
    or NULL where the boxes are not kept. */
-const Box *SupportAt(Propagator *p, PetscInt n, Box now[2]);
+const Box *SupportAt(AcousticState *st, PetscInt n, Box now[2]);
