@@ -72,10 +72,13 @@ typedef struct BackendOps {
   PetscErrorCode (*copy_wait)(void *lanes, PetscInt slot);
 } BackendOps;
 
+/* The CPU's (equations/backend_cpu.c), every equation's on the host. */
+extern const BackendOps BackendOpsCPU;
+
 /* The equation's operations on one backend, and that backend's memory and
    lanes. */
 typedef struct {
-  const struct KernelOps *ops;
+  const struct KernelOps *ops; /* NULL for an equation whose scheme works the backend's memory itself */
   const BackendOps       *backend;
 } EquationKernels;
 
@@ -148,6 +151,10 @@ typedef struct Equation {
   const EquationField *field;
   PetscInt             nstage;
   const EquationStage *stage;
+  /* Box fields of the model (Equation.field) whose ghosts the shot layer
+     fills, from the neighbours, each time set_model has written the owned
+     cells: a staggered scheme averages a parameter across a face. */
+  PetscInt nmodel_field, model_field[EQUATION_MAX_FIELDS];
   /* The field (a box field) snapshots and the pseudo-Hessian look at. */
   PetscInt watch_field;
 
@@ -173,6 +180,8 @@ typedef struct Equation {
      lower bound made before the grid exists. */
   void (*state_bytes)(const Grid *g, double *all, double *layers);
   PetscInt cell_floats;
+  /* The gradient: store_shape, method_bytes and gradient are set together,
+     or all NULL for an equation that models forward only. */
   /* What gradient method m keeps of the forward run of `steps` steps on
      this rank with `ops` (one of kernels()'s): n floats a step for nsteps
      steps, and its live map; and the backend bytes it needs besides (the
@@ -193,6 +202,13 @@ typedef struct Equation {
   /* Its time-stepping scheme (EquationScheme, below). */
   const struct EquationScheme *scheme;
 } Equation;
+
+/* An equation's lists in its table, from its static arrays: parameters,
+   fields, stages and components. */
+#define EQUATION_COUNT(a) ((PetscInt)(sizeof(a) / sizeof((a)[0])))
+#define EQUATION_LISTS(parameters, fields, stages, components) \
+  .nparameter = EQUATION_COUNT(parameters), .parameter = parameters, .nfield = EQUATION_COUNT(fields), .field = fields, .nstage = EQUATION_COUNT(stages), \
+  .stage = stages, .ncomponent = EQUATION_COUNT(components), .component = components
 
 /* The fields of the padded box (EQUATION_FIELD_BOX) the forward's halo
    exchanges carry in one step, over its stages. */
@@ -253,7 +269,8 @@ typedef struct EquationScheme {
   PetscErrorCode (*create)(const Grid *g, const EquationKernels *k, const EquationStateSettings *settings, EquationState **s);
   PetscErrorCode (*destroy)(EquationState **s);
   /* The model: value[k] parameter k over the owned cells (z fastest), at
-     the internal step dt. */
+     the internal step dt; the ghosts of Equation.model_field the shot
+     layer then fills where neighbours lie, the rest are set_model's. */
   PetscErrorCode (*set_model)(EquationState *s, const float *const value[], PetscReal dt);
   void *(*lanes)(const EquationState *s);
   /* Field k of the state (Equation.field; backend memory over the padded
@@ -294,3 +311,4 @@ typedef struct EquationScheme {
 
 /* The equations halofwi solves. */
 extern const Equation EquationAcoustic;
+extern const Equation EquationVariableDensity;

@@ -249,23 +249,24 @@ void GridBlockLayerSlab(const GridBlock *b, PetscInt a, PetscInt side, PetscInt 
    order 4 (1.1e-4), inside test_absorbing's 3e-4 (scripts/bench-absorbing). */
 #define CPML_ALPHA_FLOOR 0.03
 
-/* The weights at global extended index i along axis a (0 outside the layers). */
-static void LayerWeights(const Grid *g, PetscInt a, PetscInt i, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
+/* The weights at global extended position x along axis a, in cells (0
+   outside the layers and the grid). */
+static void LayerWeights(const Grid *g, PetscInt a, double x, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
 {
-  const PetscInt lo = g->pml[a][0], hi = g->pml[a][0] + g->n[a] - 1;
-  PetscInt       depth = 0, width = 0;
+  const double lo = (double)g->pml[a][0], hi = (double)(g->pml[a][0] + g->n[a] - 1);
+  double       depth = 0, width = 0;
 
   *pa = *pb = 0;
-  if (i < 0 || i >= g->N[a]) return;
-  if (i < lo) {
-    depth = lo - i;
+  if (x < 0 || x > g->N[a] - 1) return;
+  if (x < lo) {
+    depth = lo - x;
     width = g->pml[a][0];
   }
-  if (i > hi) {
-    depth = i - hi;
+  if (x > hi) {
+    depth = x - hi;
     width = g->pml[a][1];
   }
-  if (depth) fd_cpml_profile((double)depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, CPML_POWER, CPML_ALPHA_FLOOR, dt, pa, pb);
+  if (depth > 0) fd_cpml_profile(depth / width, width * g->d[a], vmax, f_pml, CPML_REFLECTION, CPML_POWER, CPML_ALPHA_FLOOR, dt, pa, pb);
 }
 
 PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb, float *pda)
@@ -278,7 +279,7 @@ PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, Petsc
   fd_weights((int)g->order, 1, c1);
   PetscCall(PetscMalloc1(np + 2 * r, &ax));
   for (PetscInt k = -r; k < np + r; k++) /* extended global index start - r + k */
-    LayerWeights(g, a, g->start[a] - r + k, vmax, f_pml, dt, &ax[k + r], k >= 0 && k < np ? &pb[k] : &bx);
+    LayerWeights(g, a, (double)(g->start[a] - r + k), vmax, f_pml, dt, &ax[k + r], k >= 0 && k < np ? &pb[k] : &bx);
   for (PetscInt k = 0; k < np; k++) {
     double da = 0;
     pa[k]     = ax[k + r];
@@ -287,4 +288,11 @@ PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, Petsc
   }
   PetscCall(PetscFree(ax));
   PetscFunctionReturn(0);
+}
+
+void GridLayerProfileHalf(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb)
+{
+  const PetscInt r = g->radius, np = g->size[a] + 2 * r;
+
+  for (PetscInt k = 0; k < np; k++) LayerWeights(g, a, g->start[a] - r + k + 0.5, vmax, f_pml, dt, &pa[k], &pb[k]);
 }

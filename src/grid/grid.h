@@ -47,6 +47,9 @@ PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);
    order, in the layers only): zero in the core and in ghosts beyond the
    grid; vmax and f_pml (Hz) tune the profile, dt is the internal step. */
 PetscErrorCode GridLayerProfile(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb, float *pda);
+/* The same weights (pa, pb) half a cell further along axis a, at padded
+   index k + 1/2: for the nodes of a staggered grid between cells. */
+void GridLayerProfileHalf(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f_pml, PetscReal dt, float *pa, float *pb);
 /* This rank's owned box padded by the stencil's radius on every active
    axis, as every equation lays out its fields: padded[] per axis, and its
    cells. */

@@ -2,21 +2,22 @@
 #include "grid/grid.h"
 #include "data/segy.h"
 #include "data/util.h"
+#include <math.h>
 #include <stdint.h>
 
-PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
+/* A number (with the grid from -nz -nx -ny -dx ...) or a file; `others`
+   names what else the option takes, for the message on a bad number. */
+static PetscErrorCode Describe(MPI_Comm comm, const Options *o, const char *spec, const char *others, ModelInfo *m)
 {
-  char     *end;
-  PetscBool marmousi;
+  char *end;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(m, sizeof(*m)));
-  PetscCall(PetscStrcpy(m->name, o->vp));
-  m->value       = strtod(o->vp, &end);
-  m->homogeneous = (end != o->vp && *end == 0) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscStrcpy(m->name, spec));
+  m->value       = strtod(spec, &end);
+  m->homogeneous = (end != spec && *end == 0) ? PETSC_TRUE : PETSC_FALSE;
   if (m->homogeneous) {
-    PetscCheck(DecimalNumber(o->vp) && PetscIsNormalReal(m->value) && m->value >= MIN_VELOCITY, comm, PETSC_ERR_USER_INPUT,
-               "-vp %s: expected a homogeneous velocity of at least %.6g m/s as a finite decimal number, an RSF file or marmousi", o->vp, MIN_VELOCITY);
+    PetscCheck(DecimalNumber(spec) && PetscIsNormalReal(m->value) && m->value >= m->min, comm, PETSC_ERR_USER_INPUT,
+               "%s %s: expected a homogeneous %s of at least %.6g %s as a finite decimal number, %s", m->option, spec, m->what, m->min, m->unit, others);
     m->dim = o->n[2] > 1 ? 3 : 2;
     for (PetscInt a = 0; a < 3; a++) { /* -nz -nx -ny were checked as they were read */
       m->n[a] = a < m->dim ? o->n[a] : 1;
@@ -26,8 +27,6 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
     }
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscStrcmp(o->vp, "marmousi", &marmousi));
-  if (marmousi) PetscCall(PetscSNPrintf(m->name, sizeof(m->name), "%s/marmousi_vp.rsf", HALOFWI_DATA_DIR));
   m->format = SegyIsPath(m->name) ? FORMAT_SEGY : FORMAT_RSF;
   if (m->format == FORMAT_SEGY) PetscCall(SegyModelDescribe(comm, m->name, o, m->n, m->d, m->o, &m->segy_order));
   else {
@@ -45,6 +44,49 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
+{
+  PetscBool marmousi;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(m, sizeof(*m)));
+  *m = (ModelInfo){.option = "-vp", .what = "velocity", .unit = "m/s", .min = MIN_VELOCITY};
+  PetscCall(PetscStrcmp(o->vp, "marmousi", &marmousi));
+  if (marmousi) {
+    char path[PETSC_MAX_PATH_LEN];
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/marmousi_vp.rsf", HALOFWI_DATA_DIR));
+    PetscCall(Describe(comm, o, path, "", m));
+  } else PetscCall(Describe(comm, o, o->vp, "an RSF file or marmousi", m));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ModelDescribeDensity(MPI_Comm comm, const Options *o, const ModelInfo *vp, ModelInfo *rho)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(rho, sizeof(*rho)));
+  *rho = (ModelInfo){.option = "-rho", .what = "density", .unit = "kg/m^3", .min = MIN_DENSITY};
+  PetscCall(PetscStrcmp(o->rho, "gardner", &rho->gardner));
+  if (!rho->gardner) PetscCall(Describe(comm, o, o->rho, "an RSF or SEG-Y file, or gardner", rho));
+  if (rho->gardner || rho->homogeneous) {
+    PetscCall(PetscStrcpy(rho->name, o->rho));
+    rho->dim = vp->dim;
+    for (PetscInt a = 0; a < 3; a++) rho->n[a] = vp->n[a], rho->d[a] = vp->d[a], rho->o[a] = vp->o[a];
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt a = 0; a < 3; a++)
+    PetscCheck(rho->n[a] == vp->n[a] && PetscAbsReal(rho->d[a] - vp->d[a]) <= 1e-6 * vp->d[a] && PetscAbsReal(rho->o[a] - vp->o[a]) <= 1e-6 * PetscMax(vp->d[a], PetscAbsReal(vp->o[a])),
+               comm, PETSC_ERR_USER_INPUT,
+               "-rho %s: %" PetscInt_FMT " samples of %.6g m from %.6g m along %s, -vp %s: %" PetscInt_FMT " of %.6g m from %.6g m; expected the same grid", rho->name, rho->n[a],
+               (double)rho->d[a], (double)rho->o[a], a == 0 ? "z" : a == 1 ? "x" : "y", vp->name, vp->n[a], (double)vp->d[a], (double)vp->o[a]);
+  PetscFunctionReturn(0);
+}
+
+void ModelGardner(size_t n, const float *vp, float *rho)
+{
+#pragma omp parallel for schedule(static)
+  for (size_t c = 0; c < n; c++) rho[c] = vp[c] < 1520 ? 1000.0f : (float)(310.0 * pow(vp[c], 0.25));
+}
+
 void ModelAxes(const ModelInfo *m, RsfAxes *a)
 {
   static const char *const label[3] = {"Depth", "X", "Y"};
@@ -55,8 +97,8 @@ void ModelAxes(const ModelInfo *m, RsfAxes *a)
 
 static PetscInt Clamp(PetscInt i, PetscInt lo, PetscInt hi) { return i < lo ? lo : (i > hi ? hi : i); }
 
-/* The first value below MIN_VELOCITY or not finite over the group, or -1. */
-static PetscErrorCode FindBadVelocity(const ModelInfo *m, MPI_Comm comm, const float *block, const PetscInt start[3],
+/* The first value below m->min or not finite over the group, or -1. */
+static PetscErrorCode FindBadValue(const ModelInfo *m, MPI_Comm comm, const float *block, const PetscInt start[3],
                                       const PetscInt count[3], PetscInt64 *where, float *value)
 {
   PetscInt64  mine = INT64_MAX, first;
@@ -68,7 +110,7 @@ static PetscErrorCode FindBadVelocity(const ModelInfo *m, MPI_Comm comm, const f
     for (PetscInt j = 0; j < count[1]; j++)
       for (PetscInt i = 0; i < count[0]; i++) {
         const float x = block[i + count[0] * (j + count[1] * k)];
-        if (!(x >= MIN_VELOCITY) || !isfinite(x)) {
+        if (!(x >= m->min) || !isfinite(x)) {
           const PetscInt64 g = (start[0] + i) + (PetscInt64)m->n[0] * ((start[1] + j) + (PetscInt64)m->n[1] * (start[2] + k));
           if (g < mine) { mine = g; v = x; }
         }
@@ -84,7 +126,7 @@ static PetscErrorCode FindBadVelocity(const ModelInfo *m, MPI_Comm comm, const f
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross, float *vp, PetscReal *vmin, PetscReal *vmax)
+PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross, float *value, PetscReal *vmin, PetscReal *vmax)
 {
   MPI_Comm  comm;
   PetscInt  ustart[3], ucount[3];
@@ -115,14 +157,14 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
     PetscCallMPI(MPI_Bcast(block, (PetscMPIInt)nblock, MPI_FLOAT, 0, cross));
   }
 
-  PetscCall(FindBadVelocity(m, comm, block, ustart, ucount, &bad, &badv));
+  PetscCall(FindBadValue(m, comm, block, ustart, ucount, &bad, &badv));
   if (bad >= 0) {
     const PetscInt iz = (PetscInt)(bad % m->n[0]), ix = (PetscInt)((bad / m->n[0]) % m->n[1]), iy = (PetscInt)(bad / ((PetscInt64)m->n[0] * m->n[1]));
     PetscCall(PetscFree(block));
     SETERRQ(comm, PETSC_ERR_USER_INPUT,
-            "Model %s: velocity %.6g m/s at sample iz=%" PetscInt_FMT " ix=%" PetscInt_FMT " iy=%" PetscInt_FMT
-            " (z=%.6g x=%.6g y=%.6g m); expected a finite velocity of at least %.6g m/s everywhere",
-            m->name, (double)badv, iz, ix, iy, (double)(m->o[0] + iz * m->d[0]), (double)(m->o[1] + ix * m->d[1]), (double)(m->o[2] + iy * m->d[2]), MIN_VELOCITY);
+            "Model %s: %s %.6g %s at sample iz=%" PetscInt_FMT " ix=%" PetscInt_FMT " iy=%" PetscInt_FMT
+            " (z=%.6g x=%.6g y=%.6g m); expected a finite %s of at least %.6g %s everywhere",
+            m->name, m->what, (double)badv, m->unit, iz, ix, iy, (double)(m->o[0] + iz * m->d[0]), (double)(m->o[1] + ix * m->d[1]), (double)(m->o[2] + iy * m->d[2]), m->what, m->min, m->unit);
   }
 
   for (PetscInt k = 0; k < g->size[2]; k++)
@@ -132,7 +174,7 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
                                Clamp(g->start[1] + j - g->pml[1][0], 0, g->n[1] - 1) - ustart[1],
                                Clamp(g->start[2] + k - g->pml[2][0], 0, g->n[2] - 1) - ustart[2]};
         const float    x    = block[u[0] + ucount[0] * (u[1] + ucount[1] * u[2])];
-        vp[i + g->size[0] * (j + g->size[1] * k)] = x;
+        value[i + g->size[0] * (j + g->size[1] * k)] = x;
         local_max                                  = PetscMax(local_max, x);
         local_min                                  = PetscMin(local_min, x);
       }

@@ -19,6 +19,7 @@ const char *const WavefieldStorages[] = {"auto", "device", "host", "WavefieldSto
 #define RICKER_BAND 2.5
 
 const char *const RunModeNames[]   = {"forward", "gradient", "invert", "RunMode", "MODE_", NULL};
+const char *const PhysicsNames[]   = {"acoustic", "variable_density", "Physics", "PHYSICS_", NULL};
 const char *const BackendChoices[] = {"auto", "cpu", "cuda", "BackendChoice", "BACKEND_", NULL};
 const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolation", "POINTS_", NULL};
 const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "MisfitKind", "MISFIT_", NULL};
@@ -159,7 +160,11 @@ static PetscErrorCode ReadModel(PetscOptionItems *PetscOptionsObject, Options *o
   const char *const n_text[3] = {"Cells in depth (number -vp)", "Cells in x (number -vp)", "Cells in y, 1 = 2D (number -vp)"};
 
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsEnum("-physics", "Wave equation: acoustic (constant density) or variable_density (pressure and particle velocity; needs -rho; forward modelling only)", NULL,
+                             PhysicsNames, (PetscEnum)o->physics, (PetscEnum *)&o->physics, NULL));
   PetscCall(OptionsPath(PetscOptionsObject, "-vp", "P velocity: a number (m/s), an RSF or SEG-Y (.sgy, .segy) file, or marmousi", o->vp));
+  PetscCall(OptionsPath(PetscOptionsObject, "-rho", "Density (-physics variable_density): a number (kg/m^3), an RSF or SEG-Y file on -vp's grid, or gardner (310 vp^0.25; water, 1000, below 1520 m/s)",
+                        o->rho));
   /* 2 cells at least in z and x, as for a model file (ModelDescribe); -ny 1 is 2D */
   for (PetscInt a = 0; a < 3; a++) PetscCall(OptionsIntRange(PetscOptionsObject, n_opt[a], n_text[a], a < 2 ? 2 : 1, PETSC_MAX_INT, &o->n[a]));
   PetscCall(PetscOptionsReal("-dx", "Spacing in x (m, number or SEG-Y -vp)", NULL, o->d[1], &o->d[1], NULL));
@@ -480,6 +485,12 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              "-drop_outside with -observed_segy %s: not supported (its traces are read as the survey's receivers in order); expected -observed_dir", o->observed_segy);
   PetscCheck(o->order % 2 == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-order %" PetscInt_FMT " is not supported: expected an even order from 2 to %d", o->order,
              FWI_MAX_ORDER);
+  PetscCheck(o->physics == PHYSICS_VARIABLE_DENSITY || !o->rho[0], comm, PETSC_ERR_USER_INPUT, "-rho %s with -physics %s: a density is only taken by -physics variable_density", o->rho,
+             PhysicsNames[o->physics]);
+  PetscCheck(help || o->physics != PHYSICS_VARIABLE_DENSITY || o->rho[0], comm, PETSC_ERR_USER_INPUT,
+             "-physics variable_density needs -rho: a density in kg/m^3, an RSF or SEG-Y file on -vp's grid, or gardner");
+  PetscCheck(o->physics != PHYSICS_VARIABLE_DENSITY || o->mode == MODE_FORWARD, comm, PETSC_ERR_SUP,
+             "-physics variable_density with -mode %s: it has no gradient yet; expected -mode forward", RunModeNames[o->mode]);
   PetscCheck(o->dt > 0 && PetscIsNormalReal(o->dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt %.6g: expected a positive interval in seconds", (double)o->dt);
   PetscCheck(o->f0 > 0 && PetscIsNormalReal(o->f0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-f0 %.6g: expected a positive frequency in Hz", (double)o->f0);
   PetscCheck(o->t0 >= 0 && !PetscIsInfOrNanReal(o->t0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-t0 %.6g: expected a delay of 0 s or more (the default is 1.5/f0 = %.6g s)",

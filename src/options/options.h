@@ -66,6 +66,12 @@ static inline PetscReal PerBandValue(const PerBand *p, PetscInt b) { return p->v
    unit or file mistake, and would make the cells per wavelength meaningless. */
 #define MIN_VELOCITY 1.0
 
+/* -physics: the wave equation (equations/equation.h) */
+typedef enum { PHYSICS_ACOUSTIC, PHYSICS_VARIABLE_DENSITY } Physics;
+extern const char *const PhysicsNames[];
+/* Lightest density accepted (kg/m^3): anything lighter is a unit mistake (g/cm^3). */
+#define MIN_DENSITY 10.0
+
 /* -mode names, for PetscOptionsEnum and messages */
 extern const char *const RunModeNames[];
 extern const char *const BackendChoices[];
@@ -79,7 +85,9 @@ extern const char *const FileFormats[];
 typedef struct {
   RunMode   mode;
   /* model */
-  char      vp[PETSC_MAX_PATH_LEN]; /* number, RSF path or "marmousi" */
+  Physics   physics;
+  char      vp[PETSC_MAX_PATH_LEN];  /* number, RSF path or "marmousi" */
+  char      rho[PETSC_MAX_PATH_LEN]; /* variable_density: number (kg/m^3), RSF or SEG-Y path, or "gardner"; "" = not given */
   PetscInt  n[3];                   /* z, x, y for a number -vp */
   PetscReal d[3];
   PetscBool dz_set;                 /* -dz given: a SEG-Y model's sample interval must agree */

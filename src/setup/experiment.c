@@ -17,8 +17,9 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   PetscCall(PetscMemzero(e, sizeof(*e)));
   e->o = o;
   PetscCall(LayoutCreate(world, o->shot_groups, &e->l));
-  PetscCall(BackendSetUp(&e->l, o, &EquationAcoustic, &e->backend));
+  PetscCall(BackendSetUp(&e->l, o, o->physics == PHYSICS_VARIABLE_DENSITY ? &EquationVariableDensity : &EquationAcoustic, &e->backend));
   PetscCall(ModelDescribe(world, o, &e->m));
+  if (o->physics == PHYSICS_VARIABLE_DENSITY) PetscCall(ModelDescribeDensity(world, o, &e->m, &e->rho));
   PetscCall(OptionsCheckModel(world, o, &e->m));
   PetscCall(SurveyRead(world, o, &e->m, &e->geo));
   PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->m, &e->geo, NULL, NULL, NULL));
@@ -37,6 +38,20 @@ PetscErrorCode ExperimentLoadModel(Experiment *e)
   MemoryCall(PetscMalloc1((size_t)e->g.size[0] * e->g.size[1] * e->g.size[2], &e->vp_ext), "the model on this rank's cells",
              4.0 * e->g.size[0] * e->g.size[1] * e->g.size[2]);
   PetscCall(ModelLoadBlock(&e->m, &e->g, e->l.cross, e->vp_ext, &e->vmin, &e->vmax));
+  if (o->physics == PHYSICS_VARIABLE_DENSITY) {
+    const size_t cells = (size_t)e->g.size[0] * e->g.size[1] * e->g.size[2];
+    PetscReal    loaded[2];
+    float        range[2];
+    float        lo = (float)PETSC_INFINITY, hi = 0;
+    MemoryCall(PetscMalloc1(cells, &e->rho_ext), "the density on this rank's cells", 4.0 * cells);
+    if (e->rho.gardner) ModelGardner(cells, e->vp_ext, e->rho_ext);
+    else PetscCall(ModelLoadBlock(&e->rho, &e->g, e->l.cross, e->rho_ext, &loaded[0], &loaded[1]));
+    for (size_t c = 0; c < cells; c++) lo = PetscMin(lo, e->rho_ext[c]), hi = PetscMax(hi, e->rho_ext[c]);
+    PetscCallMPI(MPIU_Allreduce(&lo, &range[0], 1, MPI_FLOAT, MPI_MIN, e->l.group));
+    PetscCallMPI(MPIU_Allreduce(&hi, &range[1], 1, MPI_FLOAT, MPI_MAX, e->l.group));
+    PetscCall(PetscPrintf(e->l.world, "physics %s (%s); density %s: %.6g to %.6g kg/m^3\n", e->backend.eq->name, e->backend.eq->summary, e->rho.name, (double)range[0],
+                          (double)range[1]));
+  }
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   TimingLeave(was);
   e->cells = (double)e->g.N[0] * e->g.N[1] * e->g.N[2];
@@ -87,7 +102,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   setup = TimingEnter(TIME_ALLOCATION); /* the fields, every page mapped */
   {
     const EquationKernels k = {e->backend.ops, e->backend.memory};
-    PetscCall(PropagatorCreate(&e->g, e->backend.eq, &k, (const float *const[]){e->vp_ext}, vfast, &e->t, &settings, &e->p));
+    PetscCall(PropagatorCreate(&e->g, e->backend.eq, &k, (const float *const[]){e->vp_ext, e->rho_ext}, vfast, &e->t, &settings, &e->p));
   }
   TimingLeave(setup);
   if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
@@ -105,6 +120,7 @@ PetscErrorCode ExperimentDestroy(Experiment *e)
   PetscCall(PetscFree(e->shot));
   PetscCall(PetscFree2(e->w_raw, e->wint));
   PetscCall(PetscFree(e->vp_ext));
+  PetscCall(PetscFree(e->rho_ext));
   PetscCall(PropagatorDestroy(&e->p));
   PetscCall(GridDestroy(&e->g));
   PetscCall(GeometryDestroy(&e->geo));

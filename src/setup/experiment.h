@@ -19,12 +19,14 @@ typedef struct {
   const Options *o;
   Layout         l;
   Backend        backend;
-  ModelInfo      m;
+  ModelInfo      m;          /* -vp's */
+  ModelInfo      rho;        /* -rho's, where the equation takes a density */
   Geometry       geo;
   Grid           g;
   TimeAxis       t;
   Propagator     p;
   float         *vp_ext;     /* this rank's owned extended block of the model */
+  float         *rho_ext;    /* and of the density, where the equation takes one (NULL else) */
   PetscReal      vmin, vmax; /* the model's range */
   PetscInt       nshots;     /* this group's shots (round robin): shot[k], k < nshots */
   PetscInt      *shot;

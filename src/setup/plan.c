@@ -136,6 +136,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   char      why[256], host_why[512], text[2][32];
 
   PetscFunctionBeginUser;
+  PetscCheck(backend->eq->gradient, l->world, PETSC_ERR_SUP, "The %s equation has no gradient yet: forward modelling only (-mode forward)", backend->eq->name);
   for (PetscInt k = 0; k < NMETHODS; k++) {
     size_t        n;
     PetscInt      nsteps;

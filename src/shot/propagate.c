@@ -35,8 +35,14 @@ static PetscErrorCode BuildBoxes(Propagator *p)
 
 PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *const model[])
 {
+  HaloField field[EQUATION_MAX_FIELDS];
+
   PetscFunctionBeginUser;
   PetscCall(p->eq->scheme->set_model(p->state, model, t->dt_int));
+  if (!p->eq->nmodel_field) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < p->eq->nmodel_field; i++) field[i] = (HaloField){p->eq->scheme->field_data(p->state, p->eq->model_field[i], 0, 0), HALO_ALL_FACES};
+  PetscCall(HaloExchangeBegin(p->halo, p->eq->nmodel_field, field));
+  PetscCall(HaloExchangeEnd(p->halo));
   PetscFunctionReturn(0);
 }
 
@@ -57,7 +63,6 @@ PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const Equatio
   p->settings = *settings;
   p->owned    = (size_t)g->size[0] * g->size[1] * g->size[2];
   PetscCall(eq->scheme->create(g, k, &state, &p->state));
-  PetscCall(PropagatorSetModel(p, t, model));
 
   PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
   PetscCall(PetscMemzero(&hl, sizeof(hl)));
@@ -95,6 +100,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const Equatio
     }
   PetscCall(BuildBoxes(p));
   PetscCall(DecimatorCreate(t->m, t->nt, &p->decimator));
+  PetscCall(PropagatorSetModel(p, t, model)); /* after the halos: a model's ghosts may travel */
   PetscFunctionReturn(0);
 }
 

@@ -1,6 +1,8 @@
 /* The equation seam (equations/equation.h): every equation's table is whole
-   and consistent, and the acoustic equation's entries agree with what its
-   own state and the scheme's analysis say:
+   and consistent; the variable-density equation's staggered weights and
+   stable step are what the scheme's analysis says (CheckVariableDensity);
+   and the acoustic equation's entries agree with what its own state and
+   the scheme's analysis say:
    - the stages name fields that exist, the watched field lies on the
      padded box, every operation is set and the CPU has kernels;
    - the scheme's hooks are set, and field_data gives the state's own
@@ -15,9 +17,10 @@
      fields a step exchanges are the one pressure field. */
 #include "equations/acoustic/acoustic.h"
 #include "equations/acoustic/state.h"
+#include "equations/variable_density/state.h"
 #include <math.h>
 
-static const Equation *const equations[] = {&EquationAcoustic};
+static const Equation *const equations[] = {&EquationAcoustic, &EquationVariableDensity};
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__)
 
@@ -40,9 +43,11 @@ static PetscErrorCode CheckTable(const Equation *eq)
     }
   }
   CHECK(eq->watch_field >= 0 && eq->watch_field < eq->nfield && eq->field[eq->watch_field].kind == EQUATION_FIELD_BOX, "%s: the watched field must be a box field", eq->name);
-  CHECK(eq->cell_model && eq->stable_step && eq->cells_per_wavelength && eq->state_bytes && eq->cell_floats > 0 && eq->store_shape && eq->method_bytes &&
-          eq->gradient && eq->kernels,
-        "%s: an operation is missing", eq->name);
+  CHECK(eq->cell_model && eq->stable_step && eq->cells_per_wavelength && eq->state_bytes && eq->cell_floats > 0 && eq->kernels, "%s: an operation is missing", eq->name);
+  CHECK(!eq->store_shape == !eq->gradient && !eq->method_bytes == !eq->gradient, "%s: store_shape, method_bytes and gradient must be set together (or none: forward only)", eq->name);
+  for (PetscInt i = 0; i < eq->nmodel_field; i++)
+    CHECK(eq->model_field[i] >= 0 && eq->model_field[i] < eq->nfield && eq->field[eq->model_field[i]].kind == EQUATION_FIELD_BOX, "%s: model field %" PetscInt_FMT " must be a box field", eq->name,
+          eq->model_field[i]);
   {
     const EquationScheme *sc = eq->scheme;
     CHECK(sc && sc->create && sc->destroy && sc->set_model && sc->lanes && sc->field_data && sc->split_boxes && sc->set_method && sc->run_begin && sc->run_end && sc->step_begin &&
@@ -50,7 +55,7 @@ static PetscErrorCode CheckTable(const Equation *eq)
           "%s: a hook of its scheme is missing", eq->name);
   }
   CHECK(eq->source_image >= -1 && eq->source_image < eq->nparameter, "%s: the source's image is parameter %" PetscInt_FMT " of %" PetscInt_FMT, eq->name, eq->source_image, eq->nparameter);
-  CHECK(eq->kernels(BACKEND_CPU, &k) && k.ops && k.backend && k.backend->host_memory && k.backend->mem_download, "%s: no CPU kernels", eq->name);
+  CHECK(eq->kernels(BACKEND_CPU, &k) && k.backend && k.backend->host_memory && k.backend->mem_download, "%s: no CPU kernels", eq->name);
   for (PetscInt order = 4; order <= FWI_MAX_ORDER; order += 2)
     CHECK(eq->cells_per_wavelength(order) <= eq->cells_per_wavelength(order - 2), "%s: a higher order needs no more cells per wavelength", eq->name);
   PetscFunctionReturn(0);
@@ -160,11 +165,42 @@ static PetscErrorCode CheckAcoustic(void)
   PetscFunctionReturn(0);
 }
 
+/* The staggered weights meet the Taylor conditions of the derivative at
+   x + 1/2 (sum_k c_k (2k - 1)^(2m + 1) / 2^(2m) = 1 for m = 0, 0 above, to
+   the order's), and the variable-density step is the staggered leapfrog's
+   limit 1 / (v sum |c_k| sqrt(sum_a 1 / d_a^2)): at order 2, d / (v sqrt 2)
+   in 2D. */
+static PetscErrorCode CheckVariableDensity(void)
+{
+  const Equation *eq = &EquationVariableDensity;
+  const PetscReal v = 2000, d = 10;
+  Grid            g;
+
+  PetscFunctionBeginUser;
+  for (PetscInt R = 1; R <= FWI_MAX_RADIUS; R++) {
+    double c[FWI_MAX_RADIUS + 1];
+    VDStaggeredWeights(R, c);
+    for (PetscInt m = 0; m < R; m++) {
+      double sum = 0, scale = 0;
+      for (PetscInt k = 1; k <= R; k++) {
+        sum += c[k] * pow(2.0 * k - 1, 2.0 * m + 1);
+        scale += fabs(c[k]) * pow(2.0 * k - 1, 2.0 * m + 1);
+      }
+      CHECK(fabs(sum - (m ? 0 : 1)) <= 1e-12 * scale, "staggered weights of radius %d: moment %d is %.3e, expected %d", (int)R, (int)(2 * m + 1), sum, m ? 0 : 1);
+    }
+  }
+  OneRankGrid(2, 30, 40, d, &g);
+  CHECK(PetscAbsReal(eq->stable_step(&g, v) - d / (v * PetscSqrtReal(2.0))) <= 1e-12 * d / v, "order 2: stable step %.15g, expected %.15g", (double)eq->stable_step(&g, v),
+        (double)(d / (v * PetscSqrtReal(2.0))));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (size_t k = 0; k < sizeof(equations) / sizeof(equations[0]); k++) PetscCall(CheckTable(equations[k]));
   PetscCall(CheckAcoustic());
+  PetscCall(CheckVariableDensity());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "equation tables: all checks passed\n"));
   PetscCall(PetscFinalize());
   return 0;

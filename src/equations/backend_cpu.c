@@ -1,0 +1,136 @@
+/* The CPU backend's memory and lanes (BackendOps), whatever the equation:
+   host memory, work done as it is called. */
+#include "equations/equation.h"
+#include <errno.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* Page by page over the threads, each page written by the thread that will
+   use it most (the kernels split rows the same static way). */
+static void ZeroPages(void *p, size_t bytes)
+{
+  _Pragma("omp parallel for schedule(static)") for (size_t i = 0; i < bytes; i += 4096) memset((char *)p + i, 0, PetscMin(4096, bytes - i));
+}
+
+/* Arrays of 2 MB or more are mapped on their own, on 2 MB pages where the
+   system grants them (transparent huge pages on request): a stencil reads
+   2R + 1 rows, each on its own 4 kB page, and the fields of a large grid
+   outrun the reach of the TLB's 4 kB entries.  Their pages are mapped now,
+   by the system, which zeroes them once (MADV_POPULATE_WRITE; written
+   over by the threads where a kernel is older than Linux 5.14): a store too
+   large for the node fails here, not part way through a run, and the time
+   it takes shows as allocation.  Mapping fresh memory is slow on some
+   machines (about 1 GB/s in a virtual machine whose host backs the guest's
+   memory lazily); the gradient planner counts it (first_use). */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+#if !defined(MADV_POPULATE_WRITE)
+  #define MADV_POPULATE_WRITE 23
+#endif
+
+/* Maps the 2 MB pages of an array, split over the threads as the kernels
+   split rows; 0 or the errno of a failure. */
+static int MapPages(char *array, size_t bytes)
+{
+  const size_t pages = bytes / HUGE_PAGE;
+  int          err   = 0;
+
+  _Pragma("omp parallel reduction(max : err)")
+  {
+    const size_t nt = (size_t)omp_get_num_threads(), me = (size_t)omp_get_thread_num();
+    const size_t p0 = pages * me / nt, p1 = pages * (me + 1) / nt;
+    if (p1 > p0 && madvise(array + p0 * HUGE_PAGE, (p1 - p0) * HUGE_PAGE, MADV_POPULATE_WRITE)) err = errno;
+  }
+  if (err != EINVAL) return err;
+  ZeroPages(array, bytes); /* no MADV_POPULATE_WRITE */
+  return 0;
+}
+
+/* Just below every array: what to give back (len 0: from aligned_alloc). */
+typedef struct {
+  void  *base;
+  size_t len;
+  char   pad[64 - sizeof(void *) - sizeof(size_t)]; /* keeps the array 64-byte aligned */
+} Mapping;
+
+static PetscErrorCode MemAlloc(void **p, size_t bytes)
+{
+  Mapping *m;
+
+  PetscFunctionBeginUser;
+  if (bytes < HUGE_PAGE) {
+    const size_t whole = (bytes + 2 * sizeof(Mapping) - 1) / sizeof(Mapping) * sizeof(Mapping); /* a multiple of the alignment */
+    void        *base  = aligned_alloc(sizeof(Mapping), whole);
+
+    PetscCheck(base, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory: %zu bytes requested", bytes);
+    m  = (Mapping *)base;
+    *m = (Mapping){base, 0, {0}};
+    memset(m + 1, 0, whole - sizeof(Mapping));
+  } else {
+    const size_t pages = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    const size_t len   = pages + HUGE_PAGE; /* room for the alignment and the Mapping */
+    char        *base  = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char        *array;
+    int          err;
+
+    PetscCheck(base != MAP_FAILED, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory: %zu bytes requested (%s)", bytes, strerror(errno));
+    array = (char *)(((uintptr_t)base + sizeof(Mapping) + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
+#if defined(MADV_HUGEPAGE)
+    (void)madvise(array, pages, MADV_HUGEPAGE); /* a refusal leaves 4 kB pages */
+#endif
+    err = MapPages(array, pages);
+    if (err) (void)munmap(base, len);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory: %zu bytes requested, mapping its pages failed (%s)", bytes, strerror(err));
+    m  = (Mapping *)array - 1;
+    *m = (Mapping){base, len, {0}};
+  }
+  *p = m + 1;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MemZero(void *lanes, void *p, size_t bytes)
+{
+  PetscFunctionBeginUser;
+  ZeroPages(p, bytes);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MemFree(void **p)
+{
+  PetscFunctionBeginUser;
+  if (*p) {
+    const Mapping m = ((const Mapping *)*p)[-1];
+    if (m.len) PetscCheck(!munmap(m.base, m.len), PETSC_COMM_SELF, PETSC_ERR_SYS, "munmap of %zu bytes: %s", m.len, strerror(errno));
+    else free(m.base);
+  }
+  *p = NULL;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MemCopy(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemcpy(dst, src, bytes));
+  PetscFunctionReturn(0);
+}
+
+/* Work runs as it is called: lanes need no ordering. */
+static PetscErrorCode InOrder(void *lanes) { return 0; }
+
+const BackendOps BackendOpsCPU = {
+  .name         = "cpu",
+  .host_memory  = PETSC_TRUE,
+  .side_begin   = InOrder,
+  .side_end     = InOrder,
+  .join         = InOrder,
+  .mem_alloc    = MemAlloc,
+  .mem_free     = MemFree,
+  .mem_zero     = MemZero,
+  .mem_upload   = MemCopy,
+  .mem_download = MemCopy,
+  .first_use    = {2.0, 0.75}, /* see MemAlloc; scripts/bench-gradient's allocation against its forward steps, Intel Xeon (2 cores) in a virtual machine, 2026-11-28 */
+};
+

@@ -1,0 +1,302 @@
+/* The variable-density state on one rank and its scheme (state.h): the
+   leapfrog of the first-order pressure-velocity system,
+
+     stage 0:  v_a^{n+1/2} = v_a^{n-1/2} - dt b_a d_a p^n     (halos of p)
+     stage 1:  p^{n+1}     = p^n - K dt sum_a d_a v_a^{n+1/2}  (halos of v)
+
+   then the source's volume injection into p and the free surface.
+   Forward modelling only: no gradient method yet. */
+#include "equations/variable_density/state.h"
+#include "data/util.h"
+#include <math.h>
+
+#define VD_ARRAYS(s, X) \
+  do { \
+    X((s)->p); \
+    X((s)->kdt); \
+    X((s)->bdt); \
+    for (PetscInt a_ = 0; a_ < (s)->dim; a_++) { \
+      X((s)->v[a_]); \
+      X((s)->psi_p[a_]); \
+      X((s)->psi_v[a_]); \
+    } \
+  } while (0)
+
+void VDStaggeredWeights(PetscInt radius, double c[])
+{
+  for (PetscInt k = 1; k <= radius; k++) {
+    const double ok = 2.0 * k - 1;
+    double       w  = 1.0 / ok;
+    for (PetscInt j = 1; j <= radius; j++) {
+      const double oj = 2.0 * j - 1;
+      if (j != k) w *= oj * oj / (oj * oj - ok * ok);
+    }
+    c[k] = w;
+  }
+}
+
+static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const EquationStateSettings *settings, EquationState **out)
+{
+  VDState *s;
+  double   c[FWI_MAX_RADIUS + 1];
+  float   *scratch;
+  GridBlock b;
+
+  PetscFunctionBeginUser;
+  PetscCheck(k->backend->host_memory, PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation runs on the CPU only: expected -backend cpu");
+  PetscCall(PetscNew(&s));
+  s->grid    = g;
+  s->backend = k->backend;
+  s->dim     = g->dim;
+  s->radius  = g->radius;
+  s->ncells  = GridPaddedCells(g, s->padded);
+  s->dt      = settings->dt;
+  GridBlockOf(g, &b);
+  for (PetscInt a = 0; a < 3; a++) {
+    s->stride[a] = a ? s->stride[a - 1] * s->padded[a - 1] : 1;
+    for (PetscInt side = 0; side < 2; side++) s->free_surface[a][side] = a < g->dim && b.free_surface[a][side] ? PETSC_TRUE : PETSC_FALSE;
+  }
+  VDStaggeredWeights(g->radius, c);
+  for (PetscInt a = 0; a < g->dim; a++)
+    for (PetscInt m = 1; m <= g->radius; m++) s->w[a][m] = (float)(c[m] / g->d[a]);
+#define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), s->ncells * sizeof(float)), "the wavefields", (3.0 + 3.0 * g->dim) * s->ncells * sizeof(float))
+  VD_ARRAYS(s, VD_ALLOC);
+#undef VD_ALLOC
+  PetscCall(PetscMalloc1(PetscMax(s->padded[0], PetscMax(s->padded[1], s->padded[2])), &scratch));
+  for (PetscInt a = 0; a < g->dim; a++) {
+    PetscCall(PetscMalloc4(s->padded[a], &s->pa[a], s->padded[a], &s->pb[a], s->padded[a], &s->ha[a], s->padded[a], &s->hb[a]));
+    PetscCall(GridLayerProfile(g, a, settings->vmax, settings->f_pml, settings->dt, s->pa[a], s->pb[a], scratch));
+    GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, s->ha[a], s->hb[a]);
+  }
+  PetscCall(PetscFree(scratch));
+  *out = (EquationState *)s;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(EquationState **state)
+{
+  VDState *s = VDStateOf(*state);
+
+  PetscFunctionBeginUser;
+  if (!s) PetscFunctionReturn(0);
+#define VD_FREE(x) PetscCall(s->backend->mem_free((void **)&(x)))
+  VD_ARRAYS(s, VD_FREE);
+#undef VD_FREE
+  for (PetscInt a = 0; a < s->dim; a++) PetscCall(PetscFree4(s->pa[a], s->pb[a], s->ha[a], s->hb[a]));
+  PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
+  PetscCall(PetscFree(s));
+  *state = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* K dt = rho vp^2 dt and dt / rho at the centres; dt / rho also in every
+   ghost, from the nearest owned cell, for the faces at the block's edge
+   (where a neighbour lies the shot layer then puts its values there). */
+static PetscErrorCode SetModel(EquationState *state, const float *const value[], PetscReal dt)
+{
+  VDState       *s = VDStateOf(state);
+  const Grid    *g = s->grid;
+  const PetscInt R = s->radius;
+
+  PetscFunctionBeginUser;
+  if (!s->host_model[0]) PetscCall(PetscCalloc2(s->ncells, &s->host_model[0], s->ncells, &s->host_model[1]));
+#pragma omp parallel for collapse(2) schedule(static)
+  for (PetscInt k = 0; k < s->padded[2]; k++)
+    for (PetscInt j = 0; j < s->padded[1]; j++)
+      for (PetscInt i = 0; i < s->padded[0]; i++) {
+        const PetscInt  q[3] = {i, j, k};
+        PetscInt        o[3];
+        PetscBool       owned = PETSC_TRUE;
+        ptrdiff_t       cell;
+        for (PetscInt a = 0; a < 3; a++) {
+          const PetscInt shift = a < s->dim ? R : 0;
+          o[a]                 = q[a] - shift;
+          owned                = owned && o[a] >= 0 && o[a] < g->size[a];
+          o[a]                 = PetscMax(0, PetscMin(g->size[a] - 1, o[a]));
+        }
+        cell = o[0] + (ptrdiff_t)g->size[0] * (o[1] + (ptrdiff_t)g->size[1] * o[2]);
+        {
+          const double    vp = value[0][cell], rho = value[1][cell];
+          const ptrdiff_t c  = i + s->stride[1] * j + s->stride[2] * k;
+          s->host_model[0][c] = owned ? (float)(rho * vp * vp * dt) : 0.0f;
+          s->host_model[1][c] = (float)(dt / rho);
+        }
+      }
+  PetscCall(s->backend->mem_upload(s->kdt, s->host_model[0], s->ncells * sizeof(float)));
+  PetscCall(s->backend->mem_upload(s->bdt, s->host_model[1], s->ncells * sizeof(float)));
+  PetscFunctionReturn(0);
+}
+
+static void *Lanes(const EquationState *s) { return NULL; }
+
+static float *FieldData(const EquationState *state, PetscInt k, PetscInt a, PetscInt side)
+{
+  const VDState *s = (const VDState *)state;
+
+  switch (k) {
+  case VD_P:
+    return s->p;
+  case VD_VZ:
+  case VD_VX:
+  case VD_VY:
+    return k - VD_VZ < s->dim ? s->v[k - VD_VZ] : NULL;
+  case VD_BDT:
+    return s->bdt;
+  }
+  return NULL;
+}
+
+static PetscBool SplitBoxes(const EquationState *s, PetscBool adjoint) { return PETSC_FALSE; }
+
+static PetscErrorCode SetMethod(EquationState *s, GradientMethod m)
+{
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation has no gradient yet (gradient method %s): forward modelling only", GradientMethods[m]);
+}
+
+static PetscErrorCode ForwardOnly(PetscBool adjoint, WavefieldStore store)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!adjoint && !store, PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation has no adjoint yet: forward modelling only");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, WavefieldStore store, const EquationStepPoints *points, PetscInt nsteps)
+{
+  VDState *s = VDStateOf(state);
+
+  PetscFunctionBeginUser;
+  PetscCall(ForwardOnly(adjoint, store));
+#define VD_ZERO(x) PetscCall(PetscArrayzero((x), s->ncells))
+  VD_ZERO(s->p);
+  for (PetscInt a = 0; a < s->dim; a++) {
+    VD_ZERO(s->v[a]);
+    VD_ZERO(s->psi_p[a]);
+    VD_ZERO(s->psi_v[a]);
+  }
+#undef VD_ZERO
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RunEnd(EquationState *s, PetscBool adjoint, WavefieldStore store) { return 0; }
+
+static PetscErrorCode StepBegin(EquationState *s, PetscBool adjoint, WavefieldStore store, PetscInt n, PetscInt nsteps) { return ForwardOnly(adjoint, store); }
+
+/* Runs the statements given for every owned row of cells along axis a that
+   ends on a free-surface face (a, side): row is the padded index of its
+   owned cell 0, n its owned cells, st its stride. */
+#define VD_EACH_SURFACE_ROW(s, ...) \
+  for (PetscInt a = 0; a < (s)->dim; a++) \
+    for (PetscInt side = 0; side < 2; side++) { \
+      const PetscInt b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2, n = (s)->grid->size[a]; \
+      const ptrdiff_t st = (s)->stride[a]; \
+      if (!(s)->free_surface[a][side]) continue; \
+      for (PetscInt k = 0; k < ((s)->dim > b2 ? (s)->grid->size[b2] : 1); k++) \
+        for (PetscInt j = 0; j < (s)->grid->size[b1]; j++) { \
+          const ptrdiff_t row = (s)->radius * st + (j + (s)->radius) * (s)->stride[b1] + (k + ((s)->dim > b2 ? (s)->radius : 0)) * (s)->stride[b2]; \
+          __VA_ARGS__; \
+        } \
+    }
+
+/* The free surface lies on the first (side 0) or last (side 1) cell centre
+   of its axis, where p = 0: p is odd about it, so the pressure's ghosts
+   mirror it with the sign changed (before stage 0) and the normal velocity,
+   odd p's derivative being even, mirrors without (before stage 1): the
+   node at i + 1/2 takes that at -(i + 1/2) (side 0) or 2 (n - 1) - (i + 1/2). */
+static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool adjoint, const EquationStepPoints *points)
+{
+  VDState       *s = VDStateOf(state);
+  const PetscInt R = s->radius;
+
+  PetscFunctionBeginUser;
+  if (stage == 0)
+    VD_EACH_SURFACE_ROW(s, {
+      const ptrdiff_t c0 = row + (side ? (n - 1) * st : 0), out = side ? st : -st;
+      for (PetscInt m = 1; m <= R; m++) s->p[c0 + m * out] = -s->p[c0 - m * out];
+    })
+  else
+    VD_EACH_SURFACE_ROW(s, {
+      float *v = s->v[a];
+      for (PetscInt i = side ? n : -R; i < (side ? n + R : 0); i++) v[row + i * st] = v[row + (side ? 2 * n - 3 - i : -1 - i) * st];
+    })
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool adjoint, const Box *box)
+{
+  PetscFunctionBeginUser;
+  if (stage == 0) VDStepVelocity(VDStateOf(state), box);
+  else VDStepPressure(VDStateOf(state), box);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions) { return 0; }
+
+/* The source's volume injection, p += K dt q (q: the injected volume rate
+   per unit volume, the wavelet times PointMap's weights over the cell
+   volume), then p = 0 on free surfaces. */
+static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
+{
+  VDState        *s   = VDStateOf(state);
+  const PointMap *src = points->src;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < src->nrows; i++) {
+    double sum = 0;
+    for (PetscInt e = src->start[i]; e < src->start[i + 1]; e++) sum += (double)src->weight[e] * points->wav[src->index[e]];
+    s->p[src->cell[i]] += s->kdt[src->cell[i]] * (float)sum;
+  }
+  VD_EACH_SURFACE_ROW(s, s->p[row + (side ? (n - 1) * st : 0)] = 0);
+  PetscFunctionReturn(0);
+}
+
+/* Pressure, the one component recorded so far. */
+static PetscErrorCode Record(EquationState *state, PetscInt c, const PointMap *m, const float remote[], float out[])
+{
+  VDState *s = VDStateOf(state);
+
+  PetscFunctionBeginUser;
+  PetscCheck(c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "variable-density receivers record component 0 (p), not %" PetscInt_FMT, c);
+  for (PetscInt i = 0; i < m->nrows; i++) {
+    double sum = 0;
+    for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) sum += (double)m->weight[e] * (m->index[e] >= 0 ? s->p[m->index[e]] : remote[-1 - m->index[e]]);
+    out[i] = (float)sum;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode AllFinite(EquationState *state, PetscBool *finite)
+{
+  VDState *s   = VDStateOf(state);
+  int      bad = 0;
+
+  PetscFunctionBeginUser;
+#pragma omp parallel for reduction(| : bad) schedule(static)
+  for (size_t i = 0; i < s->ncells; i++) bad |= !isfinite(s->p[i]);
+  *finite = bad ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Image(EquationState *s, PetscInt k, const float **padded)
+{
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation has no adjoint yet: no image of parameter %" PetscInt_FMT, k);
+}
+
+const EquationScheme VariableDensityScheme = {
+  .create      = Create,
+  .destroy     = Destroy,
+  .set_model   = SetModel,
+  .lanes       = Lanes,
+  .field_data  = FieldData,
+  .split_boxes = SplitBoxes,
+  .set_method  = SetMethod,
+  .run_begin   = RunBegin,
+  .run_end     = RunEnd,
+  .step_begin  = StepBegin,
+  .stage_begin = StageBegin,
+  .box_step    = BoxStep,
+  .stage_end   = StageEnd,
+  .step_end    = StepEnd,
+  .record      = Record,
+  .all_finite  = AllFinite,
+  .image       = Image,
+};
