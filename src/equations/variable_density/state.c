@@ -8,7 +8,9 @@
    Forward modelling only: no gradient method yet. */
 #include "equations/variable_density/state.h"
 #include "data/util.h"
+#include "equations/subnormals.h"
 #include <math.h>
+#include <omp.h>
 
 #define VD_ARRAYS(s, X) \
   do { \
@@ -44,6 +46,7 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
 
   PetscFunctionBeginUser;
   PetscCheck(k->backend->host_memory, PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation runs on the CPU only: expected -backend cpu");
+  FlushSubnormals();
   PetscCall(PetscNew(&s));
   s->grid    = g;
   s->backend = k->backend;
@@ -69,6 +72,7 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
     GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, s->ha[a], s->hb[a]);
   }
   PetscCall(PetscFree(scratch));
+  PetscCall(PetscMalloc1(2 * (size_t)s->padded[0] * omp_get_max_threads(), &s->scratch));
   *out = (EquationState *)s;
   PetscFunctionReturn(0);
 }
@@ -84,6 +88,7 @@ static PetscErrorCode Destroy(EquationState **state)
 #undef VD_FREE
   for (PetscInt a = 0; a < s->dim; a++) PetscCall(PetscFree4(s->pa[a], s->pb[a], s->ha[a], s->hb[a]));
   PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
+  PetscCall(PetscFree(s->scratch));
   PetscCall(PetscFree(s));
   *state = NULL;
   PetscFunctionReturn(0);

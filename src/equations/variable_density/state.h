@@ -25,6 +25,7 @@ typedef struct {
   float            *pa[3], *pb[3];           /* CPML weights at the centres, over the padded index of axis a */
   float            *ha[3], *hb[3];           /* and half a cell above them (the v_a nodes) */
   float            *host_model[2];           /* K dt and dt / rho, on their way in */
+  float            *scratch;                 /* two rows of the padded box per thread, for the CPU stages */
 } VDState;
 
 static inline VDState *VDStateOf(EquationState *s) { return (VDState *)s; }

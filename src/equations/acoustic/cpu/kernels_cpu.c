@@ -1,7 +1,7 @@
 /* CPU backend: OpenMP across rows, vectorised along z (axis 0, contiguous). */
 #include "equations/acoustic/kernels.h"
 #include "equations/acoustic/cpu/kernels_cpu.h"
-#include "equations/acoustic/cpu/subnormals.h"
+#include "equations/subnormals.h"
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -916,12 +916,6 @@ static PetscErrorCode AllFinite(Fields *f, PetscBool *finite)
   _Pragma("omp parallel for reduction(| : bad) schedule(static)") for (size_t i = 0; i < f->ncells; i++) bad |= (bits[i] & 0x7f800000u) == 0x7f800000u;
   *finite = bad ? PETSC_FALSE : PETSC_TRUE;
   PetscFunctionReturn(0);
-}
-
-/* In every OpenMP thread, the calling one included (see FlushSubnormalsHere). */
-static void FlushSubnormals(void)
-{
-  _Pragma("omp parallel") FlushSubnormalsHere();
 }
 
 static PetscErrorCode Alloc(Fields *f)

@@ -2,7 +2,7 @@
    step_cuda.cu (the stencil updates) and cells_cuda.cu (layers, faces,
    points). */
 #include "equations/acoustic/cuda/kernels_cuda.h"
-#include "equations/acoustic/cpu/subnormals.h"
+#include "equations/subnormals.h"
 
 static PetscErrorCode LanesCreate(const Fields *f, CudaLanes **lanes)
 {

@@ -20,3 +20,8 @@ static inline void FlushSubnormalsHere(void)
 #endif
 }
 
+#if !defined(__CUDACC__)
+/* In every OpenMP thread, the calling one included: a CPU backend's state
+   sets it when it is made. */
+static inline void FlushSubnormals(void) { _Pragma("omp parallel") FlushSubnormalsHere(); }
+#endif
