@@ -37,6 +37,20 @@ typedef struct PointMap {
   float     *weight;
 } PointMap;
 
+/* Row i's sum over its entries in double, entry order: values[index] for
+   index >= 0, remote[-1 - index] else (inject maps index the amplitudes,
+   never remote).  Host code. */
+static inline double PointMapRowSum(const PointMap *m, PetscInt i, const float *values, const float *remote)
+{
+  double sum = 0;
+
+  for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) {
+    const ptrdiff_t k = m->index[e];
+    sum += (double)m->weight[e] * (k >= 0 ? values[k] : remote[-1 - k]);
+  }
+  return sum;
+}
+
 /* A backend's memory and lanes, whatever the equation.  Work is queued in
    order on the main lane; between side_begin and side_end it goes to a
    second lane that runs alongside (on a GPU: the interior on the compute

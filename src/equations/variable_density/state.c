@@ -245,11 +245,7 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   const PointMap *src = points->src;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < src->nrows; i++) {
-    double sum = 0;
-    for (PetscInt e = src->start[i]; e < src->start[i + 1]; e++) sum += (double)src->weight[e] * points->wav[src->index[e]];
-    s->p[src->cell[i]] += s->kdt[src->cell[i]] * (float)sum;
-  }
+  for (PetscInt i = 0; i < src->nrows; i++) s->p[src->cell[i]] += s->kdt[src->cell[i]] * (float)PointMapRowSum(src, i, points->wav, NULL);
   VD_EACH_SURFACE_ROW(s, s->p[row + (side ? (n - 1) * st : 0)] = 0);
   PetscFunctionReturn(0);
 }
@@ -261,11 +257,7 @@ static PetscErrorCode Record(EquationState *state, PetscInt c, const PointMap *m
 
   PetscFunctionBeginUser;
   PetscCheck(c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "variable-density receivers record component 0 (p), not %" PetscInt_FMT, c);
-  for (PetscInt i = 0; i < m->nrows; i++) {
-    double sum = 0;
-    for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) sum += (double)m->weight[e] * (m->index[e] >= 0 ? s->p[m->index[e]] : remote[-1 - m->index[e]]);
-    out[i] = (float)sum;
-  }
+  for (PetscInt i = 0; i < m->nrows; i++) out[i] = (float)PointMapRowSum(m, i, s->p, remote);
   PetscFunctionReturn(0);
 }
 

@@ -875,15 +875,7 @@ static PetscErrorCode Inject(Fields *f, const PointMap *m, const float amp[])
 static PetscErrorCode Record(Fields *f, const PointMap *m, const float remote[], float out[])
 {
   PetscFunctionBeginUser;
-  _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++)
-  {
-    double sum = 0;
-    for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) {
-      const ptrdiff_t k = m->index[e];
-      sum += (double)m->weight[e] * (k >= 0 ? f->u[k] : remote[-1 - k]);
-    }
-    out[i] = (float)sum;
-  }
+  _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++) out[i] = (float)PointMapRowSum(m, i, f->u, remote);
   PetscFunctionReturn(0);
 }
 

@@ -72,9 +72,7 @@ static inline int FloatBitsNonzero(uint32_t any) { return (any & 0x7fffffffu) !=
 /* Row i of an injection map (PointMap) into field uprev. */
 static inline void CPUInjectRow(const Fields *f, float *uprev, const PointMap *m, const float amp[], PetscInt i)
 {
-  double sum = 0;
-  for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) sum += (double)m->weight[e] * amp[m->index[e]];
-  uprev[m->cell[i]] += f->vdt2[m->cell[i]] * (float)sum;
+  uprev[m->cell[i]] += f->vdt2[m->cell[i]] * (float)PointMapRowSum(m, i, amp, NULL);
 }
 
 /* Odd reflection of u about free-surface sample `cell`, `out` the step
