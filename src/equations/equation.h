@@ -17,7 +17,8 @@ typedef struct EquationState EquationState;
 /* Where the forward run keeps what the adjoint needs (store.h). */
 typedef struct _p_WavefieldStore *WavefieldStore;
 
-#define EQUATION_MAX_FIELDS 8
+#define EQUATION_MAX_FIELDS     16
+#define EQUATION_MAX_PARAMETERS 4
 
 /* A sparse map between a shot's points (sources, receivers) and the grid,
    row by row: row i has the entries [start[i], start[i+1]), each an index
@@ -202,6 +203,13 @@ typedef struct Equation {
      reconstruction's fields, its scratch). */
   void (*store_shape)(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live);
   double (*method_bytes)(const struct KernelOps *ops, const Grid *g, GradientMethod m);
+  /* What each gradient method (GradientMethod: index 1 full, 2 boundary)
+     keeps, in words; NULL for a method the equation does not offer. */
+  const char *keeps[3];
+  /* Box fields of the adjoint's image whose ghosts the shot layer fills,
+     from the neighbours, after each adjoint run and before image(): an
+     image kept on the faces between cells is shared by both cells. */
+  PetscInt nimage_field, image_field[EQUATION_MAX_FIELDS];
 
   /* The imaging condition's chain rule: grad[k] holds, cell by cell, the
      sum over shots of the adjoint's image of parameter k; on return, dJ

@@ -359,20 +359,24 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
   PetscFunctionReturn(0);
 }
 
-/* The owned extended cells' dJ/dv summed over the groups (exactly, so
-   that it does not depend on how the shots were spread), then folded onto
-   the user cells: valid on group 0. */
+/* The owned extended cells' dJ/dv (and dJ/d of the other parameters)
+   summed over the groups (exactly, so that it does not depend on how the
+   shots were spread), then folded onto the user cells: valid on group 0. */
 static PetscErrorCode GradientReduce(Objective *obj, double *grad)
 {
-  const Grid *g = &obj->e.g;
-  double     *ext;
+  const Grid    *g = &obj->e.g;
+  const size_t   cells = (size_t)g->size[0] * g->size[1] * g->size[2];
+  const PetscInt np    = obj->e.backend.eq->nparameter;
+  double        *ext[EQUATION_MAX_PARAMETERS];
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1((size_t)g->size[0] * g->size[1] * g->size[2], &ext));
+  for (PetscInt k = 0; k < np; k++) PetscCall(PetscMalloc1(cells, &ext[k]));
   PetscCall(PropagatorGradientReduce(&obj->e.p, obj->e.l.cross));
-  PetscCall(PropagatorGradient(&obj->e.p, (const float *const[]){obj->e.vp_ext}, (double *const[]){ext}));
-  PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext, grad));
-  PetscCall(PetscFree(ext));
+  PetscCall(PropagatorGradient(&obj->e.p, (const float *const[]){obj->e.vp_ext, obj->e.rho_ext}, ext));
+  PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext[0], grad));
+  for (PetscInt k = 1; k < np; k++)
+    if (obj->grad_rest) PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext[k], obj->grad_rest[k - 1]));
+  for (PetscInt k = 0; k < np; k++) PetscCall(PetscFree(ext[k]));
   PetscFunctionReturn(0);
 }
 
@@ -395,7 +399,7 @@ PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp)
   PetscCheck(all[0] > 0 && -all[1] <= obj->vp_hi * (1 + 1e-6), obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE,
              "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",
              (double)all[0], (double)-all[1], (double)obj->vp_hi);
-  PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, (const float *const[]){obj->e.vp_ext}));
+  PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, (const float *const[]){obj->e.vp_ext, obj->e.rho_ext}));
   PetscFunctionReturn(0);
 }
 

@@ -57,17 +57,31 @@ static PetscErrorCode PutRsfChecksum(FILE *fp, const char *key, const char *path
   PetscFunctionReturn(0);
 }
 
+/* A model's option: its value, Gardner's rule, or its file and samples. */
+static PetscErrorCode PutModel(FILE *fp, const ModelInfo *m)
+{
+  char key[64];
+
+  PetscFunctionBeginUser;
+  if (m->gardner) Put(fp, m->option, "gardner (from -vp)");
+  else if (m->homogeneous) Put(fp, m->option, "%.17g", (double)m->value);
+  else {
+    PutPath(fp, m->option, m->name);
+    PetscCall(PetscSNPrintf(key, sizeof(key), "%s samples", m->option));
+    PetscCall(PutChecksum(fp, key, m->format == FORMAT_SEGY ? m->name : m->rsf.data_path));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
 {
   const Options   *o = obj->o;
   const ModelInfo *m = &obj->e.m;
 
   PetscFunctionBeginUser;
-  if (m->homogeneous) Put(fp, "-vp", "%.17g", (double)m->value);
-  else {
-    PutPath(fp, "-vp", m->name);
-    PetscCall(PutChecksum(fp, "-vp samples", m->format == FORMAT_SEGY ? m->name : m->rsf.data_path));
-  }
+  Put(fp, "-physics", "%s", obj->e.backend.eq->name);
+  PetscCall(PutModel(fp, m));
+  if (obj->e.rho_ext) PetscCall(PutModel(fp, &obj->e.rho));
   Put(fp, "grid n (z x y)", "%d %d %d", (int)m->n[0], (int)m->n[1], (int)m->n[2]);
   Put(fp, "grid d (z x y)", "%.17g %.17g %.17g", (double)m->d[0], (double)m->d[1], (double)m->d[2]);
   Put(fp, "-pml_top -pml_bottom -pml_left -pml_right -pml_front -pml_back", "%d %d %d %d %d %d", (int)o->pml[0][0], (int)o->pml[0][1], (int)o->pml[1][0],

@@ -160,7 +160,7 @@ static PetscErrorCode ReadModel(PetscOptionItems *PetscOptionsObject, Options *o
   const char *const n_text[3] = {"Cells in depth (number -vp)", "Cells in x (number -vp)", "Cells in y, 1 = 2D (number -vp)"};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsEnum("-physics", "Wave equation: acoustic (constant density) or variable_density (pressure and particle velocity; needs -rho; forward modelling only)", NULL,
+  PetscCall(PetscOptionsEnum("-physics", "Wave equation: acoustic (constant density) or variable_density (pressure and particle velocity; needs -rho)", NULL,
                              PhysicsNames, (PetscEnum)o->physics, (PetscEnum *)&o->physics, NULL));
   PetscCall(OptionsPath(PetscOptionsObject, "-vp", "P velocity: a number (m/s), an RSF or SEG-Y (.sgy, .segy) file, or marmousi", o->vp));
   PetscCall(OptionsPath(PetscOptionsObject, "-rho", "Density (-physics variable_density): a number (kg/m^3), an RSF or SEG-Y file on -vp's grid, or gardner (310 vp^0.25; water, 1000, below 1520 m/s)",
@@ -489,8 +489,6 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              PhysicsNames[o->physics]);
   PetscCheck(help || o->physics != PHYSICS_VARIABLE_DENSITY || o->rho[0], comm, PETSC_ERR_USER_INPUT,
              "-physics variable_density needs -rho: a density in kg/m^3, an RSF or SEG-Y file on -vp's grid, or gardner");
-  PetscCheck(o->physics != PHYSICS_VARIABLE_DENSITY || o->mode == MODE_FORWARD, comm, PETSC_ERR_SUP,
-             "-physics variable_density with -mode %s: it has no gradient yet; expected -mode forward", RunModeNames[o->mode]);
   PetscCheck(o->dt > 0 && PetscIsNormalReal(o->dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt %.6g: expected a positive interval in seconds", (double)o->dt);
   PetscCheck(o->f0 > 0 && PetscIsNormalReal(o->f0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-f0 %.6g: expected a positive frequency in Hz", (double)o->f0);
   PetscCheck(o->t0 >= 0 && !PetscIsInfOrNanReal(o->t0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-t0 %.6g: expected a delay of 0 s or more (the default is 1.5/f0 = %.6g s)",

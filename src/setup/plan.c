@@ -39,8 +39,6 @@ static const double HostLinkCost[2] = {11.1, 5.8};
 
 #define NMETHODS 2 /* GRADIENT_FULL, GRADIENT_BOUNDARY: method k + 1 */
 
-static const char *const keeps[NMETHODS] = {"the Laplacian term of every step and cell", "the layer band of every step, 2 fields"};
-
 /* How often one store serves: every shot of the busiest group, in every
    evaluation (an inversion's: at least one per iteration, -tao_max_it or
    the default, in every band). */
@@ -106,8 +104,9 @@ static PetscErrorCode Refuse(const Layout *l, const Backend *backend, PetscInt n
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < NMETHODS; k++)
     if (fits[k]) PetscCall(PetscSNPrintf(other, sizeof(other), "-gradient_method %s (or auto), which fits, or ", GradientMethods[k + 1]));
-  for (PetscInt k = 1; k < NMETHODS; k++)
-    if (busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
+  while (!backend->eq->keeps[small + 1]) small++;
+  for (PetscInt k = small + 1; k < NMETHODS; k++)
+    if (backend->eq->keeps[k + 1] && busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
   if (named >= 0) small = named;
   over = PetscMax(busiest[small][0] / PetscMax(host_budget, 1.0), backend->memory->device_free_memory ? busiest[small][1] / PetscMax(device_budget, 1.0) : 0);
   FormatBytes(busiest[small][0], need[0], sizeof(need[0]));
@@ -137,10 +136,14 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
 
   PetscFunctionBeginUser;
   PetscCheck(backend->eq->gradient, l->world, PETSC_ERR_SUP, "The %s equation has no gradient yet: forward modelling only (-mode forward)", backend->eq->name);
+  PetscCheck(o->gradient_method == GRADIENT_AUTO || backend->eq->keeps[o->gradient_method], l->world, PETSC_ERR_SUP,
+             "-gradient_method %s: the %s equation does not offer it; expected auto or %s", GradientMethods[o->gradient_method], backend->eq->name,
+             GradientMethods[backend->eq->keeps[GRADIENT_FULL] ? GRADIENT_FULL : GRADIENT_BOUNDARY]);
   for (PetscInt k = 0; k < NMETHODS; k++) {
     size_t        n;
     PetscInt      nsteps;
     WavefieldLive live;
+    if (!backend->eq->keeps[k + 1]) continue;
     backend->eq->store_shape(backend->ops, g, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps, &live);
     mine.need[k].fields  = backend->eq->method_bytes(backend->ops, g, (GradientMethod)(k + 1));
     mine.need[k].steps   = WavefieldStoreBytes(n, nsteps) + (double)live.bytes * nsteps;
@@ -175,6 +178,12 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   uses = StoreUses(o, l, geo);
   PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-9s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
   for (PetscInt k = 0; k < NMETHODS; k++) {
+    if (!backend->eq->keeps[k + 1]) {
+      fits[k] = device[k] = PETSC_FALSE;
+      busiest[k][0] = busiest[k][1] = cost[k] = 0;
+      PetscCall(PetscPrintf(l->world, "  %-9s (not offered by the %s equation)\n", GradientMethods[k + 1], backend->eq->name));
+      continue;
+    }
     device[k] = OnDevice(backend, where, &most.need[k], device_budget);
     Place(backend, device[k], &most.need[k], busiest[k]);
     fits[k]      = busiest[k][0] <= host_budget && (!backend->memory->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
@@ -186,7 +195,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     cost[k] += backend->memory->first_use[g->dim > 2] * most.first_use[k] / uses;
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
-    PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], keeps[k], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
+    PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], backend->eq->keeps[k + 1], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
   if (backend->memory->first_use[g->dim > 2] > 0)

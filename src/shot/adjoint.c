@@ -182,6 +182,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
     PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - 1 - n));
   }
   PetscCall(sc->run_end(p->state, PETSC_TRUE, store));
+  PetscCall(PropagatorExchangeBoxFields(p, p->eq->nimage_field, p->eq->image_field));
   PetscCall(SourceTerm(p, t, shot, &d, wavelet, src_sum));
   PetscCall(ImageAdd(p, &shot->src, src_sum));
   PetscCall(ShotPointsDestroy(p, &d));

@@ -33,16 +33,27 @@ static PetscErrorCode BuildBoxes(Propagator *p)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *const model[])
+PetscErrorCode PropagatorExchangeBoxFields(Propagator *p, PetscInt n, const PetscInt list[])
 {
   HaloField field[EQUATION_MAX_FIELDS];
+  PetscInt  m = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(p->eq->scheme->set_model(p->state, model, t->dt_int));
-  if (!p->eq->nmodel_field) PetscFunctionReturn(0);
-  for (PetscInt i = 0; i < p->eq->nmodel_field; i++) field[i] = (HaloField){p->eq->scheme->field_data(p->state, p->eq->model_field[i], 0, 0), HALO_ALL_FACES};
-  PetscCall(HaloExchangeBegin(p->halo, p->eq->nmodel_field, field));
+  for (PetscInt i = 0; i < n; i++) {
+    float *data = p->eq->scheme->field_data(p->state, list[i], 0, 0);
+    if (data) field[m++] = (HaloField){data, HALO_ALL_FACES};
+  }
+  if (!m) PetscFunctionReturn(0);
+  PetscCall(HaloExchangeBegin(p->halo, m, field));
   PetscCall(HaloExchangeEnd(p->halo));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *const model[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(p->eq->scheme->set_model(p->state, model, t->dt_int));
+  PetscCall(PropagatorExchangeBoxFields(p, p->eq->nmodel_field, p->eq->model_field));
   PetscFunctionReturn(0);
 }
 

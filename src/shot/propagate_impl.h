@@ -33,3 +33,6 @@ PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char
 /* Every nan_check_interval steps and after the last: a clear error, on
    every rank of the group, once the field holds NaN or Inf. */
 PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done);
+/* Fills the ghosts of the box fields listed (Equation.field indices) that
+   the state holds now from the neighbours, at once. */
+PetscErrorCode PropagatorExchangeBoxFields(Propagator *p, PetscInt n, const PetscInt list[]);

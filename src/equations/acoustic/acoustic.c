@@ -137,6 +137,7 @@ const Equation EquationAcoustic = {
   .cell_floats          = 3, /* u, uprev, v^2 dt^2 */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
+  .keeps                = {[GRADIENT_FULL] = "the Laplacian term of every step and cell", [GRADIENT_BOUNDARY] = "the layer band of every step, 2 fields"},
   .gradient             = Gradient,
   .kernels              = Kernels,
   .scheme               = &AcousticScheme,

@@ -4,11 +4,12 @@
      stage 0:  v_a^{n+1/2} = v_a^{n-1/2} - dt b_a d_a p^n     (halos of p)
      stage 1:  p^{n+1}     = p^n - K dt sum_a d_a v_a^{n+1/2}  (halos of v)
 
-   then the source's volume injection into p and the free surface.
-   Forward modelling only: no gradient method yet. */
+   then the source's volume injection into p and the free surface; the
+   adjoint's parts in adjoint.c. */
 #include "equations/variable_density/state.h"
 #include "data/util.h"
 #include "equations/subnormals.h"
+#include "equations/store.h"
 #include <math.h>
 #include <omp.h>
 
@@ -89,6 +90,7 @@ static PetscErrorCode Destroy(EquationState **state)
   for (PetscInt a = 0; a < s->dim; a++) PetscCall(PetscFree4(s->pa[a], s->pb[a], s->ha[a], s->hb[a]));
   PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
   PetscCall(PetscFree(s->scratch));
+  PetscCall(VDAdjointFree(s));
   PetscCall(PetscFree(s));
   *state = NULL;
   PetscFunctionReturn(0);
@@ -147,6 +149,14 @@ static float *FieldData(const EquationState *state, PetscInt k, PetscInt a, Pets
     return k - VD_VZ < s->dim ? s->v[k - VD_VZ] : NULL;
   case VD_BDT:
     return s->bdt;
+  case VD_DZ:
+  case VD_DX:
+  case VD_DY:
+    return k - VD_DZ < s->dim ? s->d[k - VD_DZ] : NULL;
+  case VD_IZ:
+  case VD_IX:
+  case VD_IY:
+    return k - VD_IZ < s->dim ? s->image_b[k - VD_IZ] : NULL;
   }
   return NULL;
 }
@@ -155,13 +165,8 @@ static PetscBool SplitBoxes(const EquationState *s, PetscBool adjoint) { return 
 
 static PetscErrorCode SetMethod(EquationState *s, GradientMethod m)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation has no gradient yet (gradient method %s): forward modelling only", GradientMethods[m]);
-}
-
-static PetscErrorCode ForwardOnly(PetscBool adjoint, WavefieldStore store)
-{
   PetscFunctionBeginUser;
-  PetscCheck(!adjoint && !store, PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation has no adjoint yet: forward modelling only");
+  PetscCheck(m == GRADIENT_FULL, PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation's gradient keeps every step (full); gradient method %s is not offered", GradientMethods[m]);
   PetscFunctionReturn(0);
 }
 
@@ -170,7 +175,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   VDState *s = VDStateOf(state);
 
   PetscFunctionBeginUser;
-  PetscCall(ForwardOnly(adjoint, store));
+  if (adjoint) PetscCall(VDAdjointRunBegin(s, store));
 #define VD_ZERO(x) PetscCall(PetscArrayzero((x), s->ncells))
   VD_ZERO(s->p);
   for (PetscInt a = 0; a < s->dim; a++) {
@@ -184,53 +189,65 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
 
 static PetscErrorCode RunEnd(EquationState *s, PetscBool adjoint, WavefieldStore store) { return 0; }
 
-static PetscErrorCode StepBegin(EquationState *s, PetscBool adjoint, WavefieldStore store, PetscInt n, PetscInt nsteps) { return ForwardOnly(adjoint, store); }
+/* Forward step n writes its terms into the store's slot n; reverse step n
+   reads them. */
+static PetscErrorCode StepBegin(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, PetscInt nsteps)
+{
+  VDState *s = VDStateOf(state);
 
-/* Runs the statements given for every owned row of cells along axis a that
-   ends on a free-surface face (a, side): row is the padded index of its
-   owned cell 0, n its owned cells, st its stride. */
-#define VD_EACH_SURFACE_ROW(s, ...) \
-  for (PetscInt a = 0; a < (s)->dim; a++) \
-    for (PetscInt side = 0; side < 2; side++) { \
-      const PetscInt b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2, n = (s)->grid->size[a]; \
-      const ptrdiff_t st = (s)->stride[a]; \
-      if (!(s)->free_surface[a][side]) continue; \
-      for (PetscInt k = 0; k < ((s)->dim > b2 ? (s)->grid->size[b2] : 1); k++) \
-        for (PetscInt j = 0; j < (s)->grid->size[b1]; j++) { \
-          const ptrdiff_t row = (s)->radius * st + (j + (s)->radius) * (s)->stride[b1] + (k + ((s)->dim > b2 ? (s)->radius : 0)) * (s)->stride[b2]; \
-          __VA_ARGS__; \
-        } \
-    }
+  PetscFunctionBeginUser;
+  if (adjoint) PetscCall(VDAdjointStepBegin(s, store, n));
+  else if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &s->keep));
+  PetscFunctionReturn(0);
+}
 
 /* The free surface lies on the first (side 0) or last (side 1) cell centre
    of its axis, where p = 0: p is odd about it, so the pressure's ghosts
    mirror it with the sign changed (before stage 0) and the normal velocity,
    odd p's derivative being even, mirrors without (before stage 1): the
-   node at i + 1/2 takes that at -(i + 1/2) (side 0) or 2 (n - 1) - (i + 1/2). */
-static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool adjoint, const EquationStepPoints *points)
+   node at i + 1/2 takes that at -(i + 1/2) (side 0) or 2 (n - 1) - (i + 1/2)
+   (side 1, from the node past the surface, n - 1: every node beyond the
+   surface is a mirror, on both sides, which makes the adjoint's mirrors
+   those of the forward). */
+void VDMirrorCentres(VDState *s, float *const f[3])
 {
-  VDState       *s = VDStateOf(state);
   const PetscInt R = s->radius;
 
+  VD_EACH_SURFACE_ROW(s, {
+    float *const    x  = f ? f[a] : s->p;
+    const ptrdiff_t c0 = row + (side ? (n - 1) * st : 0), out = side ? st : -st;
+    for (PetscInt m = 1; m <= R; m++) x[c0 + m * out] = -x[c0 - m * out];
+  })
+}
+
+void VDMirrorNodes(VDState *s, float *const f[3])
+{
+  const PetscInt R = s->radius;
+
+  VD_EACH_SURFACE_ROW(s, {
+    float *const x = f ? f[a] : s->v[a];
+    for (PetscInt i = side ? n - 1 : -R; i < (side ? n - 1 + R : 0); i++) x[row + i * st] = x[row + (side ? 2 * n - 3 - i : -1 - i) * st];
+  })
+}
+
+static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool adjoint, const EquationStepPoints *points)
+{
+  VDState *s = VDStateOf(state);
+
   PetscFunctionBeginUser;
-  if (stage == 0)
-    VD_EACH_SURFACE_ROW(s, {
-      const ptrdiff_t c0 = row + (side ? (n - 1) * st : 0), out = side ? st : -st;
-      for (PetscInt m = 1; m <= R; m++) s->p[c0 + m * out] = -s->p[c0 - m * out];
-    })
-  else
-    VD_EACH_SURFACE_ROW(s, {
-      float *v = s->v[a];
-      for (PetscInt i = side ? n : -R; i < (side ? n + R : 0); i++) v[row + i * st] = v[row + (side ? 2 * n - 3 - i : -1 - i) * st];
-    })
+  if (adjoint) PetscCall(VDAdjointStageBegin(s, stage, points));
+  else if (stage == 0) VDMirrorCentres(s, NULL);
+  else VDMirrorNodes(s, NULL);
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool adjoint, const Box *box)
 {
+  VDState *s = VDStateOf(state);
+
   PetscFunctionBeginUser;
-  if (stage == 0) VDStepVelocity(VDStateOf(state), box);
-  else VDStepPressure(VDStateOf(state), box);
+  if (stage == 0) VDVelocity(s, box, adjoint);
+  else VDPressure(s, box, adjoint);
   PetscFunctionReturn(0);
 }
 
@@ -245,8 +262,13 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   const PointMap *src = points->src;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < src->nrows; i++) s->p[src->cell[i]] += s->kdt[src->cell[i]] * (float)PointMapRowSum(src, i, points->wav, NULL);
-  VD_EACH_SURFACE_ROW(s, s->p[row + (side ? (n - 1) * st : 0)] = 0);
+  if (adjoint) PetscCall(VDAdjointStepEnd(s, store, n, points));
+  else {
+    for (PetscInt i = 0; i < src->nrows; i++) s->p[src->cell[i]] += s->kdt[src->cell[i]] * (float)PointMapRowSum(src, i, points->wav, NULL);
+    VD_EACH_SURFACE_ROW(s, s->p[row + (side ? (n - 1) * st : 0)] = 0);
+    if (store) PetscCall(WavefieldStoreWriteEnd(store, n));
+    s->keep = NULL;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -273,10 +295,7 @@ static PetscErrorCode AllFinite(EquationState *state, PetscBool *finite)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Image(EquationState *s, PetscInt k, const float **padded)
-{
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation has no adjoint yet: no image of parameter %" PetscInt_FMT, k);
-}
+static PetscErrorCode Image(EquationState *s, PetscInt k, const float **padded) { return VDAdjointImage(VDStateOf(s), k, padded); }
 
 const EquationScheme VariableDensityScheme = {
   .create      = Create,

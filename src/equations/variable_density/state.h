@@ -7,8 +7,10 @@
 #pragma once
 #include "equations/equation.h"
 
-/* Its fields, in the order of the Equation table (variable_density.c). */
-enum { VD_P, VD_VZ, VD_VX, VD_VY, VD_BDT, VD_NFIELD };
+/* Its fields, in the order of the Equation table (variable_density.c):
+   the forward's, then the adjoint's operands of the derivatives along each
+   axis and its images on the velocity nodes. */
+enum { VD_P, VD_VZ, VD_VX, VD_VY, VD_BDT, VD_DZ, VD_DX, VD_DY, VD_IZ, VD_IX, VD_IY, VD_NFIELD };
 
 typedef struct {
   const Grid       *grid;
@@ -26,6 +28,18 @@ typedef struct {
   float            *ha[3], *hb[3];           /* and half a cell above them (the v_a nodes) */
   float            *host_model[2];           /* K dt and dt / rho, on their way in */
   float            *scratch;                 /* two rows of the padded box per thread, for the CPU stages */
+  /* The gradient (full storage, adjoint.c).  keep: the store's slot of the
+     step being run, each of the step's terms over the padded box: the
+     pressure stage's divergence, then each axis's pressure gradient (CPML
+     included: what dt K and the face's dt / rho multiply).  The adjoint
+     run holds dt K times the adjoint pressure in p, each face's dt / rho
+     times the adjoint velocity in v, the adjoint CPML memories in psi_v
+     (pressure stage) and psi_p (velocity stage); d[a] is the operand of
+     its derivative along a, whose ghosts travel; image_k and image_b[a]
+     sum its products with the stored terms (at the centres, on the nodes
+     of axis a), image the image handed out. */
+  float            *keep;
+  float            *d[3], *image_k, *image_b[3], *image;
 } VDState;
 
 static inline VDState *VDStateOf(EquationState *s) { return (VDState *)s; }
@@ -38,6 +52,41 @@ extern const EquationScheme VariableDensityScheme;
 void VDStaggeredWeights(PetscInt radius, double c[]);
 
 /* The CPU stages over a box of owned cells: velocities from the pressure
-   gradient (stage 0), pressure from the velocities' divergence (stage 1). */
-void VDStepVelocity(VDState *s, const Box *b);
-void VDStepPressure(VDState *s, const Box *b);
+   gradient (stage 0), pressure from the velocities' divergence (stage 1);
+   in the adjoint, the velocities from the derivatives of d along each
+   axis, then the pressure from them.  VDAdjointOperands forms, over every
+   owned cell, each adjoint stage's operands d from the adjoint fields,
+   steps the CPML memories back and sums the images (stage 0: at the
+   centres, stage 1: on the nodes). */
+void VDVelocity(VDState *s, const Box *b, PetscBool adjoint);
+void VDPressure(VDState *s, const Box *b, PetscBool adjoint);
+void VDAdjointOperands(VDState *s, PetscInt stage);
+
+/* The adjoint's parts of the scheme's hooks (adjoint.c). */
+PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store);
+PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n);
+PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points);
+PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points);
+PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded);
+PetscErrorCode VDAdjointFree(VDState *s);
+
+/* The free surface's mirrors (state.c): the ghosts across each free face
+   of f (NULL: the state's own p, v[a]) at the centres, odd about the
+   surface cell, or on the nodes, even about it. */
+void VDMirrorCentres(VDState *s, float *const f[3]);
+void VDMirrorNodes(VDState *s, float *const f[3]);
+/* Runs the statements given for every owned row of cells along axis a that
+   ends on a free-surface face (a, side): row is the padded index of its
+   owned cell 0, n its owned cells, st its stride. */
+#define VD_EACH_SURFACE_ROW(s, ...) \
+  for (PetscInt a = 0; a < (s)->dim; a++) \
+    for (PetscInt side = 0; side < 2; side++) { \
+      const PetscInt  b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2, n = (s)->grid->size[a]; \
+      const ptrdiff_t st = (s)->stride[a]; \
+      if (!(s)->free_surface[a][side]) continue; \
+      for (PetscInt k = 0; k < ((s)->dim > b2 ? (s)->grid->size[b2] : 1); k++) \
+        for (PetscInt j = 0; j < (s)->grid->size[b1]; j++) { \
+          const ptrdiff_t row = (s)->radius * st + (j + (s)->radius) * (s)->stride[b1] + (k + ((s)->dim > b2 ? (s)->radius : 0)) * (s)->stride[b2]; \
+          __VA_ARGS__; \
+        } \
+    }

@@ -19,13 +19,21 @@ static const EquationField fields[] = {
   [VD_VX]  = {"vx", "particle velocity along x, half a cell beyond the centre", EQUATION_FIELD_BOX},
   [VD_VY]  = {"vy", "particle velocity along y, half a cell beyond the centre", EQUATION_FIELD_BOX},
   [VD_BDT] = {"bdt", "dt / rho at the centres, averaged onto the faces", EQUATION_FIELD_BOX},
+  [VD_DZ]  = {"dz", "adjoint: the operand of the derivative along z", EQUATION_FIELD_BOX},
+  [VD_DX]  = {"dx", "adjoint: the operand of the derivative along x", EQUATION_FIELD_BOX},
+  [VD_DY]  = {"dy", "adjoint: the operand of the derivative along y", EQUATION_FIELD_BOX},
+  [VD_IZ]  = {"iz", "adjoint: the image of the buoyancy on the z faces", EQUATION_FIELD_BOX},
+  [VD_IX]  = {"ix", "adjoint: the image of the buoyancy on the x faces", EQUATION_FIELD_BOX},
+  [VD_IY]  = {"iy", "adjoint: the image of the buoyancy on the y faces", EQUATION_FIELD_BOX},
 };
 
 /* Velocities read the pressure across faces, the pressure the velocities;
-   the adjoint's stages read the same fields. */
+   in the adjoint (adjoint.c) stage 0 undoes the pressure stage, updating
+   the velocities, and stage 1 the velocity stage, each from the operands
+   its derivatives read. */
 static const EquationStage stages[] = {
-  {"velocity", 1, {VD_P}, 1, {VD_P}},
-  {"pressure", 3, {VD_VZ, VD_VX, VD_VY}, 3, {VD_VZ, VD_VX, VD_VY}},
+  {"velocity", 1, {VD_P}, 3, {VD_DZ, VD_DX, VD_DY}},
+  {"pressure", 3, {VD_VZ, VD_VX, VD_VY}, 3, {VD_DZ, VD_DX, VD_DY}},
 };
 
 static const char *const components[] = {"p"};
@@ -69,6 +77,36 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   *layers = 2.0 * g->dim * cells * sizeof(float);
 }
 
+/* Full storage: the divergence and each axis's pressure gradient of every
+   step, over the padded box. */
+static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
+{
+  PetscInt padded[3];
+
+  *n      = (1 + g->dim) * GridPaddedCells(g, padded);
+  *nsteps = steps;
+  *live   = (WavefieldLive){0, 0, 0};
+}
+
+/* The adjoint's operands and images, and the image handed out. */
+static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m)
+{
+  PetscInt padded[3];
+
+  return (2.0 + 2.0 * g->dim) * GridPaddedCells(g, padded) * sizeof(float);
+}
+
+/* From dJ/dK and dJ/db (K = rho vp^2, b = 1 / rho) to dJ/dvp and dJ/drho. */
+static void Gradient(PetscInt n, const float *const model[], double *const grad[])
+{
+#pragma omp parallel for schedule(static)
+  for (PetscInt c = 0; c < n; c++) {
+    const double vp = model[0][c], rho = model[1][c], gk = grad[0][c], gb = grad[1][c];
+    grad[0][c] = 2 * rho * vp * gk;
+    grad[1][c] = vp * vp * gk - gb / (rho * rho);
+  }
+}
+
 static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
 {
   if (backend != BACKEND_CPU) return PETSC_FALSE;
@@ -82,14 +120,20 @@ const Equation EquationVariableDensity = {
   EQUATION_LISTS(parameters, fields, stages, components),
   .nmodel_field         = 1,
   .model_field          = {VD_BDT},
+  .nimage_field         = 3,
+  .image_field          = {VD_IZ, VD_IX, VD_IY},
   .watch_field          = VD_P,
   .cell_model           = CellModel,
   .source               = "volume injection: the wavelet (m^3/s) over the cell volume, times K dt, added to p",
-  .source_image         = -1,
+  .source_image         = 0, /* the injection is scaled by K dt */
   .stable_step          = StableStep,
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
   .cell_floats          = 9, /* 2D: p, vz, vx, K dt, dt / rho, four CPML memories */
+  .store_shape          = StoreShape,
+  .method_bytes         = MethodBytes,
+  .keeps                = {[GRADIENT_FULL] = "every step's divergence and pressure gradient"},
+  .gradient             = Gradient,
   .kernels              = Kernels,
   .scheme               = &VariableDensityScheme,
 };

@@ -1,0 +1,135 @@
+/* The exact adjoint of the variable-density scheme (state.c), run
+   backwards with full storage.  A forward step is, per axis a,
+
+     stage 0:  g_a = D+_a p (+ its CPML memory),  v_a -= B_a g_a
+     stage 1:  h   = sum_a D-_a v_a (+ theirs),   p   -= K dt h
+
+   (B_a: the face's dt / rho), then the source and the free surface.  Its
+   transpose takes D+^T = -D- and D-^T = -D+; held in the variables
+   u = K dt p~ and w_a = B_a v~_a (p~, v~: the adjoint fields), it is the
+   same leapfrog again, each derivative's operand d formed first at the
+   owned cells (the CPML memories stepped back there) so that only d's
+   ghosts travel:
+
+     stage 0:  d_a = u + a_a (u - m_a),  m_a = b_a (m_a - u);  w_a += B_a D+_a d_a
+     stage 1:  d_a = w_a + a_a (w_a - n_a),  n_a = b_a (n_a - w_a);  u += K dt sum_a D-_a d_a
+
+   (a, b: the CPML weights; m, n: the adjoint memories).  The images are
+   dJ/dK = -sum p~ dt h and dJ/db on a face = -sum v~ dt g over the steps
+   (b = 1 / rho): the forward run stores h and every g_a, and the adjoint
+   sums u h and w_a g_a, divided by K dt and B_a once at the end.  A face's
+   buoyancy is the mean of its two cells', so each cell takes half of each
+   of its faces' images: the faces of its lower neighbour's too, whose
+   images the shot layer brings across rank boundaries
+   (Equation.image_field). */
+#include "equations/variable_density/state.h"
+#include "equations/store.h"
+#include "data/util.h"
+
+/* The adjoint's arrays, each over the padded box. */
+#define VD_ADJOINT_ARRAYS(s, X) \
+  do { \
+    X((s)->image_k); \
+    X((s)->image); \
+    for (PetscInt a_ = 0; a_ < (s)->dim; a_++) { \
+      X((s)->d[a_]); \
+      X((s)->image_b[a_]); \
+    } \
+  } while (0)
+
+PetscErrorCode VDAdjointFree(VDState *s)
+{
+  PetscFunctionBeginUser;
+#define VD_FREE(x) PetscCall(s->backend->mem_free((void **)&(x)))
+  VD_ADJOINT_ARRAYS(s, VD_FREE);
+#undef VD_FREE
+  PetscFunctionReturn(0);
+}
+
+/* The adjoint's arrays at the first adjoint run, zeroed at every one (the
+   ghosts of d where no neighbour lies stay 0: nodes and cells there do not
+   exist in the forward run). */
+PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store)
+{
+  const size_t bytes = s->ncells * sizeof(float);
+
+  PetscFunctionBeginUser;
+  PetscCheck(store, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The variable-density adjoint reads the forward run's terms from a store: expected one");
+#define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), bytes), "the adjoint's fields", (2.0 + 2.0 * s->dim) * bytes)
+#define VD_ZERO(x)  PetscCall(PetscArrayzero((x), s->ncells))
+  if (!s->image) VD_ADJOINT_ARRAYS(s, VD_ALLOC);
+  VD_ADJOINT_ARRAYS(s, VD_ZERO);
+#undef VD_ALLOC
+#undef VD_ZERO
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n)
+{
+  PetscFunctionBeginUser;
+  PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
+  PetscFunctionReturn(0);
+}
+
+/* Stage 0 undoes the step's end first: the surface's pressure was set to
+   0 (its adjoint is 0), and the source's injection reads the adjoint
+   pressure at its cells, times dt, for dJ/dK there (at_src).  A node past
+   a surface (the last node of an axis ending on one, side 1) is a mirror
+   in the forward run: the adjoint velocity there counts for nothing. */
+PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points)
+{
+  PetscFunctionBeginUser;
+  if (stage == 0) {
+    const PointMap *src = points->src;
+    VD_EACH_SURFACE_ROW(s, s->p[row + (side ? (n - 1) * st : 0)] = 0);
+    for (PetscInt i = 0; i < src->nrows; i++) points->at_src[i] = (float)((double)s->p[src->cell[i]] * s->dt / s->kdt[src->cell[i]]);
+    VDAdjointOperands(s, 0);
+    VDMirrorCentres(s, s->d);
+  } else {
+    VD_EACH_SURFACE_ROW(s, if (side) s->v[a][row + (n - 1) * st] = 0);
+    VDAdjointOperands(s, 1);
+    VDMirrorNodes(s, s->d);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The residuals go in as the records took p out: u += K dt R^T r. */
+PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
+{
+  const PointMap *reach = points->reach;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < reach->nrows; i++) s->p[reach->cell[i]] += s->kdt[reach->cell[i]] * (float)PointMapRowSum(reach, i, points->residual, NULL);
+  PetscCall(WavefieldStoreReadEnd(store, n));
+  s->keep = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* Image 0: dJ/dK at the centres; image 1: dJ/db (b = 1 / rho), half of
+   each face's image to each of its cells. */
+PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded)
+{
+  const Grid *g = s->grid;
+
+  PetscFunctionBeginUser;
+  PetscCheck(k == 0 || k == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "variable-density images: parameter 0 (vp) or 1 (rho), not %" PetscInt_FMT, k);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (PetscInt z = 0; z < g->size[2]; z++)
+    for (PetscInt y = 0; y < g->size[1]; y++) {
+      const PetscInt  q[3] = {0, y, z};
+      const ptrdiff_t row  = GridPaddedIndex(g, q);
+      for (PetscInt x = 0; x < g->size[0]; x++) {
+        const ptrdiff_t c = row + x;
+        double          v = 0;
+        if (k == 0) v = -(double)s->image_k[c] * s->dt / s->kdt[c];
+        else
+          for (PetscInt a = 0; a < s->dim; a++) {
+            const ptrdiff_t st = s->stride[a];
+            v -= 0.5 * s->dt * ((double)s->image_b[a][c] / (0.5f * (s->bdt[c] + s->bdt[c + st])) + (double)s->image_b[a][c - st] / (0.5f * (s->bdt[c - st] + s->bdt[c])));
+          }
+        s->image[c] = (float)v;
+      }
+    }
+  *padded = s->image;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,514 @@
+/* The variable-density equation's gradient (equations/variable_density/)
+   through the shot layer, with full storage: the misfit J = 1/2 |d - obs|^2
+   of one shot, its adjoint run and the chain rule (PropagatorGradient) give
+   dJ/dvp and dJ/drho, and each, dotted with a smooth direction, matches a
+   central finite difference of J (extrapolated from h and 2h) to 1e-3: the
+   direction over every cell of the extended grid, and again over the
+   absorbing layers' cells alone (full storage images the layers too, where
+   the CPML terms carry the model), so that an error there cannot hide
+   behind the core's larger share (a few percent of grad . dir).  An exact
+   discrete adjoint is what lets a gradient-based inversion converge to the
+   discrete problem's minimum, and only a finite difference of the forward
+   code itself can show it.  The model varies smoothly in both parameters (vp with depth and a
+   blob, rho a blob of its own) and has density steps where ranks meet
+   (along z at N0 / 2, along x at N1 / 2 above it), where the buoyancy is
+   averaged across a face whose ghosts come from a neighbour; the observed
+   data come from a model with an anomaly in each parameter.  The source and
+   the receivers lie between grid points (Hicks-weighted maps on both sides
+   of the adjoint; the source's own term, its injection being scaled by
+   K dt = rho vp^2 dt at its cells, lies within the directions), one
+   receiver 1.5 cells below the top (within the reach of the free surface's
+   image, or next to the top layer).  Cases: 2D order 8 with absorbing
+   layers on every side, 2D order 4 with a free surface on top, 3D order 4.
+   On more than one rank the gradient of the decomposition mpiexec gives,
+   and at 4 ranks of split ones chosen here (2 x 2 x 1, and 4 x 1 x 1 in 2D
+   or 1 x 2 x 2 in 3D, each left out where it is the default; 2 x 2 x 1
+   puts both density steps on rank boundaries), is the same bits, cell for
+   cell, as one rank's (rank 0 alone, gathered by global index): the forward
+   is independent of the decomposition to the bit, and so must its adjoint
+   be.  A 1% error in the layers' dJ/dvp moves the whole grid's check by
+   3e-4 only and fails the layers' check; a one-ulp change in one cell on
+   one rank fails the decomposition check. */
+#include "data/events.h"
+#include "data/geometry.h"
+#include "data/wavelet.h"
+#include "grid/grid.h"
+#include "grid/timeaxis.h"
+#include "shot/propagate.h"
+#include "shot/survey.h"
+#include <math.h>
+#include <string.h>
+
+#define NREC 5
+
+/* One case: the user grid (10 m cells), the layers' width (none on top with
+   free_top), the order, nt samples at dt (the internal step: dt is below
+   the stable step) and the Ricker wavelet's peak f0 (Hz).  Every extended
+   N[a] is a multiple of 4, so that 2 or 4 ranks along an axis split it at
+   N[a] / 2 (the density steps). */
+typedef struct {
+  const char *name;
+  PetscInt    dim, order, n[3], pml, nt;
+  PetscBool   free_top;
+  PetscReal   dt, f0;
+} Case;
+
+static const PetscReal d[3] = {10, 10, 10};
+static const PetscReal vmax = 2700; /* fixed above every model's vp, so that the time axis and layers do not move with the model */
+
+/* The extended grid of the current case, of which the model and the
+   directions are functions (global extended indices: the same on any
+   decomposition). */
+static struct {
+  PetscInt dim, N[3], n[3], pml[3][2];
+} shape;
+
+static double Blob(const PetscInt x[3], double fz, double fx, double fy, double s)
+{
+  const double c[3] = {fz * shape.N[0], fx * shape.N[1], fy * shape.N[2]};
+  double       r2   = 0;
+
+  for (PetscInt a = 0; a < shape.dim; a++) r2 += (x[a] - c[a]) * (x[a] - c[a]);
+  return exp(-r2 / (2 * s * s));
+}
+
+/* The model the gradient is taken at: vp up with depth and a blob (at most
+   2000 + 4 * 83 + 150 + 120 with the anomaly below, under vmax); rho a blob
+   of its own, a step down at N0 / 2 and, above it, one across at N1 / 2. */
+static double Vp(const PetscInt x[3]) { return 2000 + 4.0 * x[0] + 150 * Blob(x, 0.55, 0.35, 0.5, 5); }
+static double Rho(const PetscInt x[3])
+{
+  const PetscBool below = x[0] >= shape.N[0] / 2, right = x[1] >= shape.N[1] / 2;
+  return 1800 + 250 * Blob(x, 0.3, 0.65, 0.5, 6) + (below ? 300 : right ? 150 : 0);
+}
+/* What the observed data's model adds: an anomaly in each parameter,
+   elsewhere than the blobs. */
+static double VpAnomaly(const PetscInt x[3]) { return 120 * Blob(x, 0.45, 0.6, 0.45, 4); }
+static double RhoAnomaly(const PetscInt x[3]) { return 200 * Blob(x, 0.62, 0.3, 0.55, 4); }
+
+/* Smooth directions, |.| <= 1.5, different for the two parameters.  The
+   density's has a part near the reflection wavenumber (0.75 a cell along z,
+   8 cells a period): at fixed vp a density perturbation much smoother than
+   the wavelength changes the data little (the traveltimes not at all), and
+   the finite difference of so small a change would be float rounding. */
+static double DirVp(const PetscInt x[3]) { return cos(0.37 * x[0] + 0.11 * x[1]) * sin(0.23 * x[1] + 0.5) + 0.5 * cos(0.29 * x[2] + 0.31 * x[0]); }
+static double DirRho(const PetscInt x[3]) { return 0.5 * sin(0.21 * x[0] - 0.17 * x[1] + 0.3) * cos(0.13 * x[2] + 0.4) + cos(0.75 * x[0] + 0.25 * x[1] - 0.2 * x[2] + 0.1); }
+
+static PetscBool InLayer(const PetscInt x[3])
+{
+  for (PetscInt a = 0; a < shape.dim; a++)
+    if (x[a] < shape.pml[a][0] || x[a] >= shape.pml[a][0] + shape.n[a]) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* fn at global cell x, 0 outside the layers with layers_only. */
+static double Eval(double (*fn)(const PetscInt[3]), PetscBool layers_only, const PetscInt x[3]) { return layers_only && !InLayer(x) ? 0 : fn(x); }
+
+/* out = base + scale fn (Eval) over g's owned cells, z fastest; base NULL: 0. */
+static void Fill(const Grid *g, double (*fn)(const PetscInt[3]), PetscBool layers_only, double scale, const float *base, float *out)
+{
+  for (PetscInt k = 0; k < g->size[2]; k++)
+    for (PetscInt j = 0; j < g->size[1]; j++)
+      for (PetscInt i = 0; i < g->size[0]; i++) {
+        const PetscInt x[3] = {g->start[0] + i, g->start[1] + j, g->start[2] + k};
+        const size_t   c    = i + (size_t)g->size[0] * (j + (size_t)g->size[1] * k);
+        out[c]              = (float)((base ? base[c] : 0) + scale * Eval(fn, layers_only, x));
+      }
+}
+
+/* One shot's propagator on comm with the process grid procs: the model
+   (vp, rho) the gradient is taken at, the wavelet at the internal step,
+   the observed traces of the receivers this rank records, and the store
+   (NULL until RunGradientSetUp). */
+typedef struct {
+  MPI_Comm        comm;
+  Grid            g;
+  TimeAxis        t;
+  EquationKernels k;
+  ShotLocal       sl;
+  Propagator      p;
+  WavefieldStore  store;
+  size_t          cells;
+  float          *vp, *rho, *w, *obs;
+} Run;
+
+/* The survey of a case: the source 12.3 cells deep, receiver 0 1.5 cells
+   deep, the others 80% of the way down across the width; every point off
+   the grid on every axis. */
+static PetscErrorCode Survey(const Case *c, Geometry *geo)
+{
+  const PetscReal depth = (c->n[0] - 1) * d[0], width = (c->n[1] - 1) * d[1], across = (c->n[2] - 1) * d[2];
+  const PetscBool y     = c->dim == 3;
+
+  PetscFunctionBeginUser;
+  PetscCall(GeometryAlloc(1, NREC, "test survey", geo));
+  geo->rec_start[0] = 0;
+  geo->rec_start[1] = NREC;
+  geo->src[0]       = (Position){{12.3 * d[0], 0.4 * width + 0.3 * d[1], y ? 0.5 * across + 0.3 * d[2] : 0}};
+  geo->rec[0]       = (Position){{1.5 * d[0], 0.6 * width + 0.25 * d[1], y ? 0.4 * across + 0.45 * d[2] : 0}};
+  for (PetscInt r = 1; r < NREC; r++)
+    geo->rec[r] = (Position){{0.8 * depth + 0.35 * d[0], (0.1 + 0.25 * (r - 1)) * width + (0.25 + 0.1 * r) * d[1], y ? (0.15 + 0.2 * r) * across + 0.15 * d[2] : 0}};
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RunCreate(MPI_Comm comm, const Case *c, const PetscInt procs[3], Run *r)
+{
+  const Equation *eq = &EquationVariableDensity;
+  PetscInt        pml[3][2];
+  Geometry        geo;
+  float          *vt, *rt, *wrec;
+
+  PetscFunctionBeginUser;
+  r->comm  = comm;
+  r->store = NULL;
+  for (PetscInt a = 0; a < 3; a++) pml[a][0] = pml[a][1] = a < c->dim ? c->pml : 0;
+  if (c->free_top) pml[0][0] = 0;
+  PetscCall(GridCreate(comm, c->dim, c->n, d, c->order, pml, procs, &r->g));
+  r->cells = (size_t)r->g.size[0] * r->g.size[1] * r->g.size[2];
+  PetscCall(PetscMalloc1(r->cells, &r->vp));
+  PetscCall(PetscMalloc1(r->cells, &r->rho));
+  PetscCall(PetscMalloc2(r->cells, &vt, r->cells, &rt));
+  Fill(&r->g, Vp, PETSC_FALSE, 1, NULL, r->vp);
+  Fill(&r->g, Rho, PETSC_FALSE, 1, NULL, r->rho);
+  Fill(&r->g, VpAnomaly, PETSC_FALSE, 1, r->vp, vt);
+  Fill(&r->g, RhoAnomaly, PETSC_FALSE, 1, r->rho, rt);
+  PetscCall(TimeAxisSetUp(&r->g, eq->stable_step(&r->g, vmax), c->nt, c->dt, 0.9, &r->t));
+  PetscCheck(r->t.m == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "test set-up: dt %g above 0.9 of the stable step %g", (double)c->dt, (double)r->t.dt_stable);
+  PetscCheck(eq->kernels(BACKEND_CPU, &r->k), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no CPU kernels", eq->name);
+  {
+    const PropagatorSettings settings = {.f_pml = c->f0, .nan_check_interval = 100, .halo_type = HALO_HOST, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE};
+    PetscCall(PropagatorCreate(&r->g, eq, &r->k, (const float *const[]){r->vp, r->rho}, vmax, &r->t, &settings, &r->p));
+  }
+  PetscCall(Survey(c, &geo));
+  PetscCall(ShotLocalize(&r->g, &geo, 0, PETSC_FALSE, &r->sl));
+  PetscCall(GeometryDestroy(&geo));
+  PetscCall(PetscMalloc1(r->t.nsteps, &r->w));
+  PetscCall(PetscMalloc1(r->sl.nrec * r->t.nt + 1, &r->obs));
+  PetscCall(PetscMalloc1(r->t.nt, &wrec));
+  PetscCall(WaveletRicker(r->t.nt, r->t.dt, c->f0, 1.2 / c->f0, wrec));
+  PetscCall(ResampleUp(r->t.nt, wrec, r->t.m, r->t.nsteps, r->w));
+  PetscCall(PropagatorSetModel(&r->p, &r->t, (const float *const[]){vt, rt}));
+  PetscCall(PropagatorRun(&r->p, &r->t, &r->sl, 0, r->w, r->obs, NULL));
+  PetscCall(PetscFree(wrec));
+  PetscCall(PetscFree2(vt, rt));
+  PetscFunctionReturn(0);
+}
+
+/* Full storage, and the store as the equation shapes it. */
+static PetscErrorCode RunGradientSetUp(Run *r)
+{
+  const Equation *eq = &EquationVariableDensity;
+  size_t          n;
+  PetscInt        nsteps;
+  WavefieldLive   live;
+
+  PetscFunctionBeginUser;
+  PetscCall(PropagatorSetGradientMethod(&r->p, GRADIENT_FULL));
+  PetscCheck(eq->store_shape && eq->gradient, PETSC_COMM_SELF, PETSC_ERR_SUP, "The %s equation has no gradient yet: its table has no store_shape or gradient", eq->name);
+  eq->store_shape(r->k.ops, &r->g, GRADIENT_FULL, r->t.nsteps, &n, &nsteps, &live);
+  PetscCall(WavefieldStoreCreate(r->comm, r->k.backend, PropagatorLanes(&r->p), n, nsteps, STORAGE_AUTO, &live, "every step", &r->store));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RunDestroy(Run *r)
+{
+  PetscFunctionBeginUser;
+  if (r->store) PetscCall(WavefieldStoreDestroy(&r->store));
+  PetscCall(ShotLocalDestroy(&r->sl));
+  PetscCall(PropagatorDestroy(&r->p));
+  PetscCall(GridDestroy(&r->g));
+  PetscCall(PetscFree(r->vp));
+  PetscCall(PetscFree(r->rho));
+  PetscCall(PetscFree(r->w));
+  PetscCall(PetscFree(r->obs));
+  PetscFunctionReturn(0);
+}
+
+/* The residuals of the receivers whose support reaches this rank's cells
+   (sl->reach_id), from those of the receivers it records (sl->rec_id).
+   Each sample is one rank's, summed with zeros: the same bits on any
+   decomposition. */
+static PetscErrorCode ReachResiduals(const Run *r, const float *res, float *reach)
+{
+  const PetscInt nt = r->t.nt;
+  float         *all;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(NREC * nt, &all));
+  for (PetscInt k = 0; k < r->sl.nrec; k++) PetscCall(PetscArraycpy(all + r->sl.rec_id[k] * nt, res + k * nt, nt));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, all, (PetscMPIInt)(NREC * nt), MPI_FLOAT, MPI_SUM, r->comm));
+  for (PetscInt k = 0; k < r->sl.nreach; k++) PetscCall(PetscArraycpy(reach + k * nt, all + r->sl.reach_id[k] * nt, nt));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+/* J = 1/2 |d - obs|^2 over every receiver and sample (double) at the model
+   (vp, rho); with gvp (and grho), also dJ/dvp and dJ/drho over the owned
+   cells. */
+static PetscErrorCode Misfit(Run *r, const float *vp, const float *rho, double *J, double *gvp, double *grho)
+{
+  const PetscInt nd = r->sl.nrec * r->t.nt;
+  float         *res, *reach;
+  double         local = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(nd + 1, &res, r->sl.nreach * r->t.nt + 1, &reach));
+  PetscCall(PropagatorSetModel(&r->p, &r->t, (const float *const[]){vp, rho}));
+  PetscCall(PropagatorRun(&r->p, &r->t, &r->sl, 0, r->w, res, gvp ? r->store : NULL));
+  for (PetscInt k = 0; k < nd; k++) {
+    res[k] -= r->obs[k];
+    local += 0.5 * (double)res[k] * res[k];
+  }
+  PetscCallMPI(MPI_Allreduce(&local, J, 1, MPI_DOUBLE, MPI_SUM, r->comm));
+  if (gvp) {
+    PetscCall(PropagatorGradientReset(&r->p));
+    PetscCall(ReachResiduals(r, res, reach));
+    PetscCall(PropagatorAdjoint(&r->p, &r->t, &r->sl, 0, r->w, reach, r->store));
+    PetscCall(PropagatorGradient(&r->p, (const float *const[]){vp, rho}, (double *const[]){gvp, grho}));
+  }
+  PetscCall(PetscFree2(res, reach));
+  PetscFunctionReturn(0);
+}
+
+/* The gradient of r at its model, full storage set up first. */
+static PetscErrorCode Gradient(Run *r, double *J, double **gvp, double **grho)
+{
+  PetscFunctionBeginUser;
+  if (!r->store) PetscCall(RunGradientSetUp(r));
+  PetscCall(PetscMalloc1(r->cells, gvp));
+  PetscCall(PetscMalloc1(r->cells, grho));
+  PetscCall(Misfit(r, r->vp, r->rho, J, *gvp, *grho));
+  PetscFunctionReturn(0);
+}
+
+/* One directional check: parameter `param` (0 vp, 1 rho) along dir (over
+   the layers alone with layers_only), with step h (the parameter's unit).
+   The finite difference is Richardson's extrapolation of the central
+   differences at h and 2h (their h^2 terms cancel); fd[0] that, fd[1] the
+   plain one at h.  J's float rounding (a few 1e-7 of J, the traces being
+   float) divided by h bounds h from below, the h^4 term from above; the
+   steps below (0.4% of the model over the whole grid, 1-2% over the layers,
+   whose share of J is smaller) keep both under 1e-4 of grad . dir in every
+   case, as scans of h from a quarter to 4 times them showed, the plateau's
+   width being a factor 4 or more. */
+typedef struct {
+  PetscInt  param;
+  double (*dir)(const PetscInt[3]);
+  PetscBool layers_only;
+  double    h;
+} Direction;
+
+static PetscErrorCode FiniteDifference(Run *r, const Direction *dn, double fd[2])
+{
+  float *pert;
+  double Jpm[2][2];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(r->cells, &pert));
+  for (PetscInt q = 0; q < 2; q++)
+    for (PetscInt s = 0; s < 2; s++) {
+      Fill(&r->g, dn->dir, dn->layers_only, (s ? -1 : 1) * (q + 1) * dn->h, dn->param ? r->rho : r->vp, pert);
+      PetscCall(Misfit(r, dn->param ? r->vp : pert, dn->param ? pert : r->rho, &Jpm[q][s], NULL, NULL));
+    }
+  {
+    const double d1 = (Jpm[0][0] - Jpm[0][1]) / (2 * dn->h), d2 = (Jpm[1][0] - Jpm[1][1]) / (4 * dn->h);
+    fd[0] = (4 * d1 - d2) / 3;
+    fd[1] = d1;
+  }
+  PetscCall(PetscFree(pert));
+  PetscFunctionReturn(0);
+}
+
+/* grad . dir over every rank's owned cells. */
+static PetscErrorCode Dot(const Run *r, const double *grad, const Direction *dn, double *dot)
+{
+  const Grid *g     = &r->g;
+  double      local = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < g->size[2]; k++)
+    for (PetscInt j = 0; j < g->size[1]; j++)
+      for (PetscInt i = 0; i < g->size[0]; i++) {
+        const PetscInt x[3] = {g->start[0] + i, g->start[1] + j, g->start[2] + k};
+        local += grad[i + (size_t)g->size[0] * (j + (size_t)g->size[1] * k)] * Eval(dn->dir, dn->layers_only, x);
+      }
+  PetscCallMPI(MPI_Allreduce(&local, dot, 1, MPI_DOUBLE, MPI_SUM, r->comm));
+  PetscFunctionReturn(0);
+}
+
+/* The owned blocks of every rank of r's grid put together on rank 0 of its
+   comm: global[] (N cells, z fastest, allocated there; NULL elsewhere). */
+static PetscErrorCode Gather(const Run *r, const double *local, double **global)
+{
+  const Grid  *g   = &r->g;
+  PetscMPIInt  rank, size, box[6];
+  PetscMPIInt *boxes = NULL, *counts = NULL, *displs = NULL;
+  double      *all   = NULL;
+
+  PetscFunctionBeginUser;
+  *global = NULL;
+  PetscCallMPI(MPI_Comm_rank(r->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(r->comm, &size));
+  for (PetscInt a = 0; a < 3; a++) box[a] = (PetscMPIInt)g->start[a], box[3 + a] = (PetscMPIInt)g->size[a];
+  if (!rank) PetscCall(PetscMalloc3(6 * size, &boxes, size, &counts, size + 1, &displs));
+  PetscCallMPI(MPI_Gather(box, 6, MPI_INT, boxes, 6, MPI_INT, 0, r->comm));
+  if (!rank) {
+    displs[0] = 0;
+    for (PetscMPIInt q = 0; q < size; q++) {
+      counts[q]     = boxes[6 * q + 3] * boxes[6 * q + 4] * boxes[6 * q + 5];
+      displs[q + 1] = displs[q] + counts[q];
+    }
+    PetscCheck(displs[size] == g->N[0] * g->N[1] * g->N[2], PETSC_COMM_SELF, PETSC_ERR_PLIB, "the ranks' blocks hold %d cells, the grid %" PetscInt_FMT, displs[size],
+               g->N[0] * g->N[1] * g->N[2]);
+    PetscCall(PetscMalloc1(displs[size], &all));
+    PetscCall(PetscMalloc1(displs[size], global));
+  }
+  PetscCallMPI(MPI_Gatherv(local, (PetscMPIInt)r->cells, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, r->comm));
+  if (!rank) {
+    for (PetscMPIInt q = 0; q < size; q++) {
+      const PetscMPIInt *s = boxes + 6 * q, *n = s + 3;
+      for (PetscMPIInt k = 0; k < n[2]; k++)
+        for (PetscMPIInt j = 0; j < n[1]; j++)
+          for (PetscMPIInt i = 0; i < n[0]; i++)
+            (*global)[(s[0] + i) + (size_t)g->N[0] * ((s[1] + j) + (size_t)g->N[1] * (s[2] + k))] = all[displs[q] + i + (size_t)n[0] * (j + (size_t)n[1] * k)];
+    }
+    PetscCall(PetscFree(all));
+    PetscCall(PetscFree3(boxes, counts, displs));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The gradient of the decomposed run r (gvp, grho over its owned cells)
+   against one rank's (ref[0], ref[1] on rank 0 of the world, N cells):
+   the values (a cell's dJ/dvp or dJ/drho) that differ in any bit, on
+   every rank. */
+static PetscErrorCode Differing(const Run *r, const double *gvp, const double *grho, double *const ref[2], PetscInt *differ)
+{
+  double *all[2];
+
+  PetscFunctionBeginUser;
+  *differ = 0;
+  PetscCall(Gather(r, gvp, &all[0]));
+  PetscCall(Gather(r, grho, &all[1]));
+  if (all[0]) {
+    const size_t N = (size_t)r->g.N[0] * r->g.N[1] * r->g.N[2];
+    for (PetscInt k = 0; k < 2; k++)
+      for (size_t c = 0; c < N; c++) *differ += memcmp(&all[k][c], &ref[k][c], sizeof(double)) != 0;
+    PetscCall(PetscFree(all[0]));
+    PetscCall(PetscFree(all[1]));
+  }
+  PetscCallMPI(MPI_Bcast(differ, 1, MPIU_INT, 0, r->comm));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckCase(const Case *c)
+{
+  const PetscInt  world[3] = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE};
+  const Direction dirs[]   = {
+    {0, DirVp,  PETSC_FALSE, 8 },
+    {1, DirRho, PETSC_FALSE, 8 },
+    {0, DirVp,  PETSC_TRUE,  40},
+    {1, DirRho, PETSC_TRUE,  15},
+  };
+  const char *const names[] = {"vp", "rho"};
+  PetscMPIInt       size, rank;
+  Run               r;
+  double            J, *gvp, *grho, fd[4][2], dot[4];
+  char              line[1024];
+  size_t            len;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  shape.dim = c->dim;
+  for (PetscInt a = 0; a < 3; a++) {
+    shape.n[a]      = a < c->dim ? c->n[a] : 1;
+    shape.pml[a][0] = shape.pml[a][1] = a < c->dim ? c->pml : 0;
+  }
+  if (c->free_top) shape.pml[0][0] = 0;
+  for (PetscInt a = 0; a < 3; a++) {
+    shape.N[a] = shape.n[a] + shape.pml[a][0] + shape.pml[a][1];
+    PetscCheck(a >= c->dim || shape.N[a] % 4 == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "test set-up: extended N[%d] = %" PetscInt_FMT ", expected a multiple of 4", (int)a, shape.N[a]);
+  }
+
+  /* the finite differences first: forward runs alone */
+  PetscCall(RunCreate(PETSC_COMM_WORLD, c, world, &r));
+  for (PetscInt q = 0; q < 4; q++) PetscCall(FiniteDifference(&r, &dirs[q], fd[q]));
+  PetscCall(Gradient(&r, &J, &gvp, &grho));
+  for (PetscInt q = 0; q < 4; q++) PetscCall(Dot(&r, dirs[q].param ? grho : gvp, &dirs[q], &dot[q]));
+
+  PetscCall(PetscSNPrintf(line, sizeof(line), "%s (%dD order %d, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks, %" PetscInt_FMT " steps): J %.6e", c->name, (int)c->dim,
+                          (int)c->order, r.g.nproc[0], r.g.nproc[1], r.g.nproc[2], r.t.nsteps, J));
+  for (PetscInt q = 0; q < 4; q++) {
+    PetscCall(PetscStrlen(line, &len));
+    PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; %s%s: fd %.9e (plain %.6e) adjoint %.9e ratio %.8f", names[dirs[q].param], dirs[q].layers_only ? " (layers)" : "",
+                            fd[q][0], fd[q][1], dot[q], dot[q] / fd[q][0]));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", line));
+  for (PetscInt q = 0; q < 4; q++) {
+    const double rel = fabs(dot[q] - fd[q][0]) / fabs(fd[q][0]);
+    PetscCheck(rel < 1e-3, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: dJ/d%s along the direction%s: adjoint %.9e against finite difference %.9e, relative difference %.2e (limit 1e-3)", c->name,
+               names[dirs[q].param], dirs[q].layers_only ? " over the layers alone" : "", dot[q], fd[q][0], rel);
+  }
+
+  if (size > 1) {
+    /* one rank's gradient on rank 0, against the world's decomposition
+       and split ones */
+    PetscInt splits[3][3] = {{0, 0, 0}, {2, 2, 1}, {4, 1, 1}}, nsplit = size == 4 ? 3 : 1;
+    double  *ref[2]       = {NULL, NULL};
+    if (c->dim == 3) splits[2][0] = 1, splits[2][1] = 2, splits[2][2] = 2;
+    if (!rank) {
+      Run    one;
+      double J1;
+      PetscCall(RunCreate(PETSC_COMM_SELF, c, (const PetscInt[3]){1, 1, 1}, &one));
+      PetscCall(Gradient(&one, &J1, &ref[0], &ref[1]));
+      PetscCall(RunDestroy(&one));
+    }
+    for (PetscInt s = 0; s < nsplit; s++) {
+      Run      split, *q = &r;
+      double  *sv = gvp, *sr = grho, Js;
+      PetscInt differ;
+      if (s) {
+        PetscBool same = PETSC_TRUE;
+        for (PetscInt a = 0; a < 3; a++) same = same && splits[s][a] == r.g.nproc[a];
+        if (same) continue; /* the world's again */
+        PetscCall(RunCreate(PETSC_COMM_WORLD, c, splits[s], &split));
+        PetscCall(Gradient(&split, &Js, &sv, &sr));
+        q = &split;
+      }
+      PetscCall(Differing(q, sv, sr, ref, &differ));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks against 1: %" PetscInt_FMT " of %" PetscInt_FMT " values (dJ/dvp and dJ/drho, cell by cell) differ\n",
+                            q->g.nproc[0], q->g.nproc[1], q->g.nproc[2], differ, 2 * q->g.N[0] * q->g.N[1] * q->g.N[2]));
+      PetscCheck(!differ, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " gradient values differ between %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks and 1, expected the same bits",
+                 c->name, differ, q->g.nproc[0], q->g.nproc[1], q->g.nproc[2]);
+      if (s) {
+        PetscCall(PetscFree(sv));
+        PetscCall(PetscFree(sr));
+        PetscCall(RunDestroy(&split));
+      }
+    }
+    PetscCall(PetscFree(ref[0]));
+    PetscCall(PetscFree(ref[1]));
+  }
+  PetscCall(PetscFree(gvp));
+  PetscCall(PetscFree(grho));
+  PetscCall(RunDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  /* 2D: 60 x 68 cells and layers of 12 (84 x 92), 400 steps of 1 ms at 15 Hz;
+     3D: 24^3 and layers of 8 (40^3), 180 steps at 25 Hz */
+  const Case cases[] = {
+    {"2D absorbing", 2, 8, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 15},
+    {"2D free surface", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15},
+    {"3D absorbing", 3, 4, {24, 24, 24}, 8,  180, PETSC_FALSE, 1e-3, 25},
+  };
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(EventsRegister());
+  for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) PetscCall(CheckCase(&cases[k]));
+  PetscCall(PetscFinalize());
+  return 0;
+}
