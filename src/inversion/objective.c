@@ -62,6 +62,30 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
   PetscFunctionReturn(0);
 }
 
+/* The starting density on the user cells and its bounds from the options
+   and it; inverting for it, it must lie within them. */
+static PetscErrorCode DensityBounds(MPI_Comm world, const Options *o, Objective *obj)
+{
+  PetscReal range[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, all[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->rho_start));
+  ModelSpaceRestrict(&obj->ms, &obj->e.g, obj->e.rho_ext, obj->rho_start);
+  for (PetscInt c = 0; c < obj->ms.nlocal; c++) {
+    range[0] = PetscMin(range[0], obj->rho_start[c]);
+    range[1] = PetscMin(range[1], -obj->rho_start[c]);
+  }
+  PetscCallMPI(MPIU_Allreduce(range, all, 2, MPIU_REAL, MPIU_MIN, world));
+  obj->rho_lo = o->rho_min > 0 ? o->rho_min : PetscMax(MIN_DENSITY, 0.8 * all[0]);
+  obj->rho_hi = o->rho_max > 0 ? o->rho_max : -1.25 * all[1];
+  PetscCheck(obj->rho_lo < obj->rho_hi, world, PETSC_ERR_ARG_OUTOFRANGE, "Density bounds %.6g to %.6g kg/m^3 (-rho_min, -rho_max or their defaults): expected rho_min < rho_max",
+             (double)obj->rho_lo, (double)obj->rho_hi);
+  PetscCheck(o->mode != MODE_INVERT || !OptionsInverts(o, "rho") || (all[0] >= obj->rho_lo && -all[1] <= obj->rho_hi), world, PETSC_ERR_USER_INPUT,
+             "The starting density %s spans %.6g to %.6g kg/m^3, outside the bounds %.6g to %.6g kg/m^3 (-rho_min, -rho_max): widen the bounds or fix the model",
+             obj->e.rho.name, (double)all[0], (double)-all[1], (double)obj->rho_lo, (double)obj->rho_hi);
+  PetscFunctionReturn(0);
+}
+
 /* Shot s's observed gather (nrec traces) into buf: from its RSF file, or
    from the SEG-Y survey l, whose traces are the survey's receivers in order. */
 static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt s, PetscInt nrec, float *buf)
@@ -213,6 +237,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(ModelSpaceCreate(&e->g, &obj->ms));
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
   ModelSpaceRestrict(&obj->ms, &e->g, e->vp_ext, obj->vp_start);
+  if (e->rho_ext) PetscCall(DensityBounds(world, o, obj));
   PetscCall(WavefieldStoreCreate(world, e->backend.memory, PropagatorLanes(&e->p), e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage, &e->plan.live,
                                  e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
   setup = TimingEnter(TIME_ALLOCATION);
@@ -235,6 +260,7 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
   PetscCall(PetscFree(obj->obs_sum));
   PetscCall(PetscFree(obj->killed));
   PetscCall(PetscFree(obj->vp_start));
+  PetscCall(PetscFree(obj->rho_start));
   PetscCall(PetscFree(obj->w_band));
   for (PetscInt k = 0; k < obj->e.nshots && obj->wint_shot; k++) PetscCall(PetscFree(obj->wint_shot[k]));
   PetscCall(PetscFree(obj->wint_shot));
@@ -399,6 +425,15 @@ PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp)
   PetscCheck(all[0] > 0 && -all[1] <= obj->vp_hi * (1 + 1e-6), obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE,
              "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",
              (double)all[0], (double)-all[1], (double)obj->vp_hi);
+  if (obj->rho) {
+    float least = (float)PETSC_INFINITY;
+    PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, obj->rho, obj->e.rho_ext));
+#pragma omp parallel for reduction(min : least) schedule(static)
+    for (PetscInt c = 0; c < obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2]; c++) least = PetscMin(least, obj->e.rho_ext[c]);
+    range[0] = least;
+    PetscCallMPI(MPIU_Allreduce(range, all, 1, MPIU_REAL, MPIU_MIN, obj->e.l.world));
+    PetscCheck(all[0] > 0, obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE, "Model density %.6g kg/m^3: expected a density above 0 in every cell (-rho_min)", (double)all[0]);
+  }
   PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, (const float *const[]){obj->e.vp_ext, obj->e.rho_ext}));
   PetscFunctionReturn(0);
 }

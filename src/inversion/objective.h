@@ -19,6 +19,9 @@ typedef struct {
   uint64_t      *obs_sum;        /* every shot's observed samples, FNV-1a 64 (Fnv1a), on every rank */
   PetscBool     *killed;         /* -kill_traces: a flag per trace of the survey (NULL: no list) */
   float         *vp_start;       /* the starting model's user cells on this rank */
+  float         *rho_start;      /* and its density's, where the equation takes one (NULL else) */
+  float         *rho;            /* NULL, or the density ObjectiveSetModel takes with vp (user cells, every group); else the density stays as loaded */
+  PetscReal      rho_lo, rho_hi; /* density bounds, where the equation takes a density */
   PetscInt       band;           /* the band being inverted (0-based), for the data selection */
   float         *w_band;         /* the band's wavelet at the recording interval (e.wint: at the internal step) */
   float        **wint_shot;      /* estimated wavelets at the internal step, one per group shot (NULL: the band's, e.wint) */
@@ -41,7 +44,8 @@ PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weigh
    fcut Hz (0: as given), and selects the band's data selection. */
 PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut);
 /* The propagators' model: vp, this rank's user cells, the same on every
-   group; refused (on every rank) outside (0, vp_hi]. */
+   group, with obj->rho where set; refused (on every rank) outside (0,
+   vp_hi], or with a density not above 0. */
 PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp);
 /* The group's shot k modelled with the model set and its wavelet: the
    gather (nrec x nt) in *all on the group's first rank, to free; NULL

@@ -10,9 +10,10 @@
 
 #define LOG_NAME    "restart/evaluations.txt"
 
-static void EntryName(PetscInt band, PetscInt eval, const char *what, char name[PETSC_MAX_PATH_LEN])
+/* The file of block k (the first: no suffix; then _NAME) of an evaluation's model or gradient. */
+static void EntryName(const Replay *r, PetscInt band, PetscInt eval, const char *what, PetscInt k, char name[PETSC_MAX_PATH_LEN])
 {
-  snprintf(name, PETSC_MAX_PATH_LEN, "restart/band%02d_eval%04d_%s.rsf", (int)band + 1, (int)eval, what);
+  snprintf(name, PETSC_MAX_PATH_LEN, "restart/band%02d_eval%04d_%s%s%s.rsf", (int)band + 1, (int)eval, what, k ? "_" : "", k ? r->block[k] : "");
 }
 
 static PetscErrorCode AddEntry(Replay *r, ReplayEntry e)
@@ -59,12 +60,21 @@ static PetscErrorCode ReadEntries(Replay *r)
   PetscFunctionReturn(0);
 }
 
-static void EntryPath(const Replay *r, PetscInt band, PetscInt eval, int what, char path[PETSC_MAX_PATH_LEN])
+/* Rank 0: the checksum of an evaluation's model (what 0) or gradient (1):
+   the first block's file's, carried on over the other blocks' checksums. */
+static PetscErrorCode EntrySum(const Replay *r, PetscInt band, PetscInt eval, int what, uint64_t *sum)
 {
-  char name[PETSC_MAX_PATH_LEN];
+  char name[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN];
 
-  EntryName(band, eval, what ? "gradient" : "model", name);
-  snprintf(path, PETSC_MAX_PATH_LEN, "%s/%s@", r->dir, name);
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < r->nblock; k++) {
+    uint64_t s;
+    EntryName(r, band, eval, what ? "gradient" : "model", k, name);
+    snprintf(path, PETSC_MAX_PATH_LEN, "%s/%s@", r->dir, name);
+    PetscCall(FileChecksum(path, &s));
+    *sum = k ? Fnv1a(*sum, &s, sizeof(s)) : s;
+  }
+  PetscFunctionReturn(0);
 }
 
 /* Rank 0: the checksums of the newest entry's files, then every saved
@@ -73,14 +83,10 @@ static PetscErrorCode WriteEntries(void *ctx)
 {
   Replay      *r = (Replay *)ctx;
   ReplayEntry *e = r->entries + r->nentries - 1;
-  char         path[PETSC_MAX_PATH_LEN];
   Text         t;
 
   PetscFunctionBeginUser;
-  for (int what = 0; what < 2 && r->nentries; what++) {
-    EntryPath(r, e->band, e->eval, what, path);
-    PetscCall(FileChecksum(path, &e->sum[what]));
-  }
+  for (int what = 0; what < 2 && r->nentries; what++) PetscCall(EntrySum(r, e->band, e->eval, what, &e->sum[what]));
   PetscCall(TextOpen(&t));
   for (PetscInt k = 0; k < r->nentries; k++)
     fprintf(t.fp, "%d %d %.17g %.17g %016llx %016llx\n", (int)r->entries[k].band, (int)r->entries[k].eval, r->entries[k].J, r->entries[k].seconds,
@@ -116,7 +122,7 @@ static PetscErrorCode BeginState(void *ctx)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, Replay *r)
+PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, PetscInt nblock, const char *const block[], Replay *r)
 {
   PetscMPIInt rank;
   PetscInt    n;
@@ -126,6 +132,8 @@ PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, Pet
   r->world   = world;
   r->obj     = obj;
   r->restart = restart;
+  r->nblock  = nblock;
+  for (PetscInt k = 0; k < nblock; k++) r->block[k] = block[k];
   PetscCall(PetscStrncpy(r->dir, dir, sizeof(r->dir)));
   PetscCallMPI(MPI_Comm_rank(world, &rank));
   PetscCall(RootRun(world, BeginState, r));
@@ -169,16 +177,16 @@ typedef struct {
 static PetscErrorCode CheckSums(void *ctx)
 {
   const EntryJob *j = (const EntryJob *)ctx;
-  char            path[PETSC_MAX_PATH_LEN];
+  char            name[PETSC_MAX_PATH_LEN];
   uint64_t        sum;
 
   PetscFunctionBeginUser;
   for (int what = 0; what < 2; what++) {
-    EntryPath(j->r, j->e->band, j->e->eval, what, path);
-    PetscCall(FileChecksum(path, &sum));
+    PetscCall(EntrySum(j->r, j->e->band, j->e->eval, what, &sum));
+    EntryName(j->r, j->e->band, j->e->eval, what ? "gradient" : "model", 0, name);
     PetscCheck(sum == j->e->sum[what], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-               "-restart: %s is damaged: its checksum fnv1a64 %016llx is not the %016llx listed for it in %s/%s. Restore the file, or start again with -overwrite", path,
-               (unsigned long long)sum, (unsigned long long)j->e->sum[what], j->r->dir, LOG_NAME);
+               "-restart: %s/%s@%s is damaged: its checksum fnv1a64 %016llx is not the %016llx listed for it in %s/%s. Restore the file, or start again with -overwrite", j->r->dir,
+               name, j->r->nblock > 1 ? " (or its other parameters' files)" : "", (unsigned long long)sum, (unsigned long long)j->e->sum[what], j->r->dir, LOG_NAME);
   }
   PetscFunctionReturn(0);
 }
@@ -190,18 +198,18 @@ static PetscErrorCode ExplainMismatch(void *ctx)
   char            name[PETSC_MAX_PATH_LEN], cause[FWI_MSG_LEN] = "";
 
   PetscFunctionBeginUser;
-  EntryName(j->e->band, j->e->eval, "model", name);
+  EntryName(j->r, j->e->band, j->e->eval, "model", 0, name);
   PetscCall(RunRecordReplayCause(j->r->obj, j->r->dir, cause));
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "-restart: evaluation %" PetscInt_FMT " of band %" PetscInt_FMT " asks for a model other than the saved one (%s/%s): %s",
           j->e->eval, j->e->band + 1, j->r->dir, name, cause);
 }
 
-PetscErrorCode ReplayLookup(Replay *r, PetscInt band, PetscInt eval, const float *vp, PetscBool *cached, double *J, double *grad, double *seconds)
+PetscErrorCode ReplayLookup(Replay *r, PetscInt band, PetscInt eval, const float *model, PetscBool *cached, double *J, double *grad, double *seconds)
 {
   const PetscInt n = r->obj->ms.nlocal;
   char           name[PETSC_MAX_PATH_LEN];
   float         *buf;
-  PetscInt       k, same, all;
+  PetscInt       k, same = 1, all;
   PetscBool      equal;
   EntryJob       job;
 
@@ -213,15 +221,19 @@ PetscErrorCode ReplayLookup(Replay *r, PetscInt band, PetscInt eval, const float
   job = (EntryJob){r, r->entries + k};
   PetscCall(RootRun(r->world, CheckSums, &job));
   PetscCall(PetscMalloc1(n + 1, &buf));
-  EntryName(band, eval, "model", name);
-  PetscCall(ReadUser(r, name, buf));
-  PetscCall(PetscMemcmp(buf, vp, sizeof(float) * n, &equal));
-  same = equal ? 1 : 0;
+  for (PetscInt b = 0; b < r->nblock; b++) {
+    EntryName(r, band, eval, "model", b, name);
+    PetscCall(ReadUser(r, name, buf));
+    PetscCall(PetscMemcmp(buf, model + b * n, sizeof(float) * n, &equal));
+    same = same && equal;
+  }
   PetscCallMPI(MPI_Allreduce(&same, &all, 1, MPIU_INT, MPI_MIN, r->world));
   if (!all) PetscCall(RootRun(r->world, ExplainMismatch, &job));
-  EntryName(band, eval, "gradient", name);
-  PetscCall(ReadUser(r, name, buf));
-  for (PetscInt c = 0; c < n; c++) grad[c] = buf[c];
+  for (PetscInt b = 0; b < r->nblock; b++) {
+    EntryName(r, band, eval, "gradient", b, name);
+    PetscCall(ReadUser(r, name, buf));
+    for (PetscInt c = 0; c < n; c++) grad[b * n + c] = buf[c];
+  }
   *J       = r->entries[k].J;
   *seconds = r->entries[k].seconds;
   r->nreplayed++;
@@ -229,7 +241,7 @@ PetscErrorCode ReplayLookup(Replay *r, PetscInt band, PetscInt eval, const float
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *vp, double J, const double *grad, double seconds)
+PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *model, double J, const double *grad, double seconds)
 {
   const PetscInt    n = r->obj->ms.nlocal;
   const ReplayEntry e = {band, eval, J, seconds, {0, 0}};
@@ -238,16 +250,17 @@ PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(n + 1, &buf));
-  for (PetscInt c = 0; c < n; c++) buf[c] = (float)grad[c];
-  EntryName(band, eval, "model", name);
-  PetscCall(ObjectiveWriteModel(r->obj, name, NULL, vp, PETSC_TRUE));
-  EntryName(band, eval, "gradient", name);
-  PetscCall(ObjectiveWriteModel(r->obj, name, NULL, buf, PETSC_TRUE));
+  for (PetscInt b = 0; b < r->nblock; b++) {
+    for (PetscInt c = 0; c < n; c++) buf[c] = (float)grad[b * n + c];
+    EntryName(r, band, eval, "model", b, name);
+    PetscCall(ObjectiveWriteModel(r->obj, name, NULL, model + b * n, PETSC_TRUE));
+    EntryName(r, band, eval, "gradient", b, name);
+    PetscCall(ObjectiveWriteModel(r->obj, name, NULL, buf, PETSC_TRUE));
+  }
   PetscCall(PetscFree(buf));
-  /* the list last: an evaluation counts once both files are complete */
+  /* the list last: an evaluation counts once every file is complete */
   PetscCall(AddEntry(r, e));
   PetscCall(RootRun(r->world, WriteEntries, r));
   r->ncomputed++;
   PetscFunctionReturn(0);
 }
-

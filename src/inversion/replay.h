@@ -25,6 +25,8 @@ typedef struct {
   MPI_Comm     world;
   Objective   *obj;
   char         dir[PETSC_MAX_PATH_LEN]; /* -output_dir */
+  PetscInt     nblock;                  /* the parameters inverted, each a block of the model and the gradient */
+  const char  *block[EQUATION_MAX_PARAMETERS]; /* their names: the first block's files have none, the others' end _NAME */
   PetscBool    restart;
   PetscInt     nentries, maxentries;
   ReplayEntry *entries;
@@ -34,12 +36,13 @@ typedef struct {
 /* restart: check restart/run.txt against the options and read the saved
    evaluations (an error when there are none or the options differ);
    otherwise start a fresh record.  Collective. */
-PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, Replay *r);
+PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, PetscInt nblock, const char *const block[], Replay *r);
 /* Prints how many evaluations were replayed and how many computed. */
 PetscErrorCode ReplayDestroy(Replay *r);
-/* Evaluation `eval` of band `band` at model vp (every group): *cached, and
-   then J, grad (group 0) and the seconds it took first time.  A saved file
-   whose checksum differs from the one listed, or a saved model other than
-   vp, is an error naming the cause. */
-PetscErrorCode ReplayLookup(Replay *r, PetscInt band, PetscInt eval, const float *vp, PetscBool *cached, double *J, double *grad, double *seconds);
-PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *vp, double J, const double *grad, double seconds);
+/* Evaluation `eval` of band `band` at a model (every group; nblock blocks
+   of the user cells, one per parameter inverted): *cached, and then J, grad
+   (group 0, the same blocks) and the seconds it took first time.  A saved
+   file whose checksum differs from the one listed, or a saved model other
+   than the one asked for, is an error naming the cause. */
+PetscErrorCode ReplayLookup(Replay *r, PetscInt band, PetscInt eval, const float *model, PetscBool *cached, double *J, double *grad, double *seconds);
+PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *model, double J, const double *grad, double seconds);

@@ -123,6 +123,8 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   fprintf(fp, "%s\n", o->nbands ? "" : "none");
   Put(fp, "-vp_min", "%.17g", (double)obj->vp_lo);
   Put(fp, "-vp_max", "%.17g", (double)obj->vp_hi);
+  Put(fp, "-invert_for", "%s", o->invert_for);
+  if (OptionsInverts(o, "rho")) Put(fp, "-rho_min -rho_max", "%.17g %.17g", (double)obj->rho_lo, (double)obj->rho_hi);
   Put(fp, "-fix_above", "%.17g", (double)o->fix_above);
   Put(fp, "-source_taper -receiver_taper", "%.17g %.17g", (double)o->source_taper, (double)o->receiver_taper);
   Put(fp, "-misfit", "%s", MisfitKinds[o->misfit]);

@@ -25,7 +25,7 @@ const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolatio
 const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "MisfitKind", "MISFIT_", NULL};
 const char *const SourceEstimations[]   = {"none", "survey", "shot", "SourceEstimation", "SOURCE_ESTIMATION_", NULL};
 const char *const Preconditionings[]    = {"none", "pseudo_hessian", "auto", "Preconditioning", "PRECONDITION_", NULL};
-const char *const Parameterisations[]   = {"velocity", "slowness", "Parameterisation", "PARAMETERISATION_", NULL};
+const char *const Parameterisations[]   = {"velocity", "slowness", "impedance", "Parameterisation", "PARAMETERISATION_", NULL};
 const char *const FileFormats[]         = {"rsf", "segy", "FileFormat", "FORMAT_", NULL};
 
 /* text as a decimal integer in [lo, hi], or an error naming the option, the
@@ -329,6 +329,12 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-vp_max",
                             "Upper velocity bound (m/s), also fixes the time step and the layers; auto = the model's maximum (gradient) or 1.25 x it (invert)", MIN_VELOCITY,
                             PETSC_FALSE, "a velocity of at least 1 m/s", &o->vp_max));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-rho_min", "Invert, -invert_for with rho: lower density bound (kg/m^3); auto = 0.8 x the starting density's minimum",
+                            MIN_DENSITY, PETSC_FALSE, "a density of at least 10 kg/m^3", &o->rho_min));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-rho_max", "Invert, -invert_for with rho: upper density bound (kg/m^3); auto = 1.25 x the starting density's maximum",
+                            MIN_DENSITY, PETSC_FALSE, "a density of at least 10 kg/m^3", &o->rho_max));
+  PetscCall(PetscOptionsString("-invert_for", "Invert: the parameters inverted, vp or vp,rho (-physics variable_density); the others are held as given", NULL, o->invert_for,
+                               o->invert_for, sizeof(o->invert_for), NULL));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-wavefield_memory",
                             "MB per rank for what the gradient keeps of the forward wavefield; auto = what the host memory limit leaves after the rest of the run", 0,
                             PETSC_TRUE, "a positive number of MB", &o->wavefield_memory));
@@ -351,7 +357,7 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                             NULL, o->source_estimation_interval, &o->source_estimation_interval, NULL));
   PetscCall(PetscOptionsReal("-first_step", "Invert: the largest change of the first step of a band, as a share of the bound range (-vp_min to -vp_max)", NULL,
                              o->first_step, &o->first_step, NULL));
-  PetscCall(PetscOptionsEnum("-parameterisation", "Invert: the variable TAO updates, velocity or slowness (1/v); the bounds stay -vp_min/-vp_max", NULL,
+  PetscCall(PetscOptionsEnum("-parameterisation", "Invert: the variables TAO updates, velocity or slowness (1/v), or impedance (vp and rho vp, with -invert_for vp,rho); the bounds stay those of vp and rho", NULL,
                              Parameterisations, (PetscEnum)o->parameterisation, (PetscEnum *)&o->parameterisation, NULL));
   PetscCall(PetscOptionsEnum("-precondition",
                              "Invert (blmvm, lmvm): the first quasi-Newton matrix: none (a scalar), pseudo_hessian (the inverse source-wavefield energy, set at every band's start) or auto (pseudo_hessian with blmvm and lmvm, none with the other -tao_type)",
@@ -420,6 +426,7 @@ static PetscErrorCode SetDefaults(Options *o)
   o->source_estimation_eps            = 1e-3;
   o->precondition_eps                 = 1e-2;
   o->first_step                       = 0.05;
+  PetscCall(PetscStrcpy(o->invert_for, "vp"));
   o->precondition                     = PRECONDITION_AUTO;
   o->source_taper = o->receiver_taper = -1; /* auto */
   PetscCall(PetscStrcpy(o->output_dir, "out"));
@@ -501,6 +508,8 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
   PetscCheck(o->cfl > 0 && o->cfl <= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cfl %.6g: expected a fraction of the stability limit in (0, 2]", (double)o->cfl);
   PetscCheck(!o->vp_min || !o->vp_max || o->vp_min < o->vp_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vp_min %.6g is not below -vp_max %.6g: expected vp_min < vp_max",
              (double)o->vp_min, (double)o->vp_max);
+  PetscCheck(!o->rho_min || !o->rho_max || o->rho_min < o->rho_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-rho_min %.6g is not below -rho_max %.6g: expected rho_min < rho_max",
+             (double)o->rho_min, (double)o->rho_max);
   PetscCheck(o->fix_above >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fix_above %.6g: expected a depth of 0 m or more", (double)o->fix_above);
   PetscCheck(o->source_estimation_eps > 0 && o->source_estimation_eps < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-source_estimation_eps %.6g: expected a share of the peak power in (0, 1)", (double)o->source_estimation_eps);
@@ -571,4 +580,17 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   PetscCall(PetscPopErrorHandler());
   PetscCall(ierr);
   PetscFunctionReturn(0);
+}
+
+PetscBool OptionsInverts(const Options *o, const char *name)
+{
+  const size_t len = strlen(name);
+
+  for (const char *p = o->invert_for; *p;) {
+    const char  *end = strchr(p, ',');
+    const size_t n   = end ? (size_t)(end - p) : strlen(p);
+    if (n == len && !strncmp(p, name, n)) return PETSC_TRUE;
+    p += n + (end ? 1 : 0);
+  }
+  return PETSC_FALSE;
 }

@@ -49,7 +49,7 @@ typedef enum { POINTS_SINC, POINTS_NEAREST } PointInterpolation;
 typedef enum { MISFIT_L2, MISFIT_TRACE_L2, MISFIT_CORRELATION } MisfitKind;
 typedef enum { SOURCE_ESTIMATION_NONE, SOURCE_ESTIMATION_SURVEY, SOURCE_ESTIMATION_SHOT } SourceEstimation;
 typedef enum { PRECONDITION_NONE, PRECONDITION_PSEUDO_HESSIAN, PRECONDITION_AUTO } Preconditioning;
-typedef enum { PARAMETERISATION_VELOCITY, PARAMETERISATION_SLOWNESS } Parameterisation;
+typedef enum { PARAMETERISATION_VELOCITY, PARAMETERISATION_SLOWNESS, PARAMETERISATION_IMPEDANCE } Parameterisation;
 typedef enum { FORMAT_RSF, FORMAT_SEGY } FileFormat;
 
 #define MAX_BANDS 16
@@ -128,6 +128,8 @@ typedef struct {
   char      observed_dir[PETSC_MAX_PATH_LEN];
   char      observed_segy[PETSC_MAX_PATH_LEN]; /* SEG-Y file or folder: observed traces and the survey */
   PetscReal vp_min, vp_max;      /* bounds (m/s); vp_max also sets the time step and layers; 0 = from the model */
+  PetscReal rho_min, rho_max;    /* density bounds (kg/m^3) where -invert_for takes rho; 0 = from the model */
+  char      invert_for[64];      /* -mode invert: the parameters inverted, comma-separated names (Equation.parameter) */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
   PetscBool adjoint_skip_quiet;  /* PropagatorSettings.skip_quiet */
@@ -171,3 +173,6 @@ const char *OptionsSegySurvey(const Options *o);
 PetscErrorCode OptionsRead(MPI_Comm comm, Options *o);
 /* Only the reading (every option, with -help text), no checks or warnings. */
 PetscErrorCode OptionsParse(MPI_Comm comm, Options *o);
+
+/* Whether -invert_for names parameter `name` (one of its comma-separated words). */
+PetscBool OptionsInverts(const Options *o, const char *name);

@@ -29,16 +29,28 @@ typedef struct {
   double        *weight;    /* gradient mask and tapers, this rank's user cells on group 0 */
   double        *precond;   /* -precondition: 1 / the pseudo-Hessian, likewise; NULL: none */
   Smoothing      smooth;    /* -gradient_smoothing */
-  double        *work;      /* a model-space array for the preconditioner (NULL: none is applied) */
-  double        *gx;        /* the gradient with respect to TAO's variable (velocity or slowness) */
-  PetscBool      slowness;  /* TAO's variable is 1/v (-parameterisation slowness) */
-  float         *vp;        /* the model being evaluated, every group */
-  double        *grad;
+  double        *work;      /* a model-space array of every block for the preconditioner (NULL: none is applied) */
+  /* TAO's model: one block of the user cells per parameter inverted
+     (-invert_for: the equation's first np parameters, vp first), stacked on
+     each rank of group 0; block k holds variable k over scale[k] (1 for vp
+     alone), the variables vp or 1/vp (-parameterisation slowness), rho or
+     the impedance rho vp (-parameterisation impedance). */
+  PetscInt       np;
+  double         scale[EQUATION_MAX_PARAMETERS];
+  double        *gx;        /* the gradient with respect to TAO's variables, every block */
+  PetscBool      slowness, impedance;
+  float         *vp;        /* the model being evaluated, every group: every parameter of the equation, a block each (vp, then rho) */
+  double        *grad;      /* its gradient, a block per parameter inverted, masked and tapered */
   Replay         replay;
   PetscInt       band, iteration, evals; /* band (0-based), iterations over all bands, evaluations in this band */
   PetscInt       band_its, band_max_its; /* iterations of the band's earlier Taos; -tao_max_it */
   PetscReal      fcut, J0;
-  double         scale;     /* TAO's objective = scale x misfit, fixed at the band's first evaluation */
+  double         scale_f;   /* TAO's objective = scale_f x misfit, fixed at the band's first evaluation */
+  double         range[EQUATION_MAX_PARAMETERS]; /* each block's bound range in TAO's variables */
+  double         lo[EQUATION_MAX_PARAMETERS], hi[EQUATION_MAX_PARAMETERS]; /* and its bounds */
+  double         balance[EQUATION_MAX_PARAMETERS]; /* each block's factor in the preconditioner, set at a band's first evaluation */
+  const char    *names[EQUATION_MAX_PARAMETERS]; /* each block's parameter */
+  double        *rest[EQUATION_MAX_PARAMETERS];  /* the blocks of grad after vp's, for the objective */
   double         seconds;   /* evaluation time since the last iteration */
   double         band_seconds; /* evaluation time since the band began */
   TimeMark       band_start;   /* the time account when the band began (zero: the process's start) */
@@ -52,40 +64,52 @@ typedef struct {
 /* TAO's variable of a velocity: v, or 1/v. */
 static double ToVariable(const Inversion *inv, double v) { return inv->slowness ? 1 / v : v; }
 
+/* TAO's variable of a density rho where the velocity is v: rho, or rho v. */
+static double DensityVariable(const Inversion *inv, double rho, double v) { return inv->impedance ? rho * v : rho; }
+
 /* The model of X (group 0) on every group, as floats. */
 static PetscErrorCode ModelFromVec(Inversion *inv, Vec X)
 {
   const PetscScalar *x;
   const PetscInt     n = inv->obj.ms.nlocal;
+  float             *vp = inv->vp, *rho = inv->vp + n;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &x));
   if (!inv->obj.e.l.group_id)
-    for (PetscInt c = 0; c < n; c++) inv->vp[c] = (float)ToVariable(inv, x[c]); /* its own inverse */
+    for (PetscInt c = 0; c < n; c++) {
+      vp[c] = (float)ToVariable(inv, x[c] * inv->scale[0]); /* its own inverse */
+      if (inv->np > 1) rho[c] = (float)(x[n + c] * inv->scale[1] / (inv->impedance ? vp[c] : 1));
+    }
   PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCallMPI(MPI_Bcast(inv->vp, (PetscMPIInt)n, MPI_FLOAT, 0, inv->obj.e.l.cross));
+  PetscCallMPI(MPI_Bcast(inv->vp, (PetscMPIInt)(n * inv->np), MPI_FLOAT, 0, inv->obj.e.l.cross));
   PetscFunctionReturn(0);
 }
 
 /* The inverse of TAO's first quasi-Newton matrix on group 0's user cells:
-   y = S D S x, S the smoothing, D the inverse pseudo-Hessian (each the
-   identity when not asked for).  Collective over group 0; nothing elsewhere. */
+   y = S D S x on every block, S the smoothing, D the inverse pseudo-Hessian
+   (each the identity when not asked for).  Collective over group 0; nothing elsewhere. */
 static PetscErrorCode ApplyP(Inversion *inv, const double *x, double *y)
 {
   const PetscInt n = inv->obj.ms.nlocal;
 
   PetscFunctionBeginUser;
   if (inv->obj.e.l.group_id) PetscFunctionReturn(0);
-  PetscCall(PetscArraycpy(y, x, n));
-  PetscCall(SmoothingApply(&inv->smooth, &inv->obj.ms, &inv->obj.e.g, y));
-  for (PetscInt c = 0; c < n && inv->precond; c++) y[c] *= inv->precond[c];
-  PetscCall(SmoothingApply(&inv->smooth, &inv->obj.ms, &inv->obj.e.g, y));
+  PetscCall(PetscArraycpy(y, x, n * inv->np));
+  for (PetscInt b = 0; b < inv->np; b++) {
+    double *yb = y + b * n;
+    PetscCall(SmoothingApply(&inv->smooth, &inv->obj.ms, &inv->obj.e.g, yb));
+    for (PetscInt c = 0; c < n && inv->precond; c++) yb[c] *= inv->precond[c];
+    PetscCall(SmoothingApply(&inv->smooth, &inv->obj.ms, &inv->obj.e.g, yb));
+    for (PetscInt c = 0; c < n && inv->np > 1; c++) yb[c] *= inv->balance[b];
+  }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
 {
   Inversion     *inv = (Inversion *)ctx;
+  const PetscInt n   = inv->obj.ms.nlocal;
   PetscScalar   *g;
   PetscBool      cached;
   PetscLogDouble t0, t1;
@@ -98,34 +122,55 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
   if (!cached) {
     PetscCall(ObjectiveEvaluate(&inv->obj, inv->vp, &J, inv->grad));
     /* float, as computed: a replayed evaluation then gives TAO the same numbers */
-    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) inv->grad[c] = (float)(inv->grad[c] * inv->weight[c]);
+    for (PetscInt b = 0; b < inv->np; b++)
+      for (PetscInt c = 0; c < n; c++) inv->grad[b * n + c] = (float)(inv->grad[b * n + c] * inv->weight[c]);
     PetscCall(PetscTime(&t1));
     seconds = t1 - t0;
     PetscCall(ReplaySave(&inv->replay, inv->band, inv->evals, inv->vp, J, inv->grad, seconds));
   }
-  /* dJ/ds = dJ/dv dv/ds = -v^2 dJ/dv */
-  for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) inv->gx[c] = inv->grad[c] * (inv->slowness ? -(double)inv->vp[c] * inv->vp[c] : 1);
+  for (PetscInt c = 0; c < n; c++) {
+    const double v = inv->vp[c];
+    double       gv = inv->grad[c];
+    if (inv->np > 1 && inv->impedance) gv -= inv->grad[n + c] * inv->vp[n + c] / v; /* dJ/dv at fixed impedance */
+    /* dJ/ds = dJ/dv dv/ds = -v^2 dJ/dv */
+    inv->gx[c] = gv * (inv->slowness ? -v * v : 1) * inv->scale[0];
+    if (inv->np > 1) inv->gx[n + c] = inv->grad[n + c] / (inv->impedance ? v : 1) * inv->scale[1];
+  }
   if (!inv->evals) { /* the first step, -(preconditioned) gradient, sized */
-    const double range = PetscAbsReal(ToVariable(inv, inv->obj.vp_hi) - ToVariable(inv, inv->obj.vp_lo));
-    double       mine  = 0, most;
+    double mine[EQUATION_MAX_PARAMETERS] = {0}, most[EQUATION_MAX_PARAMETERS];
+    for (PetscInt b = 0; b < inv->np; b++) inv->balance[b] = 1;
     if (inv->work) PetscCall(ApplyP(inv, inv->gx, inv->work));
-    for (PetscInt c = 0; c < inv->obj.ms.nlocal && !inv->obj.e.l.group_id; c++) mine = PetscMax(mine, PetscAbsReal(inv->work ? inv->work[c] : inv->gx[c]));
-    PetscCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, inv->obj.e.l.world));
+    for (PetscInt b = 0; b < inv->np; b++)
+      for (PetscInt c = 0; c < n && !inv->obj.e.l.group_id; c++) mine[b] = PetscMax(mine[b], PetscAbsReal(inv->work ? inv->work[b * n + c] : inv->gx[b * n + c]));
+    PetscCallMPI(MPI_Allreduce(mine, most, (PetscMPIInt)inv->np, MPI_DOUBLE, MPI_MAX, inv->obj.e.l.world));
+    /* with several parameters, the preconditioner weighs each block so
+       that its first step moves its busiest cell by the same share of its
+       bound range as vp's: a parameter the data see less still moves */
+    for (PetscInt b = 1; b < inv->np && inv->work && most[0] > 0; b++)
+      if (most[b] > 0) {
+        inv->balance[b] = inv->range[b] / most[b] * most[0] / inv->range[0];
+        most[b] *= inv->balance[b];
+        for (PetscInt c = 0; c < n && !inv->obj.e.l.group_id; c++) inv->work[b * n + c] *= inv->balance[b];
+      }
     /* where TAO's first step in a band is minus the (preconditioned)
        gradient, the objective it sees is scaled so that this step changes
-       no cell by more than -first_step of the bound range (the later steps
-       learn their own); blmvm and lmvm without an initial Hessian size it
-       themselves, from f and |g| together, which this scale leaves alone */
-    inv->scale = most > 0 ? inv->o->first_step * range / most : 1;
+       no cell of any parameter by more than -first_step of its bound range
+       (the later steps learn their own); blmvm and lmvm without an initial
+       Hessian size it themselves, from f and |g| together, which this
+       scale leaves alone */
+    inv->scale_f = 0;
+    for (PetscInt b = 0; b < inv->np; b++)
+      if (most[b] > 0) inv->scale_f = inv->scale_f > 0 ? PetscMin(inv->scale_f, inv->o->first_step * inv->range[b] / most[b]) : inv->o->first_step * inv->range[b] / most[b];
+    if (!(inv->scale_f > 0)) inv->scale_f = 1;
   }
   inv->evals++;
   inv->evals_since++;
   inv->seconds += seconds;
   PetscCall(VecGetArray(G, &g));
   if (!inv->obj.e.l.group_id)
-    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) g[c] = inv->scale * inv->gx[c];
+    for (PetscInt c = 0; c < n * inv->np; c++) g[c] = inv->scale_f * inv->gx[c];
   PetscCall(VecRestoreArray(G, &g));
-  *f = inv->scale * J;
+  *f = inv->scale_f * J;
   PetscFunctionReturn(0);
 }
 
@@ -156,6 +201,23 @@ static PetscErrorCode LogIteration(Inversion *inv, MisfitRow row)
   PetscFunctionReturn(0);
 }
 
+/* Each parameter inverted as NAME_NNNN (iteration >= 0) or NAME (-1) on
+   the user's grid: vp_0003.rsf, rho_0003.rsf. */
+static PetscErrorCode WriteModels(Inversion *inv, PetscInt iteration, PetscBool overwrite)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < inv->np; b++) {
+    const char *param = inv->obj.e.backend.eq->parameter[b].name;
+    char        stem[64], name[PETSC_MAX_PATH_LEN];
+    if (iteration >= 0) PetscCall(PetscSNPrintf(stem, sizeof(stem), "%s_%04" PetscInt_FMT, param, iteration));
+    else PetscCall(PetscStrncpy(stem, param, sizeof(stem)));
+    PetscCall(OutputName(stem, inv->obj.o->output_format, name));
+    PetscCall(ObjectiveWriteModel(&inv->obj, name, param, inv->vp + b * inv->obj.ms.nlocal, overwrite));
+    if (iteration < 0) PetscCall(PetscPrintf(inv->obj.e.l.world, "inverted %s -> %s/%s\n", param, inv->o->output_dir, name));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Whether TAO prints its own monitor, whose objective is scaled. */
 static PetscBool TaoMonitored(void)
 {
@@ -176,8 +238,8 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
 
   PetscFunctionBeginUser;
   PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm, NULL, &step, &reason));
-  f /= inv->scale;
-  gnorm /= inv->scale;
+  f /= inv->scale_f;
+  gnorm /= inv->scale_f;
   if (its == 0 && inv->band_its) { /* a later Tao of the band: the model is the last iteration's, the wavelet new */
     PetscCall(PetscPrintf(inv->obj.e.l.world, "band %" PetscInt_FMT " after iteration %" PetscInt_FMT ": misfit %.6e with the new wavelet\n", inv->band + 1, inv->band_its, (double)f));
     PetscFunctionReturn(0);
@@ -187,17 +249,13 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
     if (TaoMonitored())
       PetscCall(PetscPrintf(inv->obj.e.l.world,
                             "band %" PetscInt_FMT ": -tao_monitor shows TAO's objective, the misfit x %.6g, and its gradient's norm likewise (the band's scale, fixed at its first evaluation)\n",
-                            inv->band + 1, inv->scale));
+                            inv->band + 1, inv->scale_f));
   } else inv->iteration++;
   its += inv->band_its;
   if (its > 0) {
-    const char *vp = inv->obj.e.backend.eq->parameter[0].name;
-    char        stem[64], name[PETSC_MAX_PATH_LEN];
     PetscCall(ModelFromVec(inv, inv->X));
-    PetscCall(PetscSNPrintf(stem, sizeof(stem), "%s_%04" PetscInt_FMT, vp, inv->iteration));
-    PetscCall(OutputName(stem, inv->obj.o->output_format, name));
-    /* this run's own file: earlier ones were refused or removed at the start; with -restart, the interrupted run's, rewritten the same */
-    PetscCall(ObjectiveWriteModel(&inv->obj, name, vp, inv->vp, PETSC_TRUE));
+    /* this run's own files: earlier ones were refused or removed at the start; with -restart, the interrupted run's, rewritten the same */
+    PetscCall(WriteModels(inv, inv->iteration, PETSC_TRUE));
   }
   {
     const MisfitRow row = {{f, gnorm, its ? step : 0, inv->seconds}, inv->band + 1, inv->iteration};
@@ -291,7 +349,7 @@ static PetscErrorCode Weights(Inversion *inv, PetscReal radius[2])
   for (PetscInt c = 0; c < obj->ms.nlocal; c++) {
     const PetscBool fixed = CellFixed(inv, c);
     inv->weight[c]        = fixed ? 0 : 1;
-    if (!obj->e.l.group_id && fixed) xl[c] = xu[c] = x[c];
+    for (PetscInt b = 0; b < inv->np && !obj->e.l.group_id && fixed; b++) xl[b * obj->ms.nlocal + c] = xu[b * obj->ms.nlocal + c] = x[b * obj->ms.nlocal + c];
   }
   PetscCall(VecRestoreArrayRead(inv->X, &x));
   PetscCall(VecRestoreArray(inv->XL, &xl));
@@ -343,11 +401,12 @@ static PetscErrorCode Precondition(Inversion *inv, Tao tao)
     PetscCall(PseudoHessian(&inv->obj, inv->vp, inv->precond));
     if (inv->o->qc_illumination && !inv->band_its) PetscCall(PseudoHessianWrite(&inv->obj, inv->precond, inv->band));
     /* in slowness the Hessian takes (dv/ds)^2 = v^4 */
-    for (PetscInt c = 0; c < n && inv->slowness; c++) inv->precond[c] *= PetscSqr(PetscSqr((double)inv->vp[c]));
-    for (PetscInt c = 0; c < n; c++) peak = PetscMax(peak, inv->precond[c]);
+    const PetscInt cells = inv->obj.ms.nlocal; /* one value a cell, for every block */
+    for (PetscInt c = 0; c < cells && inv->slowness; c++) inv->precond[c] *= PetscSqr(PetscSqr((double)inv->vp[c]));
+    for (PetscInt c = 0; c < cells; c++) peak = PetscMax(peak, inv->precond[c]);
     PetscCallMPI(MPI_Allreduce(&peak, &all, 1, MPI_DOUBLE, MPI_MAX, world));
     PetscCheck(all > 0, world, PETSC_ERR_ARG_OUTOFRANGE, "-precondition pseudo_hessian: the source wavefield has no energy in the model");
-    for (PetscInt c = 0; c < n; c++) inv->precond[c] = 1 / (inv->precond[c] + inv->o->precondition_eps * all);
+    for (PetscInt c = 0; c < cells; c++) inv->precond[c] = 1 / (inv->precond[c] + inv->o->precondition_eps * all);
   }
   PetscCall(MatCreateShell(world, n, n, N, N, inv, &H0));
   PetscCall(TaoLMVMSetH0(tao, H0));
@@ -443,6 +502,52 @@ static PetscErrorCode SolveBand(Inversion *inv)
   PetscFunctionReturn(0);
 }
 
+/* The parameters -invert_for names, as the equation's first np (vp, then
+   rho), with -parameterisation's variables; their scales: with more than
+   one, each block is its variable over its bound range, so that a unit of
+   any block spans its whole range and none swamps the others in TAO's
+   steps; vp alone keeps its variable as it is. */
+static PetscErrorCode Parameters(Inversion *inv)
+{
+  const Options  *o     = inv->o;
+  const Equation *eq    = inv->obj.e.backend.eq;
+  MPI_Comm        world = inv->obj.e.l.world;
+  PetscInt        named = 0;
+  double          var[EQUATION_MAX_PARAMETERS][2] = {{0}};
+
+  PetscFunctionBeginUser;
+  for (inv->np = 0; inv->np < eq->nparameter && OptionsInverts(o, eq->parameter[inv->np].name); inv->np++) inv->names[inv->np] = eq->parameter[inv->np].name;
+  for (PetscInt k = 0; k < eq->nparameter; k++) named += OptionsInverts(o, eq->parameter[k].name);
+  {
+    size_t words = 1;
+    for (const char *p = o->invert_for; *p; p++) words += *p == ',';
+    PetscCheck(inv->np >= 1 && named == inv->np && words == (size_t)inv->np, world, PETSC_ERR_ARG_OUTOFRANGE,
+               "-invert_for %s: expected %s%s%s (the %s equation's parameters from the first, each once)", o->invert_for, eq->parameter[0].name, eq->nparameter > 1 ? " or " : "",
+               eq->nparameter > 1 ? "vp,rho" : "", eq->name);
+  }
+  inv->slowness  = o->parameterisation == PARAMETERISATION_SLOWNESS ? PETSC_TRUE : PETSC_FALSE;
+  inv->impedance = o->parameterisation == PARAMETERISATION_IMPEDANCE ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(!inv->impedance || inv->np > 1, world, PETSC_ERR_USER_INPUT, "-parameterisation impedance inverts vp and rho vp: expected -invert_for vp,rho (-physics variable_density)");
+  PetscCheck(inv->np > 1 || (!o->rho_min && !o->rho_max), world, PETSC_ERR_USER_INPUT, "-rho_min and -rho_max bound an inverted density: expected -invert_for vp,rho");
+  var[0][0] = ToVariable(inv, inv->obj.vp_lo);
+  var[0][1] = ToVariable(inv, inv->obj.vp_hi);
+  if (inv->np > 1) {
+    var[1][0] = DensityVariable(inv, inv->obj.rho_lo, inv->obj.vp_lo);
+    var[1][1] = DensityVariable(inv, inv->obj.rho_hi, inv->obj.vp_hi);
+  }
+  for (PetscInt b = 0; b < inv->np; b++) {
+    inv->scale[b] = inv->np > 1 ? PetscAbsReal(var[b][1] - var[b][0]) : 1;
+    inv->lo[b]    = PetscMin(var[b][0], var[b][1]) / inv->scale[b];
+    inv->hi[b]    = PetscMax(var[b][0], var[b][1]) / inv->scale[b];
+    inv->range[b] = PetscAbsReal(var[b][1] - var[b][0]) / inv->scale[b];
+  }
+  if (inv->np > 1)
+    PetscCall(PetscPrintf(world, "inverting for %s with %s (%s), bounds %.6g to %.6g %s, and %s (%s), bounds %.6g to %.6g; each over its bound range in TAO's variables\n",
+                          o->invert_for, inv->slowness ? "slowness" : "velocity", eq->parameter[0].unit, (double)inv->obj.vp_lo, (double)inv->obj.vp_hi, eq->parameter[0].unit,
+                          inv->impedance ? "impedance" : "density", inv->impedance ? "kg/(m^2 s)" : eq->parameter[1].unit, var[1][0], var[1][1]));
+  PetscFunctionReturn(0);
+}
+
 /* The preconditioner -precondition asks for: auto is pseudo_hessian with a
    quasi-Newton -tao_type (TAO's default here is blmvm), none otherwise. */
 static Preconditioning PreconditionAsked(const Options *o)
@@ -472,23 +577,39 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   for (PetscInt b = 0; b < o->nbands; b++)
     PetscCheck(o->bands[b] < 0.5 / o->dt, world, PETSC_ERR_ARG_OUTOFRANGE, "-bands: band %" PetscInt_FMT " at %.6g Hz is not below the Nyquist frequency %.6g Hz of -dt %.6g s",
                b + 1, (double)o->bands[b], 0.5 / o->dt, (double)o->dt);
-  PetscCall(ReplayCreate(world, &inv.obj, o->output_dir, o->restart, &inv.replay));
+  PetscCall(Parameters(&inv));
+  PetscCall(ReplayCreate(world, &inv.obj, o->output_dir, o->restart, inv.np, inv.names, &inv.replay));
   {
-    const PetscInt n = inv.obj.e.l.group_id ? 0 : inv.obj.ms.nlocal;
+    const PetscInt nl = inv.obj.ms.nlocal, n = inv.obj.e.l.group_id ? 0 : nl, np = inv.np, neq = inv.obj.e.backend.eq->nparameter;
     PetscScalar   *x;
-    PetscCall(VecCreateMPI(world, n, PETSC_DETERMINE, &inv.X));
+    PetscCall(VecCreateMPI(world, n * np, PETSC_DETERMINE, &inv.X));
     PetscCall(VecDuplicate(inv.X, &inv.XL));
     PetscCall(VecDuplicate(inv.X, &inv.XU));
-    inv.slowness = o->parameterisation == PARAMETERISATION_SLOWNESS ? PETSC_TRUE : PETSC_FALSE;
-    PetscCall(VecSet(inv.XL, PetscMin(ToVariable(&inv, inv.obj.vp_lo), ToVariable(&inv, inv.obj.vp_hi))));
-    PetscCall(VecSet(inv.XU, PetscMax(ToVariable(&inv, inv.obj.vp_lo), ToVariable(&inv, inv.obj.vp_hi))));
+    PetscCall(PetscMalloc4(nl + 1, &inv.weight, nl * neq + 1, &inv.vp, nl * np + 1, &inv.grad, nl * np + 1, &inv.gx));
+    PetscCall(PetscArraycpy(inv.vp, inv.obj.vp_start, nl));
+    if (neq > 1) PetscCall(PetscArraycpy(inv.vp + nl, inv.obj.rho_start, nl));
+    if (np > 1) { /* the density moves with TAO's model, and its gradient comes back beside vp's */
+      inv.obj.rho       = inv.vp + nl;
+      inv.rest[0]       = inv.grad + nl;
+      inv.obj.grad_rest = inv.rest;
+    }
     PetscCall(VecGetArray(inv.X, &x));
-    for (PetscInt c = 0; c < n; c++) x[c] = ToVariable(&inv, inv.obj.vp_start[c]);
+    for (PetscInt c = 0; c < n; c++) {
+      x[c] = ToVariable(&inv, inv.vp[c]) / inv.scale[0];
+      if (np > 1) x[n + c] = DensityVariable(&inv, inv.vp[nl + c], inv.vp[c]) / inv.scale[1];
+    }
     PetscCall(VecRestoreArray(inv.X, &x));
-    PetscCall(PetscMalloc4(inv.obj.ms.nlocal + 1, &inv.weight, inv.obj.ms.nlocal + 1, &inv.vp, inv.obj.ms.nlocal + 1, &inv.grad, inv.obj.ms.nlocal + 1, &inv.gx));
-    if (PreconditionAsked(o) != PRECONDITION_NONE) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.precond));
+    PetscCall(VecGetArray(inv.XL, &x));
+    for (PetscInt b = 0; b < np; b++)
+      for (PetscInt c = 0; c < n; c++) x[b * n + c] = inv.lo[b];
+    PetscCall(VecRestoreArray(inv.XL, &x));
+    PetscCall(VecGetArray(inv.XU, &x));
+    for (PetscInt b = 0; b < np; b++)
+      for (PetscInt c = 0; c < n; c++) x[b * n + c] = inv.hi[b];
+    PetscCall(VecRestoreArray(inv.XU, &x));
+    if (PreconditionAsked(o) != PRECONDITION_NONE) PetscCall(PetscMalloc1(nl + 1, &inv.precond));
     SmoothingSetUp(&inv.obj.e.g, o->gradient_smoothing, &inv.smooth);
-    if (inv.precond || inv.smooth.steps) PetscCall(PetscMalloc1(inv.obj.ms.nlocal + 1, &inv.work));
+    if (inv.precond || inv.smooth.steps) PetscCall(PetscMalloc1(nl * np + 1, &inv.work));
   }
   {
     PetscReal radius[2]; /* the source and receiver tapers' */
@@ -505,12 +626,9 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(PetscPrintf(world, "Stopped by %s after iteration %" PetscInt_FMT ": its model and the state are saved in %s; rerun with -restart to carry on\n", StopCause(),
                           inv.iteration, o->output_dir));
   } else {
-    const char *vp = inv.obj.e.backend.eq->parameter[0].name;
-    char        name[PETSC_MAX_PATH_LEN];
     PetscCall(ModelFromVec(&inv, inv.X));
-    PetscCall(OutputName(vp, o->output_format, name));
-    PetscCall(ObjectiveWriteModel(&inv.obj, name, vp, inv.vp, o->overwrite));
-    PetscCall(PetscPrintf(world, "inverted model -> %s/%s, misfit history -> %s/misfit.csv\n", o->output_dir, name, o->output_dir));
+    PetscCall(WriteModels(&inv, -1, o->overwrite));
+    PetscCall(PetscPrintf(world, "misfit history -> %s/misfit.csv\n", o->output_dir));
   }
   PetscCall(ReplayDestroy(&inv.replay));
   PetscCall(PetscFree(inv.rows));

@@ -28,6 +28,7 @@ typedef struct {
   const Grid      *grid;       /* NULL: not yet decomposed */
   PetscBool        snap;       /* points at their nearest grid point */
   PetscInt         preconditioner_arrays; /* doubles a user cell an inversion's preconditioner adds (invert.c: its diagonal, a work array) */
+  PetscInt         blocks;     /* the parameters an inversion inverts (-invert_for), each with its own share of all of the above */
   PetscInt         dim, n[3];  /* the user's grid */
   PetscInt         pml[3][2];  /* absorbing layer widths */
   PetscInt         nt, nsteps; /* recorded samples, internal steps (nt when not yet known) */
@@ -266,7 +267,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   bytes[MEM_TRACES] = fl * (s.local_rec * nt + PetscMax((1 + copies) * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt + 3.0 * r->nsteps);
   bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
   bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id
-                           ? s.user * (OPTIMISER_VECTORS * sizeof(double) + INVERSION_ARRAYS + r->preconditioner_arrays * sizeof(double))
+                           ? s.user * r->blocks * (OPTIMISER_VECTORS * sizeof(double) + INVERSION_ARRAYS + r->preconditioner_arrays * sizeof(double))
                            : 0;
   bytes[MEM_STORE]        = r->store[0];
   bytes[MEM_STORE_DEVICE] = r->store[1];
@@ -363,6 +364,8 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const Backend 
     const PetscBool smoothing      = o->gradient_smoothing[0] > 0 || o->gradient_smoothing[1] > 0 || o->gradient_smoothing[2] > 0 ? PETSC_TRUE : PETSC_FALSE;
     r->preconditioner_arrays       = (pseudo_hessian ? 1 : 0) + (pseudo_hessian || smoothing ? 1 : 0);
   }
+  r->blocks = 1;
+  for (const char *p = o->invert_for; *p; p++) r->blocks += *p == ',';
   r->dim    = m->dim;
   r->nt     = o->nt;
   r->nsteps = t ? t->nsteps : o->nt;

@@ -5,7 +5,7 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Options of -mode invert alone, which the other modes read and ignore. */
-static const char *const invert_only[] = {"-restart", "-first_step", "-qc_shots", "-qc_illumination"};
+static const char *const invert_only[] = {"-restart", "-first_step", "-qc_shots", "-qc_illumination", "-invert_for", "-rho_min", "-rho_max"};
 
 /* Appends "name value (why)" to msg when name was given, unless same is
    given and the value restates it (a model file's size or spacing typed

@@ -17,8 +17,8 @@
 static const char *const shot_names[]      = {"shot_#.rsf", "coords_#.rsf", "shot_#.sgy", "snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
 static const char *const snapshot_names[]  = {"snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
 static const char *const gradient_names[]  = {"gradient.rsf", "gradient.sgy", "gradient.vti", "gradient_rho.rsf", "gradient_rho.sgy", "gradient_rho.vti", NULL};
-static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp.sgy", "vp_#.rsf", "vp_#.sgy", "vp.vti", "vp_#.vti", "wavelet_#.rsf", NULL};
-static const char *const restart_names[]   = {"run.txt", "evaluations.txt", "band#_eval#_model.rsf", "band#_eval#_gradient.rsf", NULL};
+static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp.sgy", "vp_#.rsf", "vp_#.sgy", "vp.vti", "vp_#.vti", "rho.rsf", "rho.sgy", "rho_#.rsf", "rho_#.sgy", "rho.vti", "rho_#.vti", "wavelet_#.rsf", NULL};
+static const char *const restart_names[]   = {"run.txt", "evaluations.txt", "band#_eval#_model.rsf", "band#_eval#_gradient.rsf", "band#_eval#_model_rho.rsf", "band#_eval#_gradient_rho.rsf", NULL};
 static const char *const finished_names[]  = {"vp.rsf", "vp.sgy", NULL};
 /* file name endings, by FileFormat */
 static const char *const format_ext[] = {"rsf", "sgy"};
