@@ -18,8 +18,9 @@
    of the adjoint; the source's own term, its injection being scaled by
    K dt = rho vp^2 dt at its cells, lies within the directions), one
    receiver 1.5 cells below the top (within the reach of the free surface's
-   image, or next to the top layer).  Cases: 2D order 8 with absorbing
-   layers on every side, 2D order 4 with a free surface on top, 3D order 4.
+   image, or next to the top layer).  Cases: 2D orders 8 and 2 with absorbing
+   layers on every side, 2D orders 4 and 6 with a free surface on top, 3D
+   order 4 absorbing and order 8 with a free surface.
    On more than one rank the gradient of the decomposition mpiexec gives,
    and at 4 ranks of split ones chosen here (2 x 2 x 1, and 4 x 1 x 1 in 2D
    or 1 x 2 x 2 in 3D, each left out where it is the default; 2 x 2 x 1
@@ -504,6 +505,9 @@ int main(int argc, char **argv)
     {"2D absorbing", 2, 8, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 15},
     {"2D free surface", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15},
     {"3D absorbing", 3, 4, {24, 24, 24}, 8,  180, PETSC_FALSE, 1e-3, 25},
+    {"2D absorbing, order 2", 2, 2, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 12},
+    {"2D free surface, order 6", 2, 6, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15},
+    {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25},
   };
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
