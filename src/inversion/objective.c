@@ -63,26 +63,21 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
 }
 
 /* The starting density on the user cells and its bounds from the options
-   and it; inverting for it, it must lie within them. */
+   and its range; inverting for it, it must lie within them. */
 static PetscErrorCode DensityBounds(MPI_Comm world, const Options *o, Objective *obj)
 {
-  PetscReal range[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, all[2];
+  const PetscReal lo = obj->e.rho_min, hi = obj->e.rho_max;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->rho_start));
   ModelSpaceRestrict(&obj->ms, &obj->e.g, obj->e.rho_ext, obj->rho_start);
-  for (PetscInt c = 0; c < obj->ms.nlocal; c++) {
-    range[0] = PetscMin(range[0], obj->rho_start[c]);
-    range[1] = PetscMin(range[1], -obj->rho_start[c]);
-  }
-  PetscCallMPI(MPIU_Allreduce(range, all, 2, MPIU_REAL, MPIU_MIN, world));
-  obj->rho_lo = o->rho_min > 0 ? o->rho_min : PetscMax(MIN_DENSITY, 0.8 * all[0]);
-  obj->rho_hi = o->rho_max > 0 ? o->rho_max : -1.25 * all[1];
+  obj->rho_lo = o->rho_min > 0 ? o->rho_min : PetscMax(MIN_DENSITY, 0.8 * lo);
+  obj->rho_hi = o->rho_max > 0 ? o->rho_max : 1.25 * hi;
   PetscCheck(obj->rho_lo < obj->rho_hi, world, PETSC_ERR_ARG_OUTOFRANGE, "Density bounds %.6g to %.6g kg/m^3 (-rho_min, -rho_max or their defaults): expected rho_min < rho_max",
              (double)obj->rho_lo, (double)obj->rho_hi);
-  PetscCheck(o->mode != MODE_INVERT || !OptionsInverts(o, "rho") || (all[0] >= obj->rho_lo && -all[1] <= obj->rho_hi), world, PETSC_ERR_USER_INPUT,
+  PetscCheck(o->mode != MODE_INVERT || !OptionsInverts(o, "rho") || (lo >= obj->rho_lo && hi <= obj->rho_hi), world, PETSC_ERR_USER_INPUT,
              "The starting density %s spans %.6g to %.6g kg/m^3, outside the bounds %.6g to %.6g kg/m^3 (-rho_min, -rho_max): widen the bounds or fix the model",
-             obj->e.rho.name, (double)all[0], (double)-all[1], (double)obj->rho_lo, (double)obj->rho_hi);
+             obj->e.rho.name, (double)lo, (double)hi, (double)obj->rho_lo, (double)obj->rho_hi);
   PetscFunctionReturn(0);
 }
 

@@ -13,7 +13,7 @@
 /* The file of block k (the first: no suffix; then _NAME) of an evaluation's model or gradient. */
 static void EntryName(const Replay *r, PetscInt band, PetscInt eval, const char *what, PetscInt k, char name[PETSC_MAX_PATH_LEN])
 {
-  snprintf(name, PETSC_MAX_PATH_LEN, "restart/band%02d_eval%04d_%s%s%s.rsf", (int)band + 1, (int)eval, what, k ? "_" : "", k ? r->block[k] : "");
+  snprintf(name, PETSC_MAX_PATH_LEN, "restart/band%02d_eval%04d_%s%s%s.rsf", (int)band + 1, (int)eval, what, k ? "_" : "", k ? r->obj->e.backend.eq->parameter[k].name : "");
 }
 
 static PetscErrorCode AddEntry(Replay *r, ReplayEntry e)
@@ -122,7 +122,7 @@ static PetscErrorCode BeginState(void *ctx)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, PetscInt nblock, const char *const block[], Replay *r)
+PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, PetscInt nblock, Replay *r)
 {
   PetscMPIInt rank;
   PetscInt    n;
@@ -133,7 +133,6 @@ PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, Pet
   r->obj     = obj;
   r->restart = restart;
   r->nblock  = nblock;
-  for (PetscInt k = 0; k < nblock; k++) r->block[k] = block[k];
   PetscCall(PetscStrncpy(r->dir, dir, sizeof(r->dir)));
   PetscCallMPI(MPI_Comm_rank(world, &rank));
   PetscCall(RootRun(world, BeginState, r));

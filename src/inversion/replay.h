@@ -25,8 +25,7 @@ typedef struct {
   MPI_Comm     world;
   Objective   *obj;
   char         dir[PETSC_MAX_PATH_LEN]; /* -output_dir */
-  PetscInt     nblock;                  /* the parameters inverted, each a block of the model and the gradient */
-  const char  *block[EQUATION_MAX_PARAMETERS]; /* their names: the first block's files have none, the others' end _NAME */
+  PetscInt     nblock;                  /* the parameters inverted (the equation's first nblock), each a block of the model and the gradient: the first block's files have no suffix, the others' end _NAME */
   PetscBool    restart;
   PetscInt     nentries, maxentries;
   ReplayEntry *entries;
@@ -36,7 +35,7 @@ typedef struct {
 /* restart: check restart/run.txt against the options and read the saved
    evaluations (an error when there are none or the options differ);
    otherwise start a fresh record.  Collective. */
-PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, PetscInt nblock, const char *const block[], Replay *r);
+PetscErrorCode ReplayCreate(MPI_Comm world, Objective *obj, const char *dir, PetscBool restart, PetscInt nblock, Replay *r);
 /* Prints how many evaluations were replayed and how many computed. */
 PetscErrorCode ReplayDestroy(Replay *r);
 /* Evaluation `eval` of band `band` at a model (every group; nblock blocks

@@ -582,6 +582,14 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   PetscFunctionReturn(0);
 }
 
+PetscInt OptionsInvertedCount(const Options *o)
+{
+  PetscInt n = 1;
+
+  for (const char *p = o->invert_for; *p; p++) n += *p == ',';
+  return n;
+}
+
 PetscBool OptionsInverts(const Options *o, const char *name)
 {
   const size_t len = strlen(name);

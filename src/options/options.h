@@ -176,3 +176,5 @@ PetscErrorCode OptionsParse(MPI_Comm comm, Options *o);
 
 /* Whether -invert_for names parameter `name` (one of its comma-separated words). */
 PetscBool OptionsInverts(const Options *o, const char *name);
+/* The words -invert_for lists (its commas plus one). */
+PetscInt OptionsInvertedCount(const Options *o);

@@ -46,10 +46,8 @@ typedef struct {
   PetscInt       band_its, band_max_its; /* iterations of the band's earlier Taos; -tao_max_it */
   PetscReal      fcut, J0;
   double         scale_f;   /* TAO's objective = scale_f x misfit, fixed at the band's first evaluation */
-  double         range[EQUATION_MAX_PARAMETERS]; /* each block's bound range in TAO's variables */
-  double         lo[EQUATION_MAX_PARAMETERS], hi[EQUATION_MAX_PARAMETERS]; /* and its bounds */
+  double         lo[EQUATION_MAX_PARAMETERS], hi[EQUATION_MAX_PARAMETERS]; /* each block's bounds in TAO's variables */
   double         balance[EQUATION_MAX_PARAMETERS]; /* each block's factor in the preconditioner, set at a band's first evaluation */
-  const char    *names[EQUATION_MAX_PARAMETERS]; /* each block's parameter */
   double        *rest[EQUATION_MAX_PARAMETERS];  /* the blocks of grad after vp's, for the objective */
   double         seconds;   /* evaluation time since the last iteration */
   double         band_seconds; /* evaluation time since the band began */
@@ -148,7 +146,7 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
        bound range as vp's: a parameter the data see less still moves */
     for (PetscInt b = 1; b < inv->np && inv->work && most[0] > 0; b++)
       if (most[b] > 0) {
-        inv->balance[b] = inv->range[b] / most[b] * most[0] / inv->range[0];
+        inv->balance[b] = (inv->hi[b] - inv->lo[b]) / most[b] * most[0] / (inv->hi[0] - inv->lo[0]);
         most[b] *= inv->balance[b];
         for (PetscInt c = 0; c < n && !inv->obj.e.l.group_id; c++) inv->work[b * n + c] *= inv->balance[b];
       }
@@ -160,7 +158,10 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
        scale leaves alone */
     inv->scale_f = 0;
     for (PetscInt b = 0; b < inv->np; b++)
-      if (most[b] > 0) inv->scale_f = inv->scale_f > 0 ? PetscMin(inv->scale_f, inv->o->first_step * inv->range[b] / most[b]) : inv->o->first_step * inv->range[b] / most[b];
+      if (most[b] > 0) {
+        const double s = inv->o->first_step * (inv->hi[b] - inv->lo[b]) / most[b];
+        inv->scale_f   = inv->scale_f > 0 ? PetscMin(inv->scale_f, s) : s;
+      }
     if (!(inv->scale_f > 0)) inv->scale_f = 1;
   }
   inv->evals++;
@@ -512,19 +513,16 @@ static PetscErrorCode Parameters(Inversion *inv)
   const Options  *o     = inv->o;
   const Equation *eq    = inv->obj.e.backend.eq;
   MPI_Comm        world = inv->obj.e.l.world;
-  PetscInt        named = 0;
+  PetscInt        named = 0, words = OptionsInvertedCount(o);
   double          var[EQUATION_MAX_PARAMETERS][2] = {{0}};
 
   PetscFunctionBeginUser;
-  for (inv->np = 0; inv->np < eq->nparameter && OptionsInverts(o, eq->parameter[inv->np].name); inv->np++) inv->names[inv->np] = eq->parameter[inv->np].name;
+  inv->np = 0;
+  while (inv->np < eq->nparameter && OptionsInverts(o, eq->parameter[inv->np].name)) inv->np++;
   for (PetscInt k = 0; k < eq->nparameter; k++) named += OptionsInverts(o, eq->parameter[k].name);
-  {
-    size_t words = 1;
-    for (const char *p = o->invert_for; *p; p++) words += *p == ',';
-    PetscCheck(inv->np >= 1 && named == inv->np && words == (size_t)inv->np, world, PETSC_ERR_ARG_OUTOFRANGE,
-               "-invert_for %s: expected %s%s%s (the %s equation's parameters from the first, each once)", o->invert_for, eq->parameter[0].name, eq->nparameter > 1 ? " or " : "",
-               eq->nparameter > 1 ? "vp,rho" : "", eq->name);
-  }
+  PetscCheck(inv->np >= 1 && named == inv->np && words == inv->np, world, PETSC_ERR_ARG_OUTOFRANGE,
+             "-invert_for %s: expected %s%s%s (the %s equation's parameters from the first, each once)", o->invert_for, eq->parameter[0].name, eq->nparameter > 1 ? " or " : "",
+             eq->nparameter > 1 ? "vp,rho" : "", eq->name);
   inv->slowness  = o->parameterisation == PARAMETERISATION_SLOWNESS ? PETSC_TRUE : PETSC_FALSE;
   inv->impedance = o->parameterisation == PARAMETERISATION_IMPEDANCE ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(!inv->impedance || inv->np > 1, world, PETSC_ERR_USER_INPUT, "-parameterisation impedance inverts vp and rho vp: expected -invert_for vp,rho (-physics variable_density)");
@@ -539,7 +537,6 @@ static PetscErrorCode Parameters(Inversion *inv)
     inv->scale[b] = inv->np > 1 ? PetscAbsReal(var[b][1] - var[b][0]) : 1;
     inv->lo[b]    = PetscMin(var[b][0], var[b][1]) / inv->scale[b];
     inv->hi[b]    = PetscMax(var[b][0], var[b][1]) / inv->scale[b];
-    inv->range[b] = PetscAbsReal(var[b][1] - var[b][0]) / inv->scale[b];
   }
   if (inv->np > 1)
     PetscCall(PetscPrintf(world, "inverting for %s with %s (%s), bounds %.6g to %.6g %s, and %s (%s), bounds %.6g to %.6g; each over its bound range in TAO's variables\n",
@@ -578,7 +575,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCheck(o->bands[b] < 0.5 / o->dt, world, PETSC_ERR_ARG_OUTOFRANGE, "-bands: band %" PetscInt_FMT " at %.6g Hz is not below the Nyquist frequency %.6g Hz of -dt %.6g s",
                b + 1, (double)o->bands[b], 0.5 / o->dt, (double)o->dt);
   PetscCall(Parameters(&inv));
-  PetscCall(ReplayCreate(world, &inv.obj, o->output_dir, o->restart, inv.np, inv.names, &inv.replay));
+  PetscCall(ReplayCreate(world, &inv.obj, o->output_dir, o->restart, inv.np, &inv.replay));
   {
     const PetscInt nl = inv.obj.ms.nlocal, n = inv.obj.e.l.group_id ? 0 : nl, np = inv.np, neq = inv.obj.e.backend.eq->nparameter;
     PetscScalar   *x;

@@ -41,14 +41,15 @@ PetscErrorCode ExperimentLoadModel(Experiment *e)
   if (o->physics == PHYSICS_VARIABLE_DENSITY) {
     const size_t cells = (size_t)e->g.size[0] * e->g.size[1] * e->g.size[2];
     PetscReal    loaded[2];
-    float        range[2];
-    float        lo = (float)PETSC_INFINITY, hi = 0;
+    float        range[2], lo = (float)PETSC_INFINITY, hi = 0;
     MemoryCall(PetscMalloc1(cells, &e->rho_ext), "the density on this rank's cells", 4.0 * cells);
     if (e->rho.gardner) ModelGardner(cells, e->vp_ext, e->rho_ext);
     else PetscCall(ModelLoadBlock(&e->rho, &e->g, e->l.cross, e->rho_ext, &loaded[0], &loaded[1]));
     for (size_t c = 0; c < cells; c++) lo = PetscMin(lo, e->rho_ext[c]), hi = PetscMax(hi, e->rho_ext[c]);
     PetscCallMPI(MPIU_Allreduce(&lo, &range[0], 1, MPI_FLOAT, MPI_MIN, e->l.group));
     PetscCallMPI(MPIU_Allreduce(&hi, &range[1], 1, MPI_FLOAT, MPI_MAX, e->l.group));
+    e->rho_min = range[0];
+    e->rho_max = range[1];
     PetscCall(PetscPrintf(e->l.world, "physics %s (%s); density %s: %.6g to %.6g kg/m^3\n", e->backend.eq->name, e->backend.eq->summary, e->rho.name, (double)range[0],
                           (double)range[1]));
   }

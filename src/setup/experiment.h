@@ -28,6 +28,7 @@ typedef struct {
   float         *vp_ext;     /* this rank's owned extended block of the model */
   float         *rho_ext;    /* and of the density, where the equation takes one (NULL else) */
   PetscReal      vmin, vmax; /* the model's range */
+  PetscReal      rho_min, rho_max; /* and the density's, where the equation takes one */
   PetscInt       nshots;     /* this group's shots (round robin): shot[k], k < nshots */
   PetscInt      *shot;
   float         *w_raw;      /* source wavelet at the recording interval */

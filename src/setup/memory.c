@@ -364,8 +364,7 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const Backend 
     const PetscBool smoothing      = o->gradient_smoothing[0] > 0 || o->gradient_smoothing[1] > 0 || o->gradient_smoothing[2] > 0 ? PETSC_TRUE : PETSC_FALSE;
     r->preconditioner_arrays       = (pseudo_hessian ? 1 : 0) + (pseudo_hessian || smoothing ? 1 : 0);
   }
-  r->blocks = 1;
-  for (const char *p = o->invert_for; *p; p++) r->blocks += *p == ',';
+  r->blocks = OptionsInvertedCount(o);
   r->dim    = m->dim;
   r->nt     = o->nt;
   r->nsteps = t ? t->nsteps : o->nt;

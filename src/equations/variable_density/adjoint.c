@@ -81,7 +81,7 @@ PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationSte
   PetscFunctionBeginUser;
   if (stage == 0) {
     const PointMap *src = points->src;
-    VD_EACH_SURFACE_ROW(s, s->p[row + (side ? (n - 1) * st : 0)] = 0);
+    VDZeroSurface(s);
     for (PetscInt i = 0; i < src->nrows; i++) points->at_src[i] = (float)((double)s->p[src->cell[i]] * s->dt / s->kdt[src->cell[i]]);
     VDAdjointOperands(s, 0);
     VDMirrorCentres(s, s->d);
@@ -125,7 +125,7 @@ PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded)
         else
           for (PetscInt a = 0; a < s->dim; a++) {
             const ptrdiff_t st = s->stride[a];
-            v -= 0.5 * s->dt * ((double)s->image_b[a][c] / (0.5f * (s->bdt[c] + s->bdt[c + st])) + (double)s->image_b[a][c - st] / (0.5f * (s->bdt[c - st] + s->bdt[c])));
+            v -= 0.5 * s->dt * ((double)s->image_b[a][c] / VDFaceBuoyancy(s->bdt, c, st) + (double)s->image_b[a][c - st] / VDFaceBuoyancy(s->bdt, c - st, st));
           }
         s->image[c] = (float)v;
       }

@@ -75,9 +75,9 @@ void VDVelocity(VDState *s, const Box *b, PetscBool adjoint)
       if (adjoint) RowDerivative(n, s->radius, s->w[a], st, 1, s->d[a] + row, NULL, NULL, 0, NULL, g);
       else RowDerivative(n, s->radius, s->w[a], st, 1, s->p + row, VD_ROW_WEIGHTS(s, s->ha, s->hb, a, q), s->psi_p[a] + row, g);
       if (adjoint)
-        for (PetscInt i = 0; i < n; i++) v[i] += 0.5f * (bdt[i] + bdt[i + st]) * g[i];
+        for (PetscInt i = 0; i < n; i++) v[i] += VDFaceBuoyancy(bdt, i, st) * g[i];
       else
-        for (PetscInt i = 0; i < n; i++) v[i] -= 0.5f * (bdt[i] + bdt[i + st]) * g[i];
+        for (PetscInt i = 0; i < n; i++) v[i] -= VDFaceBuoyancy(bdt, i, st) * g[i];
     }
   });
 }

@@ -209,6 +209,8 @@ static PetscErrorCode StepBegin(EquationState *state, PetscBool adjoint, Wavefie
    (side 1, from the node past the surface, n - 1: every node beyond the
    surface is a mirror, on both sides, which makes the adjoint's mirrors
    those of the forward). */
+void VDZeroSurface(VDState *s) { VD_EACH_SURFACE_ROW(s, s->p[row + (side ? (n - 1) * st : 0)] = 0); }
+
 void VDMirrorCentres(VDState *s, float *const f[3])
 {
   const PetscInt R = s->radius;
@@ -265,7 +267,7 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   if (adjoint) PetscCall(VDAdjointStepEnd(s, store, n, points));
   else {
     for (PetscInt i = 0; i < src->nrows; i++) s->p[src->cell[i]] += s->kdt[src->cell[i]] * (float)PointMapRowSum(src, i, points->wav, NULL);
-    VD_EACH_SURFACE_ROW(s, s->p[row + (side ? (n - 1) * st : 0)] = 0);
+    VDZeroSurface(s);
     if (store) PetscCall(WavefieldStoreWriteEnd(store, n));
     s->keep = NULL;
   }

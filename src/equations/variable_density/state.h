@@ -70,6 +70,13 @@ PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, co
 PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded);
 PetscErrorCode VDAdjointFree(VDState *s);
 
+/* dt / rho on the face between cell c and cell c + st (the node of c along
+   the axis of stride st): the mean of the two cells' (docs/numerics.md). */
+static inline float VDFaceBuoyancy(const float *bdt, ptrdiff_t c, ptrdiff_t st) { return 0.5f * (bdt[c] + bdt[c + st]); }
+
+/* p = 0 on every free surface's cell centres (state.c). */
+void VDZeroSurface(VDState *s);
+
 /* The free surface's mirrors (state.c): the ghosts across each free face
    of f (NULL: the state's own p, v[a]) at the centres, odd about the
    surface cell, or on the nodes, even about it. */
