@@ -16,9 +16,12 @@ over the cell volume; Deepwave's `source_amplitudes_volume_rate` is the
 rate per unit volume (1/s): the same number once divided by the cell area
 (2D).  Both inject a sample half a step after the pressure of the same
 index is recorded.  Reported per case: the relative L2 difference of the
-pressure gathers (halofwi as reference) and, for the speed case, model-cell
-updates per second of each forward run, timed inside each process around
-the propagation alone, and halofwi's whole process.
+pressure gathers (halofwi as reference) and, for the speed cases (2D and a
+homogeneous 3D cube), model-cell updates per second of each forward run
+(the model's cells, absorbing layers left out, times the steps each code
+took: halofwi prints a rate over the cells with its layers, converted
+here), timed inside each process around the propagation alone, and
+halofwi's whole process.
 """
 import os
 import subprocess
@@ -74,18 +77,30 @@ def run_halofwi(tmp, vp, rho, src, recs, nt, free):
     cmd = [BIN, "-physics", "variable_density", "-vp", os.path.join(tmp, "vp.rsf"), "-rho", os.path.join(tmp, "rho.rsf"), "-geometry", os.path.join(tmp, "geometry.txt"),
            "-wavelet", os.path.join(tmp, "w.rsf"), "-nt", str(nt), "-dt", str(DT), "-order", "8", "-pml_width", str(PML), "-f0", str(F0), "-output_dir", out, "-overwrite",
            "-progress_interval", "0"] + (["-pml_top", "0"] if free else [])
+    stdout, wall = halofwi(cmd)
+    gather, _ = rsf.read(os.path.join(out, "shot_0000.rsf"))
+    return gather.T, model_rate(stdout, vp.shape), wall  # (nrec, nt)
+
+
+def halofwi(cmd):
+    """Runs halofwi: its output and the process's seconds, launch to exit."""
     env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     t0 = time.perf_counter()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if p.returncode:
         sys.exit(f"halofwi failed ({p.returncode}):\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
-    gather, _ = rsf.read(os.path.join(out, "shot_0000.rsf"))
-    rate = None
-    for line in p.stdout.splitlines():
+    return p.stdout, wall
+
+
+def model_rate(stdout, shape):
+    """halofwi's shot rate (over the cells with the absorbing layers) as
+    model-cell updates per second."""
+    for line in stdout.splitlines():
         if line.startswith("shot ") and "G cell-updates/s" in line:
             rate = float(line.split("G cell-updates/s")[0].split()[-1])
-    return gather.T, rate, wall  # (nrec, nt)
+            return rate * np.prod([n / (n + 2.0 * PML) for n in shape])
+    sys.exit("halofwi printed no shot rate")
 
 
 def run_deepwave(vp, rho, src, recs, nt, free):
@@ -120,8 +135,32 @@ def case(name, nz, nx, nt, free, timed=False):
               f"halofwi / Deepwave {rate / dw_rate:.2f}")
 
 
+def speed_3d(n, nt):
+    """Both codes on a homogeneous n^3 cube (2000 m/s, 1000 kg/m^3), one
+    source at its centre, absorbing layers on every side: rates only."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [BIN, "-physics", "variable_density", "-vp", "2000", "-rho", "1000", "-dx", str(D), "-nx", str(n), "-ny", str(n), "-nz", str(n), "-nshots", "1", "-nrec", "1",
+               "-source_depth", str(n // 2 * D), "-receiver_depth", str(n // 2 * D), "-nt", str(nt), "-dt", str(DT), "-order", "8", "-pml_width", str(PML), "-f0", str(F0),
+               "-output_dir", os.path.join(tmp, "out"), "-progress_interval", "0"]
+        stdout, wall = halofwi(cmd)
+        rate = model_rate(stdout, (n, n, n))
+    torch.set_num_threads(THREADS)
+    v, rho = torch.full((n, n, n), 2000.0), torch.full((n, n, n), 1000.0)
+    amp = torch.from_numpy(ricker(nt) / D ** 3)[None, None, :]
+    loc = torch.tensor([[[n // 2] * 3]])
+    kw = dict(accuracy=8, pml_width=PML, pml_freq=F0, source_locations_volume_rate=loc, receiver_locations_p=loc)
+    deepwave.acoustic(v, rho, D, DT, source_amplitudes_volume_rate=amp[..., :8], nt=8, **kw)  # warm-up
+    t0 = time.perf_counter()
+    out = deepwave.acoustic(v, rho, D, DT, source_amplitudes_volume_rate=amp, **kw)
+    seconds = time.perf_counter() - t0
+    dw_rate = n ** 3 * nt * out.info.step_ratio / seconds * 1e-9
+    print(f"speed, 3D absorbing: {n}^3 cells, {nt} steps, {THREADS} threads: halofwi {rate:.3f} G model-cell updates/s (its steps; whole process {wall:.2f} s), "
+          f"Deepwave {dw_rate:.3f} ({seconds:.2f} s, step ratio {out.info.step_ratio}): halofwi / Deepwave {rate / dw_rate:.2f}")
+
+
 if __name__ == "__main__":
     print(f"deepwave {deepwave.__version__}, torch {torch.__version__}, halofwi {os.path.realpath(BIN)}")
     case("absorbing on every side", 100, 160, 900, False)
     case("free surface on top", 100, 160, 900, True)
     case("speed, absorbing", 1000, 1000, 500, False, timed=True)
+    speed_3d(128, 200)

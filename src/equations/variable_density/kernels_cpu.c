@@ -1,83 +1,207 @@
 /* The variable-density stages on the CPU (state.h): each cell's update
    reads its stencil alone, in a fixed order, so every decomposition gives
-   the same bits. */
+   the same bits.  A row's cells outside every absorbing layer take one
+   fused pass (the stencil's sum in registers, the radius a literal so that
+   it unrolls and the loop along the row is vector code); cells in a layer
+   take the derivative, its CPML memory and the update as passes of their
+   own.  Both paths sum each cell's terms in the same order. */
 #include "equations/variable_density/state.h"
-#include <omp.h>
 
-/* The padded index of owned cell (0, j, k) and the padded index of the
-   cell's coordinate along each axis. */
+#define VD_INLINE static inline __attribute__((always_inline))
+
+/* The padded index of owned cell (0, j, k). */
 static inline ptrdiff_t RowStart(const VDState *s, PetscInt j, PetscInt k)
 {
   const PetscInt R = s->radius;
   return R + (j + (s->dim > 1 ? R : 0)) * s->stride[1] + (k + (s->dim > 2 ? R : 0)) * s->stride[2];
 }
 
-/* The staggered difference along axis a (stride st) of the n cells of a
-   row from f: out[i] = sum_m w[m] (f[i + (m - 1 + up) st] - f[i - (m - up) st]),
-   up = 1 for D+ (at the node above each cell), 0 for D-; then, where the
-   row's cells lie in a layer of a (bit[i] != 0, b[i] and a[i] their CPML
-   weights, psi their memory), psi = b psi + a out and out += psi (psi
-   NULL: no CPML). */
-static void RowDerivative(PetscInt n, PetscInt radius, const float *w, ptrdiff_t st, PetscInt up, const float *restrict f, const float *restrict a, const float *restrict b,
-                          PetscInt bstep, float *restrict psi, float *restrict out)
+/* The staggered difference along stride st at f: sum_m c[m] (f[(m - 1 +
+   up) st] - f[-(m - up) st]), m = 1 .. R, up = 1 for D+ (at the node above
+   the cell), 0 for D-; summed from 0 and m = 1 up. */
+VD_INLINE float Stencil(const float *restrict f, ptrdiff_t st, PetscInt up, const float *restrict c, PetscInt R)
 {
-  /* term by term over the row, so that the loop along it is vector code;
-     each cell still sums its terms from m = 1 up */
-  for (PetscInt i = 0; i < n; i++) out[i] = 0;
-  for (PetscInt m = 1; m <= radius; m++) {
-    const float *restrict hi = f + (m - 1 + up) * st, *restrict lo = f - (m - up) * st;
-    const float           wm = w[m];
-    for (PetscInt i = 0; i < n; i++) out[i] += wm * (hi[i] - lo[i]);
-  }
-  if (!psi) return;
-  for (PetscInt i = 0; i < n; i++)
-    if (b[i * bstep] != 0) {
-      psi[i] = b[i * bstep] * psi[i] + a[i * bstep] * out[i];
-      out[i] += psi[i];
-    }
+  float acc = 0;
+  for (PetscInt m = 1; m <= R; m++) acc += c[m] * (f[(m - 1 + up) * st] - f[-(m - up) * st]);
+  return acc;
 }
+
+/* Calls CALL with R_ the radius r as a literal. */
+#define VD_WITH_RADIUS(r, CALL) \
+  switch (r) { \
+  case 1: { const PetscInt R_ = 1; CALL; } break; \
+  case 2: { const PetscInt R_ = 2; CALL; } break; \
+  case 3: { const PetscInt R_ = 3; CALL; } break; \
+  case 4: { const PetscInt R_ = 4; CALL; } break; \
+  case 5: { const PetscInt R_ = 5; CALL; } break; \
+  case 6: { const PetscInt R_ = 6; CALL; } break; \
+  case 7: { const PetscInt R_ = 7; CALL; } break; \
+  case 8: { const PetscInt R_ = 8; CALL; } break; \
+  }
+
+/* The CPML memory of a derivative t at one cell: psi = b psi + a t,
+   t += psi.  Outside the layers a = b = 0 (GridLayerProfile), so psi stays
+   0 there and t keeps its bits: a row in a layer of any axis takes every
+   axis's memory, no cell needs a test. */
+VD_INLINE float Cpml(float t, float a, float b, float *restrict psi)
+{
+  *psi = b * *psi + a * t;
+  return t + *psi;
+}
+
+/* A derivative's CPML weights and memory along a row: the weights per
+   cell along axis 0, one value for the whole row along the others. */
+typedef struct {
+  const float *a, *b;
+  float       *psi;
+} RowLayer;
+
+/* The velocity update from g: forward v -= B g, adjoint v += B g (B: the
+   face's dt / rho). */
+VD_INLINE float VelocityUpdate(float v, float B, float g, PetscBool adjoint) { return adjoint ? v + B * g : v - B * g; }
+
+/* One pass of the velocity along st over n cells: g = D+ f (with its CPML
+   memory where layer is given, a literal NULL elsewhere; its weights per
+   cell where lstep is 1, one for the row where 0), kept in keep (NULL:
+   not kept), v updated.  No cell's update reads another's: without
+   ivdep GCC checks the pointers at run time and, unable to prove them
+   apart, runs scalar code. */
+VD_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict c, ptrdiff_t st, const float *restrict f, const float *restrict bdt, float *restrict v,
+                            float *restrict keep, PetscBool adjoint, const RowLayer *layer, PetscInt lstep)
+{
+  float w[FWI_MAX_RADIUS + 1]; /* a copy the stores cannot alias */
+  for (PetscInt m = 1; m <= R; m++) w[m] = c[m];
+#pragma GCC ivdep
+  for (PetscInt i = 0; i < n; i++) {
+    float g = Stencil(f + i, st, 1, w, R);
+    if (layer) g = Cpml(g, layer->a[i * lstep], layer->b[i * lstep], &layer->psi[i]);
+    if (keep) keep[i] = g;
+    v[i] = VelocityUpdate(v[i], VDFaceBuoyancy(bdt, i, st), g, adjoint);
+  }
+}
+
+/* One pass of the pressure over n cells: h = sum_a D-_a f[a] (with every
+   axis's CPML memory where layer is given, a literal NULL elsewhere), kept
+   in keep (NULL: not kept), forward p -= kdt h, adjoint p += kdt h. */
+VD_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const float c[3][FWI_MAX_RADIUS + 1], const ptrdiff_t st[3], const float *const f[3],
+                            const float *restrict kdt, float *restrict p, float *restrict keep, PetscBool adjoint, const RowLayer *layer)
+{
+  float w[3][FWI_MAX_RADIUS + 1]; /* a copy the stores cannot alias */
+  for (PetscInt a = 0; a < dim; a++)
+    for (PetscInt m = 1; m <= R; m++) w[a][m] = c[a][m];
+#pragma GCC ivdep /* as in RowVelocityR */
+  for (PetscInt i = 0; i < n; i++) {
+    float h = 0;
+    for (PetscInt a = 0; a < dim; a++) {
+      float t = Stencil(f[a] + i, st[a], 0, w[a], R);
+      if (layer) t = Cpml(t, layer[a].a[a ? 0 : i], layer[a].b[a ? 0 : i], &layer[a].psi[i]);
+      h = a ? h + t : t; /* = 0 + t: a sum from 0 is never -0 */
+    }
+    if (keep) keep[i] = h;
+    p[i] = adjoint ? p[i] + kdt[i] * h : p[i] - kdt[i] * h;
+  }
+}
+
+#define VD_DIM_ADJOINT(dim, adjoint, CALL) \
+  do { \
+    if ((dim) == 2 && !(adjoint)) { const PetscInt D_ = 2; const PetscBool A_ = PETSC_FALSE; CALL; } \
+    else if ((dim) == 2) { const PetscInt D_ = 2; const PetscBool A_ = PETSC_TRUE; CALL; } \
+    else if ((dim) == 3 && !(adjoint)) { const PetscInt D_ = 3; const PetscBool A_ = PETSC_FALSE; CALL; } \
+    else if ((dim) == 3) { const PetscInt D_ = 3; const PetscBool A_ = PETSC_TRUE; CALL; } \
+    else if (!(adjoint)) { const PetscInt D_ = 1; const PetscBool A_ = PETSC_FALSE; CALL; } \
+    else { const PetscInt D_ = 1; const PetscBool A_ = PETSC_TRUE; CALL; } \
+  } while (0)
 
 /* Runs the statements given for every row of box b: row is the padded
    index of its first cell, n its cells, q[a] the padded index of its
-   coordinate along axes 1 and 2 (q[0] of its first cell), tmp two rows of
-   this thread's scratch. */
+   coordinate along axes 1 and 2 (q[0] of its first cell). */
 #define VD_EACH_ROW(s, b, ...) \
   _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt k = (b)->lo[2]; k < (b)->hi[2]; k++) \
     for (PetscInt j = (b)->lo[1]; j < (b)->hi[1]; j++) { \
       const ptrdiff_t row  = RowStart(s, j, k) + (b)->lo[0]; \
       const PetscInt  n    = (b)->hi[0] - (b)->lo[0]; \
       const PetscInt  q[3] = {(b)->lo[0] + (s)->radius, j + (s)->radius, k + (s)->radius}; \
-      float *const    tmp  = (s)->scratch + 2 * (size_t)(s)->padded[0] * omp_get_thread_num(); \
       (void)q; \
-      (void)tmp; \
       __VA_ARGS__; \
     }
 
-/* A row's CPML weights along axis a: per cell along axis 0, one value for
-   the whole row along the others (bstep 0). */
-#define VD_ROW_WEIGHTS(s, ha, hb, a, q) &(ha)[a][q[a]], &(hb)[a][q[a]], (a) ? 0 : 1
+/* The cells [cut[0], cut[1]) of a row (first cell at padded q[0], n cells)
+   that lie outside the layers of every axis in axes (a bit each) of the
+   profile nodes (0: centres, 1: the half nodes); the row's other cells lie
+   in a layer of one of them.  Along axis 0 the layer-free cells are the
+   padded range plain[nodes]; along the others a row lies in a layer or
+   not. */
+static void PlainCut(const VDState *s, PetscInt nodes, unsigned axes, const PetscInt q[3], PetscInt n, PetscInt cut[2])
+{
+  cut[0] = 0;
+  cut[1] = n;
+  for (PetscInt a = 1; a < s->dim; a++)
+    if (axes >> a & 1 && (nodes ? s->hb : s->pb)[a][q[a]] != 0) cut[0] = cut[1] = n;
+  if (axes & 1 && cut[0] < n) {
+    cut[0] = PetscMax(0, PetscMin(n, s->plain[nodes][0] - q[0]));
+    cut[1] = PetscMax(cut[0], PetscMin(n, s->plain[nodes][1] - q[0]));
+  }
+}
 
-/* The store's term k of the row at padded index row, or the scratch row
-   given where the run stores nothing. */
-#define VD_TERM(s, k, row, scratch) ((s)->keep ? (s)->keep + (k) * (s)->ncells + (row) : (scratch))
+/* The CPML weights and memory of cells [i0, ...) of a row along axis a
+   (q: the row's padded coordinates) at the centres or the half nodes. */
+static RowLayer LayerOf(const VDState *s, PetscInt nodes, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0)
+{
+  const PetscInt w = q[a] + (a ? 0 : i0);
+
+  return (RowLayer){nodes ? &s->ha[a][w] : &s->pa[a][w], nodes ? &s->hb[a][w] : &s->pb[a][w], (nodes ? s->psi_p[a] : s->psi_v[a]) + row + i0};
+}
+
+/* The velocity along axis a of cells [i0, i0 + m) of a row: forward from
+   p, with the CPML memory where layer (the pieces of the row in a layer),
+   the gradient kept in the store's row where the run keeps one; adjoint
+   from d. */
+static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool adjoint, PetscBool layer)
+{
+  const ptrdiff_t c    = row + i0, st = s->stride[a];
+  const RowLayer  l    = LayerOf(s, 1, a, row, q, i0);
+  const float    *f    = (adjoint ? s->d[a] : s->p) + c;
+  float          *keep = adjoint || !s->keep ? NULL : s->keep + (1 + a) * s->ncells + c;
+
+  if (!m) return;
+  if (adjoint) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, NULL, PETSC_TRUE, NULL, 0))
+  else if (!layer) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, NULL, 0))
+  else if (a) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, &l, 0))
+  else VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, &l, 1))
+}
+
+/* The pressure of cells [i0, i0 + m) of a row, as VelocityPiece. */
+static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool adjoint, PetscBool layer)
+{
+  const ptrdiff_t c = row + i0;
+  const float    *f[3];
+  float          *keep = adjoint || !s->keep ? NULL : s->keep + c;
+  RowLayer        l[3];
+
+  if (!m) return;
+  for (PetscInt a = 0; a < s->dim; a++) {
+    f[a] = (adjoint ? s->d[a] : s->v[a]) + c;
+    l[a] = LayerOf(s, 0, a, row, q, i0);
+  }
+  VD_DIM_ADJOINT(s->dim, adjoint, {
+    if (A_ || !layer) VD_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, keep, A_, NULL))
+    else VD_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, keep, A_, l))
+  });
+}
 
 /* Forward, the derivatives of p (stage 0) or v (stage 1) with their CPML
    memory, the terms written to the store where the run keeps them;
-   adjoint, the derivatives of d alone, added with the other sign. */
+   adjoint, the derivatives of d alone, added with the other sign.  A row
+   goes in pieces: the cells outside every layer, then those in one. */
 void VDVelocity(VDState *s, const Box *b, PetscBool adjoint)
 {
   VD_EACH_ROW(s, b, {
     for (PetscInt a = 0; a < s->dim; a++) {
-      const ptrdiff_t    st  = s->stride[a];
-      float *restrict    v   = s->v[a] + row;
-      const float *const bdt = s->bdt + row;
-      float *restrict    g   = adjoint ? tmp : VD_TERM(s, 1 + a, row, tmp);
-      if (adjoint) RowDerivative(n, s->radius, s->w[a], st, 1, s->d[a] + row, NULL, NULL, 0, NULL, g);
-      else RowDerivative(n, s->radius, s->w[a], st, 1, s->p + row, VD_ROW_WEIGHTS(s, s->ha, s->hb, a, q), s->psi_p[a] + row, g);
-      if (adjoint)
-        for (PetscInt i = 0; i < n; i++) v[i] += VDFaceBuoyancy(bdt, i, st) * g[i];
-      else
-        for (PetscInt i = 0; i < n; i++) v[i] -= VDFaceBuoyancy(bdt, i, st) * g[i];
+      PetscInt cut[2] = {0, n};
+      if (!adjoint) PlainCut(s, 1, 1u << a, q, n, cut);
+      VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], adjoint, PETSC_FALSE);
+      VelocityPiece(s, a, row, q, 0, cut[0], adjoint, PETSC_TRUE);
+      VelocityPiece(s, a, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
     }
   });
 }
@@ -85,19 +209,11 @@ void VDVelocity(VDState *s, const Box *b, PetscBool adjoint)
 void VDPressure(VDState *s, const Box *b, PetscBool adjoint)
 {
   VD_EACH_ROW(s, b, {
-    float *restrict       div = adjoint ? tmp + s->padded[0] : VD_TERM(s, 0, row, tmp + s->padded[0]);
-    float *restrict       p   = s->p + row;
-    const float *restrict kdt = s->kdt + row;
-    for (PetscInt i = 0; i < n; i++) div[i] = 0;
-    for (PetscInt a = 0; a < s->dim; a++) {
-      if (adjoint) RowDerivative(n, s->radius, s->w[a], s->stride[a], 0, s->d[a] + row, NULL, NULL, 0, NULL, tmp);
-      else RowDerivative(n, s->radius, s->w[a], s->stride[a], 0, s->v[a] + row, VD_ROW_WEIGHTS(s, s->pa, s->pb, a, q), s->psi_v[a] + row, tmp);
-      for (PetscInt i = 0; i < n; i++) div[i] += tmp[i];
-    }
-    if (adjoint)
-      for (PetscInt i = 0; i < n; i++) p[i] += kdt[i] * div[i];
-    else
-      for (PetscInt i = 0; i < n; i++) p[i] -= kdt[i] * div[i];
+    PetscInt cut[2] = {0, n};
+    if (!adjoint) PlainCut(s, 0, (1u << s->dim) - 1, q, n, cut);
+    PressurePiece(s, row, q, cut[0], cut[1] - cut[0], adjoint, PETSC_FALSE);
+    PressurePiece(s, row, q, 0, cut[0], adjoint, PETSC_TRUE);
+    PressurePiece(s, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
   });
 }
 

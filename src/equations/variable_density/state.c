@@ -38,6 +38,22 @@ void VDStaggeredWeights(PetscInt radius, double c[])
   }
 }
 
+/* The padded range [r[0], r[1]) of the owned cells (padded R .. n - R)
+   between the layers of a profile, whose b is 0 there (empty where that
+   range is not one piece: the kernels then take every cell as a layer
+   cell, which is exact). */
+static void PlainRange(PetscInt n, PetscInt R, const float *b, PetscInt r[2])
+{
+  PetscInt lo = R, hi = n - R;
+
+  while (lo < hi && b[lo] != 0) lo++;
+  while (hi > lo && b[hi - 1] != 0) hi--;
+  r[0] = lo;
+  r[1] = hi;
+  for (PetscInt i = lo; i < hi; i++)
+    if (b[i] != 0) r[0] = r[1] = 0;
+}
+
 static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const EquationStateSettings *settings, EquationState **out)
 {
   VDState *s;
@@ -73,7 +89,8 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
     GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, s->ha[a], s->hb[a]);
   }
   PetscCall(PetscFree(scratch));
-  PetscCall(PetscMalloc1(2 * (size_t)s->padded[0] * omp_get_max_threads(), &s->scratch));
+  PlainRange(s->padded[0], s->radius, s->pb[0], s->plain[0]);
+  PlainRange(s->padded[0], s->radius, s->hb[0], s->plain[1]);
   *out = (EquationState *)s;
   PetscFunctionReturn(0);
 }
@@ -89,7 +106,6 @@ static PetscErrorCode Destroy(EquationState **state)
 #undef VD_FREE
   for (PetscInt a = 0; a < s->dim; a++) PetscCall(PetscFree4(s->pa[a], s->pb[a], s->ha[a], s->hb[a]));
   PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
-  PetscCall(PetscFree(s->scratch));
   PetscCall(VDAdjointFree(s));
   PetscCall(PetscFree(s));
   *state = NULL;

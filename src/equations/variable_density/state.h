@@ -26,8 +26,8 @@ typedef struct {
   float            *psi_p[3], *psi_v[3];     /* CPML memory of dp/dx_a (at the v_a nodes) and dv_a/dx_a (at the centres) */
   float            *pa[3], *pb[3];           /* CPML weights at the centres, over the padded index of axis a */
   float            *ha[3], *hb[3];           /* and half a cell above them (the v_a nodes) */
+  PetscInt          plain[2][2];             /* the padded range along axis 0 outside its layers: centres, nodes */
   float            *host_model[2];           /* K dt and dt / rho, on their way in */
-  float            *scratch;                 /* two rows of the padded box per thread, for the CPU stages */
   /* The gradient (full storage, adjoint.c).  keep: the store's slot of the
      step being run, each of the step's terms over the padded box: the
      pressure stage's divergence, then each axis's pressure gradient (CPML
