@@ -93,7 +93,7 @@ VD_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const float c[
   for (PetscInt i = 0; i < n; i++) {
     float h = 0;
     for (PetscInt a = 0; a < dim; a++) {
-      float t = Stencil(f[a] + i, st[a], 0, w[a], R);
+      float t = Stencil(f[a] + i, a ? st[a] : 1, 0, w[a], R); /* a literal unit stride: offsets, not pointers */
       if (layer) t = Cpml(t, layer[a].a[a ? 0 : i], layer[a].b[a ? 0 : i], &layer[a].psi[i]);
       h = a ? h + t : t; /* = 0 + t: a sum from 0 is never -0 */
     }
@@ -164,10 +164,13 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
   float          *keep = adjoint || !s->keep ? NULL : s->keep + (1 + a) * s->ncells + c;
 
   if (!m) return;
-  if (adjoint) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, NULL, PETSC_TRUE, NULL, 0))
+  /* along axis 0 the stride as a literal 1: offsets, not pointers */
+  if (adjoint && !a) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], 1, f, s->bdt + c, s->v[a] + c, NULL, PETSC_TRUE, NULL, 0))
+  else if (adjoint) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, NULL, PETSC_TRUE, NULL, 0))
+  else if (!layer && !a) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], 1, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, NULL, 0))
   else if (!layer) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, NULL, 0))
   else if (a) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, &l, 0))
-  else VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, &l, 1))
+  else VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], 1, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, &l, 1))
 }
 
 /* The pressure of cells [i0, i0 + m) of a row, as VelocityPiece. */
