@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Times Deepwave's scalar propagator on the CPU on a case of
-scripts/bench-forward or scripts/bench-gradient, so both codes are measured
-in one run on one machine.
+"""Times Deepwave's scalar propagator (or, for PHYSICS variable_density,
+its acoustic one: pressure and particle velocity, 1000 kg/m^3, a volume
+source, pressure receivers) on the CPU on a case of scripts/bench-forward
+or scripts/bench-gradient, so both codes are measured in one run on one
+machine.
 
-usage: bench_deepwave.py forward|gradient DIM N NT THREADS PML
+usage: bench_deepwave.py forward|gradient DIM N NT THREADS PML [PHYSICS]
 prints: forward: G model-cell updates/s; gradient: seconds
 
 Same problem as halofwi's: homogeneous 2000 m/s, 10 m cells, N^DIM model
@@ -25,24 +27,34 @@ from deepwave.common import cfl_condition_n
 warnings.filterwarnings("ignore")
 mode = sys.argv[1]
 dim, n, nt, threads, pml = (int(a) for a in sys.argv[2:7])
+physics = sys.argv[7] if len(sys.argv) > 7 else "acoustic"
+if physics not in ("acoustic", "variable_density"):
+    sys.exit(f"bench_deepwave.py: PHYSICS is acoustic or variable_density, not {physics!r}")
 torch.set_num_threads(threads)
 dx, vel, dt, f0 = 10.0, 2000.0, 0.002, 10.0
 v = torch.full((n,) * dim, vel, requires_grad=mode == "gradient")
 source = deepwave.wavelets.ricker(f0, nt, dt, 1.5 / f0).reshape(1, 1, -1)
 where = torch.tensor([[[2] + [n // 2] * (dim - 1)]])
 receivers = torch.tensor([[[2, x] + [n // 2] * (dim - 2) for x in range(0, n, 4)]])
-_, step_ratio = cfl_condition_n([dx] * dim, dt, vel)
+rho = torch.full((n,) * dim, 1000.0)
 
 
 def run(steps):
-    out = deepwave.scalar(v, dx, dt, source_amplitudes=source[..., :steps], source_locations=where,
-                          receiver_locations=receivers, accuracy=8, pml_width=pml, pml_freq=f0)
+    """One propagation of `steps` samples: Deepwave's internal steps per sample."""
+    kw = dict(accuracy=8, pml_width=pml, pml_freq=f0)
+    if physics == "acoustic":
+        out = deepwave.scalar(v, dx, dt, source_amplitudes=source[..., :steps], source_locations=where, receiver_locations=receivers, **kw)[-1]
+        ratio = cfl_condition_n([dx] * dim, dt, vel)[1]
+    else:
+        result = deepwave.acoustic(v, rho, dx, dt, source_amplitudes_volume_rate=source[..., :steps], source_locations_volume_rate=where, receiver_locations_p=receivers, **kw)
+        out, ratio = result.receivers["p"], result.info.step_ratio
     if mode == "gradient":
-        (0.5 * out[-1].pow(2).sum()).backward()
+        (0.5 * out.pow(2).sum()).backward()
+    return ratio
 
 
 run(5)  # warm-up: library load, allocation
 start = time.perf_counter()
-run(nt)
+step_ratio = run(nt)
 seconds = time.perf_counter() - start
 print(f"{seconds:.3f}" if mode == "gradient" else f"{n ** dim * nt * step_ratio / seconds * 1e-9:.4f}")

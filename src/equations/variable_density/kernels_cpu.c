@@ -220,39 +220,50 @@ void VDPressure(VDState *s, const Box *b, PetscBool adjoint)
   });
 }
 
+/* The adjoint CPML memory m of cells [i0, i0 + m) of a row in a layer of
+   axis a, and the operand d of the derivative along it, from x: d = x -
+   ca (m - x), m = cb (m - x) (ca, cb per cell along axis 0, one value for
+   the row along the others).  Where a cell of the piece lies outside the
+   layer (ca = cb = 0) d = x but perhaps for the sign of a zero, which no
+   stencil's sum (from +0) can tell. */
+static void OperandLayer(PetscInt n, const float *restrict x, const float *restrict ca, const float *restrict cb, PetscInt bstep, float *restrict m, float *restrict d)
+{
+#pragma GCC ivdep
+  for (PetscInt i = 0; i < n; i++) {
+    const float e = m[i] - x[i];
+    d[i]          = x[i] - ca[i * bstep] * e;
+    m[i]          = cb[i * bstep] * e;
+  }
+}
+
+/* img += x y over n cells. */
+static void ImageSum(PetscInt n, const float *restrict x, const float *restrict y, float *restrict img)
+{
+#pragma GCC ivdep
+  for (PetscInt i = 0; i < n; i++) img[i] += x[i] * y[i];
+}
+
 /* Stage 0 at the centres (x: u, the CPML memory psi_v, the image of K from
    the stored divergence), stage 1 on the nodes (x: w_a, psi_p, the image
-   of each face's buoyancy from the stored gradient):
-   d = x + a (x - m), m = b (m - x) where the row lies in a layer of a. */
+   of each face's buoyancy from the stored gradient): d = x outside the
+   layers of a, and in them d = x - a (m - x), m = b (m - x). */
 void VDAdjointOperands(VDState *s, PetscInt stage)
 {
   const Box all = {{0, 0, 0}, {s->grid->size[0], s->grid->size[1], s->grid->size[2]}, 0};
 
   VD_EACH_ROW(s, &all, {
-    if (stage == 0) {
-      const float *restrict u = s->p + row, *restrict h = s->keep + row;
-      float *restrict       img = s->image_k + row;
-      for (PetscInt i = 0; i < n; i++) img[i] += u[i] * h[i];
-    }
+    if (stage == 0) ImageSum(n, s->p + row, s->keep + row, s->image_k + row);
     for (PetscInt a = 0; a < s->dim; a++) {
-      const float *restrict x = stage ? s->v[a] + row : s->p + row;
-      const float *const    wa = stage ? s->ha[a] : s->pa[a], *const wb = stage ? s->hb[a] : s->pb[a];
-      const PetscInt        bstep = a ? 0 : 1;
-      const float *restrict ca = wa + q[a], *restrict cb = wb + q[a];
-      float *restrict       m = (stage ? s->psi_p[a] : s->psi_v[a]) + row, *restrict d = s->d[a] + row;
-      if (stage) {
-        const float *restrict g   = s->keep + (1 + a) * s->ncells + row;
-        float *restrict       img = s->image_b[a] + row;
-        for (PetscInt i = 0; i < n; i++) img[i] += x[i] * g[i];
-      }
-      for (PetscInt i = 0; i < n; i++) {
-        const float bi = cb[i * bstep];
-        if (bi != 0) {
-          const float e = m[i] - x[i];
-          d[i]          = x[i] - ca[i * bstep] * e;
-          m[i]          = bi * e;
-        } else d[i] = x[i];
-      }
+      const float *const x = (stage ? s->v[a] : s->p) + row;
+      const float *const wa = stage ? s->ha[a] : s->pa[a], *const wb = stage ? s->hb[a] : s->pb[a];
+      const PetscInt     bstep = a ? 0 : 1;
+      float *const       m = (stage ? s->psi_p[a] : s->psi_v[a]) + row, *const d = s->d[a] + row;
+      PetscInt           cut[2];
+      if (stage) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
+      PlainCut(s, stage, 1u << a, q, n, cut);
+      PetscArraycpy(d + cut[0], x + cut[0], cut[1] - cut[0]);
+      OperandLayer(cut[0], x, wa + q[a], wb + q[a], bstep, m, d);
+      OperandLayer(n - cut[1], x + cut[1], wa + q[a] + bstep * cut[1], wb + q[a] + bstep * cut[1], bstep, m + cut[1], d + cut[1]);
     }
   });
 }
