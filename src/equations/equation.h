@@ -132,6 +132,18 @@ typedef struct {
   const char *label;  /* the RSF label of a model of it */
 } EquationParameter;
 
+#define EQUATION_MAX_COMPONENTS 8
+
+/* What receivers can record: a field as -record and the output files name
+   it, in words with its units, and where it lives: half a cell further
+   along axis `axis` than the cell centres (-1: at the centres; a component
+   along an axis the grid lacks does not exist there). */
+typedef struct {
+  const char *name;
+  const char *description;
+  PetscInt    axis;
+} EquationComponent;
+
 /* Where a wavefield lives, which says how a halo exchange carries it: over
    the rank's padded box, across every face; or one CPML slab per absorbing
    layer, across the faces of the layer's axis near that layer. */
@@ -175,8 +187,8 @@ typedef struct Equation {
 
   const char *source;                    /* what a source injects, in words and units */
   PetscInt    source_image;              /* the parameter whose image takes the source's own term (the injection is scaled by its cell model), or -1 */
-  PetscInt           ncomponent;         /* what receivers can record */
-  const char *const *component;          /* the first is recorded by default */
+  PetscInt                 ncomponent;   /* what receivers can record */
+  const EquationComponent *component;    /* the first is recorded by default, and is what the misfit reads */
 
   /* What the state keeps of the model along a row of n cells, out[i],
      from the parameters' values there (value[k][i]: parameter k) and the

@@ -303,6 +303,10 @@ static PetscErrorCode ReadOutput(PetscOptionItems *PetscOptionsObject, Options *
                              (PetscEnum *)&o->output_format, NULL));
   PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, NULL));
   PetscCall(PetscOptionsBool("-vtk", "Also write models, gradients and snapshots as VTK image data (.vti) for ParaView", NULL, o->vtk, &o->vtk, NULL));
+  PetscCall(PetscOptionsString("-record",
+                               "Forward: the components receivers record, comma-separated: p, and with -physics variable_density vz, vx and (3D) vy, each at its own staggered "
+                               "position; the first into shot_NNNN.rsf, each other into shot_NNNN_NAME.rsf (.sgy likewise); default the equation's first, p",
+                               NULL, o->record, o->record, sizeof(o->record), NULL));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-snapshot_interval", "Forward: the wavefield every this many recorded samples, snapshot_SHOT_SAMPLE.rsf; 0 = none", 0,
                             PETSC_MAX_INT, &o->snapshot_interval));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-nan_check_interval", "Check the wavefield for NaN/Inf every this many steps", 1, PETSC_MAX_INT, &o->nan_check_interval));
@@ -587,6 +591,14 @@ PetscInt OptionsInvertedCount(const Options *o)
   PetscInt n = 1;
 
   for (const char *p = o->invert_for; *p; p++) n += *p == ',';
+  return n;
+}
+
+PetscInt OptionsRecordedCount(const Options *o)
+{
+  PetscInt n = 1;
+
+  for (const char *p = o->record; *p; p++) n += *p == ',';
   return n;
 }
 

@@ -8,9 +8,46 @@
 #include "program/stop.h"
 #include "data/timing.h"
 #include "data/util.h"
+#include <string.h>
 
-/* Gathers the shot's traces on group rank 0, which writes it. */
-static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscInt shot, PetscInt nrec, const float *traces)
+/* The components -record names (Equation.component indices, the first
+   first), each checked against the equation and the model's dimension. */
+static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, PetscInt *n, PetscInt comp[EQUATION_MAX_COMPONENTS])
+{
+  const Equation *eq = e->backend.eq;
+  char            offered[256] = "";
+  PetscInt        noffered     = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < eq->ncomponent; c++)
+    if (eq->component[c].axis < e->m.dim) {
+      PetscCall(PetscStrlcat(offered, noffered++ ? ", " : "", sizeof offered));
+      PetscCall(PetscStrlcat(offered, eq->component[c].name, sizeof offered));
+    }
+  *n = 0;
+  if (!e->o->record[0]) {
+    comp[(*n)++] = 0;
+    PetscFunctionReturn(0);
+  }
+  for (const char *p = e->o->record;;) {
+    const char  *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    PetscInt     c   = 0;
+    while (c < eq->ncomponent && !(strlen(eq->component[c].name) == len && !strncmp(eq->component[c].name, p, len) && eq->component[c].axis < e->m.dim)) c++;
+    PetscCheck(c < eq->ncomponent, comm, PETSC_ERR_USER_INPUT, "-record %s: '%.*s' is not a component the %s equation records in %" PetscInt_FMT "D; expected names from %s, comma-separated",
+               e->o->record, (int)len, p, eq->name, e->m.dim, offered);
+    for (PetscInt k = 0; k < *n; k++) PetscCheck(comp[k] != c, comm, PETSC_ERR_USER_INPUT, "-record %s: %s is listed twice; expected each component once", e->o->record, eq->component[c].name);
+    comp[(*n)++] = c;
+    if (!end) break;
+    p = end + 1;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Gathers the shot's traces on group rank 0, which writes it: component
+   NULL into shot_NNNN.rsf (with its coordinates beside it), another into
+   shot_NNNN_COMPONENT.rsf. */
+static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscInt shot, PetscInt nrec, const float *traces, const char *component)
 {
   const Layout   *l   = &e->l;
   const Options  *o   = e->o;
@@ -26,13 +63,13 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
     char    path[PETSC_MAX_PATH_LEN], coords[PETSC_MAX_PATH_LEN];
     RsfAxes axes;
     GatherAxes(t->nt, t->dt, nrec, &axes);
-    PetscCall(OutputShotPath(o->output_dir, shot, o->output_format, path));
+    PetscCall(OutputComponentPath(o->output_dir, shot, component, o->output_format, path));
     if (o->output_format == FORMAT_SEGY) PetscCall(SegyWriteGather(path, &e->geo, shot, o->segy_origin, t->nt, t->dt, all, o->overwrite));
     else {
       PetscCall(RsfWrite(path, &axes, all, o->overwrite));
       /* the positions beside it, as a Madagascar flow keeps trace headers */
       PetscCall(OutputCoordsPath(o->output_dir, shot, coords));
-      PetscCall(GeometryWriteCoords(&e->geo, shot, coords, o->overwrite));
+      if (!component) PetscCall(GeometryWriteCoords(&e->geo, shot, coords, o->overwrite));
     }
     PetscCall(PetscFree(all));
   }
@@ -41,27 +78,36 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
   PetscFunctionReturn(0);
 }
 
-/* The group's shot k: its gather written and a progress line, with what
-   is left of the group's shots at their mean time so far (started: when
-   its first began). */
-static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscLogDouble started)
+/* The group's shot k: its gathers (one per component recorded, comp[])
+   written and a progress line, with what is left of the group's shots at
+   their mean time so far (started: when its first began). */
+static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscInt ncomp, const PetscInt comp[], PetscLogDouble started)
 {
   const Options   *o = e->o;
+  const Equation  *eq = e->backend.eq;
   const PetscInt   s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
-  ShotLocal        sl;
-  float           *traces;
+  ShotLocal        sl, at[EQUATION_MAX_COMPONENTS]; /* the source's and centres' receivers; each staggered component's */
+  ShotRecord       rec[EQUATION_MAX_COMPONENTS];
   PetscLogDouble   t0, t1;
   TimePhase        was;
 
   PetscFunctionBeginUser;
   PetscCall(PetscTime(&t0));
   PetscCall(ExperimentShotLocalize(e, k, &sl));
-  MemoryCall(PetscMalloc1((size_t)sl.nrec * e->t.nt + 1, &traces), "the shot's traces", 4.0 * sl.nrec * e->t.nt);
+  for (PetscInt j = 0; j < ncomp; j++) {
+    const PetscInt node = eq->component[comp[j]].axis;
+    if (node >= 0) PetscCall(ExperimentShotLocalizeAt(e, k, node, &at[j]));
+    rec[j] = (ShotRecord){comp[j], node >= 0 ? &at[j] : &sl, NULL};
+    MemoryCall(PetscMalloc1((size_t)rec[j].at->nrec * e->t.nt + 1, &rec[j].traces), "the shot's traces", 4.0 * rec[j].at->nrec * e->t.nt);
+  }
   was = TimingEnter(TIME_FORWARD);
-  PetscCall(PropagatorRun(&e->p, &e->t, &sl, s, e->wint, traces, NULL));
+  PetscCall(PropagatorRunRecords(&e->p, &e->t, &sl, s, e->wint, ncomp, rec, NULL));
   TimingLeave(was);
-  PetscCall(WriteShot(e, &sl, s, nrec, traces));
-  PetscCall(PetscFree(traces));
+  for (PetscInt j = 0; j < ncomp; j++) {
+    PetscCall(WriteShot(e, rec[j].at, s, nrec, rec[j].traces, j ? eq->component[comp[j]].name : NULL));
+    PetscCall(PetscFree(rec[j].traces));
+    if (rec[j].at != &sl) PetscCall(ShotLocalDestroy(&at[j]));
+  }
   PetscCall(ShotLocalDestroy(&sl));
   PetscCall(PetscTime(&t1));
   if (!e->l.group_rank) {
@@ -79,7 +125,7 @@ static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscLogDouble star
 PetscErrorCode RunForward(MPI_Comm world, const Options *o)
 {
   Experiment e;
-  PetscInt       rounds, k;
+  PetscInt       rounds, k, ncomp = 0, comp[EQUATION_MAX_COMPONENTS];
   PetscBool      stop = PETSC_FALSE;
   PetscLogDouble started;
   char       kept[PETSC_MAX_PATH_LEN + 128];
@@ -88,6 +134,7 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   PetscCall(PetscSNPrintf(kept, sizeof(kept), "the shots reported written are complete in %s; rerun with -overwrite to run every shot", o->output_dir));
   PetscCall(StopWatch(world, o->output_dir, PETSC_TRUE, kept));
   PetscCall(ExperimentCreate(world, o, &e));
+  PetscCall(RecordedComponents(world, &e, &ncomp, comp));
   PetscCall(OutputPrepare(world, o, e.geo.nshots));
   PetscCall(ExperimentLoadModel(&e));
   PetscCall(ExperimentSetUp(&e, e.vmax, e.vmin));
@@ -100,7 +147,7 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   for (k = 0; k < rounds; k++) {
     if (k) PetscCall(StopCheck(world, &stop));
     if (stop) break;
-    if (k < e.nshots) PetscCall(ForwardShot(&e, k, started));
+    if (k < e.nshots) PetscCall(ForwardShot(&e, k, ncomp, comp, started));
   }
   PetscCallMPI(MPI_Barrier(world));
   if (stop) {

@@ -68,10 +68,12 @@ static PetscErrorCode GroupShots(Experiment *e)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl)
+PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, -1, sl); }
+
+PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscInt node, ShotLocal *sl)
 {
   PetscFunctionBeginUser;
-  PetscCall(ShotLocalize(&e->g, &e->geo, e->shot[k], e->o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE, sl));
+  PetscCall(ShotLocalizeAt(&e->g, &e->geo, e->shot[k], e->o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE, node, sl));
   PetscFunctionReturn(0);
 }
 

@@ -52,4 +52,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow);
 /* Where the group's shot k (shot[k]) acts on this rank's cells: built per
    shot, as off-grid points spread over many cells. */
 PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl);
+/* The same with the receivers on the nodes along axis node (-1: the
+   centres), where a staggered component lives (Equation.component). */
+PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscInt node, ShotLocal *sl);
 PetscErrorCode ExperimentDestroy(Experiment *e);

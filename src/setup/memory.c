@@ -29,6 +29,7 @@ typedef struct {
   PetscBool        snap;       /* points at their nearest grid point */
   PetscInt         preconditioner_arrays; /* doubles a user cell an inversion's preconditioner adds (invert.c: its diagonal, a work array) */
   PetscInt         blocks;     /* the parameters an inversion inverts (-invert_for), each with its own share of all of the above */
+  PetscInt         records;    /* the components receivers record (-record), each with its own traces */
   PetscInt         dim, n[3];  /* the user's grid */
   PetscInt         pml[3][2];  /* absorbing layer widths */
   PetscInt         nt, nsteps; /* recorded samples, internal steps (nt when not yet known) */
@@ -259,12 +260,14 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
                     (gradient ? s.owned * (sizeof(ExactSum) + fl + 2 * sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded + s.user * (fl + sizeof(double)) : 0);
   bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? r->backend->eq->nparameter * fl * s.padded : 0);
   bytes[MEM_LAYERS] = s.layers;
-  /* this rank's receivers at the recording rate, with, while the shot runs,
-     the same at every internal step in backend memory (and downloaded from
-     a device), or, once it is done, the whole shot gathered twice on the
-     group's first rank (in rank order, then in receiver order); the wavelet
-     at both rates and on the backend */
-  bytes[MEM_TRACES] = fl * (s.local_rec * nt + PetscMax((1 + copies) * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt + 3.0 * r->nsteps);
+  /* this rank's receivers at the recording rate, per component recorded,
+     with, while the shot runs, the same at every internal step in backend
+     memory (and one component's downloaded from a device), or, once it is
+     done, a component's whole shot gathered twice on the group's first
+     rank (in rank order, then in receiver order); the wavelet at both rates
+     and on the backend */
+  bytes[MEM_TRACES] = fl * (r->records * s.local_rec * nt + PetscMax((r->records + copies) * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt +
+                            3.0 * r->nsteps);
   bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
   bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id
                            ? s.user * r->blocks * (OPTIMISER_VECTORS * sizeof(double) + INVERSION_ARRAYS + r->preconditioner_arrays * sizeof(double))
@@ -364,7 +367,8 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const Backend 
     const PetscBool smoothing      = o->gradient_smoothing[0] > 0 || o->gradient_smoothing[1] > 0 || o->gradient_smoothing[2] > 0 ? PETSC_TRUE : PETSC_FALSE;
     r->preconditioner_arrays       = (pseudo_hessian ? 1 : 0) + (pseudo_hessian || smoothing ? 1 : 0);
   }
-  r->blocks = OptionsInvertedCount(o);
+  r->blocks  = OptionsInvertedCount(o);
+  r->records = o->mode == MODE_FORWARD ? OptionsRecordedCount(o) : 1;
   r->dim    = m->dim;
   r->nt     = o->nt;
   r->nsteps = t ? t->nsteps : o->nt;

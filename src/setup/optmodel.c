@@ -6,6 +6,8 @@
 
 /* Options of -mode invert alone, which the other modes read and ignore. */
 static const char *const invert_only[] = {"-restart", "-first_step", "-qc_shots", "-qc_illumination", "-invert_for", "-rho_min", "-rho_max"};
+/* And of -mode forward alone: the misfit reads the equation's first component. */
+static const char *const forward_only[] = {"-record"};
 
 /* Appends "name value (why)" to msg when name was given, unless same is
    given and the value restates it (a model file's size or spacing typed
@@ -55,6 +57,8 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const ModelInf
   if (o->gradient_smoothing_n == 3 && m->dim == 2)
     PetscCall(NoEffect("-gradient_smoothing", NULL, "the model is 2D: the third value, y, is not used", msg, sizeof msg, &count));
   for (size_t k = 0; o->mode != MODE_INVERT && k < COUNT(invert_only); k++) PetscCall(NoEffect(invert_only[k], NULL, "only -mode invert reads it", msg, sizeof msg, &count));
+  for (size_t k = 0; o->mode != MODE_FORWARD && k < COUNT(forward_only); k++)
+    PetscCall(NoEffect(forward_only[k], NULL, "only -mode forward reads it: the misfit reads the pressure", msg, sizeof msg, &count));
   if (!count) PetscFunctionReturn(0);
   if (o->unused_warn) PetscCall(PetscPrintf(comm, "WARNING: option%s without effect in this run: %s; the run goes ahead (-unused_options warn)\n", count > 1 ? "s" : "", msg));
   else

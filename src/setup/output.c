@@ -11,11 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The results of each kind, by name: '#' stands for one or more digits, and
-   an RSF header's binary (name@) goes with it.  restart_names live in
-   -output_dir/restart. */
-static const char *const shot_names[]      = {"shot_#.rsf", "coords_#.rsf", "shot_#.sgy", "snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
+/* The results of each kind, by name: '#' stands for one or more digits,
+   '*' for one or more lower-case letters, and an RSF header's binary
+   (name@) goes with it.  restart_names live in -output_dir/restart. */
+static const char *const shot_names[]      = {"shot_#.rsf", "coords_#.rsf", "shot_#.sgy", "shot_#_*.rsf", "shot_#_*.sgy", "snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
 static const char *const snapshot_names[]  = {"snapshot_#_#.rsf", "snapshot_#_#.vti", NULL};
+static const char *const component_names[] = {"shot_#_*.rsf", "shot_#_*.sgy", NULL}; /* the components recorded besides the first */
 static const char *const gradient_names[]  = {"gradient.rsf", "gradient.sgy", "gradient.vti", "gradient_rho.rsf", "gradient_rho.sgy", "gradient_rho.vti", NULL};
 static const char *const inversion_names[] = {"misfit.csv", "vp.rsf", "vp.sgy", "vp_#.rsf", "vp_#.sgy", "vp.vti", "vp_#.vti", "rho.rsf", "rho.sgy", "rho_#.rsf", "rho_#.sgy", "rho.vti", "rho_#.vti", "wavelet_#.rsf", NULL};
 static const char *const restart_names[]   = {"run.txt", "evaluations.txt", "band#_eval#_model.rsf", "band#_eval#_gradient.rsf", "band#_eval#_model_rho.rsf", "band#_eval#_gradient_rho.rsf", NULL};
@@ -23,10 +24,12 @@ static const char *const finished_names[]  = {"vp.rsf", "vp.sgy", NULL};
 /* file name endings, by FileFormat */
 static const char *const format_ext[] = {"rsf", "sgy"};
 
-PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, FileFormat format, char path[PETSC_MAX_PATH_LEN])
+PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, FileFormat format, char path[PETSC_MAX_PATH_LEN]) { return OutputComponentPath(dir, shot, NULL, format, path); }
+
+PetscErrorCode OutputComponentPath(const char *dir, PetscInt shot, const char *component, FileFormat format, char path[PETSC_MAX_PATH_LEN])
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/shot_%04" PetscInt_FMT ".%s", dir, shot, format_ext[format]));
+  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/shot_%04" PetscInt_FMT "%s%s.%s", dir, shot, component ? "_" : "", component ? component : "", format_ext[format]));
   PetscFunctionReturn(0);
 }
 
@@ -48,8 +51,8 @@ PetscErrorCode OutputName(const char *stem, FileFormat format, char name[PETSC_M
 static PetscBool Match(const char *pat, const char *name)
 {
   for (; *pat; pat++) {
-    if (*pat == '#') {
-      const size_t k = strspn(name, "0123456789");
+    if (*pat == '#' || *pat == '*') {
+      const size_t k = strspn(name, *pat == '#' ? "0123456789" : "abcdefghijklmnopqrstuvwxyz");
       if (!k) return PETSC_FALSE;
       name += k;
     } else if (*name++ != *pat) return PETSC_FALSE;
@@ -453,6 +456,7 @@ static PetscErrorCode RefuseExisting(const char *dir, const char *restart_dir, O
       }
     }
     PetscCall(RefuseResult(dir, snapshot_names));
+    PetscCall(RefuseResult(dir, component_names));
     break;
   case OUTPUT_GRADIENT:
     PetscCall(RefuseResult(dir, gradient_names));

@@ -33,6 +33,9 @@ void OutputRelease(void);
 PetscErrorCode OutputPrepare(MPI_Comm comm, const Options *o, PetscInt nshots);
 /* dir/shot_NNNN.rsf or .sgy */
 PetscErrorCode OutputShotPath(const char *dir, PetscInt shot, FileFormat format, char path[PETSC_MAX_PATH_LEN]);
+/* A component's gather beside it, DIR/shot_NNNN_COMPONENT.rsf (.sgy): the
+   components recorded besides the first (component NULL: OutputShotPath). */
+PetscErrorCode OutputComponentPath(const char *dir, PetscInt shot, const char *component, FileFormat format, char path[PETSC_MAX_PATH_LEN]);
 /* dir/coords_NNNN.rsf: the positions of the gather dir/shot_NNNN.rsf
    (GeometryWriteCoords); not shot_*, which a loop over gathers takes */
 PetscErrorCode OutputCoordsPath(const char *dir, PetscInt shot, char path[PETSC_MAX_PATH_LEN]);

@@ -163,7 +163,7 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   PetscFunctionBeginUser;
   PetscCheck(p->gsum, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
   PetscCall(PetscMalloc1(shot->src.nrows + 1, &src_sum));
-  PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
+  PetscCall(ShotPointsCreate(p, t, shot, wavelet, PETSC_TRUE, &d));
   if (!p->backend->host_memory) PetscCall(PetscMalloc1(n + 1, &host));
   DecimatorGatherAll(&p->decimator, t->nsteps, shot->nreach, residual, host ? host : d.traces);
   if (host) PetscCall(p->backend->mem_upload(d.traces, host, n * sizeof(float)));

@@ -233,11 +233,10 @@ static PetscErrorCode SourceCells(const BackendOps *backend, const PointMap *src
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, ShotPoints *d)
+PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, PetscBool adjoint, ShotPoints *d)
 {
   const BackendOps *backend = p->backend;
-  const PetscInt   ntraces = PetscMax(shot->nrec, shot->nreach), nout = shot->send_start[shot->nnbr], nin = shot->recv_start[shot->nnbr];
-  float           *amp;
+  float            *amp;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(t->nsteps, &amp));
@@ -247,28 +246,65 @@ PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const Sh
   PetscCall(PetscFree(amp));
   PetscCall(PointMapUpload(backend, &shot->src, &d->src));
   PetscCall(SourceCells(backend, &shot->src, &d->src_cells));
-  PetscCall(PointMapUpload(backend, &shot->rec, &d->rec));
   PetscCall(PointMapUpload(backend, &shot->reach, &d->reach));
-  PetscCall(PointMapUpload(backend, &shot->send, &d->send));
   PetscCall(backend->mem_alloc((void **)&d->at_src, (size_t)t->nsteps * shot->src.nrows * sizeof(float)));
-  PetscCall(backend->mem_alloc((void **)&d->traces, (size_t)t->nsteps * ntraces * sizeof(float)));
-  PetscCall(backend->mem_alloc((void **)&d->outgoing, nout * sizeof(float)));
-  PetscCall(backend->mem_alloc((void **)&d->remote, nin * sizeof(float)));
-  PetscCall(PetscMalloc1(nout, &d->host_outgoing));
-  PetscCall(PetscMalloc1(nin, &d->host_remote));
-  PetscCall(PetscMalloc1(2 * shot->nnbr, &d->req));
+  d->traces = NULL;
+  if (adjoint) PetscCall(backend->mem_alloc((void **)&d->traces, (size_t)t->nsteps * shot->nreach * sizeof(float)));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
 {
   const BackendOps *backend = p->backend;
-  PointMap         *map[]   = {&d->src, &d->src_cells, &d->rec, &d->reach, &d->send};
+  PointMap         *map[]   = {&d->src, &d->src_cells, &d->reach};
 
   PetscFunctionBeginUser;
   for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++) PetscCall(PointMapFree(backend, map[k]));
   PetscCall(backend->mem_free((void **)&d->wav));
   PetscCall(backend->mem_free((void **)&d->at_src));
+  PetscCall(backend->mem_free((void **)&d->traces));
+  PetscFunctionReturn(0);
+}
+
+/* One record's receivers in backend memory: the record and send maps of
+   its localization (ShotRecord.at), every internal step's samples, and the
+   values that travel between ranks every step. */
+typedef struct {
+  const ShotRecord *r;
+  PointMap          rec, send;
+  float            *traces, *outgoing, *remote;  /* backend */
+  float            *host_outgoing, *host_remote; /* the travellers' host copies, for MPI */
+  MPI_Request      *req;
+} ShotReceivers;
+
+static PetscErrorCode ShotReceiversCreate(const Propagator *p, const TimeAxis *t, const ShotRecord *r, ShotReceivers *d)
+{
+  const BackendOps *backend = p->backend;
+  const ShotLocal  *at      = r->at;
+  const PetscInt    nout = at->send_start[at->nnbr], nin = at->recv_start[at->nnbr];
+
+  PetscFunctionBeginUser;
+  PetscCheck(r->component >= 0 && r->component < p->eq->ncomponent, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "The %s equation's receivers record components 0 to %" PetscInt_FMT ", not %" PetscInt_FMT, p->eq->name, p->eq->ncomponent - 1, r->component);
+  d->r = r;
+  PetscCall(PointMapUpload(backend, &at->rec, &d->rec));
+  PetscCall(PointMapUpload(backend, &at->send, &d->send));
+  PetscCall(backend->mem_alloc((void **)&d->traces, (size_t)t->nsteps * at->nrec * sizeof(float)));
+  PetscCall(backend->mem_alloc((void **)&d->outgoing, nout * sizeof(float)));
+  PetscCall(backend->mem_alloc((void **)&d->remote, nin * sizeof(float)));
+  PetscCall(PetscMalloc1(nout, &d->host_outgoing));
+  PetscCall(PetscMalloc1(nin, &d->host_remote));
+  PetscCall(PetscMalloc1(2 * at->nnbr, &d->req));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ShotReceiversDestroy(const Propagator *p, ShotReceivers *d)
+{
+  const BackendOps *backend = p->backend;
+
+  PetscFunctionBeginUser;
+  PetscCall(PointMapFree(backend, &d->rec));
+  PetscCall(PointMapFree(backend, &d->send));
   PetscCall(backend->mem_free((void **)&d->traces));
   PetscCall(backend->mem_free((void **)&d->outgoing));
   PetscCall(backend->mem_free((void **)&d->remote));
@@ -283,15 +319,16 @@ PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
 
 /* Before recording: the values of this rank's cells that other ranks'
    receivers read go to them, and theirs come here. */
-static PetscErrorCode PointsExchange(Propagator *p, const ShotLocal *s, ShotPoints *d)
+static PetscErrorCode PointsExchange(Propagator *p, ShotReceivers *d)
 {
   const BackendOps *backend = p->backend;
+  const ShotLocal  *s       = d->r->at;
   MPI_Comm          comm;
 
   PetscFunctionBeginUser;
   if (!s->nnbr) PetscFunctionReturn(0);
   PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
-  PetscCall(p->eq->scheme->record(p->state, 0, &d->send, NULL, d->outgoing));
+  PetscCall(p->eq->scheme->record(p->state, d->r->component, &d->send, NULL, d->outgoing));
   PetscCall(backend->mem_download(d->host_outgoing, d->outgoing, s->send_start[s->nnbr] * sizeof(float)));
   for (PetscInt r = 0; r < s->nnbr; r++) {
     PetscMPIInt nin, nout;
@@ -311,7 +348,7 @@ EquationStepPoints ShotPointsAt(const ShotLocal *shot, const ShotPoints *d, Pets
                               .src_cells = &d->src_cells,
                               .reach     = &d->reach,
                               .wav       = d->wav + n,
-                              .residual  = d->traces + (size_t)n * shot->nreach,
+                              .residual  = d->traces ? d->traces + (size_t)n * shot->nreach : NULL, /* forward: none */
                               .at_src    = d->at_src + (size_t)n * shot->src.nrows};
 }
 
@@ -360,17 +397,27 @@ PetscErrorCode StepStages(Propagator *p, PetscBool adjoint, const EquationStepPo
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
-                             float *traces, WavefieldStore store)
+PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet, float *traces, WavefieldStore store)
+{
+  const ShotRecord first = {0, shot, traces};
+
+  PetscFunctionBeginUser;
+  PetscCall(PropagatorRunRecords(p, t, shot, shot_id, wavelet, 1, &first, store));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet, PetscInt nrecord,
+                                    const ShotRecord record[], WavefieldStore store)
 {
   const EquationScheme *sc = p->eq->scheme;
   ShotPoints            d;
-  void                 *copy;
-  const void           *samples;
+  ShotReceivers        *rec;
   PetscLogDouble        last[2] = {0, 0}; /* time and step of the last progress line */
 
   PetscFunctionBeginUser;
-  PetscCall(ShotPointsCreate(p, t, shot, wavelet, &d));
+  PetscCall(ShotPointsCreate(p, t, shot, wavelet, PETSC_FALSE, &d));
+  PetscCall(PetscCalloc1(nrecord, &rec));
+  for (PetscInt k = 0; k < nrecord; k++) PetscCall(ShotReceiversCreate(p, t, &record[k], &rec[k]));
   {
     const EquationStepPoints first = ShotPointsAt(shot, &d, 0);
     PetscCall(sc->run_begin(p->state, PETSC_FALSE, store, &first, t->nsteps));
@@ -382,8 +429,10 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
     PetscCall(PhaseBegin(FWI_STEP));
     PetscCall(sc->step_begin(p->state, PETSC_FALSE, store, n, t->nsteps));
     PetscCall(PhaseBegin(FWI_INJREC));
-    PetscCall(PointsExchange(p, shot, &d));
-    PetscCall(sc->record(p->state, 0, &d.rec, d.remote, d.traces + (size_t)n * shot->nrec));
+    for (PetscInt k = 0; k < nrecord; k++) {
+      PetscCall(PointsExchange(p, &rec[k]));
+      PetscCall(sc->record(p->state, record[k].component, &rec[k].rec, rec[k].remote, rec[k].traces + (size_t)n * record[k].at->nrec));
+    }
     PetscCall(PhaseEnd(FWI_INJREC));
     PetscCall(StepStages(p, PETSC_FALSE, &points));
     PetscCall(sc->step_end(p->state, PETSC_FALSE, store, n, &points));
@@ -396,9 +445,16 @@ PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *
   }
   PetscCall(sc->run_end(p->state, PETSC_FALSE, store));
   /* the traces at the recording interval, from every internal step's samples */
-  PetscCall(EquationMemoryRead(p->backend, d.traces, (size_t)t->nsteps * shot->nrec * sizeof(float), &copy, &samples));
-  DecimatorAddAll(&p->decimator, t->nsteps, shot->nrec, (const float *)samples, traces);
-  PetscCall(PetscFree(copy));
+  for (PetscInt k = 0; k < nrecord; k++) {
+    const PetscInt nrec = record[k].at->nrec;
+    void          *copy;
+    const void    *samples;
+    PetscCall(EquationMemoryRead(p->backend, rec[k].traces, (size_t)t->nsteps * nrec * sizeof(float), &copy, &samples));
+    DecimatorAddAll(&p->decimator, t->nsteps, nrec, (const float *)samples, record[k].traces);
+    PetscCall(PetscFree(copy));
+    PetscCall(ShotReceiversDestroy(p, &rec[k]));
+  }
+  PetscCall(PetscFree(rec));
   PetscCall(ShotPointsDestroy(p, &d));
   PetscFunctionReturn(0);
 }

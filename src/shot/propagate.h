@@ -56,11 +56,25 @@ PetscErrorCode PropagatorDestroy(Propagator *p);
 PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *const model[]);
 
 /* Runs one shot: wavelet[] at the internal step (t->nsteps samples); traces[]
-   receives the local receivers' traces at the recording interval, trace k at
-   traces[k * nt].  With a store, every step also leaves there what the
-   adjoint needs.  Collective over the group; shot names errors. */
+   receives the local receivers' traces of the equation's first component
+   at the recording interval, trace k at traces[k * nt].  With a store,
+   every step also leaves there what the adjoint needs.  Collective over
+   the group; shot names errors. */
 PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id,
                              const float *wavelet, float *traces, WavefieldStore store);
+
+/* What receivers record besides: component (Equation.component) at the
+   receivers `at` localizes (ShotLocalizeAt, at that component's nodes),
+   into traces as above. */
+typedef struct {
+  PetscInt         component;
+  const ShotLocal *at;
+  float           *traces;
+} ShotRecord;
+/* PropagatorRun recording each of the nrecord records (the shot's source
+   from `shot`). */
+PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet, PetscInt nrecord,
+                                    const ShotRecord record[], WavefieldStore store);
 
 /* Sets how the store is used (GRADIENT_FULL, as created, or
    GRADIENT_BOUNDARY, which allocates what the equation needs to run its

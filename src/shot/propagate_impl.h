@@ -7,18 +7,16 @@
    the values other ranks' receivers read: the maps of survey.h (src_cells:
    the source's cells alone, weight 1), and per internal step the source
    amplitude injected (wav), the field at the source's cells (at_src,
-   adjoint), and the receivers' samples (traces; adjoint: the residuals
-   injected, one per reached receiver). */
+   adjoint), and the residuals the adjoint injects (traces, one per reached
+   receiver; the forward's samples are its ShotReceivers'). */
 typedef struct {
-  PointMap     src, src_cells, rec, reach, send;
-  float       *wav, *at_src, *traces;
-  float       *outgoing, *remote;           /* backend: values sent and received every step */
-  float       *host_outgoing, *host_remote; /* their host copies, for MPI */
-  MPI_Request *req;
+  PointMap src, src_cells, reach;
+  float   *wav, *at_src, *traces;
 } ShotPoints;
 
-/* wavelet: at the internal step, before the source scaling. */
-PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, ShotPoints *d);
+/* wavelet: at the internal step, before the source scaling; adjoint: with
+   room for the residuals (traces). */
+PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, PetscBool adjoint, ShotPoints *d);
 PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d);
 /* What step n injects and records besides the receivers (EquationStepPoints). */
 EquationStepPoints ShotPointsAt(const ShotLocal *shot, const ShotPoints *d, PetscInt n);

@@ -10,19 +10,27 @@ typedef struct {
 } Support;
 
 /* Adds weight w at extended index i of axis a.  Beyond a free surface it goes
-   to the mirror image, negated (the field is odd about the surface, where it
-   is zero: weight there acts on nothing); beyond the grid, nowhere. */
-static void AxisAdd(const Grid *g, PetscInt a, PetscInt i, double w, Support *s)
+   to the mirror image: at the cell centres negated (the field is odd about
+   the surface, where it is zero: weight there acts on nothing); on the
+   nodes half a cell above them (node, the velocity normal to the surface:
+   even about it, every node past the surface a mirror) as it is.  Beyond
+   the grid, nowhere. */
+static void AxisAdd(const Grid *g, PetscInt a, PetscInt i, double w, PetscBool node, Support *s)
 {
   const PetscInt last = g->N[a] - 1;
 
-  if (!g->pml[a][0] && i <= 0) {
-    if (!i) return;
-    i = -i, w = -w;
-  }
-  if (!g->pml[a][1] && i >= last) {
-    if (i == last) return;
-    i = 2 * last - i, w = -w;
+  if (node) {
+    if (!g->pml[a][0] && i < 0) i = -1 - i;
+    if (!g->pml[a][1] && i >= last) i = 2 * last - 1 - i;
+  } else {
+    if (!g->pml[a][0] && i <= 0) {
+      if (!i) return;
+      i = -i, w = -w;
+    }
+    if (!g->pml[a][1] && i >= last) {
+      if (i == last) return;
+      i = 2 * last - i, w = -w;
+    }
   }
   if (i < 0 || i > last) return;
   for (PetscInt k = 0; k < s->cnt[a]; k++)
@@ -34,7 +42,9 @@ static void AxisAdd(const Grid *g, PetscInt a, PetscInt i, double w, Support *s)
   s->w[a][s->cnt[a]++] = w;
 }
 
-static void PointSupport(const Grid *g, const Position *p, PetscBool snap, Support *s)
+/* Point p's support on the cell centres, or along axis `node` (-1: none)
+   on the nodes half a cell above them (node i at (i + 1/2) d). */
+static void PointSupport(const Grid *g, const Position *p, PetscBool snap, PetscInt node, Support *s)
 {
   double   w[2 * HICKS_RADIUS];
   PetscInt count, cell[3];
@@ -46,10 +56,11 @@ static void PointSupport(const Grid *g, const Position *p, PetscBool snap, Suppo
       s->cnt[a] = 1, s->idx[a][0] = 0, s->w[a][0] = 1, s->near[a] = 0;
       continue;
     }
-    const double   x     = p->c[a] / g->d[a];
+    const double   x     = p->c[a] / g->d[a] - (a == node ? 0.5 : 0);
     const PetscInt first = HicksWeights(x, snap, w, &count);
-    for (PetscInt k = 0; k < count; k++) AxisAdd(g, a, first + k + g->pml[a][0], w[k], s);
-    s->near[a] = cell[a] + g->pml[a][0];
+    for (PetscInt k = 0; k < count; k++) AxisAdd(g, a, first + k + g->pml[a][0], w[k], a == node ? PETSC_TRUE : PETSC_FALSE, s);
+    /* the nearest node below the nearest centre's upper face: a grid index either way */
+    s->near[a] = PetscMin(PetscMax(a == node ? (PetscInt)floor(p->c[a] / g->d[a]) : cell[a], 0), g->n[a] - 1) + g->pml[a][0];
   }
 }
 
@@ -340,7 +351,9 @@ static PetscErrorCode SendMap(Builder *b, ShotLocal *s)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s)
+PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s) { return ShotLocalizeAt(g, geo, shot, snap, -1, s); }
+
+PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, PetscInt node, ShotLocal *s)
 {
   const PetscInt r0 = geo->rec_start[shot], nr = geo->rec_start[shot + 1] - r0;
   PetscMPIInt    size, rank;
@@ -357,10 +370,10 @@ PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, P
   PetscCheck(b.me == rank, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rank %d of the group believes itself rank %d of the decomposition", rank, b.me);
   for (PetscInt a = 0; a < g->dim; a++) volume *= g->d[a];
   s->src_scale = (float)(1.0 / volume);
-  PointSupport(g, &geo->src[shot], snap, &sp);
+  PointSupport(g, &geo->src[shot], snap, -1, &sp);
   PetscCall(AddSource(&b, &sp));
   for (PetscInt k = 0; k < nr; k++) {
-    PointSupport(g, &geo->rec[r0 + k], snap, &sp);
+    PointSupport(g, &geo->rec[r0 + k], snap, node, &sp);
     PetscCall(AddReceiver(&b, k, &sp));
   }
   PetscCall(InjectMap(b.src, &s->src));
@@ -386,7 +399,7 @@ PetscErrorCode ShotLocalCount(const Grid *g, const Geometry *geo, PetscInt shot,
   PetscFunctionBeginUser;
   *nrec = *nreach = 0;
   for (PetscInt r = geo->rec_start[shot]; r < geo->rec_start[shot + 1]; r++) {
-    PointSupport(g, &geo->rec[r], snap, &sp);
+    PointSupport(g, &geo->rec[r], snap, -1, &sp);
     *nrec += OwnerRank(g, sp.near) == me;
     *nreach += SupportReaches(g, &sp);
   }

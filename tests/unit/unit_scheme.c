@@ -283,7 +283,7 @@ static const EquationParameter mock_parameters[] = {{"m", "-m", "1", "mock"}};
 static const EquationField     mock_fields[]     = {{"a", "read across the faces by the first stage", EQUATION_FIELD_BOX}, {"b", "read by the second", EQUATION_FIELD_BOX}};
 /* As StageField: forward A then B, the adjoint B then A. */
 static const EquationStage mock_stages[]     = {{"first", 1, {FIELD_A}, 1, {FIELD_B}}, {"second", 1, {FIELD_B}, 1, {FIELD_A}}};
-static const char *const   mock_components[] = {"p"};
+static const EquationComponent mock_components[] = {{"p", "the mock field", -1}};
 
 static const Equation EquationMock = {
   .name                 = "mock",

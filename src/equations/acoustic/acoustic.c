@@ -21,7 +21,9 @@ static const EquationStage stages[] = {
   {"pressure", 2, {ACOUSTIC_U, ACOUSTIC_PSI}, 4, {ACOUSTIC_U, ACOUSTIC_FU, ACOUSTIC_PSI, ACOUSTIC_ZETA}}
 };
 
-static const char *const components[] = {"p"};
+static const EquationComponent components[] = {
+  {"p", "pressure (the scalar wavefield)", -1},
+};
 
 /* v^2 dt^2, the factor of the Laplacian in the leapfrog update. */
 static void CellModel(PetscInt n, const float *const value[], PetscReal dt, float *out)

@@ -290,14 +290,15 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   PetscFunctionReturn(0);
 }
 
-/* Pressure, the one component recorded so far. */
+/* Component 0, the pressure, or c = 1 + a, the velocity along axis a (the
+   map placed at its nodes). */
 static PetscErrorCode Record(EquationState *state, PetscInt c, const PointMap *m, const float remote[], float out[])
 {
   VDState *s = VDStateOf(state);
 
   PetscFunctionBeginUser;
-  PetscCheck(c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "variable-density receivers record component 0 (p), not %" PetscInt_FMT, c);
-  for (PetscInt i = 0; i < m->nrows; i++) out[i] = (float)PointMapRowSum(m, i, s->p, remote);
+  PetscCheck(c >= 0 && c <= s->dim, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "variable-density receivers record components 0 (p) to %" PetscInt_FMT ", not %" PetscInt_FMT, s->dim, c);
+  for (PetscInt i = 0; i < m->nrows; i++) out[i] = (float)PointMapRowSum(m, i, c ? s->v[c - 1] : s->p, remote);
   PetscFunctionReturn(0);
 }
 

@@ -36,7 +36,15 @@ static const EquationStage stages[] = {
   {"pressure", 3, {VD_VZ, VD_VX, VD_VY}, 3, {VD_DZ, VD_DX, VD_DY}},
 };
 
-static const char *const components[] = {"p"};
+/* Velocities are recorded at their nodes, half a step of time before the
+   pressure of the same sample (at the start of a step the state holds
+   p^n and v^(n-1/2)). */
+static const EquationComponent components[] = {
+  {"p",  "pressure (Pa)",                              -1},
+  {"vz", "particle velocity along z, downwards (m/s)", 0 },
+  {"vx", "particle velocity along x (m/s)",            1 },
+  {"vy", "particle velocity along y (m/s)",            2 },
+};
 
 /* K dt, the factor of the divergence in the pressure update. */
 static void CellModel(PetscInt n, const float *const value[], PetscReal dt, float *out)
