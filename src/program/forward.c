@@ -111,12 +111,18 @@ static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscInt ncomp, con
   PetscCall(ShotLocalDestroy(&sl));
   PetscCall(PetscTime(&t1));
   if (!e->l.group_rank) {
-    char         path[PETSC_MAX_PATH_LEN], group[32] = "";
+    char         path[PETSC_MAX_PATH_LEN], group[32] = "", more[EQUATION_MAX_COMPONENTS * 32] = "";
     const double left = (t1 - started) / (k + 1) * (e->nshots - k - 1);
     PetscCall(OutputShotPath(o->output_dir, s, o->output_format, path));
     if (e->l.ngroups > 1) PetscCall(PetscSNPrintf(group, sizeof group, " (group %d)", e->l.group_id));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "shot %" PetscInt_FMT "%s: %.3f s, %.4f G cell-updates/s -> %s; %s%" PetscInt_FMT " of %" PetscInt_FMT " shots run, about %.0f s left\n", s, group,
-                           t1 - t0, e->cells * e->t.nsteps / (t1 - t0) * 1e-9, path, e->l.ngroups > 1 ? "the group's " : "", k + 1, e->nshots, left));
+    for (PetscInt j = 1; j < ncomp; j++) { /* the other components' gathers beside it */
+      char other[PETSC_MAX_PATH_LEN];
+      PetscCall(OutputComponentPath(".", s, eq->component[comp[j]].name, o->output_format, other));
+      PetscCall(PetscStrlcat(more, ", ", sizeof more));
+      PetscCall(PetscStrlcat(more, other + 2, sizeof more)); /* its name alone */
+    }
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "shot %" PetscInt_FMT "%s: %.3f s, %.4f G cell-updates/s -> %s%s; %s%" PetscInt_FMT " of %" PetscInt_FMT " shots run, about %.0f s left\n", s,
+                           group, t1 - t0, e->cells * e->t.nsteps / (t1 - t0) * 1e-9, path, more, e->l.ngroups > 1 ? "the group's " : "", k + 1, e->nshots, left));
     fflush(stdout);
   }
   PetscFunctionReturn(0);
