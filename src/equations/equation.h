@@ -134,6 +134,17 @@ typedef struct {
 
 #define EQUATION_MAX_COMPONENTS 8
 
+/* What a gradient costs the planner expects, in this equation's forward
+   runs, for one dimension: the adjoint run per core cell and per layer
+   cell (weighed by their shares of the extended grid's cells), the
+   boundary method's reconstruction per core cell, and the cost of this
+   equation's forward step per cell against the constant-density
+   equation's (1 for it), by which the backend's costs counted in the
+   latter's forward runs (BackendOps.first_use, the host link) are divided. */
+typedef struct {
+  double adjoint_core, adjoint_layer, reconstruct, step;
+} EquationGradientCost;
+
 /* What receivers can record: a field as -record and the output files name
    it, in words with its units, and where it lives: half a cell further
    along axis `axis` than the cell centres (-1: at the centres; a component
@@ -218,6 +229,8 @@ typedef struct Equation {
   /* What each gradient method (GradientMethod: index 1 full, 2 boundary)
      keeps, in words; NULL for a method the equation does not offer. */
   const char *keeps[3];
+  /* The planner's costs, 2D then 3D (fits to scripts/bench-gradient). */
+  EquationGradientCost gradient_cost[2];
   /* Box fields of the adjoint's image whose ghosts the shot layer fills,
      from the neighbours, after each adjoint run and before image(): an
      image kept on the faces between cells is shared by both cells. */

@@ -3,27 +3,10 @@
 #include "equations/store.h"
 #include "data/util.h"
 
-/* Expected cost of a gradient in forward runs, per dimension (2D, 3D): 1
-   for the forward run, the adjoint run per core cell and per layer cell
-   (shares of the extended grid's cells), and the boundary method's
-   reconstruction per core cell.  Least-squares fits to scripts/bench-gradient
-   on the CPU (1 rank x 2 threads, order 8; 2D 512^2 and 1024^2 with 10, 20
-   and 40 layer cells and 2048^2 with 20, 3D 128^3 with 10 and 20 and 96^3
-   with 10), which prints them beside what it measures (`plan`): within 10%
-   on most of those cases, 25% at worst, on the processor of the fit.
-   Elsewhere, and on GPUs, they rank the methods; the boundary method's
-   reconstruction is now skipped where the waves have not reached
-   (support.h), which the model does not see, so it over-estimates that
-   method most where the waves fill little of the model. */
-typedef struct {
-  double adjoint_core, adjoint_layer, reconstruct;
-} GradientCost;
-
-static const GradientCost Cost[2] = {
-  {1.0,  4.5,  0.76},
-  {0.36, 2.17, 0.93}
-};
-
+/* The expected cost of a gradient in forward runs: 1 for the forward run,
+   then the equation's costs (Equation.gradient_cost), and what the
+   backend adds: a device store in host memory, the first use of a host
+   store's pages. */
 /* What the host link adds for a device backend whose store lies in host
    memory, in forward runs per float stored per cell and step (per
    dimension): the floats go out during the forward run and come back
@@ -126,8 +109,8 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
                                   const TimeAxis *t, GradientPlan *plan)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
-  const GradientCost    *c     = &Cost[g->dim > 2 ? 1 : 0];
-  const double           link  = HostLinkCost[g->dim > 2 ? 1 : 0];
+  const EquationGradientCost *c = &backend->eq->gradient_cost[g->dim > 2 ? 1 : 0];
+  const double                link = HostLinkCost[g->dim > 2 ? 1 : 0] / c->step;
   Figures   mine = {0}, most;
   double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1, uses = 1;
   PetscBool fits[NMETHODS], device[NMETHODS];
@@ -192,7 +175,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
     /* the busiest rank's store over its share of the cells (the same on every rank) */
     if (backend->memory->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
-    cost[k] += backend->memory->first_use[g->dim > 2] * most.first_use[k] / uses;
+    cost[k] += backend->memory->first_use[g->dim > 2] / c->step * most.first_use[k] / uses;
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], backend->eq->keeps[k + 1], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
@@ -200,7 +183,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   }
   if (backend->memory->first_use[g->dim > 2] > 0)
     PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
-                          backend->memory->first_use[g->dim > 2], uses, uses == 1 ? "" : "s"));
+                          backend->memory->first_use[g->dim > 2] / c->step, uses, uses == 1 ? "" : "s"));
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
   plan->method = (GradientMethod)(chosen + 1);
   backend->eq->store_shape(backend->ops, g, plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);

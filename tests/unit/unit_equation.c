@@ -54,6 +54,14 @@ static PetscErrorCode CheckTable(const Equation *eq)
             sc->stage_begin && sc->box_step && sc->stage_end && sc->step_end && sc->record && sc->all_finite && sc->image,
           "%s: a hook of its scheme is missing", eq->name);
   }
+  for (PetscInt c = 0; c < eq->ncomponent; c++)
+    CHECK(eq->component[c].name && eq->component[c].description && eq->component[c].axis >= -1 && eq->component[c].axis < 3 && (c || eq->component[c].axis == -1),
+          "%s: component %" PetscInt_FMT " incomplete, or the first (what the misfit reads) not at the centres", eq->name, c);
+  for (PetscInt d = 0; d < 2 && eq->gradient; d++) {
+    const EquationGradientCost *c = &eq->gradient_cost[d];
+    CHECK(c->step > 0 && c->adjoint_core > 0 && c->adjoint_layer > 0 && (c->reconstruct > 0) == (eq->keeps[GRADIENT_BOUNDARY] != NULL), "%s: the planner's %dD costs are incomplete", eq->name,
+          (int)d + 2);
+  }
   CHECK(eq->source_image >= -1 && eq->source_image < eq->nparameter, "%s: the source's image is parameter %" PetscInt_FMT " of %" PetscInt_FMT, eq->name, eq->source_image, eq->nparameter);
   CHECK(eq->kernels(BACKEND_CPU, &k) && k.backend && k.backend->host_memory && k.backend->mem_download, "%s: no CPU kernels", eq->name);
   for (PetscInt order = 4; order <= FWI_MAX_ORDER; order += 2)

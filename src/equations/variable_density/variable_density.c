@@ -141,6 +141,16 @@ const Equation EquationVariableDensity = {
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .keeps                = {[GRADIENT_FULL] = "every step's divergence and pressure gradient"},
+  /* scripts/bench-gradient (PHYSICS=variable_density, 1 rank x 2 threads,
+     order 8, 20 layer cells, 2026-12-01 on the Intel Xeon): adjoint steps
+     1.70 and 1.69 forward steps in 2D 512^2 and 1024^2 (layer cells 14%
+     and 7.5%: a layer cell costs what a core cell does), 1.24 in 3D 96^3;
+     a forward step 1.7 (2D 1024^2) and 1.4 (3D 128^3) of the
+     constant-density equation's per cell.  With them the planner expects
+     6.2 and 4.4 forward runs where the processes took 4.7-4.9 and 3.5
+     (the first use of the store's pages, modelled on fresh memory, was
+     cheaper there). */
+  .gradient_cost        = {{1.7, 1.7, 0, 1.7}, {1.25, 1.25, 0, 1.4}},
   .gradient             = Gradient,
   .kernels              = Kernels,
   .scheme               = &VariableDensityScheme,
