@@ -586,31 +586,37 @@ PetscErrorCode OptionsRead(MPI_Comm comm, Options *o)
   PetscFunctionReturn(0);
 }
 
-PetscInt OptionsInvertedCount(const Options *o)
+/* The words of a comma-separated list: its commas plus one. */
+static PetscInt ListCount(const char *list)
 {
   PetscInt n = 1;
 
-  for (const char *p = o->invert_for; *p; p++) n += *p == ',';
+  for (const char *p = list; *p; p++) n += *p == ',';
   return n;
 }
 
-PetscInt OptionsRecordedCount(const Options *o)
-{
-  PetscInt n = 1;
+PetscInt OptionsInvertedCount(const Options *o) { return ListCount(o->invert_for); }
 
-  for (const char *p = o->record; *p; p++) n += *p == ',';
-  return n;
+PetscInt OptionsRecordedCount(const Options *o) { return ListCount(o->record); }
+
+PetscBool OptionsListNext(const char **p, const char **item, size_t *len)
+{
+  const char *end;
+
+  if (!*p) return PETSC_FALSE;
+  end   = strchr(*p, ',');
+  *item = *p;
+  *len  = end ? (size_t)(end - *p) : strlen(*p);
+  *p    = end ? end + 1 : NULL;
+  return PETSC_TRUE;
 }
 
 PetscBool OptionsInverts(const Options *o, const char *name)
 {
-  const size_t len = strlen(name);
+  const char *p = o->invert_for, *item;
+  size_t      n;
 
-  for (const char *p = o->invert_for; *p;) {
-    const char  *end = strchr(p, ',');
-    const size_t n   = end ? (size_t)(end - p) : strlen(p);
-    if (n == len && !strncmp(p, name, n)) return PETSC_TRUE;
-    p += n + (end ? 1 : 0);
-  }
+  while (OptionsListNext(&p, &item, &n))
+    if (n == strlen(name) && !strncmp(item, name, n)) return PETSC_TRUE;
   return PETSC_FALSE;
 }

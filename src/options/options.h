@@ -181,3 +181,7 @@ PetscBool OptionsInverts(const Options *o, const char *name);
 PetscInt OptionsInvertedCount(const Options *o);
 /* The components -record names (1 where it names none). */
 PetscInt OptionsRecordedCount(const Options *o);
+/* The items of a comma-separated list (-invert_for, -record), one a call
+   from *p = the list: the next as *item of *len characters; false once
+   past the last. */
+PetscBool OptionsListNext(const char **p, const char **item, size_t *len);

@@ -17,6 +17,7 @@ static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, Pet
   const Equation *eq = e->backend.eq;
   char            offered[256] = "";
   PetscInt        noffered     = 0;
+  size_t          len;
 
   PetscFunctionBeginUser;
   for (PetscInt c = 0; c < eq->ncomponent; c++)
@@ -29,17 +30,13 @@ static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, Pet
     comp[(*n)++] = 0;
     PetscFunctionReturn(0);
   }
-  for (const char *p = e->o->record;;) {
-    const char  *end = strchr(p, ',');
-    const size_t len = end ? (size_t)(end - p) : strlen(p);
-    PetscInt     c   = 0;
-    while (c < eq->ncomponent && !(strlen(eq->component[c].name) == len && !strncmp(eq->component[c].name, p, len) && eq->component[c].axis < e->m.dim)) c++;
+  for (const char *p = e->o->record, *item; OptionsListNext(&p, &item, &len);) {
+    PetscInt c = 0;
+    while (c < eq->ncomponent && !(strlen(eq->component[c].name) == len && !strncmp(eq->component[c].name, item, len) && eq->component[c].axis < e->m.dim)) c++;
     PetscCheck(c < eq->ncomponent, comm, PETSC_ERR_USER_INPUT, "-record %s: '%.*s' is not a component the %s equation records in %" PetscInt_FMT "D; expected names from %s, comma-separated",
-               e->o->record, (int)len, p, eq->name, e->m.dim, offered);
+               e->o->record, (int)len, item, eq->name, e->m.dim, offered);
     for (PetscInt k = 0; k < *n; k++) PetscCheck(comp[k] != c, comm, PETSC_ERR_USER_INPUT, "-record %s: %s is listed twice; expected each component once", e->o->record, eq->component[c].name);
     comp[(*n)++] = c;
-    if (!end) break;
-    p = end + 1;
   }
   PetscFunctionReturn(0);
 }
@@ -67,9 +64,11 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
     if (o->output_format == FORMAT_SEGY) PetscCall(SegyWriteGather(path, &e->geo, shot, o->segy_origin, t->nt, t->dt, all, o->overwrite));
     else {
       PetscCall(RsfWrite(path, &axes, all, o->overwrite));
-      /* the positions beside it, as a Madagascar flow keeps trace headers */
-      PetscCall(OutputCoordsPath(o->output_dir, shot, coords));
-      if (!component) PetscCall(GeometryWriteCoords(&e->geo, shot, coords, o->overwrite));
+      /* the positions beside the first component's, as a Madagascar flow keeps trace headers */
+      if (!component) {
+        PetscCall(OutputCoordsPath(o->output_dir, shot, coords));
+        PetscCall(GeometryWriteCoords(&e->geo, shot, coords, o->overwrite));
+      }
     }
     PetscCall(PetscFree(all));
   }

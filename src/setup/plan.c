@@ -110,7 +110,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
   const EquationGradientCost *c = &backend->eq->gradient_cost[g->dim > 2 ? 1 : 0];
-  const double                link = HostLinkCost[g->dim > 2 ? 1 : 0] / c->step;
+  const double                link = HostLinkCost[g->dim > 2 ? 1 : 0] / c->step, first_use = backend->memory->first_use[g->dim > 2] / c->step;
   Figures   mine = {0}, most;
   double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1, uses = 1;
   PetscBool fits[NMETHODS], device[NMETHODS];
@@ -175,15 +175,15 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
     /* the busiest rank's store over its share of the cells (the same on every rank) */
     if (backend->memory->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
-    cost[k] += backend->memory->first_use[g->dim > 2] / c->step * most.first_use[k] / uses;
+    cost[k] += first_use * most.first_use[k] / uses;
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], backend->eq->keeps[k + 1], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
-  if (backend->memory->first_use[g->dim > 2] > 0)
+  if (first_use > 0)
     PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
-                          backend->memory->first_use[g->dim > 2] / c->step, uses, uses == 1 ? "" : "s"));
+                          first_use, uses, uses == 1 ? "" : "s"));
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
   plan->method = (GradientMethod)(chosen + 1);
   backend->eq->store_shape(backend->ops, g, plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);

@@ -164,13 +164,17 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
   float          *keep = adjoint || !s->keep ? NULL : s->keep + (1 + a) * s->ncells + c;
 
   if (!m) return;
-  /* along axis 0 the stride as a literal 1: offsets, not pointers */
-  if (adjoint && !a) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], 1, f, s->bdt + c, s->v[a] + c, NULL, PETSC_TRUE, NULL, 0))
-  else if (adjoint) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, NULL, PETSC_TRUE, NULL, 0))
-  else if (!layer && !a) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], 1, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, NULL, 0))
-  else if (!layer) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, NULL, 0))
-  else if (a) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], st, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, &l, 0))
-  else VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], 1, f, s->bdt + c, s->v[a] + c, keep, PETSC_FALSE, &l, 1))
+  /* each a pass of its own, with literals for what varies: along axis 0
+     the stride 1 (offsets, not pointers) and the weights per cell; the
+     adjoint neither keeps nor has layers */
+#define VD_VELOCITY(ST, KEEP, ADJOINT, LAYER, LSTEP) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], ST, f, s->bdt + c, s->v[a] + c, KEEP, ADJOINT, LAYER, LSTEP))
+  if (adjoint && !a) VD_VELOCITY(1, NULL, PETSC_TRUE, NULL, 0)
+  else if (adjoint) VD_VELOCITY(st, NULL, PETSC_TRUE, NULL, 0)
+  else if (!layer && !a) VD_VELOCITY(1, keep, PETSC_FALSE, NULL, 0)
+  else if (!layer) VD_VELOCITY(st, keep, PETSC_FALSE, NULL, 0)
+  else if (a) VD_VELOCITY(st, keep, PETSC_FALSE, &l, 0)
+  else VD_VELOCITY(1, keep, PETSC_FALSE, &l, 1)
+#undef VD_VELOCITY
 }
 
 /* The pressure of cells [i0, i0 + m) of a row, as VelocityPiece. */
@@ -220,14 +224,17 @@ void VDPressure(VDState *s, const Box *b, PetscBool adjoint)
   });
 }
 
-/* The adjoint CPML memory m of cells [i0, i0 + m) of a row in a layer of
-   axis a, and the operand d of the derivative along it, from x: d = x -
-   ca (m - x), m = cb (m - x) (ca, cb per cell along axis 0, one value for
-   the row along the others).  Where a cell of the piece lies outside the
-   layer (ca = cb = 0) d = x but perhaps for the sign of a zero, which no
-   stencil's sum (from +0) can tell. */
-static void OperandLayer(PetscInt n, const float *restrict x, const float *restrict ca, const float *restrict cb, PetscInt bstep, float *restrict m, float *restrict d)
+/* The adjoint CPML memory m (l.psi) of n cells of a row in a layer, and
+   the operand d of the derivative along the layer's axis, from x: d = x -
+   a (m - x), m = b (m - x) (l's weights per cell where bstep is 1, one for
+   the row where 0).  Where a cell of the piece lies outside the layer (a =
+   b = 0) d = x but perhaps for the sign of a zero, which no stencil's sum
+   (from +0) can tell. */
+static void OperandLayer(PetscInt n, const float *restrict x, RowLayer l, PetscInt bstep, float *restrict d)
 {
+  const float *restrict ca = l.a, *restrict cb = l.b;
+  float *restrict       m = l.psi;
+
 #pragma GCC ivdep
   for (PetscInt i = 0; i < n; i++) {
     const float e = m[i] - x[i];
@@ -255,15 +262,13 @@ void VDAdjointOperands(VDState *s, PetscInt stage)
     if (stage == 0) ImageSum(n, s->p + row, s->keep + row, s->image_k + row);
     for (PetscInt a = 0; a < s->dim; a++) {
       const float *const x = (stage ? s->v[a] : s->p) + row;
-      const float *const wa = stage ? s->ha[a] : s->pa[a], *const wb = stage ? s->hb[a] : s->pb[a];
-      const PetscInt     bstep = a ? 0 : 1;
-      float *const       m = (stage ? s->psi_p[a] : s->psi_v[a]) + row, *const d = s->d[a] + row;
+      float *const       d = s->d[a] + row;
       PetscInt           cut[2];
       if (stage) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
       PlainCut(s, stage, 1u << a, q, n, cut);
       PetscArraycpy(d + cut[0], x + cut[0], cut[1] - cut[0]);
-      OperandLayer(cut[0], x, wa + q[a], wb + q[a], bstep, m, d);
-      OperandLayer(n - cut[1], x + cut[1], wa + q[a] + bstep * cut[1], wb + q[a] + bstep * cut[1], bstep, m + cut[1], d + cut[1]);
+      OperandLayer(cut[0], x, LayerOf(s, stage, a, row, q, 0), a ? 0 : 1, d);
+      OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, row, q, cut[1]), a ? 0 : 1, d + cut[1]);
     }
   });
 }
