@@ -67,7 +67,8 @@ PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store)
 PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n)
 {
   PetscFunctionBeginUser;
-  PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
+  if (s->method == GRADIENT_BOUNDARY) PetscCall(VDReconstructionRead(s, store, n));
+  else PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
   PetscFunctionReturn(0);
 }
 
@@ -75,20 +76,35 @@ PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n)
    0 (its adjoint is 0), and the source's injection reads the adjoint
    pressure at its cells, times dt, for dJ/dK there (at_src).  A node past
    a surface (the last node of an axis ending on one, side 1) is a mirror
-   in the forward run: the adjoint velocity there counts for nothing. */
+   in the forward run: the adjoint velocity there counts for nothing.
+   The boundary method's fields follow the forward run's order backwards:
+   p^(n+1) loses step n's injection before stage 0 runs p back (from v,
+   mirrored as the forward stage 1 had it); v runs back in stage 1 from
+   p^n, its band put back, zeroed and mirrored on free surfaces as the
+   forward step began. */
 PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points)
 {
   PetscFunctionBeginUser;
   if (stage == 0) {
     const PointMap *src = points->src;
-    VDZeroSurface(s);
+    VDZeroSurface(s, NULL);
     for (PetscInt i = 0; i < src->nrows; i++) points->at_src[i] = (float)((double)s->p[src->cell[i]] * s->dt / s->kdt[src->cell[i]]);
     VDAdjointOperands(s, 0);
     VDMirrorCentres(s, s->d);
+    if (s->method == GRADIENT_BOUNDARY) {
+      VDReconstructionUnsource(s, points);
+      VDMirrorNodes(s, s->rec.v);
+    }
   } else {
     VD_EACH_SURFACE_ROW(s, if (side) s->v[a][row + (n - 1) * st] = 0);
     VDAdjointOperands(s, 1);
     VDMirrorNodes(s, s->d);
+    if (s->method == GRADIENT_BOUNDARY) {
+      float *const p[3] = {s->rec.p, s->rec.p, s->rec.p};
+      VDReconstructionRestore(s, PETSC_TRUE);
+      VDZeroSurface(s, s->rec.p);
+      VDMirrorCentres(s, p);
+    }
   }
   PetscFunctionReturn(0);
 }
@@ -100,7 +116,10 @@ PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, co
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < reach->nrows; i++) s->p[reach->cell[i]] += s->kdt[reach->cell[i]] * (float)PointMapRowSum(reach, i, points->residual, NULL);
-  PetscCall(WavefieldStoreReadEnd(store, n));
+  if (s->method == GRADIENT_BOUNDARY) {
+    VDReconstructionRestore(s, PETSC_FALSE);
+    PetscCall(VDReconstructionDone(s, store, n));
+  } else PetscCall(WavefieldStoreReadEnd(store, n));
   s->keep = NULL;
   PetscFunctionReturn(0);
 }

@@ -60,15 +60,25 @@ typedef struct {
    face's dt / rho). */
 VD_INLINE float VelocityUpdate(float v, float B, float g, PetscBool adjoint) { return adjoint ? v + B * g : v - B * g; }
 
+/* What a pass does with the term it forms besides the update (each a
+   literal NULL where not wanted): keep[i] = t (the store's row), img[i] +=
+   x[i] t (the boundary method's image). */
+typedef struct {
+  float *keep, *img;
+  const float *x;
+} RowTerm;
+
 /* One pass of the velocity along st over n cells: g = D+ f (with its CPML
    memory where layer is given, a literal NULL elsewhere; its weights per
-   cell where lstep is 1, one for the row where 0), kept in keep (NULL:
-   not kept), v updated.  No cell's update reads another's: without
-   ivdep GCC checks the pointers at run time and, unable to prove them
-   apart, runs scalar code. */
+   cell where lstep is 1, one for the row where 0), taken by term, v
+   updated.  No cell's update reads another's: without ivdep GCC checks
+   the pointers at run time and, unable to prove them apart, runs scalar
+   code. */
 VD_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict c, ptrdiff_t st, const float *restrict f, const float *restrict bdt, float *restrict v,
-                            float *restrict keep, PetscBool adjoint, const RowLayer *layer, PetscInt lstep)
+                            RowTerm term, PetscBool adjoint, const RowLayer *layer, PetscInt lstep)
 {
+  float *restrict keep = term.keep, *restrict img = term.img;
+  const float *restrict x = term.x;
   float w[FWI_MAX_RADIUS + 1]; /* a copy the stores cannot alias */
   for (PetscInt m = 1; m <= R; m++) w[m] = c[m];
 #pragma GCC ivdep
@@ -76,16 +86,19 @@ VD_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict c, ptr
     float g = Stencil(f + i, st, 1, w, R);
     if (layer) g = Cpml(g, layer->a[i * lstep], layer->b[i * lstep], &layer->psi[i]);
     if (keep) keep[i] = g;
+    if (img) img[i] += x[i] * g;
     v[i] = VelocityUpdate(v[i], VDFaceBuoyancy(bdt, i, st), g, adjoint);
   }
 }
 
 /* One pass of the pressure over n cells: h = sum_a D-_a f[a] (with every
-   axis's CPML memory where layer is given, a literal NULL elsewhere), kept
-   in keep (NULL: not kept), forward p -= kdt h, adjoint p += kdt h. */
+   axis's CPML memory where layer is given, a literal NULL elsewhere),
+   taken by term, forward p -= kdt h, adjoint p += kdt h. */
 VD_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const float c[3][FWI_MAX_RADIUS + 1], const ptrdiff_t st[3], const float *const f[3],
-                            const float *restrict kdt, float *restrict p, float *restrict keep, PetscBool adjoint, const RowLayer *layer)
+                            const float *restrict kdt, float *restrict p, RowTerm term, PetscBool adjoint, const RowLayer *layer)
 {
+  float *restrict keep = term.keep, *restrict img = term.img;
+  const float *restrict x = term.x;
   float w[3][FWI_MAX_RADIUS + 1]; /* a copy the stores cannot alias */
   for (PetscInt a = 0; a < dim; a++)
     for (PetscInt m = 1; m <= R; m++) w[a][m] = c[a][m];
@@ -98,6 +111,7 @@ VD_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const float c[
       h = a ? h + t : t; /* = 0 + t: a sum from 0 is never -0 */
     }
     if (keep) keep[i] = h;
+    if (img) img[i] += x[i] * h;
     p[i] = adjoint ? p[i] + kdt[i] * h : p[i] - kdt[i] * h;
   }
 }
@@ -167,7 +181,8 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
   /* each a pass of its own, with literals for what varies: along axis 0
      the stride 1 (offsets, not pointers) and the weights per cell; the
      adjoint neither keeps nor has layers */
-#define VD_VELOCITY(ST, KEEP, ADJOINT, LAYER, LSTEP) VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], ST, f, s->bdt + c, s->v[a] + c, KEEP, ADJOINT, LAYER, LSTEP))
+#define VD_VELOCITY(ST, KEEP, ADJOINT, LAYER, LSTEP) \
+  VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], ST, f, s->bdt + c, s->v[a] + c, (RowTerm){KEEP, NULL, NULL}, ADJOINT, LAYER, LSTEP))
   if (adjoint && !a) VD_VELOCITY(1, NULL, PETSC_TRUE, NULL, 0)
   else if (adjoint) VD_VELOCITY(st, NULL, PETSC_TRUE, NULL, 0)
   else if (!layer && !a) VD_VELOCITY(1, keep, PETSC_FALSE, NULL, 0)
@@ -191,8 +206,8 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
     l[a] = LayerOf(s, 0, a, row, q, i0);
   }
   VD_DIM_ADJOINT(s->dim, adjoint, {
-    if (A_ || !layer) VD_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, keep, A_, NULL))
-    else VD_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, keep, A_, l))
+    if (A_ || !layer) VD_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL}, A_, NULL))
+    else VD_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL}, A_, l))
   });
 }
 
@@ -252,23 +267,67 @@ static void ImageSum(PetscInt n, const float *restrict x, const float *restrict 
 
 /* Stage 0 at the centres (x: u, the CPML memory psi_v, the image of K from
    the stored divergence), stage 1 on the nodes (x: w_a, psi_p, the image
-   of each face's buoyancy from the stored gradient): d = x outside the
+   of each face's buoyancy from the stored gradient; the boundary method
+   stores none, and images as it runs the fields back): d = x outside the
    layers of a, and in them d = x - a (m - x), m = b (m - x). */
 void VDAdjointOperands(VDState *s, PetscInt stage)
 {
   const Box all = {{0, 0, 0}, {s->grid->size[0], s->grid->size[1], s->grid->size[2]}, 0};
 
   VD_EACH_ROW(s, &all, {
-    if (stage == 0) ImageSum(n, s->p + row, s->keep + row, s->image_k + row);
+    if (stage == 0 && s->keep) ImageSum(n, s->p + row, s->keep + row, s->image_k + row);
     for (PetscInt a = 0; a < s->dim; a++) {
       const float *const x = (stage ? s->v[a] : s->p) + row;
       float *const       d = s->d[a] + row;
       PetscInt           cut[2];
-      if (stage) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
+      if (stage && s->keep) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
       PlainCut(s, stage, 1u << a, q, n, cut);
       PetscArraycpy(d + cut[0], x + cut[0], cut[1] - cut[0]);
       OperandLayer(cut[0], x, LayerOf(s, stage, a, row, q, 0), a ? 0 : 1, d);
       OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, row, q, cut[1]), a ? 0 : 1, d + cut[1]);
     }
   });
+}
+
+/* The cells of box b within core, in out; false where there are none. */
+static PetscBool BoxWithin(const Box *b, const Box *core, Box *out)
+{
+  for (PetscInt a = 0; a < 3; a++) {
+    out->lo[a] = PetscMax(b->lo[a], core->lo[a]);
+    out->hi[a] = PetscMin(b->hi[a], core->hi[a]);
+    if (out->hi[a] <= out->lo[a]) return PETSC_FALSE;
+  }
+  out->layer_axes = 0;
+  return PETSC_TRUE;
+}
+
+/* The forward scheme's passes with the adjoint's sign, on the fields run
+   backwards, each imaging its term with the adjoint field (u = K dt p~ at
+   the centres, w_a = B_a v~_a on the nodes), which the stage leaves as it
+   is. */
+void VDReconstructPressure(VDState *s, const Box *box)
+{
+  Box b;
+
+  if (!BoxWithin(box, &s->rec.pcore, &b)) return;
+  VD_EACH_ROW(s, &b, {
+    const float *f[3] = {NULL, NULL, NULL};
+    for (PetscInt a = 0; a < s->dim; a++) f[a] = s->rec.v[a] + row;
+    VD_DIM_ADJOINT(s->dim, PETSC_TRUE,
+                   VD_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row}, A_, NULL)));
+  });
+}
+
+void VDReconstructVelocity(VDState *s, const Box *box)
+{
+  for (PetscInt a = 0; a < s->dim; a++) {
+    const ptrdiff_t st = s->stride[a];
+    Box             b;
+    if (!BoxWithin(box, &s->rec.vcore[a], &b)) continue;
+    VD_EACH_ROW(s, &b, {
+      const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row};
+      if (a) VD_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], st, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
+      else VD_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], 1, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
+    });
+  }
 }

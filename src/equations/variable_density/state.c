@@ -107,6 +107,7 @@ static PetscErrorCode Destroy(EquationState **state)
   for (PetscInt a = 0; a < s->dim; a++) PetscCall(PetscFree4(s->pa[a], s->pb[a], s->ha[a], s->hb[a]));
   PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
   PetscCall(VDAdjointFree(s));
+  PetscCall(VDReconstructionDestroy(s));
   PetscCall(PetscFree(s));
   *state = NULL;
   PetscFunctionReturn(0);
@@ -173,16 +174,26 @@ static float *FieldData(const EquationState *state, PetscInt k, PetscInt a, Pets
   case VD_IX:
   case VD_IY:
     return k - VD_IZ < s->dim ? s->image_b[k - VD_IZ] : NULL;
+  case VD_FP:
+    return s->rec.p;
+  case VD_FVZ:
+  case VD_FVX:
+  case VD_FVY:
+    return k - VD_FVZ < s->dim ? s->rec.v[k - VD_FVZ] : NULL;
   }
   return NULL;
 }
 
 static PetscBool SplitBoxes(const EquationState *s, PetscBool adjoint) { return PETSC_FALSE; }
 
-static PetscErrorCode SetMethod(EquationState *s, GradientMethod m)
+static PetscErrorCode SetMethod(EquationState *state, GradientMethod m)
 {
+  VDState *s = VDStateOf(state);
+
   PetscFunctionBeginUser;
-  PetscCheck(m == GRADIENT_FULL, PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation's gradient keeps every step (full); gradient method %s is not offered", GradientMethods[m]);
+  PetscCheck(m == GRADIENT_FULL || m == GRADIENT_BOUNDARY, PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation's gradient methods are full and boundary, not %s", GradientMethods[m]);
+  s->method = m;
+  PetscCall(VDReconstructionSetUp(s, m));
   PetscFunctionReturn(0);
 }
 
@@ -192,6 +203,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
 
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointRunBegin(s, store));
+  if (adjoint && s->method == GRADIENT_BOUNDARY) VDReconstructionStart(s);
 #define VD_ZERO(x) PetscCall(PetscArrayzero((x), s->ncells))
   VD_ZERO(s->p);
   for (PetscInt a = 0; a < s->dim; a++) {
@@ -205,14 +217,16 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
 
 static PetscErrorCode RunEnd(EquationState *s, PetscBool adjoint, WavefieldStore store) { return 0; }
 
-/* Forward step n writes its terms into the store's slot n; reverse step n
-   reads them. */
+/* Forward step n writes its terms into the store's slot n (the boundary
+   method: the band of the fields it starts from); reverse step n reads
+   them. */
 static PetscErrorCode StepBegin(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, PetscInt nsteps)
 {
   VDState *s = VDStateOf(state);
 
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointStepBegin(s, store, n));
+  else if (store && s->method == GRADIENT_BOUNDARY) PetscCall(VDReconstructionSave(s, store, n));
   else if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &s->keep));
   PetscFunctionReturn(0);
 }
@@ -225,7 +239,7 @@ static PetscErrorCode StepBegin(EquationState *state, PetscBool adjoint, Wavefie
    (side 1, from the node past the surface, n - 1: every node beyond the
    surface is a mirror, on both sides, which makes the adjoint's mirrors
    those of the forward). */
-void VDZeroSurface(VDState *s) { VD_EACH_SURFACE_ROW(s, s->p[row + (side ? (n - 1) * st : 0)] = 0); }
+void VDZeroSurface(VDState *s, float *p) { VD_EACH_SURFACE_ROW(s, (p ? p : s->p)[row + (side ? (n - 1) * st : 0)] = 0); }
 
 void VDMirrorCentres(VDState *s, float *const f[3])
 {
@@ -261,11 +275,14 @@ static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool
 
 static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool adjoint, const Box *box)
 {
-  VDState *s = VDStateOf(state);
+  VDState        *s    = VDStateOf(state);
+  const PetscBool back = adjoint && s->method == GRADIENT_BOUNDARY;
 
   PetscFunctionBeginUser;
   if (stage == 0) VDVelocity(s, box, adjoint);
   else VDPressure(s, box, adjoint);
+  if (back && stage == 0) VDReconstructPressure(s, box);
+  if (back && stage == 1) VDReconstructVelocity(s, box);
   PetscFunctionReturn(0);
 }
 
@@ -283,8 +300,8 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   if (adjoint) PetscCall(VDAdjointStepEnd(s, store, n, points));
   else {
     for (PetscInt i = 0; i < src->nrows; i++) s->p[src->cell[i]] += s->kdt[src->cell[i]] * (float)PointMapRowSum(src, i, points->wav, NULL);
-    VDZeroSurface(s);
-    if (store) PetscCall(WavefieldStoreWriteEnd(store, n));
+    VDZeroSurface(s, NULL);
+    if (s->keep) PetscCall(WavefieldStoreWriteEnd(store, n));
     s->keep = NULL;
   }
   PetscFunctionReturn(0);

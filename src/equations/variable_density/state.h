@@ -10,7 +10,28 @@
 /* Its fields, in the order of the Equation table (variable_density.c):
    the forward's, then the adjoint's operands of the derivatives along each
    axis and its images on the velocity nodes. */
-enum { VD_P, VD_VZ, VD_VX, VD_VY, VD_BDT, VD_DZ, VD_DX, VD_DY, VD_IZ, VD_IX, VD_IY, VD_NFIELD };
+enum { VD_P, VD_VZ, VD_VX, VD_VY, VD_BDT, VD_DZ, VD_DX, VD_DY, VD_IZ, VD_IX, VD_IY, VD_FP, VD_FVZ, VD_FVX, VD_FVY, VD_NFIELD };
+
+/* A box of one field the boundary method saves each step: field 0 the
+   pressure, 1 + a the velocity along axis a. */
+typedef struct {
+  PetscInt field;
+  Box      box;
+} VDBand;
+
+/* The boundary method (reconstruct.c): the forward run saves, each step,
+   the band of p and v that the core's stencils read beyond the core; the
+   adjoint runs the forward fields backwards in the core beside the
+   adjoint fields, the band put back each step.  Owned coordinates: p is
+   run back at the centres of pcore, v_a at the nodes of vcore[a]. */
+typedef struct {
+  Box      pcore, vcore[3];
+  PetscInt nband;
+  VDBand   band[4 * 3];
+  size_t   floats;      /* the band's floats, a step */
+  float   *p, *v[3];    /* the forward fields, run backwards */
+  float   *saved;       /* the store's slot of the reverse step being run */
+} VDReconstruction;
 
 typedef struct {
   const Grid       *grid;
@@ -40,6 +61,8 @@ typedef struct {
      of axis a), image the image handed out. */
   float            *keep;
   float            *d[3], *image_k, *image_b[3], *image;
+  GradientMethod    method;
+  VDReconstruction  rec;
 } VDState;
 
 static inline VDState *VDStateOf(EquationState *s) { return (VDState *)s; }
@@ -61,6 +84,12 @@ void VDStaggeredWeights(PetscInt radius, double c[]);
 void VDVelocity(VDState *s, const Box *b, PetscBool adjoint);
 void VDPressure(VDState *s, const Box *b, PetscBool adjoint);
 void VDAdjointOperands(VDState *s, PetscInt stage);
+/* The boundary method's steps over box b's cells in its core: stage 0
+   runs p back, rec.p += K dt sum_a D-_a rec.v_a, imaging K with the
+   adjoint pressure; stage 1 runs v back, rec.v_a += B_a D+_a rec.p,
+   imaging each face's buoyancy with the adjoint velocity. */
+void VDReconstructPressure(VDState *s, const Box *b);
+void VDReconstructVelocity(VDState *s, const Box *b);
 
 /* The adjoint's parts of the scheme's hooks (adjoint.c). */
 PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store);
@@ -70,12 +99,31 @@ PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, co
 PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded);
 PetscErrorCode VDAdjointFree(VDState *s);
 
+/* The boundary method (reconstruct.c).  Geometry: its cores and band on
+   g's block.  SetUp allocates the fields run backwards (Destroy frees
+   them); Save writes the band of p^n and v^(n-1/2) to the store's slot
+   n; Start takes the forward run's last fields as those to run back (the
+   adjoint's own are zeroed after); the rest are reverse step n's parts:
+   Read/Done open and close slot n, Unsource takes step n's injection out
+   of p^(n+1), Restore puts the band of the pressure or of the velocities
+   back. */
+void           VDReconstructionGeometry(const Grid *g, VDReconstruction *rec);
+PetscErrorCode VDReconstructionSetUp(VDState *s, GradientMethod m);
+PetscErrorCode VDReconstructionDestroy(VDState *s);
+PetscErrorCode VDReconstructionSave(VDState *s, WavefieldStore store, PetscInt n);
+void           VDReconstructionStart(VDState *s);
+PetscErrorCode VDReconstructionRead(VDState *s, WavefieldStore store, PetscInt n);
+PetscErrorCode VDReconstructionDone(VDState *s, WavefieldStore store, PetscInt n);
+void           VDReconstructionUnsource(VDState *s, const EquationStepPoints *points);
+void           VDReconstructionRestore(VDState *s, PetscBool pressure);
+
 /* dt / rho on the face between cell c and cell c + st (the node of c along
    the axis of stride st): the mean of the two cells' (docs/numerics.md). */
 static inline float VDFaceBuoyancy(const float *bdt, ptrdiff_t c, ptrdiff_t st) { return 0.5f * (bdt[c] + bdt[c + st]); }
 
-/* p = 0 on every free surface's cell centres (state.c). */
-void VDZeroSurface(VDState *s);
+/* p = 0 on every free surface's cell centres (state.c); p NULL: the
+   state's own. */
+void VDZeroSurface(VDState *s, float *p);
 
 /* The free surface's mirrors (state.c): the ghosts across each free face
    of f (NULL: the state's own p, v[a]) at the centres, odd about the

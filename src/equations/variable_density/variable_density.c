@@ -25,15 +25,21 @@ static const EquationField fields[] = {
   [VD_IZ]  = {"iz", "adjoint: the image of the buoyancy on the z faces", EQUATION_FIELD_BOX},
   [VD_IX]  = {"ix", "adjoint: the image of the buoyancy on the x faces", EQUATION_FIELD_BOX},
   [VD_IY]  = {"iy", "adjoint: the image of the buoyancy on the y faces", EQUATION_FIELD_BOX},
+  [VD_FP]  = {"fp", "boundary method: the forward pressure, run backwards", EQUATION_FIELD_BOX},
+  [VD_FVZ] = {"fvz", "boundary method: the forward velocity along z, run backwards", EQUATION_FIELD_BOX},
+  [VD_FVX] = {"fvx", "boundary method: the forward velocity along x, run backwards", EQUATION_FIELD_BOX},
+  [VD_FVY] = {"fvy", "boundary method: the forward velocity along y, run backwards", EQUATION_FIELD_BOX},
 };
 
 /* Velocities read the pressure across faces, the pressure the velocities;
    in the adjoint (adjoint.c) stage 0 undoes the pressure stage, updating
    the velocities, and stage 1 the velocity stage, each from the operands
-   its derivatives read. */
+   its derivatives read; the boundary method's forward fields run back
+   beside them, the pressure from the velocities in stage 0, the
+   velocities from the pressure in stage 1 (reconstruct.c). */
 static const EquationStage stages[] = {
-  {"velocity", 1, {VD_P}, 3, {VD_DZ, VD_DX, VD_DY}},
-  {"pressure", 3, {VD_VZ, VD_VX, VD_VY}, 3, {VD_DZ, VD_DX, VD_DY}},
+  {"velocity", 1, {VD_P}, 6, {VD_DZ, VD_DX, VD_DY, VD_FVZ, VD_FVX, VD_FVY}},
+  {"pressure", 3, {VD_VZ, VD_VX, VD_VY}, 4, {VD_DZ, VD_DX, VD_DY, VD_FP}},
 };
 
 /* Velocities are recorded at their nodes, half a step of time before the
@@ -85,23 +91,29 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   *layers = 2.0 * g->dim * cells * sizeof(float);
 }
 
-/* Full storage: the divergence and each axis's pressure gradient of every
-   step, over the padded box. */
+/* Every step: full storage, the divergence and each axis's pressure
+   gradient over the padded box; the boundary method, the band of p and v
+   beside the core (reconstruct.c). */
 static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
 {
   PetscInt padded[3];
 
-  *n      = (1 + g->dim) * GridPaddedCells(g, padded);
+  if (m == GRADIENT_BOUNDARY) {
+    VDReconstruction rec;
+    VDReconstructionGeometry(g, &rec);
+    *n = rec.floats;
+  } else *n = (1 + g->dim) * GridPaddedCells(g, padded);
   *nsteps = steps;
   *live   = (WavefieldLive){0, 0, 0};
 }
 
-/* The adjoint's operands and images, and the image handed out. */
+/* The adjoint's operands and images, and the image handed out; the
+   boundary method's forward fields run backwards besides. */
 static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m)
 {
   PetscInt padded[3];
 
-  return (2.0 + 2.0 * g->dim) * GridPaddedCells(g, padded) * sizeof(float);
+  return (2.0 + 2.0 * g->dim + (m == GRADIENT_BOUNDARY ? 1.0 + g->dim : 0)) * GridPaddedCells(g, padded) * sizeof(float);
 }
 
 /* From dJ/dK and dJ/db (K = rho vp^2, b = 1 / rho) to dJ/dvp and dJ/drho. */
@@ -140,7 +152,7 @@ const Equation EquationVariableDensity = {
   .cell_floats          = 9, /* 2D: p, vz, vx, K dt, dt / rho, four CPML memories */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
-  .keeps                = {[GRADIENT_FULL] = "every step's divergence and pressure gradient"},
+  .keeps                = {[GRADIENT_FULL] = "every step's divergence and pressure gradient", [GRADIENT_BOUNDARY] = "the band of p and v beside the layers, every step"},
   /* scripts/bench-gradient (PHYSICS=variable_density, 1 rank x 2 threads,
      order 8, 20 layer cells, 2026-12-01 on the Intel Xeon): adjoint steps
      1.70 and 1.69 forward steps in 2D 512^2 and 1024^2 (layer cells 14%

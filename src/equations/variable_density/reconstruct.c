@@ -1,0 +1,158 @@
+/* The variable-density equation's boundary gradient method (state.h):
+   the CPML cannot be run backwards (its memories damp), but the core can.
+   A reverse step n runs, in the core and beside the adjoint's stages,
+
+     stage 0:  p^n       = p^(n+1) - (step n's injection) + K dt sum_a D-_a v_a^(n+1/2)
+     stage 1:  v^(n-1/2) = v^(n+1/2) + B_a D+_a p^n
+
+   which is the forward step read backwards.  What the core's stencils
+   read beyond it, the forward run saved: along each axis with a layer on
+   a side, the R - 1 centres of p and the R nodes of v_a beyond the core's
+   face there (over the core's extent on the other axes), put back after
+   each stage.  The images take the terms as they are formed, in the core
+   alone: the layer cells take no gradient, as with the constant-density
+   equation's boundary method (docs/numerics.md). */
+#include "equations/variable_density/state.h"
+#include "equations/store.h"
+#include "data/util.h"
+
+/* Along axis a (R the radius, L and H the owned indices where the core
+   begins and ends): p is run back at the centres [L, H), v_a at the nodes
+   [L, H - 1) (node i at i + 1/2: node H - 1 lies in the layer beyond, or
+   past a free surface, where it mirrors).  Those nodes read the centres
+   [L + 1 - R, H - 1 + R), the centres read the nodes [L - R, H - 1 + R). */
+void VDReconstructionGeometry(const Grid *g, VDReconstruction *rec)
+{
+  const PetscInt R = g->radius;
+  GridBlock      b;
+  PetscInt       core[3][2];
+
+  GridBlockOf(g, &b);
+  GridBlockCore(&b, core);
+  for (PetscInt a = 0; a < 3; a++) {
+    rec->pcore.lo[a] = core[a][0];
+    rec->pcore.hi[a] = core[a][1];
+  }
+  rec->pcore.layer_axes = 0;
+  rec->nband            = 0;
+  rec->floats           = 0;
+  for (PetscInt a = 0; a < g->dim; a++) {
+    const PetscInt L = b.layer_edge[a][0], H = b.layer_edge[a][1], n = g->size[a];
+    rec->vcore[a]       = rec->pcore;
+    rec->vcore[a].hi[a] = PetscMax(rec->vcore[a].lo[a], PetscMin(n, H - 1));
+    for (PetscInt side = 0; side < 2; side++) {
+      if (!b.layer[a][side]) continue; /* a free surface: the mirrors stand beyond it */
+      for (PetscInt field = 0; field < 2; field++) {
+        const PetscInt lo = side ? (field ? H - 1 : H) : (field ? L - R : L + 1 - R), hi = side ? H - 1 + R : L;
+        VDBand         band = {field ? 1 + a : 0, rec->pcore};
+        band.box.lo[a]      = PetscMax(0, lo);
+        band.box.hi[a]      = PetscMax(band.box.lo[a], PetscMin(n, hi));
+        if (!BoxCells(&band.box)) continue;
+        rec->band[rec->nband++] = band;
+        rec->floats += BoxCells(&band.box);
+      }
+    }
+  }
+}
+
+PetscErrorCode VDReconstructionDestroy(VDState *s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(s->backend->mem_free((void **)&s->rec.p));
+  for (PetscInt a = 0; a < s->dim; a++) PetscCall(s->backend->mem_free((void **)&s->rec.v[a]));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode VDReconstructionSetUp(VDState *s, GradientMethod m)
+{
+  const double bytes = s->ncells * sizeof(float);
+
+  PetscFunctionBeginUser;
+  PetscCall(VDReconstructionDestroy(s));
+  if (m != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
+  VDReconstructionGeometry(s->grid, &s->rec);
+  MemoryCall(s->backend->mem_alloc((void **)&s->rec.p, bytes), "the reconstructed forward fields", (1.0 + s->dim) * bytes);
+  for (PetscInt a = 0; a < s->dim; a++) MemoryCall(s->backend->mem_alloc((void **)&s->rec.v[a], bytes), "the reconstructed forward fields", (1.0 + s->dim) * bytes);
+  PetscFunctionReturn(0);
+}
+
+/* Copies the band of the fields f (f[0] p, f[1 + a] v_a) to buf (save), or
+   back from it where its field is the pressure (pressure) or a velocity
+   (not); buf holds every band, box by box, row by row. */
+static void BandCopy(const VDState *s, float *const f[4], PetscBool save, PetscBool pressure, float *buf)
+{
+  size_t at = 0;
+
+  for (PetscInt k = 0; k < s->rec.nband; k++) {
+    const VDBand  *band = &s->rec.band[k];
+    const Box     *b    = &band->box;
+    const PetscInt m    = b->hi[0] - b->lo[0];
+    const PetscBool copy = save || (band->field == 0) == pressure;
+    for (PetscInt z = b->lo[2]; z < b->hi[2]; z++)
+      for (PetscInt y = b->lo[1]; y < b->hi[1]; y++, at += m) {
+        const PetscInt q[3] = {b->lo[0], y, z};
+        float *const   x    = f[band->field] + GridPaddedIndex(s->grid, q);
+        if (!copy) continue;
+        if (save) PetscArraycpy(buf + at, x, m);
+        else PetscArraycpy(x, buf + at, m);
+      }
+  }
+}
+
+PetscErrorCode VDReconstructionSave(VDState *s, WavefieldStore store, PetscInt n)
+{
+  float *const f[4] = {s->p, s->v[0], s->v[1], s->v[2]};
+  float       *buf;
+
+  PetscFunctionBeginUser;
+  PetscCall(WavefieldStoreWriteBegin(store, n, &buf));
+  BandCopy(s, f, PETSC_TRUE, PETSC_FALSE, buf);
+  PetscCall(WavefieldStoreWriteEnd(store, n));
+  PetscFunctionReturn(0);
+}
+
+/* The forward run's last fields change hands instead of being copied:
+   p^N and v^(N-1/2) become those run backwards, the others the adjoint's,
+   zeroed next. */
+void VDReconstructionStart(VDState *s)
+{
+  float *t = s->rec.p;
+
+  s->rec.p = s->p;
+  s->p     = t;
+  for (PetscInt a = 0; a < s->dim; a++) {
+    t           = s->rec.v[a];
+    s->rec.v[a] = s->v[a];
+    s->v[a]     = t;
+  }
+}
+
+PetscErrorCode VDReconstructionRead(VDState *s, WavefieldStore store, PetscInt n)
+{
+  PetscFunctionBeginUser;
+  PetscCall(WavefieldStoreReadBegin(store, n, &s->rec.saved));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode VDReconstructionDone(VDState *s, WavefieldStore store, PetscInt n)
+{
+  PetscFunctionBeginUser;
+  PetscCall(WavefieldStoreReadEnd(store, n));
+  s->rec.saved = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* As the forward run added it (state.c), with the other sign. */
+void VDReconstructionUnsource(VDState *s, const EquationStepPoints *points)
+{
+  const PointMap *src = points->src;
+
+  for (PetscInt i = 0; i < src->nrows; i++) s->rec.p[src->cell[i]] -= s->kdt[src->cell[i]] * (float)PointMapRowSum(src, i, points->wav, NULL);
+}
+
+void VDReconstructionRestore(VDState *s, PetscBool pressure)
+{
+  float *const f[4] = {s->rec.p, s->rec.v[0], s->rec.v[1], s->rec.v[2]};
+
+  BandCopy(s, f, PETSC_FALSE, pressure, s->rec.saved);
+}
