@@ -161,8 +161,10 @@ const Equation EquationVariableDensity = {
      constant-density equation's per cell.  With them the planner expects
      6.2 and 4.4 forward runs where the processes took 4.7-4.9 and 3.5
      (the first use of the store's pages, modelled on fresh memory, was
-     cheaper there). */
-  .gradient_cost        = {{1.7, 1.7, 0, 1.7}, {1.25, 1.25, 0, 1.4}},
+     cheaper there).  The boundary method's adjoint steps took 0.25-0.9
+     (2D) and 0.1-0.5 (3D 96^3, 128^3) forward steps more per core cell
+     than full storage's over two runs of it: 0.7 and 0.4. */
+  .gradient_cost        = {{1.7, 1.7, 0.7, 1.7}, {1.25, 1.25, 0.4, 1.4}},
   .gradient             = Gradient,
   .kernels              = Kernels,
   .scheme               = &VariableDensityScheme,
