@@ -121,16 +121,21 @@ static PetscBool InRegion(Region r, const PetscInt x[3], PetscInt margin) { retu
 /* fn at global cell x, 0 outside region r (CORE: 1 cell from the layers). */
 static double Eval(double (*fn)(const PetscInt[3]), Region r, const PetscInt x[3]) { return InRegion(r, x, 1) ? fn(x) : 0; }
 
-/* out = base + scale fn (Eval) over g's owned cells, z fastest; base NULL: 0. */
-static void Fill(const Grid *g, double (*fn)(const PetscInt[3]), Region layers_only, double scale, const float *base, float *out)
-{
-  for (PetscInt k = 0; k < g->size[2]; k++)
-    for (PetscInt j = 0; j < g->size[1]; j++)
-      for (PetscInt i = 0; i < g->size[0]; i++) {
-        const PetscInt x[3] = {g->start[0] + i, g->start[1] + j, g->start[2] + k};
-        const size_t   c    = i + (size_t)g->size[0] * (j + (size_t)g->size[1] * k);
-        out[c]              = (float)((base ? base[c] : 0) + scale * Eval(fn, layers_only, x));
+/* Runs the statements given for every owned cell of grid g: x its global
+   extended index, c its index among the owned cells (z fastest). */
+#define EACH_OWNED_CELL(g, ...) \
+  for (PetscInt k = 0; k < (g)->size[2]; k++) \
+    for (PetscInt j = 0; j < (g)->size[1]; j++) \
+      for (PetscInt i = 0; i < (g)->size[0]; i++) { \
+        const PetscInt x[3] = {(g)->start[0] + i, (g)->start[1] + j, (g)->start[2] + k}; \
+        const size_t   c    = i + (size_t)(g)->size[0] * (j + (size_t)(g)->size[1] * k); \
+        __VA_ARGS__; \
       }
+
+/* out = base + scale fn (Eval) over g's owned cells, z fastest; base NULL: 0. */
+static void Fill(const Grid *g, double (*fn)(const PetscInt[3]), Region region, double scale, const float *base, float *out)
+{
+  EACH_OWNED_CELL(g, out[c] = (float)((base ? base[c] : 0) + scale * Eval(fn, region, x)));
 }
 
 /* One shot's propagator on comm with the process grid procs: the model
@@ -303,7 +308,7 @@ static PetscErrorCode Gradient(Run *r, GradientMethod m, double *J, double **gvp
 }
 
 /* One directional check: parameter `param` (0 vp, 1 rho) along dir (over
-   the layers alone with layers_only), with step h (the parameter's unit).
+   its region alone), with step h (the parameter's unit).
    The finite difference is Richardson's extrapolation of the central
    differences at h and 2h (their h^2 terms cancel); fd[0] that, fd[1] the
    plain one at h.  J's float rounding (a few 1e-7 of J, the traces being
@@ -347,12 +352,7 @@ static PetscErrorCode Dot(const Run *r, const double *grad, const Direction *dn,
   double      local = 0;
 
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < g->size[2]; k++)
-    for (PetscInt j = 0; j < g->size[1]; j++)
-      for (PetscInt i = 0; i < g->size[0]; i++) {
-        const PetscInt x[3] = {g->start[0] + i, g->start[1] + j, g->start[2] + k};
-        local += grad[i + (size_t)g->size[0] * (j + (size_t)g->size[1] * k)] * Eval(dn->dir, dn->region, x);
-      }
+  EACH_OWNED_CELL(g, local += grad[c] * Eval(dn->dir, dn->region, x));
   PetscCallMPI(MPI_Allreduce(&local, dot, 1, MPI_DOUBLE, MPI_SUM, r->comm));
   PetscFunctionReturn(0);
 }
@@ -458,18 +458,12 @@ static PetscErrorCode BoundaryAgainstFull(const Run *r, double *const f[2], doub
   PetscInt    count   = 0;
 
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < g->size[2]; k++)
-    for (PetscInt j = 0; j < g->size[1]; j++)
-      for (PetscInt i = 0; i < g->size[0]; i++) {
-        const PetscInt x[3] = {g->start[0] + i, g->start[1] + j, g->start[2] + k};
-        const size_t   c    = i + (size_t)g->size[0] * (j + (size_t)g->size[1] * k);
-        for (PetscInt q = 0; q < 2; q++) {
-          if (NearLayer(x, 0)) count += b[q][c] != 0;
-          if (!InRegion(CORE, x, 2)) continue;
-          sums[2 * q] += (b[q][c] - f[q][c]) * (b[q][c] - f[q][c]);
-          sums[2 * q + 1] += f[q][c] * f[q][c];
-        }
-      }
+  EACH_OWNED_CELL(g, for (PetscInt q = 0; q < 2; q++) {
+    if (NearLayer(x, 0)) count += b[q][c] != 0;
+    if (!InRegion(CORE, x, 2)) continue;
+    sums[2 * q] += (b[q][c] - f[q][c]) * (b[q][c] - f[q][c]);
+    sums[2 * q + 1] += f[q][c] * f[q][c];
+  });
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, r->comm));
   PetscCallMPI(MPI_Allreduce(&count, nonzero, 1, MPIU_INT, MPI_SUM, r->comm));
   *rel = PetscMax(PetscSqrtReal(sums[0] / sums[1]), PetscSqrtReal(sums[2] / sums[3]));
