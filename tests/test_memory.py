@@ -6,7 +6,8 @@
   that of a tiny run (MPI, PETSc and the program itself), lies within 1.0 to
   1.2 times the figure printed as "memory per rank ... host X" (measured
   1.06 to 1.13); that of a
-  gradient run with each method (-gradient_method full, boundary), and of
+  gradient run with each method (-gradient_method full, boundary), for
+  either physics (acoustic, variable_density), and of
   an inversion (one iteration, boundary, with the pseudo-Hessian: TAO's
   vectors dominate), within 0.9 to 1.1.
 - It refuses before any work, naming the need and the limit, and leaves no
@@ -95,11 +96,12 @@ def main():
         obs = scr.sub("obs")
         grad = ["-nx", 600, "-nz", 600, "-nt", 1000, "-nshots", 1] + small
         c.run(1, ["-mode", "forward"] + grad, obs)
-        for method in ("full", "boundary"):
-            out = check_estimate(f"gradient 600 x 600, 1000 samples, {method}",
-                                 ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method] + grad,
-                                 scr.sub(f"grad_{method}"), base, PLANNER_WITHIN)
-            c.check(f"gradient method: {method}" in out, f"the run does not say it uses -gradient_method {method}:\n{out}")
+        for physics in ([], ["-physics", "variable_density", "-rho", 2000]):
+            for method in ("full", "boundary"):
+                name = f"gradient 600 x 600, 1000 samples, {method}{', variable density' if physics else ''}"
+                out = check_estimate(name, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method] + grad + physics,
+                                     scr.sub(f"grad_{method}{len(physics)}"), base, PLANNER_WITHIN)
+                c.check(f"gradient method: {method}" in out, f"the run does not say it uses -gradient_method {method}:\n{out}")
         check_estimate("inversion 600 x 600, 1000 samples, one iteration, boundary, pseudo-Hessian",
                        ["-mode", "invert", "-observed_dir", obs, "-gradient_method", "boundary", "-precondition", "pseudo_hessian",
                         "-tao_max_it", 1] + grad, scr.sub("inv"), base, PLANNER_WITHIN)

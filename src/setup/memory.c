@@ -240,6 +240,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   const Layout   *l        = r->l;
   const double    nt = (double)r->nt, fl = sizeof(float);
   const double    copies = r->backend && r->backend->memory->host_memory ? 0 : 1; /* 1 where backend memory is downloaded to be read (device backends) */
+  const double    np     = (double)r->backend->eq->nparameter;
   double          nrec_max = 0, observed = 0;
   RankShare       s;
 
@@ -251,13 +252,16 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
     nrec_max = PetscMax(nrec_max, nrec);
     observed += 2 * nrec * nt * fl; /* as read, and low-passed for the band */
   }
-  /* PETSc's DMDA maps (two indices a ghosted cell), the model as read, kept
-     and staged; the gradient's exact sum over shots and its value on the
-     extended cells, a shot's image (downloaded), the value on the user cells,
-     and the PetscSF folding the one onto the other (its graph and per-rank
-     index lists: five indices a leaf, measured) */
-  bytes[MEM_GRID] = s.padded * (2 * sizeof(PetscInt) + fl) + 2 * fl * s.owned +
-                    (gradient ? s.owned * (sizeof(ExactSum) + fl + 2 * sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded + s.user * (fl + sizeof(double)) : 0);
+  /* PETSc's DMDA maps (two indices a ghosted cell), each parameter's model
+     as read, kept and staged; the gradient's exact sum over shots and its
+     value on the extended cells (each parameter's), a shot's image
+     (downloaded), the value on the user cells (each parameter's), and the
+     PetscSF folding the one onto the other (its graph and per-rank index
+     lists: five indices a leaf, measured) */
+  bytes[MEM_GRID] = s.padded * (2 * sizeof(PetscInt) + fl) + 2 * fl * s.owned * np +
+                    (gradient ? s.owned * (np * (sizeof(ExactSum) + sizeof(double)) + fl + sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded +
+                                  s.user * (fl + np * sizeof(double))
+                              : 0);
   bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? r->backend->eq->nparameter * fl * s.padded : 0);
   bytes[MEM_LAYERS] = s.layers;
   /* this rank's receivers at the recording rate, per component recorded,
