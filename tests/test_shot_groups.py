@@ -3,7 +3,8 @@
 every shot's gather is bit-for-bit the same, and equal to a 1-rank run; the
 gradient and the misfit of those shots, 2D and 3D, are bit-for-bit those of
 a 1-rank run too (the groups' sums are exact, so their order and grouping
-do not matter)."""
+do not matter); so are the variable-density equation's gradients (dJ/dvp
+and dJ/drho, each gradient method) in 2D."""
 import os
 import re
 
@@ -51,8 +52,11 @@ def main():
 
         # gradients in a smoother, slower model against the gathers above
         start = c.write_model(scr.sub("start.rsf"), (0.97 * c.smooth_random_model((nx, nz), seed=3, sigma=8.0)), DX)
-        gradients_bitwise(scr, "2D", ["-mode", "gradient", "-vp", start, "-geometry", geo, "-f0", 12, "-dt", 0.002,
-                                      "-nt", 200, "-vp_max", 3400, "-observed_dir", ref])
+        grad2 = ["-mode", "gradient", "-vp", start, "-geometry", geo, "-f0", 12, "-dt", 0.002, "-nt", 200, "-vp_max", 3400, "-observed_dir", ref]
+        gradients_bitwise(scr, "2D", grad2)
+        rho = c.write_model(scr.sub("rho.rsf"), (1800 + 300 * c.smooth_random_model((nx, nz), seed=7) / 3000).astype(np.float32), DX)
+        for method in ("full", "boundary"):
+            gradients_bitwise(scr, f"2D variable density, {method}", grad2 + ["-physics", "variable_density", "-rho", rho, "-gradient_method", method])
         true3 = c.write_model(scr.sub("true3.rsf"), c.smooth_random_model((14, 18, 16), seed=5), DX)
         start3 = c.write_model(scr.sub("start3.rsf"), c.smooth_random_model((14, 18, 16), seed=5, sigma=8.0), DX)
         acq3 = ["-nshots", 4, "-nrec", 9, "-f0", 15, "-dt", 0.002, "-nt", 120, "-pml_width", 6, "-vp_max", 3400]
@@ -68,22 +72,27 @@ def misfit_of(out):
 
 
 def gradients_bitwise(scr, tag, args):
-    """gradient.rsf and the misfit with -shot_groups 1, 2, 4 on 4 ranks, bit
-    for bit those of 1 rank."""
-    ref = scr.sub(f"grad{tag}_1rank")
+    """Every gradient file (gradient.rsf, and gradient_rho.rsf where the
+    physics has a density) and the misfit with -shot_groups 1, 2, 4 on 4
+    ranks, bit for bit those of 1 rank."""
+    ref = scr.sub(f"grad{tag}_1rank".replace(" ", "_").replace(",", ""))
     J1 = misfit_of(c.run(1, args, ref))
-    g1 = c.read_rsf(os.path.join(ref, "gradient.rsf"))[0]
-    c.check(np.all(np.isfinite(g1)) and np.abs(g1).max() > 0, f"{tag}: 1-rank gradient zero or not finite")
+    names = sorted(f for f in os.listdir(ref) if f.startswith("gradient") and f.endswith(".rsf"))
+    for name in names:
+        g1 = c.read_rsf(os.path.join(ref, name))[0]
+        c.check(np.all(np.isfinite(g1)) and np.abs(g1).max() > 0, f"{tag}: 1-rank {name} zero or not finite")
     for G in (1, 2, 4):
-        d = scr.sub(f"grad{tag}_g{G}")
+        d = scr.sub(f"grad{tag}_g{G}".replace(" ", "_").replace(",", ""))
         J = misfit_of(c.run(4, args + ["-shot_groups", G], d))
-        g = c.read_rsf(os.path.join(d, "gradient.rsf"))[0]
-        differ = int(np.count_nonzero(g.view(np.uint32) != g1.view(np.uint32)))
-        print(f"  {tag} gradient, 4 ranks, -shot_groups {G}: misfit {J} (1 rank {J1}), "
-              f"{differ} of {g.size} cells differ from 1 rank", flush=True)
         c.check(J == J1, f"{tag} -shot_groups {G}: misfit {J}, 1 rank {J1}: expected bit for bit")
-        c.check(differ == 0, f"{tag} -shot_groups {G}: {differ} of {g.size} gradient cells differ from the 1-rank "
-                             f"run (max |diff| {np.abs(g.astype(float) - g1).max():.3e}): expected bit for bit")
+        for name in names:
+            g1 = c.read_rsf(os.path.join(ref, name))[0]
+            g = c.read_rsf(os.path.join(d, name))[0]
+            differ = int(np.count_nonzero(g.view(np.uint32) != g1.view(np.uint32)))
+            print(f"  {tag} {name}, 4 ranks, -shot_groups {G}: misfit {J} (1 rank {J1}), "
+                  f"{differ} of {g.size} cells differ from 1 rank", flush=True)
+            c.check(differ == 0, f"{tag} -shot_groups {G}: {differ} of {g.size} cells of {name} differ from the 1-rank "
+                                 f"run (max |diff| {np.abs(g.astype(float) - g1).max():.3e}): expected bit for bit")
 
 
 if __name__ == "__main__":
