@@ -16,13 +16,16 @@ typedef struct {
 
 /* The axes of a file to write: RSF_MAXAXES data axes at most, and one
    more of n=1 that places the whole (a snapshot's time).  label and unit
-   may be NULL (not written). */
+   may be NULL (not written); so may value_label and value_unit, what the
+   samples are (RSF's label= and unit=: a model's quantity, which plots
+   name). */
 #define RSF_HEADER_AXES (RSF_MAXAXES + 1)
 typedef struct {
   PetscInt    naxes;
   PetscInt    n[RSF_HEADER_AXES];
   PetscReal   d[RSF_HEADER_AXES], o[RSF_HEADER_AXES];
   const char *label[RSF_HEADER_AXES], *unit[RSF_HEADER_AXES];
+  const char *value_label, *value_unit;
 } RsfAxes;
 
 /* Appends an axis to a. */

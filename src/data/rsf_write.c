@@ -40,6 +40,8 @@ static PetscErrorCode WriteHeader(const char *tmp, const char *path, const RsfAx
     if (a->label[i]) fprintf(t.fp, "label%d=\"%s\"\n", i + 1, a->label[i]);
     if (a->unit[i]) fprintf(t.fp, "unit%d=\"%s\"\n", i + 1, a->unit[i]);
   }
+  if (a->value_label) fprintf(t.fp, "label=\"%s\"\n", a->value_label);
+  if (a->value_unit) fprintf(t.fp, "unit=\"%s\"\n", a->value_unit);
   fprintf(t.fp, "data_format=\"%s\"\nesize=%d\nin=\"%s@\"\n", f.name, (int)f.size, slash ? slash + 1 : path);
   ierr = TextClose(&t);
   if (!ierr) ierr = FileWriteTemp(tmp, path, t.text, t.len);

@@ -91,7 +91,7 @@ void ModelAxes(const ModelInfo *m, RsfAxes *a)
 {
   static const char *const label[3] = {"Depth", "X", "Y"};
 
-  a->naxes = 0;
+  *a = (RsfAxes){0};
   for (PetscInt k = 0; k < m->dim; k++) RsfAxesAdd(a, m->n[k], m->d[k], m->o[k], label[k], "m");
 }
 

@@ -466,7 +466,7 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char *vtk_name, const float *user, PetscBool overwrite)
+PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char *vtk_name, const char *label, const char *unit, const float *user, PetscBool overwrite)
 {
   const ModelInfo  *m        = &obj->e.m;
   RsfAxes           axes;
@@ -482,6 +482,8 @@ PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char 
   }
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", obj->o->output_dir, name));
   ModelAxes(m, &axes);
+  axes.value_label = label;
+  axes.value_unit  = unit;
   if (SegyIsPath(name)) PetscCall(SegyModelWrite(obj->e.l.world, path, m->n, m->d, m->o, start, count, user, overwrite));
   else PetscCall(RsfWriteBlock(obj->e.l.world, path, &axes, start, count, user, overwrite));
   if (vtk_name && obj->o->vtk) PetscCall(VtkFromRsf(obj->e.l.world, path, vtk_name, overwrite));

@@ -57,4 +57,4 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
 /* Writes a model-sized array held by group 0 (its ranks' user cells), as
    SEG-Y when name ends in .sgy or .segy, else as RSF, and then with -vtk and
    a vtk_name (the array's name there) as .vti beside it. */
-PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char *vtk_name, const float *user, PetscBool overwrite);
+PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char *vtk_name, const char *label, const char *unit, const float *user, PetscBool overwrite);

@@ -76,7 +76,7 @@ PetscErrorCode PseudoHessianWrite(Objective *obj, const double *energy, PetscInt
   for (PetscInt c = 0; c < obj->ms.nlocal; c++) e[c] = (float)energy[c];
   PetscCall(PseudoHessianName(obj->o->output_format, band, name));
   /* this run's own file: an earlier run's was refused at the start (QcCreate) */
-  PetscCall(ObjectiveWriteModel(obj, name, "illumination", e, PETSC_TRUE));
+  PetscCall(ObjectiveWriteModel(obj, name, "illumination", "illumination", NULL, e, PETSC_TRUE));
   PetscCall(PetscFree(e));
   PetscFunctionReturn(0);
 }

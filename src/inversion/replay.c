@@ -252,9 +252,9 @@ PetscErrorCode ReplaySave(Replay *r, PetscInt band, PetscInt eval, const float *
   for (PetscInt b = 0; b < r->nblock; b++) {
     for (PetscInt c = 0; c < n; c++) buf[c] = (float)grad[b * n + c];
     EntryName(r, band, eval, "model", b, name);
-    PetscCall(ObjectiveWriteModel(r->obj, name, NULL, model + b * n, PETSC_TRUE));
+    PetscCall(ObjectiveWriteModel(r->obj, name, NULL, NULL, NULL, model + b * n, PETSC_TRUE));
     EntryName(r, band, eval, "gradient", b, name);
-    PetscCall(ObjectiveWriteModel(r->obj, name, NULL, buf, PETSC_TRUE));
+    PetscCall(ObjectiveWriteModel(r->obj, name, NULL, NULL, NULL, buf, PETSC_TRUE));
   }
   PetscCall(PetscFree(buf));
   /* the list last: an evaluation counts once every file is complete */

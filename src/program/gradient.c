@@ -9,15 +9,18 @@
    gradient.rsf (the first parameter) or gradient_NAME.rsf (the others). */
 static PetscErrorCode WriteGradient(Objective *obj, PetscInt k, const double *grad, float *out)
 {
-  const Options *o = obj->o;
-  char           base[64], name[PETSC_MAX_PATH_LEN];
+  const Options           *o     = obj->o;
+  const EquationParameter *param = &obj->e.backend.eq->parameter[k];
+  char                     base[64], name[PETSC_MAX_PATH_LEN], label[64], unit[64];
 
   PetscFunctionBeginUser;
   for (PetscInt c = 0; c < obj->ms.nlocal; c++) out[c] = (float)grad[c];
-  if (k) PetscCall(PetscSNPrintf(base, sizeof(base), "gradient_%s", obj->e.backend.eq->parameter[k].name));
+  if (k) PetscCall(PetscSNPrintf(base, sizeof(base), "gradient_%s", param->name));
   else PetscCall(PetscStrncpy(base, "gradient", sizeof(base)));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "dJ/d%s", param->name));
+  PetscCall(PetscSNPrintf(unit, sizeof(unit), "1/(%s) per unit misfit", param->unit));
   PetscCall(OutputName(base, o->output_format, name));
-  PetscCall(ObjectiveWriteModel(obj, name, base, out, o->overwrite));
+  PetscCall(ObjectiveWriteModel(obj, name, base, label, unit, out, o->overwrite));
   PetscFunctionReturn(0);
 }
 

@@ -213,7 +213,8 @@ static PetscErrorCode WriteModels(Inversion *inv, PetscInt iteration, PetscBool 
     if (iteration >= 0) PetscCall(PetscSNPrintf(stem, sizeof(stem), "%s_%04" PetscInt_FMT, param, iteration));
     else PetscCall(PetscStrncpy(stem, param, sizeof(stem)));
     PetscCall(OutputName(stem, inv->obj.o->output_format, name));
-    PetscCall(ObjectiveWriteModel(&inv->obj, name, param, inv->vp + b * inv->obj.ms.nlocal, overwrite));
+    PetscCall(ObjectiveWriteModel(&inv->obj, name, param, inv->obj.e.backend.eq->parameter[b].label, inv->obj.e.backend.eq->parameter[b].unit, inv->vp + b * inv->obj.ms.nlocal,
+                                  overwrite));
     if (iteration < 0) PetscCall(PetscPrintf(inv->obj.e.l.world, "inverted %s -> %s/%s\n", param, inv->o->output_dir, name));
   }
   PetscFunctionReturn(0);

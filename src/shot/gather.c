@@ -77,7 +77,7 @@ PetscErrorCode ShotScatter(const Layout *l, PetscInt nt, const ShotLocal *sl, Pe
 
 void GatherAxes(PetscInt nt, PetscReal dt, PetscInt nrec, RsfAxes *a)
 {
-  a->naxes = 0;
+  *a = (RsfAxes){0};
   RsfAxesAdd(a, nt, dt, 0, "Time", "s");
   RsfAxesAdd(a, nrec, 1, 0, "Receiver", "");
 }
