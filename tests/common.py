@@ -374,6 +374,12 @@ def smooth_random_model(shape, seed, vmin=1600.0, vmax=3200.0, sigma=4.0, layer=
     return (vmin + (vmax - vmin) * v).astype(np.float32)
 
 
+def misfit_ratio(out_dir):
+    """An inversion's last misfit over its first (out_dir/misfit.csv)."""
+    rows = [line.split(",") for line in open(os.path.join(out_dir, "misfit.csv")).read().split("\n")[1:] if line]
+    return float(rows[-1][2]) / float(rows[0][2])
+
+
 def rel_l2(a, ref):
     a = np.asarray(a, dtype=float)
     ref = np.asarray(ref, dtype=float)

@@ -34,7 +34,7 @@ import re
 
 import numpy as np
 
-from common import Scratch, check, error_message, gather_path, main, read_gather, read_rsf, rel_l2, run, write_model, write_rsf
+from common import Scratch, check, error_message, gather_path, main, misfit_ratio, read_gather, read_rsf, rel_l2, run, write_model, write_rsf
 
 DT, NT, D = 1e-3, 400, 10.0
 NZ, NX = 80, 120
@@ -183,8 +183,7 @@ def inversion(tmp):
     one, four = os.path.join(tmp, "inv1"), os.path.join(tmp, "inv4")
     run(1, args, one)
     run(4, args + ["-da_processors_z", 2, "-da_processors_x", 2], four)
-    rows = [line.split(",") for line in open(os.path.join(one, "misfit.csv")).read().split("\n")[1:] if line]
-    ratio = float(rows[-1][2]) / float(rows[0][2])
+    ratio = misfit_ratio(one)
     final = read_rsf(os.path.join(one, "vp.rsf"))[0]
     err = [float(np.linalg.norm(m - vp)) for m in (smoothed(vp), final)]
     same = open(os.path.join(one, "vp.rsf@"), "rb").read() == open(os.path.join(four, "vp.rsf@"), "rb").read()

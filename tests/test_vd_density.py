@@ -25,15 +25,10 @@ import os
 
 import numpy as np
 
-from common import Scratch, check, main, read_rsf, run, write_geometry, write_model
+from common import Scratch, check, main, misfit_ratio, read_rsf, run, write_geometry, write_model
 
 D, NZ, NX = 10.0, 60, 120
 SURVEY = ["-physics", "variable_density", "-nt", 800, "-dt", 0.001, "-order", 8, "-f0", 15, "-pml_width", 12]
-
-
-def misfit_ratio(out_dir):
-    rows = [line.split(",") for line in open(os.path.join(out_dir, "misfit.csv")).read().split("\n")[1:] if line]
-    return float(rows[-1][2]) / float(rows[0][2])
 
 
 def test():

@@ -32,7 +32,7 @@ import re
 
 import numpy as np
 
-from common import Scratch, check, error_message, main, read_rsf, run, write_model
+from common import Scratch, check, error_message, main, misfit_ratio, read_rsf, run, write_model
 
 D, NZ, NX = 10.0, 90, 160
 SURVEY = ["-physics", "variable_density", "-nshots", 5, "-nrec", 60, "-nt", 800, "-dt", 0.001, "-source_depth", 20, "-receiver_depth", 20, "-order", 8, "-f0", 12]
@@ -47,11 +47,6 @@ def models(tmp):
     rho_true = (rho0 + 300 * lens).astype(np.float32)
     paths = {name: write_model(os.path.join(tmp, name + ".rsf"), a, D) for name, a in (("vp", vp), ("rho0", rho0), ("rho_true", rho_true))}
     return paths, rho0, rho_true, lens > 0.5
-
-
-def misfit_ratio(out_dir):
-    rows = [line.split(",") for line in open(os.path.join(out_dir, "misfit.csv")).read().split("\n")[1:] if line]
-    return float(rows[-1][2]) / float(rows[0][2])
 
 
 def joint(tmp):

@@ -262,7 +262,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
                     (gradient ? s.owned * (np * (sizeof(ExactSum) + sizeof(double)) + fl + sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded +
                                   s.user * (fl + np * sizeof(double))
                               : 0);
-  bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? r->backend->eq->nparameter * fl * s.padded : 0);
+  bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? np * fl * s.padded : 0);
   bytes[MEM_LAYERS] = s.layers;
   /* this rank's receivers at the recording rate, per component recorded,
      with, while the shot runs, the same at every internal step in backend

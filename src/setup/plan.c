@@ -7,6 +7,7 @@
    then the equation's costs (Equation.gradient_cost), and what the
    backend adds: a device store in host memory, the first use of a host
    store's pages. */
+
 /* What the host link adds for a device backend whose store lies in host
    memory, in forward runs per float stored per cell and step (per
    dimension): the floats go out during the forward run and come back

@@ -116,14 +116,18 @@ VD_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const float c[
   }
 }
 
+/* Calls CALL with D_ the dimension as a literal; VD_DIM_ADJOINT also with
+   A_ the adjoint flag as one. */
+#define VD_WITH_DIM(dim, CALL) \
+  do { \
+    if ((dim) == 2) { const PetscInt D_ = 2; CALL; } \
+    else if ((dim) == 3) { const PetscInt D_ = 3; CALL; } \
+    else { const PetscInt D_ = 1; CALL; } \
+  } while (0)
 #define VD_DIM_ADJOINT(dim, adjoint, CALL) \
   do { \
-    if ((dim) == 2 && !(adjoint)) { const PetscInt D_ = 2; const PetscBool A_ = PETSC_FALSE; CALL; } \
-    else if ((dim) == 2) { const PetscInt D_ = 2; const PetscBool A_ = PETSC_TRUE; CALL; } \
-    else if ((dim) == 3 && !(adjoint)) { const PetscInt D_ = 3; const PetscBool A_ = PETSC_FALSE; CALL; } \
-    else if ((dim) == 3) { const PetscInt D_ = 3; const PetscBool A_ = PETSC_TRUE; CALL; } \
-    else if (!(adjoint)) { const PetscInt D_ = 1; const PetscBool A_ = PETSC_FALSE; CALL; } \
-    else { const PetscInt D_ = 1; const PetscBool A_ = PETSC_TRUE; CALL; } \
+    if (adjoint) { const PetscBool A_ = PETSC_TRUE; VD_WITH_DIM(dim, CALL); } \
+    else { const PetscBool A_ = PETSC_FALSE; VD_WITH_DIM(dim, CALL); } \
   } while (0)
 
 /* Runs the statements given for every row of box b: row is the padded
@@ -313,8 +317,8 @@ void VDReconstructPressure(VDState *s, const Box *box)
   VD_EACH_ROW(s, &b, {
     const float *f[3] = {NULL, NULL, NULL};
     for (PetscInt a = 0; a < s->dim; a++) f[a] = s->rec.v[a] + row;
-    VD_DIM_ADJOINT(s->dim, PETSC_TRUE,
-                   VD_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row}, A_, NULL)));
+    VD_WITH_DIM(s->dim, VD_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row},
+                                                               PETSC_TRUE, NULL)));
   });
 }
 

@@ -87,12 +87,14 @@ static void BandCopy(const VDState *s, float *const f[4], PetscBool save, PetscB
     const VDBand  *band = &s->rec.band[k];
     const Box     *b    = &band->box;
     const PetscInt m    = b->hi[0] - b->lo[0];
-    const PetscBool copy = save || (band->field == 0) == pressure;
+    if (!save && (band->field == 0) != pressure) {
+      at += BoxCells(b);
+      continue;
+    }
     for (PetscInt z = b->lo[2]; z < b->hi[2]; z++)
       for (PetscInt y = b->lo[1]; y < b->hi[1]; y++, at += m) {
         const PetscInt q[3] = {b->lo[0], y, z};
         float *const   x    = f[band->field] + GridPaddedIndex(s->grid, q);
-        if (!copy) continue;
         if (save) PetscArraycpy(buf + at, x, m);
         else PetscArraycpy(x, buf + at, m);
       }
