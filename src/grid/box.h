@@ -22,6 +22,19 @@ FWI_HD static inline size_t BoxCells(const Box *b)
   return n;
 }
 
+/* The cells of box b within box core, in out (layer_axes 0); false where
+   there are none. */
+static inline PetscBool BoxWithin(const Box *b, const Box *core, Box *out)
+{
+  for (PetscInt a = 0; a < 3; a++) {
+    out->lo[a] = PetscMax(b->lo[a], core->lo[a]);
+    out->hi[a] = PetscMin(b->hi[a], core->hi[a]);
+    if (out->hi[a] <= out->lo[a]) return PETSC_FALSE;
+  }
+  out->layer_axes = 0;
+  return PETSC_TRUE;
+}
+
 /* The cells of box outer outside box inner (inner within outer) as up to
    2 dim slabs, low then high along each axis from axis 0 up: the slab of
    axis a takes outer's extent on the lower axes, so rows stay long, and

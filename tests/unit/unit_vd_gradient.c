@@ -37,10 +37,17 @@
    them (whose density sets the buoyancy of faces in the layers, which it
    does not image), lies within 1e-5 (relative L2) of full storage's on
    the cells two or more from the layers, and is the same bits on every
-   decomposition. */
+   decomposition.
+   With -against_cuda the CUDA backend runs every case beside the CPU's,
+   on the decomposition mpiexec gives, and its traces and both methods'
+   gradients must be the CPU's bits: unit_vd_cuda_host runs its kernels
+   compiled for the host (no GPU needed), unit_vd_cuda on a GPU (exit 77,
+   skipped, without one). */
 #include "data/events.h"
 #include "data/geometry.h"
 #include "data/wavelet.h"
+#include "equations/variable_density/kernels.h"
+#include "setup/device.h"
 #include "grid/grid.h"
 #include "grid/timeaxis.h"
 #include "shot/propagate.h"
@@ -174,8 +181,29 @@ static PetscErrorCode Survey(const Case *c, Geometry *geo)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode RunCreate(MPI_Comm comm, const Case *c, const PetscInt procs[3], Run *r)
+/* The kernels of a run: the CPU's, or CUDA's (HALOFWI_CUDA_HOST: compiled
+   for the host, whatever the build has). */
+static PetscErrorCode RunKernels(PetscBool cuda, EquationKernels *k, HaloType *halo)
 {
+  const Equation *eq = &EquationVariableDensity;
+
+  PetscFunctionBeginUser;
+  *halo = HALO_HOST;
+#ifdef HALOFWI_CUDA_HOST
+  if (cuda) {
+    *k = (EquationKernels){(const struct KernelOps *)&VDKernelsCUDA, VDKernelsCUDA.backend};
+    PetscFunctionReturn(0);
+  }
+#else
+  if (cuda) *halo = HALO_STAGED; /* device memory */
+#endif
+  PetscCheck(eq->kernels(cuda ? BACKEND_CUDA : BACKEND_CPU, k), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no %s kernels", eq->name, cuda ? "CUDA" : "CPU");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RunCreate(MPI_Comm comm, const Case *c, const PetscInt procs[3], PetscBool cuda, Run *r)
+{
+  HaloType        halo;
   const Equation *eq = &EquationVariableDensity;
   PetscInt        pml[3][2];
   Geometry        geo;
@@ -197,9 +225,9 @@ static PetscErrorCode RunCreate(MPI_Comm comm, const Case *c, const PetscInt pro
   Fill(&r->g, RhoAnomaly, EVERYWHERE, 1, r->rho, rt);
   PetscCall(TimeAxisSetUp(&r->g, eq->stable_step(&r->g, vmax), c->nt, c->dt, 0.9, &r->t));
   PetscCheck(r->t.m == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "test set-up: dt %g above 0.9 of the stable step %g", (double)c->dt, (double)r->t.dt_stable);
-  PetscCheck(eq->kernels(BACKEND_CPU, &r->k), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no CPU kernels", eq->name);
+  PetscCall(RunKernels(cuda, &r->k, &halo));
   {
-    const PropagatorSettings settings = {.f_pml = c->f0, .nan_check_interval = 100, .halo_type = HALO_HOST, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE};
+    const PropagatorSettings settings = {.f_pml = c->f0, .nan_check_interval = 100, .halo_type = halo, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE};
     PetscCall(PropagatorCreate(&r->g, eq, &r->k, (const float *const[]){r->vp, r->rho}, vmax, &r->t, &settings, &r->p));
   }
   PetscCall(Survey(c, &geo));
@@ -470,6 +498,70 @@ static PetscErrorCode BoundaryAgainstFull(const Run *r, double *const f[2], doub
   PetscFunctionReturn(0);
 }
 
+/* The extended grid of case c (shape). */
+static PetscErrorCode ShapeSetUp(const Case *c)
+{
+  PetscFunctionBeginUser;
+  shape.dim = c->dim;
+  for (PetscInt a = 0; a < 3; a++) {
+    shape.n[a]      = a < c->dim ? c->n[a] : 1;
+    shape.pml[a][0] = shape.pml[a][1] = a < c->dim ? c->pml : 0;
+  }
+  if (c->free_top) shape.pml[0][0] = 0;
+  for (PetscInt a = 0; a < 3; a++) {
+    shape.N[a] = shape.n[a] + shape.pml[a][0] + shape.pml[a][1];
+    PetscCheck(a >= c->dim || shape.N[a] % 4 == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "test set-up: extended N[%d] = %" PetscInt_FMT ", expected a multiple of 4", (int)a, shape.N[a]);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The values of a and b (n each, of `size` bytes) that differ in any bit,
+   summed over comm. */
+static PetscErrorCode CountDiffering(MPI_Comm comm, const void *a, const void *b, size_t n, size_t size, PetscInt *differ)
+{
+  PetscInt local = 0;
+
+  PetscFunctionBeginUser;
+  for (size_t k = 0; k < n; k++) local += memcmp((const char *)a + k * size, (const char *)b + k * size, size) != 0;
+  PetscCallMPI(MPI_Allreduce(&local, differ, 1, MPIU_INT, MPI_SUM, comm));
+  PetscFunctionReturn(0);
+}
+
+/* The CUDA backend against the CPU's on the world's decomposition (with
+   -against_cuda): the forward's traces (the observed data, from the model
+   with the anomalies) and both methods' gradients at the model, the same
+   bits sample by sample and cell for cell. */
+static PetscErrorCode CheckCudaCase(const Case *c)
+{
+  const PetscInt       world[3]  = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE};
+  const GradientMethod method[2] = {GRADIENT_FULL, GRADIENT_BOUNDARY};
+  Run                  run[2];
+  PetscInt             differ[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(ShapeSetUp(c));
+  for (PetscInt b = 0; b < 2; b++) PetscCall(RunCreate(PETSC_COMM_WORLD, c, world, b ? PETSC_TRUE : PETSC_FALSE, &run[b]));
+  PetscCall(CountDiffering(PETSC_COMM_WORLD, run[0].obs, run[1].obs, (size_t)run[0].sl.nrec * run[0].t.nt, sizeof(float), &differ[0]));
+  for (PetscInt m = 0; m < 2; m++) {
+    double J[2], *g[2][2];
+    PetscInt dvp, drho;
+    for (PetscInt b = 0; b < 2; b++) PetscCall(Gradient(&run[b], method[m], &J[b], &g[b][0], &g[b][1]));
+    PetscCall(CountDiffering(PETSC_COMM_WORLD, g[0][0], g[1][0], run[0].cells, sizeof(double), &dvp));
+    PetscCall(CountDiffering(PETSC_COMM_WORLD, g[0][1], g[1][1], run[0].cells, sizeof(double), &drho));
+    differ[1 + m] = dvp + drho + (memcmp(&J[0], &J[1], sizeof(double)) != 0);
+    for (PetscInt b = 0; b < 2; b++) {
+      PetscCall(PetscFree(g[b][0]));
+      PetscCall(PetscFree(g[b][1]));
+    }
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s (%dD order %d, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks), %s against cpu: %" PetscInt_FMT " trace samples, %" PetscInt_FMT " full-storage and %" PetscInt_FMT " boundary gradient values (and J) differ\n",
+                        c->name, (int)c->dim, (int)c->order, run[0].g.nproc[0], run[0].g.nproc[1], run[0].g.nproc[2], run[1].k.backend->name, differ[0], differ[1], differ[2]));
+  PetscCheck(!differ[0] && !differ[1] && !differ[2], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the CUDA backend differs from the CPU's in %" PetscInt_FMT " trace samples, %" PetscInt_FMT " full and %" PetscInt_FMT " boundary gradient values: expected the same bits", c->name,
+             differ[0], differ[1], differ[2]);
+  for (PetscInt b = 0; b < 2; b++) PetscCall(RunDestroy(&run[b]));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckCase(const Case *c)
 {
   const PetscInt       world[3]  = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE};
@@ -486,18 +578,9 @@ static PetscErrorCode CheckCase(const Case *c)
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  shape.dim = c->dim;
-  for (PetscInt a = 0; a < 3; a++) {
-    shape.n[a]      = a < c->dim ? c->n[a] : 1;
-    shape.pml[a][0] = shape.pml[a][1] = a < c->dim ? c->pml : 0;
-  }
-  if (c->free_top) shape.pml[0][0] = 0;
-  for (PetscInt a = 0; a < 3; a++) {
-    shape.N[a] = shape.n[a] + shape.pml[a][0] + shape.pml[a][1];
-    PetscCheck(a >= c->dim || shape.N[a] % 4 == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "test set-up: extended N[%d] = %" PetscInt_FMT ", expected a multiple of 4", (int)a, shape.N[a]);
-  }
+  PetscCall(ShapeSetUp(c));
 
-  PetscCall(RunCreate(PETSC_COMM_WORLD, c, world, &r));
+  PetscCall(RunCreate(PETSC_COMM_WORLD, c, world, PETSC_FALSE, &r));
   for (PetscInt m = 0; m < 2; m++) {
     PetscCall(Gradient(&r, method[m], &J[m], &grad[m][0], &grad[m][1]));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s (%dD order %d, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks, %" PetscInt_FMT " steps): J %.6e", c->name,
@@ -522,7 +605,7 @@ static PetscErrorCode CheckCase(const Case *c)
     if (!rank) {
       Run    one;
       double J1;
-      PetscCall(RunCreate(PETSC_COMM_SELF, c, (const PetscInt[3]){1, 1, 1}, &one));
+      PetscCall(RunCreate(PETSC_COMM_SELF, c, (const PetscInt[3]){1, 1, 1}, PETSC_FALSE, &one));
       for (PetscInt m = 0; m < 2; m++) PetscCall(Gradient(&one, method[m], &J1, &ref[m][0], &ref[m][1]));
       PetscCall(RunDestroy(&one));
     }
@@ -532,7 +615,7 @@ static PetscErrorCode CheckCase(const Case *c)
       for (PetscInt a = 0; a < 3; a++) same = same && splits[s][a] == r.g.nproc[a];
       if (s && same) continue; /* the world's again */
       if (s) {
-        PetscCall(RunCreate(PETSC_COMM_WORLD, c, splits[s], &split));
+        PetscCall(RunCreate(PETSC_COMM_WORLD, c, splits[s], PETSC_FALSE, &split));
         q = &split;
       }
       for (PetscInt m = 0; m < 2; m++) {
@@ -577,9 +660,24 @@ int main(int argc, char **argv)
     {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25},
   };
 
+  PetscBool against_cuda = PETSC_FALSE;
+
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(EventsRegister());
-  for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) PetscCall(CheckCase(&cases[k]));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-against_cuda", &against_cuda, NULL));
+#ifndef HALOFWI_CUDA_HOST
+  if (against_cuda) {
+    int  count;
+    char why[256];
+    PetscCall(DeviceCount(&count, why, sizeof(why)));
+    if (!count) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: %s\n", why));
+      PetscCall(PetscFinalize());
+      return 77;
+    }
+  }
+#endif
+  for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) PetscCall(against_cuda ? CheckCudaCase(&cases[k]) : CheckCase(&cases[k]));
   PetscCall(PetscFinalize());
   return 0;
 }

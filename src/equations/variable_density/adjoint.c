@@ -22,7 +22,7 @@
    of its faces' images: the faces of its lower neighbour's too, whose
    images the shot layer brings across rank boundaries
    (Equation.image_field). */
-#include "equations/variable_density/state.h"
+#include "equations/variable_density/kernels.h"
 #include "equations/store.h"
 #include "data/util.h"
 
@@ -56,7 +56,7 @@ PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store)
   PetscFunctionBeginUser;
   PetscCheck(store, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The variable-density adjoint reads the forward run's terms from a store: expected one");
 #define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), bytes), "the adjoint's fields", (2.0 + 2.0 * s->dim) * bytes)
-#define VD_ZERO(x)  PetscCall(PetscArrayzero((x), s->ncells))
+#define VD_ZERO(x)  PetscCall(s->backend->mem_zero(s->lanes, (x), bytes))
   if (!s->image) VD_ADJOINT_ARRAYS(s, VD_ALLOC);
   VD_ADJOINT_ARRAYS(s, VD_ZERO);
 #undef VD_ALLOC
@@ -84,26 +84,27 @@ PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n)
    forward step began. */
 PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points)
 {
+  const VDKernels *ops  = s->ops;
+  float *const     fp[3] = {s->rec.p, s->rec.p, s->rec.p};
+
   PetscFunctionBeginUser;
   if (stage == 0) {
-    const PointMap *src = points->src;
-    VDZeroSurface(s, NULL);
-    for (PetscInt i = 0; i < src->nrows; i++) points->at_src[i] = (float)((double)s->p[src->cell[i]] * s->dt / s->kdt[src->cell[i]]);
-    VDAdjointOperands(s, 0);
-    VDMirrorCentres(s, s->d);
+    PetscCall(ops->zero_surface(s, s->p));
+    PetscCall(ops->at_source(s, points->src, points->at_src));
+    PetscCall(ops->adjoint_operands(s, 0));
+    PetscCall(ops->mirror_centres(s, s->d));
     if (s->method == GRADIENT_BOUNDARY) {
-      VDReconstructionUnsource(s, points);
-      VDMirrorNodes(s, s->rec.v);
+      PetscCall(VDReconstructionUnsource(s, points));
+      PetscCall(ops->mirror_nodes(s, s->rec.v));
     }
   } else {
-    VD_EACH_SURFACE_ROW(s, if (side) s->v[a][row + (n - 1) * st] = 0);
-    VDAdjointOperands(s, 1);
-    VDMirrorNodes(s, s->d);
+    PetscCall(ops->zero_past_surface(s, s->v));
+    PetscCall(ops->adjoint_operands(s, 1));
+    PetscCall(ops->mirror_nodes(s, s->d));
     if (s->method == GRADIENT_BOUNDARY) {
-      float *const p[3] = {s->rec.p, s->rec.p, s->rec.p};
-      VDReconstructionRestore(s, PETSC_TRUE);
-      VDZeroSurface(s, s->rec.p);
-      VDMirrorCentres(s, p);
+      PetscCall(VDReconstructionRestore(s, PETSC_TRUE));
+      PetscCall(ops->zero_surface(s, s->rec.p));
+      PetscCall(ops->mirror_centres(s, fp));
     }
   }
   PetscFunctionReturn(0);
@@ -112,12 +113,10 @@ PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationSte
 /* The residuals go in as the records took p out: u += K dt R^T r. */
 PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
 {
-  const PointMap *reach = points->reach;
-
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < reach->nrows; i++) s->p[reach->cell[i]] += s->kdt[reach->cell[i]] * (float)PointMapRowSum(reach, i, points->residual, NULL);
+  PetscCall(s->ops->inject(s, s->p, PETSC_FALSE, points->reach, points->residual));
   if (s->method == GRADIENT_BOUNDARY) {
-    VDReconstructionRestore(s, PETSC_FALSE);
+    PetscCall(VDReconstructionRestore(s, PETSC_FALSE));
     PetscCall(VDReconstructionDone(s, store, n));
   } else PetscCall(WavefieldStoreReadEnd(store, n));
   s->keep = NULL;
@@ -128,27 +127,9 @@ PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, co
    each face's image to each of its cells. */
 PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded)
 {
-  const Grid *g = s->grid;
-
   PetscFunctionBeginUser;
   PetscCheck(k == 0 || k == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "variable-density images: parameter 0 (vp) or 1 (rho), not %" PetscInt_FMT, k);
-#pragma omp parallel for collapse(2) schedule(static)
-  for (PetscInt z = 0; z < g->size[2]; z++)
-    for (PetscInt y = 0; y < g->size[1]; y++) {
-      const PetscInt  q[3] = {0, y, z};
-      const ptrdiff_t row  = GridPaddedIndex(g, q);
-      for (PetscInt x = 0; x < g->size[0]; x++) {
-        const ptrdiff_t c = row + x;
-        double          v = 0;
-        if (k == 0) v = -(double)s->image_k[c] * s->dt / s->kdt[c];
-        else
-          for (PetscInt a = 0; a < s->dim; a++) {
-            const ptrdiff_t st = s->stride[a];
-            v -= 0.5 * s->dt * ((double)s->image_b[a][c] / VDFaceBuoyancy(s->bdt, c, st) + (double)s->image_b[a][c - st] / VDFaceBuoyancy(s->bdt, c - st, st));
-          }
-        s->image[c] = (float)v;
-      }
-    }
+  PetscCall(s->ops->image(s, k));
   *padded = s->image;
   PetscFunctionReturn(0);
 }

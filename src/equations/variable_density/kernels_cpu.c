@@ -5,7 +5,7 @@
    it unrolls and the loop along the row is vector code); cells in a layer
    take the derivative, its CPML memory and the update as passes of their
    own.  Both paths sum each cell's terms in the same order. */
-#include "equations/variable_density/state.h"
+#include "equations/variable_density/kernels.h"
 
 #define VD_INLINE static inline __attribute__((always_inline))
 
@@ -25,19 +25,6 @@ VD_INLINE float Stencil(const float *restrict f, ptrdiff_t st, PetscInt up, cons
   for (PetscInt m = 1; m <= R; m++) acc += c[m] * (f[(m - 1 + up) * st] - f[-(m - up) * st]);
   return acc;
 }
-
-/* Calls CALL with R_ the radius r as a literal. */
-#define VD_WITH_RADIUS(r, CALL) \
-  switch (r) { \
-  case 1: { const PetscInt R_ = 1; CALL; } break; \
-  case 2: { const PetscInt R_ = 2; CALL; } break; \
-  case 3: { const PetscInt R_ = 3; CALL; } break; \
-  case 4: { const PetscInt R_ = 4; CALL; } break; \
-  case 5: { const PetscInt R_ = 5; CALL; } break; \
-  case 6: { const PetscInt R_ = 6; CALL; } break; \
-  case 7: { const PetscInt R_ = 7; CALL; } break; \
-  case 8: { const PetscInt R_ = 8; CALL; } break; \
-  }
 
 /* The CPML memory of a derivative t at one cell: psi = b psi + a t,
    t += psi.  Outside the layers a = b = 0 (GridLayerProfile), so psi stays
@@ -219,7 +206,7 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
    memory, the terms written to the store where the run keeps them;
    adjoint, the derivatives of d alone, added with the other sign.  A row
    goes in pieces: the cells outside every layer, then those in one. */
-void VDVelocity(VDState *s, const Box *b, PetscBool adjoint)
+PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint)
 {
   VD_EACH_ROW(s, b, {
     for (PetscInt a = 0; a < s->dim; a++) {
@@ -230,9 +217,10 @@ void VDVelocity(VDState *s, const Box *b, PetscBool adjoint)
       VelocityPiece(s, a, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
     }
   });
+  return 0;
 }
 
-void VDPressure(VDState *s, const Box *b, PetscBool adjoint)
+PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint)
 {
   VD_EACH_ROW(s, b, {
     PetscInt cut[2] = {0, n};
@@ -241,6 +229,7 @@ void VDPressure(VDState *s, const Box *b, PetscBool adjoint)
     PressurePiece(s, row, q, 0, cut[0], adjoint, PETSC_TRUE);
     PressurePiece(s, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
   });
+  return 0;
 }
 
 /* The adjoint CPML memory m (l.psi) of n cells of a row in a layer, and
@@ -274,9 +263,9 @@ static void ImageSum(PetscInt n, const float *restrict x, const float *restrict 
    of each face's buoyancy from the stored gradient; the boundary method
    stores none, and images as it runs the fields back): d = x outside the
    layers of a, and in them d = x - a (m - x), m = b (m - x). */
-void VDAdjointOperands(VDState *s, PetscInt stage)
+PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage)
 {
-  const Box all = {{0, 0, 0}, {s->grid->size[0], s->grid->size[1], s->grid->size[2]}, 0};
+  const Box all = {{0, 0, 0}, {s->n[0], s->n[1], s->n[2]}, 0};
 
   VD_EACH_ROW(s, &all, {
     if (stage == 0 && s->keep) ImageSum(n, s->p + row, s->keep + row, s->image_k + row);
@@ -291,38 +280,28 @@ void VDAdjointOperands(VDState *s, PetscInt stage)
       OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, row, q, cut[1]), a ? 0 : 1, d + cut[1]);
     }
   });
-}
-
-/* The cells of box b within core, in out; false where there are none. */
-static PetscBool BoxWithin(const Box *b, const Box *core, Box *out)
-{
-  for (PetscInt a = 0; a < 3; a++) {
-    out->lo[a] = PetscMax(b->lo[a], core->lo[a]);
-    out->hi[a] = PetscMin(b->hi[a], core->hi[a]);
-    if (out->hi[a] <= out->lo[a]) return PETSC_FALSE;
-  }
-  out->layer_axes = 0;
-  return PETSC_TRUE;
+  return 0;
 }
 
 /* The forward scheme's passes with the adjoint's sign, on the fields run
    backwards, each imaging its term with the adjoint field (u = K dt p~ at
    the centres, w_a = B_a v~_a on the nodes), which the stage leaves as it
    is. */
-void VDReconstructPressure(VDState *s, const Box *box)
+PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *box)
 {
   Box b;
 
-  if (!BoxWithin(box, &s->rec.pcore, &b)) return;
+  if (!BoxWithin(box, &s->rec.pcore, &b)) return 0;
   VD_EACH_ROW(s, &b, {
     const float *f[3] = {NULL, NULL, NULL};
     for (PetscInt a = 0; a < s->dim; a++) f[a] = s->rec.v[a] + row;
     VD_WITH_DIM(s->dim, VD_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row},
                                                                PETSC_TRUE, NULL)));
   });
+  return 0;
 }
 
-void VDReconstructVelocity(VDState *s, const Box *box)
+PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *box)
 {
   for (PetscInt a = 0; a < s->dim; a++) {
     const ptrdiff_t st = s->stride[a];
@@ -334,4 +313,5 @@ void VDReconstructVelocity(VDState *s, const Box *box)
       else VD_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], 1, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
     });
   }
+  return 0;
 }

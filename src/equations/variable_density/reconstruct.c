@@ -12,7 +12,7 @@
    each stage.  The images take the terms as they are formed, in the core
    alone: the layer cells take no gradient, as with the constant-density
    equation's boundary method (docs/numerics.md). */
-#include "equations/variable_density/state.h"
+#include "equations/variable_density/kernels.h"
 #include "equations/store.h"
 #include "data/util.h"
 
@@ -76,31 +76,6 @@ PetscErrorCode VDReconstructionSetUp(VDState *s, GradientMethod m)
   PetscFunctionReturn(0);
 }
 
-/* Copies the band of the fields f (f[0] p, f[1 + a] v_a) to buf (save), or
-   back from it where its field is the pressure (pressure) or a velocity
-   (not); buf holds every band, box by box, row by row. */
-static void BandCopy(const VDState *s, float *const f[4], PetscBool save, PetscBool pressure, float *buf)
-{
-  size_t at = 0;
-
-  for (PetscInt k = 0; k < s->rec.nband; k++) {
-    const VDBand  *band = &s->rec.band[k];
-    const Box     *b    = &band->box;
-    const PetscInt m    = b->hi[0] - b->lo[0];
-    if (!save && (band->field == 0) != pressure) {
-      at += BoxCells(b);
-      continue;
-    }
-    for (PetscInt z = b->lo[2]; z < b->hi[2]; z++)
-      for (PetscInt y = b->lo[1]; y < b->hi[1]; y++, at += m) {
-        const PetscInt q[3] = {b->lo[0], y, z};
-        float *const   x    = f[band->field] + GridPaddedIndex(s->grid, q);
-        if (save) PetscArraycpy(buf + at, x, m);
-        else PetscArraycpy(x, buf + at, m);
-      }
-  }
-}
-
 PetscErrorCode VDReconstructionSave(VDState *s, WavefieldStore store, PetscInt n)
 {
   float *const f[4] = {s->p, s->v[0], s->v[1], s->v[2]};
@@ -108,7 +83,7 @@ PetscErrorCode VDReconstructionSave(VDState *s, WavefieldStore store, PetscInt n
 
   PetscFunctionBeginUser;
   PetscCall(WavefieldStoreWriteBegin(store, n, &buf));
-  BandCopy(s, f, PETSC_TRUE, PETSC_FALSE, buf);
+  PetscCall(s->ops->band_copy(s, f, PETSC_TRUE, PETSC_FALSE, buf));
   PetscCall(WavefieldStoreWriteEnd(store, n));
   PetscFunctionReturn(0);
 }
@@ -145,16 +120,11 @@ PetscErrorCode VDReconstructionDone(VDState *s, WavefieldStore store, PetscInt n
 }
 
 /* As the forward run added it (state.c), with the other sign. */
-void VDReconstructionUnsource(VDState *s, const EquationStepPoints *points)
-{
-  const PointMap *src = points->src;
+PetscErrorCode VDReconstructionUnsource(VDState *s, const EquationStepPoints *points) { return s->ops->inject(s, s->rec.p, PETSC_TRUE, points->src, points->wav); }
 
-  for (PetscInt i = 0; i < src->nrows; i++) s->rec.p[src->cell[i]] -= s->kdt[src->cell[i]] * (float)PointMapRowSum(src, i, points->wav, NULL);
-}
-
-void VDReconstructionRestore(VDState *s, PetscBool pressure)
+PetscErrorCode VDReconstructionRestore(VDState *s, PetscBool pressure)
 {
   float *const f[4] = {s->rec.p, s->rec.v[0], s->rec.v[1], s->rec.v[2]};
 
-  BandCopy(s, f, PETSC_FALSE, pressure, s->rec.saved);
+  return s->ops->band_copy(s, f, PETSC_FALSE, pressure, s->rec.saved);
 }

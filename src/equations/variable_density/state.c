@@ -6,7 +6,7 @@
 
    then the source's volume injection into p and the free surface; the
    adjoint's parts in adjoint.c. */
-#include "equations/variable_density/state.h"
+#include "equations/variable_density/kernels.h"
 #include "data/util.h"
 #include "equations/subnormals.h"
 #include "equations/store.h"
@@ -62,10 +62,10 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   GridBlock b;
 
   PetscFunctionBeginUser;
-  PetscCheck(k->backend->host_memory, PETSC_COMM_SELF, PETSC_ERR_SUP, "The variable-density equation runs on the CPU only: expected -backend cpu");
   FlushSubnormals();
   PetscCall(PetscNew(&s));
   s->grid    = g;
+  s->ops     = (const VDKernels *)k->ops;
   s->backend = k->backend;
   s->dim     = g->dim;
   s->radius  = g->radius;
@@ -73,6 +73,7 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   s->dt      = settings->dt;
   GridBlockOf(g, &b);
   for (PetscInt a = 0; a < 3; a++) {
+    s->n[a]      = g->size[a];
     s->stride[a] = a ? s->stride[a - 1] * s->padded[a - 1] : 1;
     for (PetscInt side = 0; side < 2; side++) s->free_surface[a][side] = a < g->dim && b.free_surface[a][side] ? PETSC_TRUE : PETSC_FALSE;
   }
@@ -82,15 +83,24 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
 #define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), s->ncells * sizeof(float)), "the wavefields", (3.0 + 3.0 * g->dim) * s->ncells * sizeof(float))
   VD_ARRAYS(s, VD_ALLOC);
 #undef VD_ALLOC
-  PetscCall(PetscMalloc1(PetscMax(s->padded[0], PetscMax(s->padded[1], s->padded[2])), &scratch));
+  PetscCall(s->ops->lanes_create(s, &settings->gpu_tile));
+  /* the profiles on the host, then in backend memory */
+  PetscCall(PetscMalloc1(5 * PetscMax(s->padded[0], PetscMax(s->padded[1], s->padded[2])), &scratch));
   for (PetscInt a = 0; a < g->dim; a++) {
-    PetscCall(PetscMalloc4(s->padded[a], &s->pa[a], s->padded[a], &s->pb[a], s->padded[a], &s->ha[a], s->padded[a], &s->hb[a]));
-    PetscCall(GridLayerProfile(g, a, settings->vmax, settings->f_pml, settings->dt, s->pa[a], s->pb[a], scratch));
-    GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, s->ha[a], s->hb[a]);
+    const size_t n = s->padded[a];
+    float *const w[4] = {scratch, scratch + n, scratch + 2 * n, scratch + 3 * n}, *const *dev[4] = {&s->pa[a], &s->pb[a], &s->ha[a], &s->hb[a]};
+    PetscCall(GridLayerProfile(g, a, settings->vmax, settings->f_pml, settings->dt, w[0], w[1], scratch + 4 * n));
+    GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, w[2], w[3]);
+    if (!a) {
+      PlainRange(s->padded[0], s->radius, w[1], s->plain[0]);
+      PlainRange(s->padded[0], s->radius, w[3], s->plain[1]);
+    }
+    for (PetscInt k = 0; k < 4; k++) {
+      PetscCall(s->backend->mem_alloc((void **)dev[k], n * sizeof(float)));
+      PetscCall(s->backend->mem_upload(*dev[k], w[k], n * sizeof(float)));
+    }
   }
   PetscCall(PetscFree(scratch));
-  PlainRange(s->padded[0], s->radius, s->pb[0], s->plain[0]);
-  PlainRange(s->padded[0], s->radius, s->hb[0], s->plain[1]);
   *out = (EquationState *)s;
   PetscFunctionReturn(0);
 }
@@ -104,10 +114,14 @@ static PetscErrorCode Destroy(EquationState **state)
 #define VD_FREE(x) PetscCall(s->backend->mem_free((void **)&(x)))
   VD_ARRAYS(s, VD_FREE);
 #undef VD_FREE
-  for (PetscInt a = 0; a < s->dim; a++) PetscCall(PetscFree4(s->pa[a], s->pb[a], s->ha[a], s->hb[a]));
+  for (PetscInt a = 0; a < s->dim; a++) {
+    float **const dev[4] = {&s->pa[a], &s->pb[a], &s->ha[a], &s->hb[a]};
+    for (PetscInt k = 0; k < 4; k++) PetscCall(s->backend->mem_free((void **)dev[k]));
+  }
   PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
   PetscCall(VDAdjointFree(s));
   PetscCall(VDReconstructionDestroy(s));
+  PetscCall(s->ops->lanes_destroy(s));
   PetscCall(PetscFree(s));
   *state = NULL;
   PetscFunctionReturn(0);
@@ -151,7 +165,7 @@ static PetscErrorCode SetModel(EquationState *state, const float *const value[],
   PetscFunctionReturn(0);
 }
 
-static void *Lanes(const EquationState *s) { return NULL; }
+static void *Lanes(const EquationState *s) { return ((const VDState *)s)->lanes; }
 
 static float *FieldData(const EquationState *state, PetscInt k, PetscInt a, PetscInt side)
 {
@@ -204,7 +218,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointRunBegin(s, store));
   if (adjoint && s->method == GRADIENT_BOUNDARY) VDReconstructionStart(s);
-#define VD_ZERO(x) PetscCall(PetscArrayzero((x), s->ncells))
+#define VD_ZERO(x) PetscCall(s->backend->mem_zero(s->lanes, (x), s->ncells * sizeof(float)))
   VD_ZERO(s->p);
   for (PetscInt a = 0; a < s->dim; a++) {
     VD_ZERO(s->v[a]);
@@ -239,37 +253,15 @@ static PetscErrorCode StepBegin(EquationState *state, PetscBool adjoint, Wavefie
    (side 1, from the node past the surface, n - 1: every node beyond the
    surface is a mirror, on both sides, which makes the adjoint's mirrors
    those of the forward). */
-void VDZeroSurface(VDState *s, float *p) { VD_EACH_SURFACE_ROW(s, (p ? p : s->p)[row + (side ? (n - 1) * st : 0)] = 0); }
-
-void VDMirrorCentres(VDState *s, float *const f[3])
-{
-  const PetscInt R = s->radius;
-
-  VD_EACH_SURFACE_ROW(s, {
-    float *const    x  = f ? f[a] : s->p;
-    const ptrdiff_t c0 = row + (side ? (n - 1) * st : 0), out = side ? st : -st;
-    for (PetscInt m = 1; m <= R; m++) x[c0 + m * out] = -x[c0 - m * out];
-  })
-}
-
-void VDMirrorNodes(VDState *s, float *const f[3])
-{
-  const PetscInt R = s->radius;
-
-  VD_EACH_SURFACE_ROW(s, {
-    float *const x = f ? f[a] : s->v[a];
-    for (PetscInt i = side ? n - 1 : -R; i < (side ? n - 1 + R : 0); i++) x[row + i * st] = x[row + (side ? 2 * n - 3 - i : -1 - i) * st];
-  })
-}
-
 static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool adjoint, const EquationStepPoints *points)
 {
-  VDState *s = VDStateOf(state);
+  VDState     *s    = VDStateOf(state);
+  float *const p[3] = {s->p, s->p, s->p};
 
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointStageBegin(s, stage, points));
-  else if (stage == 0) VDMirrorCentres(s, NULL);
-  else VDMirrorNodes(s, NULL);
+  else if (stage == 0) PetscCall(s->ops->mirror_centres(s, p));
+  else PetscCall(s->ops->mirror_nodes(s, s->v));
   PetscFunctionReturn(0);
 }
 
@@ -279,10 +271,10 @@ static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool ad
   const PetscBool back = adjoint && s->method == GRADIENT_BOUNDARY;
 
   PetscFunctionBeginUser;
-  if (stage == 0) VDVelocity(s, box, adjoint);
-  else VDPressure(s, box, adjoint);
-  if (back && stage == 0) VDReconstructPressure(s, box);
-  if (back && stage == 1) VDReconstructVelocity(s, box);
+  if (stage == 0) PetscCall(s->ops->velocity(s, box, adjoint));
+  else PetscCall(s->ops->pressure(s, box, adjoint));
+  if (back && stage == 0) PetscCall(s->ops->reconstruct_pressure(s, box));
+  if (back && stage == 1) PetscCall(s->ops->reconstruct_velocity(s, box));
   PetscFunctionReturn(0);
 }
 
@@ -293,14 +285,13 @@ static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoi
    volume), then p = 0 on free surfaces. */
 static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
 {
-  VDState        *s   = VDStateOf(state);
-  const PointMap *src = points->src;
+  VDState *s = VDStateOf(state);
 
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointStepEnd(s, store, n, points));
   else {
-    for (PetscInt i = 0; i < src->nrows; i++) s->p[src->cell[i]] += s->kdt[src->cell[i]] * (float)PointMapRowSum(src, i, points->wav, NULL);
-    VDZeroSurface(s, NULL);
+    PetscCall(s->ops->inject(s, s->p, PETSC_FALSE, points->src, points->wav));
+    PetscCall(s->ops->zero_surface(s, s->p));
     if (s->keep) PetscCall(WavefieldStoreWriteEnd(store, n));
     s->keep = NULL;
   }
@@ -315,21 +306,11 @@ static PetscErrorCode Record(EquationState *state, PetscInt c, const PointMap *m
 
   PetscFunctionBeginUser;
   PetscCheck(c >= 0 && c <= s->dim, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "variable-density receivers record components 0 (p) to %" PetscInt_FMT ", not %" PetscInt_FMT, s->dim, c);
-  for (PetscInt i = 0; i < m->nrows; i++) out[i] = (float)PointMapRowSum(m, i, c ? s->v[c - 1] : s->p, remote);
+  PetscCall(s->ops->record(s, c ? s->v[c - 1] : s->p, m, remote, out));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode AllFinite(EquationState *state, PetscBool *finite)
-{
-  VDState *s   = VDStateOf(state);
-  int      bad = 0;
-
-  PetscFunctionBeginUser;
-#pragma omp parallel for reduction(| : bad) schedule(static)
-  for (size_t i = 0; i < s->ncells; i++) bad |= !isfinite(s->p[i]);
-  *finite = bad ? PETSC_FALSE : PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
+static PetscErrorCode AllFinite(EquationState *state, PetscBool *finite) { return VDStateOf(state)->ops->all_finite(VDStateOf(state), finite); }
 
 static PetscErrorCode Image(EquationState *s, PetscInt k, const float **padded) { return VDAdjointImage(VDStateOf(s), k, padded); }
 

@@ -33,10 +33,12 @@ typedef struct {
   float   *saved;       /* the store's slot of the reverse step being run */
 } VDReconstruction;
 
-typedef struct {
-  const Grid       *grid;
-  const BackendOps *backend;
-  PetscInt          dim, radius, padded[3];
+typedef struct VDState {
+  const Grid              *grid;
+  const struct VDKernels  *ops;     /* the backend's operations on this state (kernels.h) */
+  const BackendOps        *backend;
+  void                    *lanes;   /* the backend's lanes (NULL on the CPU) */
+  PetscInt          dim, radius, n[3], padded[3]; /* n: the owned cells along each axis */
   ptrdiff_t         stride[3];
   size_t            ncells;
   PetscBool         free_surface[3][2];
@@ -45,7 +47,7 @@ typedef struct {
   float            *p, *v[3];
   float            *kdt, *bdt;               /* K dt = rho v^2 dt, and dt / rho, at the centres */
   float            *psi_p[3], *psi_v[3];     /* CPML memory of dp/dx_a (at the v_a nodes) and dv_a/dx_a (at the centres) */
-  float            *pa[3], *pb[3];           /* CPML weights at the centres, over the padded index of axis a */
+  float            *pa[3], *pb[3];           /* CPML weights at the centres, over the padded index of axis a (backend memory) */
   float            *ha[3], *hb[3];           /* and half a cell above them (the v_a nodes) */
   PetscInt          plain[2][2];             /* the padded range along axis 0 outside its layers: centres, nodes */
   float            *host_model[2];           /* K dt and dt / rho, on their way in */
@@ -74,22 +76,18 @@ extern const EquationScheme VariableDensityScheme;
    k = 1 .. radius (the closed form of the Taylor conditions). */
 void VDStaggeredWeights(PetscInt radius, double c[]);
 
-/* The CPU stages over a box of owned cells: velocities from the pressure
+/* The stages (kernels.h: velocity, pressure, adjoint_operands,
+   reconstruct_*) over a box of owned cells: velocities from the pressure
    gradient (stage 0), pressure from the velocities' divergence (stage 1);
    in the adjoint, the velocities from the derivatives of d along each
-   axis, then the pressure from them.  VDAdjointOperands forms, over every
-   owned cell, each adjoint stage's operands d from the adjoint fields,
-   steps the CPML memories back and sums the images (stage 0: at the
-   centres, stage 1: on the nodes). */
-void VDVelocity(VDState *s, const Box *b, PetscBool adjoint);
-void VDPressure(VDState *s, const Box *b, PetscBool adjoint);
-void VDAdjointOperands(VDState *s, PetscInt stage);
-/* The boundary method's steps over box b's cells in its core: stage 0
-   runs p back, rec.p += K dt sum_a D-_a rec.v_a, imaging K with the
-   adjoint pressure; stage 1 runs v back, rec.v_a += B_a D+_a rec.p,
-   imaging each face's buoyancy with the adjoint velocity. */
-void VDReconstructPressure(VDState *s, const Box *b);
-void VDReconstructVelocity(VDState *s, const Box *b);
+   axis, then the pressure from them.  The adjoint operands are formed,
+   over every owned cell, from the adjoint fields, each adjoint stage's d,
+   the CPML memories stepped back and the images summed (stage 0: at the
+   centres, stage 1: on the nodes).  The boundary method's steps over a
+   box's cells in its core: stage 0 runs p back, rec.p += K dt sum_a D-_a
+   rec.v_a, imaging K with the adjoint pressure; stage 1 runs v back,
+   rec.v_a += B_a D+_a rec.p, imaging each face's buoyancy with the adjoint
+   velocity. */
 
 /* The adjoint's parts of the scheme's hooks (adjoint.c). */
 PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store);
@@ -114,34 +112,50 @@ PetscErrorCode VDReconstructionSave(VDState *s, WavefieldStore store, PetscInt n
 void           VDReconstructionStart(VDState *s);
 PetscErrorCode VDReconstructionRead(VDState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode VDReconstructionDone(VDState *s, WavefieldStore store, PetscInt n);
-void           VDReconstructionUnsource(VDState *s, const EquationStepPoints *points);
-void           VDReconstructionRestore(VDState *s, PetscBool pressure);
+PetscErrorCode VDReconstructionUnsource(VDState *s, const EquationStepPoints *points);
+PetscErrorCode VDReconstructionRestore(VDState *s, PetscBool pressure);
 
 /* dt / rho on the face between cell c and cell c + st (the node of c along
    the axis of stride st): the mean of the two cells' (docs/numerics.md). */
-static inline float VDFaceBuoyancy(const float *bdt, ptrdiff_t c, ptrdiff_t st) { return 0.5f * (bdt[c] + bdt[c + st]); }
+FWI_HD static inline float VDFaceBuoyancy(const float *bdt, ptrdiff_t c, ptrdiff_t st) { return 0.5f * (bdt[c] + bdt[c + st]); }
 
-/* p = 0 on every free surface's cell centres (state.c); p NULL: the
-   state's own. */
-void VDZeroSurface(VDState *s, float *p);
+/* The adjoint run's image of parameter k at padded cell c (adjoint.c):
+   0, dJ/dK at the centre; 1, dJ/db (b = 1 / rho), half of each face's
+   image to each of its cells. */
+FWI_HD static inline float VDImageAt(const VDState *s, PetscInt k, ptrdiff_t c)
+{
+  double v = 0;
 
-/* The free surface's mirrors (state.c): the ghosts across each free face
-   of f (NULL: the state's own p, v[a]) at the centres, odd about the
-   surface cell, or on the nodes, even about it. */
-void VDMirrorCentres(VDState *s, float *const f[3]);
-void VDMirrorNodes(VDState *s, float *const f[3]);
+  if (k == 0) v = -(double)s->image_k[c] * s->dt / s->kdt[c];
+  else
+    for (PetscInt a = 0; a < s->dim; a++) {
+      const ptrdiff_t st = s->stride[a];
+      v -= 0.5 * s->dt * ((double)s->image_b[a][c] / VDFaceBuoyancy(s->bdt, c, st) + (double)s->image_b[a][c - st] / VDFaceBuoyancy(s->bdt, c - st, st));
+    }
+  return (float)v;
+}
+
+/* The padded index of owned cell 0 of the row along axis a through owned
+   cell j of axis b1 and k of b2 (VD_EACH_SURFACE_ROW's). */
+FWI_HD static inline ptrdiff_t VDSurfaceRow(const VDState *s, PetscInt a, PetscInt j, PetscInt k)
+{
+  const PetscInt b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
+
+  return s->radius * s->stride[a] + (j + s->radius) * s->stride[b1] + (k + (s->dim > b2 ? s->radius : 0)) * s->stride[b2];
+}
+
 /* Runs the statements given for every owned row of cells along axis a that
    ends on a free-surface face (a, side): row is the padded index of its
    owned cell 0, n its owned cells, st its stride. */
 #define VD_EACH_SURFACE_ROW(s, ...) \
   for (PetscInt a = 0; a < (s)->dim; a++) \
     for (PetscInt side = 0; side < 2; side++) { \
-      const PetscInt  b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2, n = (s)->grid->size[a]; \
+      const PetscInt  b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2, n = (s)->n[a]; \
       const ptrdiff_t st = (s)->stride[a]; \
       if (!(s)->free_surface[a][side]) continue; \
-      for (PetscInt k = 0; k < ((s)->dim > b2 ? (s)->grid->size[b2] : 1); k++) \
-        for (PetscInt j = 0; j < (s)->grid->size[b1]; j++) { \
-          const ptrdiff_t row = (s)->radius * st + (j + (s)->radius) * (s)->stride[b1] + (k + ((s)->dim > b2 ? (s)->radius : 0)) * (s)->stride[b2]; \
+      for (PetscInt k = 0; k < ((s)->dim > b2 ? (s)->n[b2] : 1); k++) \
+        for (PetscInt j = 0; j < (s)->n[b1]; j++) { \
+          const ptrdiff_t row = VDSurfaceRow(s, a, j, k); \
           __VA_ARGS__; \
         } \
     }

@@ -6,7 +6,7 @@
    (state.h, state.c).  Buoyancy on a face is the mean of its two cells'
    (the harmonic mean of their densities: the face's effective density for
    flow across it, as in a series of layers). */
-#include "equations/variable_density/state.h"
+#include "equations/variable_density/kernels.h"
 
 static const EquationParameter parameters[] = {
   {"vp",  "-vp",  "m/s",    "P velocity"},
@@ -129,8 +129,13 @@ static void Gradient(PetscInt n, const float *const model[], double *const grad[
 
 static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
 {
-  if (backend != BACKEND_CPU) return PETSC_FALSE;
-  *k = (EquationKernels){NULL, &BackendOpsCPU};
+  const VDKernels *ops = backend == BACKEND_CPU ? &VDKernelsCPU : NULL;
+
+#ifdef HALOFWI_HAVE_CUDA
+  if (backend == BACKEND_CUDA) ops = &VDKernelsCUDA;
+#endif
+  if (!ops) return PETSC_FALSE;
+  *k = (EquationKernels){(const struct KernelOps *)ops, ops->backend};
   return PETSC_TRUE;
 }
 

@@ -115,93 +115,17 @@ static PetscErrorCode EachSurface(Fields *f)
 PetscErrorCode CudaMirrorGhosts(Fields *f) { return EachSurface<true>(f); }
 PetscErrorCode CudaZeroSurface(Fields *f) { return EachSurface<false>(f); }
 
-/* One thread a row: rows are distinct cells, so injection needs no atomics,
-   and each row sums its entries in their order, as the CPU does. */
-__global__ void InjectKernel(const Fields f, const PointMap m, const float *amp)
-{
-  const PetscInt i = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= m.nrows) return;
-  double sum = 0;
-  for (PetscInt e = m.start[i]; e < m.start[i + 1]; e++) sum += (double)m.weight[e] * amp[m.index[e]];
-  f.uprev[m.cell[i]] += f.vdt2[m.cell[i]] * (float)sum;
-}
+/* The points, the NaN check and the halos' boxes through the kernels
+   every equation shares (equations/cuda/points_cuda.cu). */
+PetscErrorCode CudaInject(Fields *f, const PointMap *m, const float amp[]) { return CudaPointsInject((const CudaLanes *)f->backend, f->uprev, f->vdt2, false, m, amp); }
 
-__global__ void RecordKernel(const Fields f, const PointMap m, const float *remote, float *out)
-{
-  const PetscInt i = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= m.nrows) return;
-  double sum = 0;
-  for (PetscInt e = m.start[i]; e < m.start[i + 1]; e++) {
-    const ptrdiff_t k = m.index[e];
-    sum += (double)m.weight[e] * (k >= 0 ? f.u[k] : remote[-1 - k]);
-  }
-  out[i] = (float)sum;
-}
+PetscErrorCode CudaRecord(Fields *f, const PointMap *m, const float remote[], float out[]) { return CudaPointsRecord((const CudaLanes *)f->backend, f->u, m, remote, out); }
 
-static dim3 RowBlocks(const PointMap *m) { return dim3((unsigned)((m->nrows + 127) / 128)); }
-
-PetscErrorCode CudaInject(Fields *f, const PointMap *m, const float amp[])
-{
-  PetscFunctionBeginUser;
-  if (!m->nrows) PetscFunctionReturn(0);
-  CudaLaunch(InjectKernel, RowBlocks(m), dim3(128), CudaLane(f), *f, *m, amp);
-  CUDA_LAUNCHED();
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode CudaRecord(Fields *f, const PointMap *m, const float remote[], float out[])
-{
-  PetscFunctionBeginUser;
-  if (!m->nrows) PetscFunctionReturn(0);
-  CudaLaunch(RecordKernel, RowBlocks(m), dim3(128), CudaLane(f), *f, *m, remote, out);
-  CUDA_LAUNCHED();
-  PetscFunctionReturn(0);
-}
-
-__global__ void FiniteKernel(const float *u, size_t n, int *flag)
-{
-  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += (size_t)gridDim.x * blockDim.x)
-    if (!isfinite(u[k])) *flag = 1;
-}
-
-PetscErrorCode CudaAllFinite(Fields *f, PetscBool *finite)
-{
-  CudaLanes *l   = (CudaLanes *)f->backend;
-  int        bad = 0;
-
-  PetscFunctionBeginUser;
-  CUDA_CALL(cudaMemsetAsync(l->flag, 0, sizeof(int), l->main));
-  CudaLaunch(FiniteKernel, dim3(1024), dim3(256), l->main, (const float *)f->u, f->ncells, l->flag);
-  CUDA_LAUNCHED();
-  CUDA_CALL(cudaMemcpyAsync(&bad, l->flag, sizeof(int), cudaMemcpyDeviceToHost, l->main));
-  CUDA_CALL(cudaStreamSynchronize(l->main));
-  *finite = bad ? PETSC_FALSE : PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-/* One box's cells to or from its part of the packed buffer, a thread per cell. */
-__global__ void PackKernel(const Fields f, float *field, const Box b, float *buf, bool unpack)
-{
-  const PetscInt e0 = b.hi[0] - b.lo[0], e1 = b.hi[1] - b.lo[1];
-  const size_t   n  = BoxCells(&b);
-  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += (size_t)gridDim.x * blockDim.x) {
-    const PetscInt  i[3] = {b.lo[0] + (PetscInt)(k % e0), b.lo[1] + (PetscInt)(k / e0 % e1), b.lo[2] + (PetscInt)(k / e0 / e1)};
-    const ptrdiff_t c    = FieldsIndex(&f, i);
-    if (unpack) field[c] = buf[k];
-    else buf[k] = field[c];
-  }
-}
+PetscErrorCode CudaAllFinite(Fields *f, PetscBool *finite) { return CudaFieldFinite((CudaLanes *)f->backend, f->u, f->ncells, finite); }
 
 PetscErrorCode CudaPackBoxes(Fields *f, float *field, PetscInt nbox, const Box box[], float *buf, PetscBool unpack)
 {
-  PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < nbox; k++) {
-    const Box   &b = box[k];
-    const size_t n = BoxCells(&b);
-    if (!n) continue;
-    CudaLaunch(PackKernel, dim3((unsigned)PetscMin((n + 255) / 256, 4096)), dim3(256), CudaLane(f), *f, field, b, buf, unpack ? true : false);
-    CUDA_LAUNCHED();
-    buf += n;
-  }
-  PetscFunctionReturn(0);
+  const PetscInt zero[3] = {0, 0, 0};
+
+  return CudaBoxesPack((const CudaLanes *)f->backend, field, f->stride, FieldsIndex(f, zero), nbox, box, buf, unpack);
 }

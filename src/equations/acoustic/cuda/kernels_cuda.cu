@@ -1,104 +1,25 @@
-/* CUDA backend: memory, lanes and the operations table.  The kernels are in
-   step_cuda.cu (the stencil updates) and cells_cuda.cu (layers, faces,
-   points). */
+/* CUDA backend of the acoustic equation: its state's arrays and the
+   operations table.  The kernels are in step_cuda.cu (the stencil
+   updates) and cells_cuda.cu (layers, faces, points); the backend's memory
+   and lanes in equations/cuda/backend_cuda.cu. */
 #include "equations/acoustic/cuda/kernels_cuda.h"
 #include "equations/subnormals.h"
-
-static PetscErrorCode LanesCreate(const Fields *f, CudaLanes **lanes)
-{
-  CudaLanes *l;
-  int        least, greatest;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscNew(&l));
-  /* the shell and the halos first: they are on the critical path, the interior fills the gaps */
-  CUDA_CALL(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  CUDA_CALL(cudaStreamCreateWithPriority(&l->main, cudaStreamNonBlocking, greatest));
-  CUDA_CALL(cudaStreamCreateWithPriority(&l->side, cudaStreamNonBlocking, least));
-  CUDA_CALL(cudaStreamCreateWithPriority(&l->copy, cudaStreamNonBlocking, least));
-  CUDA_CALL(cudaEventCreateWithFlags(&l->main_mark, cudaEventDisableTiming));
-  CUDA_CALL(cudaEventCreateWithFlags(&l->side_mark, cudaEventDisableTiming));
-  for (int k = 0; k < 2; k++) CUDA_CALL(cudaEventCreateWithFlags(&l->copied[k], cudaEventDisableTiming));
-  CUDA_CALL(cudaMalloc((void **)&l->flag, sizeof(int)));
-  l->rows = (unsigned)(f->gpu_tile.rows ? f->gpu_tile.rows : FIELDS_GPU_TILE_ROWS);
-  l->run  = (unsigned)(f->gpu_tile.run ? f->gpu_tile.run : FIELDS_GPU_TILE_RUN);
-  l->tile = f->gpu_tile.shared ? true : false;
-  PetscCheck(l->rows <= CUDA_MAX_ROWS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpu_tile: %u thread rows, expected at most %d", l->rows, CUDA_MAX_ROWS);
-  PetscCall(FieldsGpuTileCheck(f, (PetscInt)l->rows, (PetscInt)l->run));
-  *lanes = l;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode LanesDestroy(CudaLanes **lanes)
-{
-  CudaLanes *l = *lanes;
-
-  PetscFunctionBeginUser;
-  if (!l) PetscFunctionReturn(0);
-  CUDA_CALL(cudaDeviceSynchronize());
-  CUDA_CALL(cudaStreamDestroy(l->main));
-  CUDA_CALL(cudaStreamDestroy(l->side));
-  CUDA_CALL(cudaStreamDestroy(l->copy));
-  CUDA_CALL(cudaEventDestroy(l->main_mark));
-  CUDA_CALL(cudaEventDestroy(l->side_mark));
-  for (int k = 0; k < 2; k++) CUDA_CALL(cudaEventDestroy(l->copied[k]));
-  CUDA_CALL(cudaFree(l->flag));
-  PetscCall(PetscFree(*lanes));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MemAlloc(void **p, size_t bytes)
-{
-  PetscFunctionBeginUser;
-  *p = NULL;
-  if (!bytes) PetscFunctionReturn(0);
-  CUDA_CALL(cudaMalloc(p, bytes));
-  CUDA_CALL(cudaMemset(*p, 0, bytes));
-  CUDA_CALL(cudaDeviceSynchronize());
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MemZero(void *lanes, void *p, size_t bytes)
-{
-  PetscFunctionBeginUser;
-  CUDA_CALL(cudaMemsetAsync(p, 0, bytes, CudaLanesStream((const CudaLanes *)lanes)));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MemFree(void **p)
-{
-  PetscFunctionBeginUser;
-  if (*p) CUDA_CALL(cudaFree(*p));
-  *p = NULL;
-  PetscFunctionReturn(0);
-}
-
-/* The lanes are non-blocking streams, which a plain cudaMemcpy does not
-   wait for; and a copy from pageable memory may return before it lands. */
-static PetscErrorCode MemCopy(void *dst, const void *src, size_t bytes)
-{
-  PetscFunctionBeginUser;
-  if (!bytes) PetscFunctionReturn(0);
-  CUDA_CALL(cudaDeviceSynchronize());
-  CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
-  CUDA_CALL(cudaDeviceSynchronize());
-  PetscFunctionReturn(0);
-}
 
 static PetscErrorCode Alloc(Fields *f)
 {
   PetscFunctionBeginUser;
   FlushSubnormalsHere();
-  PetscCall(LanesCreate(f, (CudaLanes **)&f->backend));
-  PetscCall(FieldsAllocArrays(f, MemAlloc));
+  PetscCall(CudaLanesCreate(&f->gpu_tile, (CudaLanes **)&f->backend));
+  PetscCall(FieldsGpuTileCheck(f, (PetscInt)((CudaLanes *)f->backend)->rows, (PetscInt)((CudaLanes *)f->backend)->run));
+  PetscCall(FieldsAllocArrays(f, BackendOpsCUDA.mem_alloc));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode Free(Fields *f)
 {
   PetscFunctionBeginUser;
-  PetscCall(LanesDestroy((CudaLanes **)&f->backend));
-  PetscCall(FieldsFreeArrays(f, MemFree));
+  PetscCall(CudaLanesDestroy((CudaLanes **)&f->backend));
+  PetscCall(FieldsFreeArrays(f, BackendOpsCUDA.mem_free));
   PetscFunctionReturn(0);
 }
 
@@ -110,103 +31,6 @@ static PetscErrorCode ZeroState(Fields *f)
 #undef ZERO
   PetscFunctionReturn(0);
 }
-
-static PetscErrorCode SideBegin(void *lanes)
-{
-  CudaLanes *l = (CudaLanes *)lanes;
-
-  PetscFunctionBeginUser;
-  CUDA_CALL(cudaEventRecord(l->main_mark, l->main));
-  CUDA_CALL(cudaStreamWaitEvent(l->side, l->main_mark, 0));
-  l->on_side = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode SideEnd(void *lanes)
-{
-  ((CudaLanes *)lanes)->on_side = PETSC_FALSE;
-  return 0;
-}
-
-static PetscErrorCode Join(void *lanes)
-{
-  CudaLanes *l = (CudaLanes *)lanes;
-
-  PetscFunctionBeginUser;
-  CUDA_CALL(cudaEventRecord(l->side_mark, l->side));
-  CUDA_CALL(cudaStreamWaitEvent(l->main, l->side_mark, 0));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MainStream(void *lanes, void **stream)
-{
-  *stream = (void *)((CudaLanes *)lanes)->main;
-  return 0;
-}
-
-static PetscErrorCode DeviceFreeMemory(size_t *bytes)
-{
-  size_t total;
-
-  PetscFunctionBeginUser;
-  CUDA_CALL(cudaMemGetInfo(bytes, &total));
-  PetscFunctionReturn(0);
-}
-
-/* Page-locked, so copies to and from it run asynchronously; not zeroed. */
-static PetscErrorCode HostAlloc(void **p, size_t bytes)
-{
-  PetscFunctionBeginUser;
-  CUDA_CALL(cudaHostAlloc(p, PetscMax(bytes, 1), cudaHostAllocDefault));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode HostFree(void **p)
-{
-  PetscFunctionBeginUser;
-  if (*p) CUDA_CALL(cudaFreeHost(*p));
-  *p = NULL;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode CopyAsync(void *lanes, PetscInt slot, void *dst, const void *src, size_t bytes)
-{
-  CudaLanes *l = (CudaLanes *)lanes;
-
-  PetscFunctionBeginUser;
-  CUDA_CALL(cudaEventRecord(l->main_mark, l->main));
-  CUDA_CALL(cudaStreamWaitEvent(l->copy, l->main_mark, 0));
-  CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, l->copy));
-  CUDA_CALL(cudaEventRecord(l->copied[slot], l->copy));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode CopyWait(void *lanes, PetscInt slot)
-{
-  CudaLanes *l = (CudaLanes *)lanes;
-
-  PetscFunctionBeginUser;
-  CUDA_CALL(cudaStreamWaitEvent(l->main, l->copied[slot], 0));
-  PetscFunctionReturn(0);
-}
-
-static const BackendOps BackendOpsCUDA = {
-  .name               = CUDA_BACKEND_NAME,
-  .side_begin         = SideBegin,
-  .side_end           = SideEnd,
-  .join               = Join,
-  .main_stream        = MainStream,
-  .mem_alloc          = MemAlloc,
-  .mem_free           = MemFree,
-  .mem_zero           = MemZero,
-  .mem_upload         = MemCopy,
-  .mem_download       = MemCopy,
-  .device_free_memory = DeviceFreeMemory,
-  .host_alloc         = HostAlloc,
-  .host_free          = HostFree,
-  .copy_async         = CopyAsync,
-  .copy_wait          = CopyWait,
-};
 
 extern "C" const KernelOps KernelOpsCUDA = {
   .split_boxes          = PETSC_FALSE,

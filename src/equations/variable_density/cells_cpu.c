@@ -1,0 +1,141 @@
+/* The variable-density equation's CPU operations on particular cells (the
+   free surface, the points, the images, the boundary method's band) and the
+   CPU's table (kernels.h); the stages are in kernels_cpu.c. */
+#include "equations/variable_density/kernels.h"
+#include "data/util.h"
+#include <math.h>
+
+static PetscErrorCode LanesCreate(VDState *s, const GpuTile *tile)
+{
+  s->lanes = NULL;
+  return 0;
+}
+
+static PetscErrorCode LanesDestroy(VDState *s) { return 0; }
+
+static PetscErrorCode ZeroSurface(VDState *s, float *p)
+{
+  VD_EACH_SURFACE_ROW(s, p[row + (side ? (n - 1) * st : 0)] = 0);
+  return 0;
+}
+
+static PetscErrorCode ZeroPastSurface(VDState *s, float *const v[3])
+{
+  VD_EACH_SURFACE_ROW(s, if (side) v[a][row + (n - 1) * st] = 0);
+  return 0;
+}
+
+/* The surface cell c0 of a row: the centres m beyond it take minus those
+   m before it. */
+static PetscErrorCode MirrorCentres(VDState *s, float *const f[3])
+{
+  const PetscInt R = s->radius;
+
+  VD_EACH_SURFACE_ROW(s, {
+    float *const    x  = f[a];
+    const ptrdiff_t c0 = row + (side ? (n - 1) * st : 0), out = side ? st : -st;
+    for (PetscInt m = 1; m <= R; m++) x[c0 + m * out] = -x[c0 - m * out];
+  });
+  return 0;
+}
+
+/* The nodes beyond the surface take those mirrored about it (state.c). */
+static PetscErrorCode MirrorNodes(VDState *s, float *const f[3])
+{
+  const PetscInt R = s->radius;
+
+  VD_EACH_SURFACE_ROW(s, {
+    float *const x = f[a];
+    for (PetscInt i = side ? n - 1 : -R; i < (side ? n - 1 + R : 0); i++) x[row + i * st] = x[row + (side ? 2 * n - 3 - i : -1 - i) * st];
+  });
+  return 0;
+}
+
+static PetscErrorCode Inject(VDState *s, float *p, PetscBool subtract, const PointMap *m, const float amp[])
+{
+  for (PetscInt i = 0; i < m->nrows; i++) {
+    const ptrdiff_t c = m->cell[i];
+    const float     t = s->kdt[c] * (float)PointMapRowSum(m, i, amp, NULL);
+    p[c]              = subtract ? p[c] - t : p[c] + t;
+  }
+  return 0;
+}
+
+static PetscErrorCode AtSource(VDState *s, const PointMap *m, float out[])
+{
+  for (PetscInt i = 0; i < m->nrows; i++) out[i] = (float)((double)s->p[m->cell[i]] * s->dt / s->kdt[m->cell[i]]);
+  return 0;
+}
+
+static PetscErrorCode Record(VDState *s, const float *field, const PointMap *m, const float remote[], float out[])
+{
+  for (PetscInt i = 0; i < m->nrows; i++) out[i] = (float)PointMapRowSum(m, i, field, remote);
+  return 0;
+}
+
+static PetscErrorCode AllFinite(VDState *s, PetscBool *finite)
+{
+  int bad = 0;
+
+#pragma omp parallel for reduction(| : bad) schedule(static)
+  for (size_t i = 0; i < s->ncells; i++) bad |= !isfinite(s->p[i]);
+  *finite = bad ? PETSC_FALSE : PETSC_TRUE;
+  return 0;
+}
+
+/* adjoint.c: dJ/dK from image_k, dJ/db from half of each face's image. */
+static PetscErrorCode Image(VDState *s, PetscInt k)
+{
+#pragma omp parallel for collapse(2) schedule(static)
+  for (PetscInt z = 0; z < s->n[2]; z++)
+    for (PetscInt y = 0; y < s->n[1]; y++) {
+      const PetscInt q[3] = {0, y, z};
+      const ptrdiff_t row = GridPaddedIndex(s->grid, q);
+      for (PetscInt x = 0; x < s->n[0]; x++) s->image[row + x] = VDImageAt(s, k, row + x);
+    }
+  return 0;
+}
+
+static PetscErrorCode BandCopy(VDState *s, float *const f[4], PetscBool save, PetscBool pressure, float *buf)
+{
+  size_t at = 0;
+
+  for (PetscInt k = 0; k < s->rec.nband; k++) {
+    const VDBand  *band = &s->rec.band[k];
+    const Box     *b    = &band->box;
+    const PetscInt m    = b->hi[0] - b->lo[0];
+    if (!save && (band->field == 0) != pressure) {
+      at += BoxCells(b);
+      continue;
+    }
+    for (PetscInt z = b->lo[2]; z < b->hi[2]; z++)
+      for (PetscInt y = b->lo[1]; y < b->hi[1]; y++, at += m) {
+        const PetscInt q[3] = {b->lo[0], y, z};
+        float *const   x    = f[band->field] + GridPaddedIndex(s->grid, q);
+        if (save) PetscCall(PetscArraycpy(buf + at, x, m));
+        else PetscCall(PetscArraycpy(x, buf + at, m));
+      }
+  }
+  return 0;
+}
+
+const VDKernels VDKernelsCPU = {
+  .lanes_create         = LanesCreate,
+  .lanes_destroy        = LanesDestroy,
+  .velocity             = VDVelocityCPU,
+  .pressure             = VDPressureCPU,
+  .adjoint_operands     = VDAdjointOperandsCPU,
+  .reconstruct_pressure = VDReconstructPressureCPU,
+  .reconstruct_velocity = VDReconstructVelocityCPU,
+  .zero_surface         = ZeroSurface,
+  .zero_past_surface    = ZeroPastSurface,
+  .mirror_centres       = MirrorCentres,
+  .mirror_nodes         = MirrorNodes,
+  .inject               = Inject,
+  .at_source            = AtSource,
+  .record               = Record,
+  .all_finite           = AllFinite,
+  .image                = Image,
+  .band_copy            = BandCopy,
+  .backend              = &BackendOpsCPU,
+};

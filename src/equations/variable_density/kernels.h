@@ -1,0 +1,76 @@
+/* The variable-density equation's operations on its state, one table per
+   backend: the CPU's (kernels_cpu.c, cells_cpu.c) and CUDA's (cuda/).  The
+   scheme's hooks (state.c, adjoint.c, reconstruct.c) run every pass over
+   the state's memory through them, so that they are backend-blind; each
+   operation queues on the state's lanes, in the same formulas and order on
+   every backend (bit for bit). */
+#pragma once
+#include "equations/variable_density/state.h"
+
+/* Calls CALL with R_ the radius r as a literal (a constant expression in
+   C++ too, where kernels take it as a template argument). */
+#define VD_WITH_RADIUS(r, CALL) \
+  switch (r) { \
+  case 1: { const PetscInt R_ = 1; CALL; } break; \
+  case 2: { const PetscInt R_ = 2; CALL; } break; \
+  case 3: { const PetscInt R_ = 3; CALL; } break; \
+  case 4: { const PetscInt R_ = 4; CALL; } break; \
+  case 5: { const PetscInt R_ = 5; CALL; } break; \
+  case 6: { const PetscInt R_ = 6; CALL; } break; \
+  case 7: { const PetscInt R_ = 7; CALL; } break; \
+  case 8: { const PetscInt R_ = 8; CALL; } break; \
+  }
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct VDKernels {
+  /* s->lanes for the core kernels' launch shape tile (NULL on the CPU). */
+  PetscErrorCode (*lanes_create)(VDState *s, const GpuTile *tile);
+  PetscErrorCode (*lanes_destroy)(VDState *s);
+  /* The stages over the owned cells of box b (state.h: VDVelocity, ...). */
+  PetscErrorCode (*velocity)(VDState *s, const Box *b, PetscBool adjoint);
+  PetscErrorCode (*pressure)(VDState *s, const Box *b, PetscBool adjoint);
+  PetscErrorCode (*adjoint_operands)(VDState *s, PetscInt stage);
+  PetscErrorCode (*reconstruct_pressure)(VDState *s, const Box *b);
+  PetscErrorCode (*reconstruct_velocity)(VDState *s, const Box *b);
+  /* The free surface (state.c): p = 0 on its centres; v_a = 0 on the node
+     past it (side 1, the last node of its axis); the mirrors of f[a] across
+     the faces of axis a at the centres (odd) or on the nodes (even). */
+  PetscErrorCode (*zero_surface)(VDState *s, float *p);
+  PetscErrorCode (*zero_past_surface)(VDState *s, float *const v[3]);
+  PetscErrorCode (*mirror_centres)(VDState *s, float *const f[3]);
+  PetscErrorCode (*mirror_nodes)(VDState *s, float *const f[3]);
+  /* p[cell] += K dt (row's sum over amp), or -= where subtract (PointMap:
+     inject); out[i] = the adjoint's p at row i's cell times dt / K dt
+     (dJ/dK's share of the source's own term); out[i] = row i's sum over
+     field (PointMap: record). */
+  PetscErrorCode (*inject)(VDState *s, float *p, PetscBool subtract, const PointMap *m, const float amp[]);
+  PetscErrorCode (*at_source)(VDState *s, const PointMap *m, float out[]);
+  PetscErrorCode (*record)(VDState *s, const float *field, const PointMap *m, const float remote[], float out[]);
+  /* Whether p is finite everywhere; waits for the queued work. */
+  PetscErrorCode (*all_finite)(VDState *s, PetscBool *finite);
+  /* s->image = the adjoint run's image of parameter k (adjoint.c). */
+  PetscErrorCode (*image)(VDState *s, PetscInt k);
+  /* The boundary method's band (reconstruct.c) of the fields f (f[0] p,
+     f[1 + a] v_a) to buf (save), or back from it where its field is the
+     pressure (pressure) or a velocity (not); buf holds every band, box by
+     box, each along axis 0, then 1, then 2. */
+  PetscErrorCode (*band_copy)(VDState *s, float *const f[4], PetscBool save, PetscBool pressure, float *buf);
+  const BackendOps *backend;
+} VDKernels;
+
+extern const VDKernels VDKernelsCPU;
+extern const VDKernels VDKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST, its kernels run on the host */
+
+/* The CPU's stages (kernels_cpu.c). */
+PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint);
+PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint);
+PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage);
+PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *b);
+PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *b);
+
+#ifdef __cplusplus
+}
+#endif
