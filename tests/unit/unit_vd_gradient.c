@@ -20,7 +20,9 @@
    receiver 1.5 cells below the top (within the reach of the free surface's
    image, or next to the top layer).  Cases: 2D orders 8 and 2 with absorbing
    layers on every side, 2D orders 4 and 6 with a free surface on top, 3D
-   order 4 absorbing and order 8 with a free surface.
+   order 4 absorbing and order 8 with a free surface, and free surfaces on
+   two sides (the top and the last axis's far side: 2D order 8, 3D order
+   4), where the mirrors beyond the far side differ from the top's.
    On more than one rank the gradient of the decomposition mpiexec gives,
    and at 4 ranks of split ones chosen here (2 x 2 x 1, and 4 x 1 x 1 in 2D
    or 1 x 2 x 2 in 3D, each left out where it is the default; 2 x 2 x 1
@@ -58,8 +60,9 @@
 #define NREC 5
 
 /* One case: the user grid (10 m cells), the layers' width (none on top with
-   free_top), the order, nt samples at dt (the internal step: dt is below
-   the stable step) and the Ricker wavelet's peak f0 (Hz).  Every extended
+   free_top, nor on the last axis's far side with free_far: free surfaces
+   there), the order, nt samples at dt (the internal step: dt is below the
+   stable step) and the Ricker wavelet's peak f0 (Hz).  Every extended
    N[a] is a multiple of 4, so that 2 or 4 ranks along an axis split it at
    N[a] / 2 (the density steps). */
 typedef struct {
@@ -67,6 +70,7 @@ typedef struct {
   PetscInt    dim, order, n[3], pml, nt;
   PetscBool   free_top;
   PetscReal   dt, f0;
+  PetscBool   free_far;
 } Case;
 
 static const PetscReal d[3] = {10, 10, 10};
@@ -214,6 +218,7 @@ static PetscErrorCode RunCreate(MPI_Comm comm, const Case *c, const PetscInt pro
   r->store = NULL;
   for (PetscInt a = 0; a < 3; a++) pml[a][0] = pml[a][1] = a < c->dim ? c->pml : 0;
   if (c->free_top) pml[0][0] = 0;
+  if (c->free_far) pml[c->dim - 1][1] = 0;
   PetscCall(GridCreate(comm, c->dim, c->n, d, c->order, pml, procs, &r->g));
   r->cells = (size_t)r->g.size[0] * r->g.size[1] * r->g.size[2];
   PetscCall(PetscMalloc1(r->cells, &r->vp));
@@ -508,6 +513,7 @@ static PetscErrorCode ShapeSetUp(const Case *c)
     shape.pml[a][0] = shape.pml[a][1] = a < c->dim ? c->pml : 0;
   }
   if (c->free_top) shape.pml[0][0] = 0;
+  if (c->free_far) shape.pml[c->dim - 1][1] = 0;
   for (PetscInt a = 0; a < 3; a++) {
     shape.N[a] = shape.n[a] + shape.pml[a][0] + shape.pml[a][1];
     PetscCheck(a >= c->dim || shape.N[a] % 4 == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "test set-up: extended N[%d] = %" PetscInt_FMT ", expected a multiple of 4", (int)a, shape.N[a]);
@@ -658,6 +664,8 @@ int main(int argc, char **argv)
     {"2D absorbing, order 2", 2, 2, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 12},
     {"2D free surface, order 6", 2, 6, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15},
     {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25},
+    {"2D free surfaces on top and right", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 15, PETSC_TRUE},
+    {"3D free surfaces on top and far y", 3, 4, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25, PETSC_TRUE},
   };
 
   PetscBool against_cuda = PETSC_FALSE;
