@@ -15,8 +15,11 @@ import re
 import sys
 
 # Top to bottom.  A folder belongs to the first layer whose name is the
-# folder or a folder above it; equations/NAME/... is one equation's.
+# folder or a folder above it; equations/NAME/... is one equation's, but for
+# the folders every equation shares (equations/cuda: the CUDA backend's
+# lanes, memory and common kernels), which are the equations layer's.
 LAYERS = ["program", "inversion", "setup", "shot", "equations/*", "equations", "grid", "options", "data"]
+SHARED = {"cuda"}
 MAX_SOURCES = 20
 SEAM = LAYERS.index("equations/*")  # the layers above it see an equation through equations/*.h alone
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -25,7 +28,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 def layer_of(folder):
     """(rank, unit): rank 0 at the top; unit names an equation (or the folder's layer)."""
     parts = folder.split("/")
-    if parts[0] == "equations" and len(parts) > 1:
+    if parts[0] == "equations" and len(parts) > 1 and parts[1] not in SHARED:
         return LAYERS.index("equations/*"), "equations/" + parts[1]
     if parts[0] in LAYERS:
         return LAYERS.index(parts[0]), parts[0]
@@ -113,6 +116,7 @@ def self_test():
     breaches = {
         "upward": {"grid/grid.c": '#include "shot/run.c"\n'},
         "another's files": {"equations/b/b.c": '#include "equations/a/a.c"\n'},
+        "from the equations/* layer above its own (equations)": {"equations/cuda/c.h": '#include "equations/a/a.c"\n'},
         "past the seam": {"shot/run.c": '#include "equations/a/a.c"\n'},
         "loop": {"equations/a/a.h": '#include "equations/a/cpu/k.h"\n', "equations/a/cpu/k.h": '#include "equations/a/a.h"\n'},
         "not a path under src": {"grid/g.c": '#include "util.h"\n'},

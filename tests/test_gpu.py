@@ -29,6 +29,11 @@ device or no CUDA build):
     launch shape and in 16,16: order-8 gathers of (a), the full gradient of
     (b) and the 4-rank decomposed gradient of (c), bit for bit those of the
     kernel that reads through the L1 cache.
+(f) -physics variable_density -rho gardner, recording p, vz and vx: order-8
+    gathers of (a)'s models and the gradient of (b) by both methods, GPU vs
+    CPU bit for bit (the kernels take the CPU's terms in its order), and on
+    2 ranks sharing the GPU (-halo_type staged) bit for bit the 1-rank GPU
+    run's.
 
 Every figure is printed; every check runs, and the failures are listed at
 the end."""
@@ -332,6 +337,29 @@ def part_e(scr, failures, fwd_ref, grad_ref):
             failures.append(bitwise_gradient(ref, got, f"(e) {dim}D {name}, {n} ranks, gradient vs 1 rank's cached reads"))
 
 
+VD = ["-physics", "variable_density", "-rho", "gardner"]
+
+
+def part_f(scr, failures):
+    for dim in (2, 3):
+        n, opts, layout = DECOMPOSITIONS[dim][0]
+        shared = opts + ["-gpu_shared", "-halo_type", "staged"]
+        fwd = {}
+        for backend, ranks, extra in (("cpu", 1, []), ("cuda", 1, []), ("cuda", n, shared)):
+            d = fwd[(backend, ranks)] = scr.sub(f"f{dim}d_{backend}{ranks}")
+            c.run(ranks, forward_args(scr, dim, 8, backend) + VD + ["-record", "p,vz,vx"] + extra, d)
+        failures.append(bitwise_gathers(fwd[("cpu", 1)], fwd[("cuda", 1)], 2, f"(f) {dim}D variable density, cuda vs cpu gathers (p)"))
+        failures.append(bitwise_gathers(fwd[("cuda", 1)], fwd[("cuda", n)], 2, f"(f) {dim}D variable density, {n} ranks vs 1, gathers (p)"))
+        base = gradient_setup(scr, dim) + VD
+        for method in ("full", "boundary"):
+            args = base + ["-gradient_method", method]
+            cpu = gradient(1, args + ["-backend", "cpu"], scr.sub(f"f{dim}g_{method}_cpu"))
+            gpu = gradient(1, args + ["-backend", "cuda"], scr.sub(f"f{dim}g_{method}_cuda"))
+            failures.append(bitwise_gradient(cpu, gpu, f"(f) {dim}D variable density, {method}, cuda vs cpu"))
+            got = gradient(n, args + ["-backend", "cuda"] + shared, scr.sub(f"f{dim}g_{method}_cuda{n}"), layout)
+            failures.append(bitwise_gradient(gpu, got, f"(f) {dim}D variable density, {method}, {n} ranks vs 1 on the GPU"))
+
+
 def main():
     why = probe()
     if why:
@@ -345,6 +373,7 @@ def main():
         part_c(scr, failures, fwd_ref, grad_ref)
         part_d(scr, failures, fwd_ref, grad_ref)
         part_e(scr, failures, fwd_ref, grad_ref)
+        part_f(scr, failures)
         failures = [f for f in failures if f]
         if failures:
             c.fail(f"{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))

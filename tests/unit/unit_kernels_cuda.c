@@ -55,7 +55,7 @@
    keeps to the CPU backend's contract (a call it refuses fails), the half
    of this test a machine without a GPU can check.  Built with
    HALOFWI_CUDA_HOST (unit_kernels_cuda_host), the second block is the CUDA
-   backend compiled for the host (src/equations/acoustic/cuda/host_emulation.h): its kernels
+   backend compiled for the host (src/equations/cuda/host_emulation.h): its kernels
    and launch shapes run on the CPU, the other half a machine without a GPU
    can check. */
 #ifndef HALOFWI_CUDA_HOST
