@@ -5,6 +5,9 @@
 #include "equations/cuda/cuda.h"
 #include "equations/variable_density/kernels.h"
 
+/* Kernel parameters are limited to 4 kB on older toolkits. */
+static_assert(sizeof(VDState) <= 4096, "the kernels take the state by value: at most 4 kB of parameters");
+
 static inline CudaLanes   *VDLanes(const VDState *s) { return (CudaLanes *)s->lanes; }
 static inline cudaStream_t VDLane(const VDState *s) { return CudaLanesStream(VDLanes(s)); }
 
