@@ -27,7 +27,8 @@
   which -restart holds a rerun against, names the physics and the density;
 - bad input is refused before any work, naming the value: no -rho; -rho
   with -physics acoustic; -rho below 10 kg/m^3; a -rho file on another grid
-  or holding a negative density.
+  or holding a negative density; -gpu_tile, a launch shape this equation's
+  CUDA kernels do not take.
 """
 import os
 import re
@@ -213,6 +214,7 @@ def bad_input(tmp):
         (["-physics", "variable_density", "-rho", "0.5"], "-rho 0.5"),
         (["-physics", "variable_density", "-rho", small], "expected the same grid"),
         (["-physics", "variable_density", "-rho", negative], "density -3"),
+        (["-physics", "variable_density", "-rho", "1000", "-gpu_tile", "8,16"], "-gpu_tile 8,16 (the variable_density equation's CUDA kernels take a thread per cell"),
     ]
     for k, (args, want) in enumerate(cases):
         out_dir = os.path.join(tmp, f"bad{k}")

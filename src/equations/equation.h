@@ -246,6 +246,11 @@ typedef struct Equation {
      this build has none. */
   PetscBool (*kernels)(BackendChoice backend, EquationKernels *k);
 
+  /* Whether its CUDA kernels take -gpu_tile's launch shape (and
+     -gpu_tile_shared): otherwise those options are refused as without
+     effect. */
+  PetscBool gpu_launch_shape;
+
   /* Its time-stepping scheme (EquationScheme, below). */
   const struct EquationScheme *scheme;
 } Equation;

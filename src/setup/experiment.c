@@ -12,15 +12,16 @@
 PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
 {
   const TimePhase was = TimingEnter(TIME_SETUP);
+  const Equation *eq  = o->physics == PHYSICS_VARIABLE_DENSITY ? &EquationVariableDensity : &EquationAcoustic;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(e, sizeof(*e)));
   e->o = o;
   PetscCall(LayoutCreate(world, o->shot_groups, &e->l));
-  PetscCall(BackendSetUp(&e->l, o, o->physics == PHYSICS_VARIABLE_DENSITY ? &EquationVariableDensity : &EquationAcoustic, &e->backend));
+  PetscCall(BackendSetUp(&e->l, o, eq, &e->backend));
   PetscCall(ModelDescribe(world, o, &e->m));
   if (o->physics == PHYSICS_VARIABLE_DENSITY) PetscCall(ModelDescribeDensity(world, o, &e->m, &e->rho));
-  PetscCall(OptionsCheckModel(world, o, &e->m));
+  PetscCall(OptionsCheckModel(world, o, eq, &e->m));
   PetscCall(SurveyRead(world, o, &e->m, &e->geo));
   PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->m, &e->geo, NULL, NULL, NULL));
   TimingLeave(was);

@@ -8,6 +8,8 @@
 static const char *const invert_only[] = {"-restart", "-first_step", "-qc_shots", "-qc_illumination", "-invert_for", "-rho_min", "-rho_max"};
 /* And of -mode forward alone: the misfit reads the equation's first component. */
 static const char *const forward_only[] = {"-record"};
+/* The CUDA core kernel's launch shape (Equation.gpu_launch_shape). */
+static const char *const launch_shape[] = {"-gpu_tile", "-gpu_tile_shared"};
 
 /* Appends "name value (why)" to msg when name was given, unless same is
    given and the value restates it (a model file's size or spacing typed
@@ -26,7 +28,7 @@ static PetscErrorCode NoEffect(const char *name, const PetscReal *same, const ch
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const ModelInfo *m)
+PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const Equation *eq, const ModelInfo *m)
 {
   const char *const axis[3]    = {"z", "x", "y"};
   const char *const grid[3]    = {"-nz", "-nx", "-ny"};
@@ -59,6 +61,10 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const ModelInf
   for (size_t k = 0; o->mode != MODE_INVERT && k < COUNT(invert_only); k++) PetscCall(NoEffect(invert_only[k], NULL, "only -mode invert reads it", msg, sizeof msg, &count));
   for (size_t k = 0; o->mode != MODE_FORWARD && k < COUNT(forward_only); k++)
     PetscCall(NoEffect(forward_only[k], NULL, "only -mode forward reads it: the misfit reads the pressure", msg, sizeof msg, &count));
+  if (!eq->gpu_launch_shape) {
+    PetscCall(PetscSNPrintf(why, sizeof why, "the %s equation's CUDA kernels take a thread per cell, in no launch shape", eq->name));
+    for (size_t k = 0; k < COUNT(launch_shape); k++) PetscCall(NoEffect(launch_shape[k], NULL, why, msg, sizeof msg, &count));
+  }
   if (!count) PetscFunctionReturn(0);
   if (o->unused_warn) PetscCall(PetscPrintf(comm, "WARNING: option%s without effect in this run: %s; the run goes ahead (-unused_options warn)\n", count > 1 ? "s" : "", msg));
   else

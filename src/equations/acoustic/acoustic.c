@@ -152,5 +152,6 @@ const Equation EquationAcoustic = {
   .gradient_cost = {{1.0, 4.5, 0.76, 1}, {0.36, 2.17, 0.93, 1}},
   .gradient             = Gradient,
   .kernels              = Kernels,
+  .gpu_launch_shape     = PETSC_TRUE, /* the core kernel's (step_cuda.cu) */
   .scheme               = &AcousticScheme,
 };
