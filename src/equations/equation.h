@@ -40,8 +40,8 @@ typedef struct PointMap {
 
 /* Row i's sum over its entries in double, entry order: values[index] for
    index >= 0, remote[-1 - index] else (inject maps index the amplitudes,
-   never remote).  Host code. */
-static inline double PointMapRowSum(const PointMap *m, PetscInt i, const float *values, const float *remote)
+   never remote).  Valid C and CUDA (FWI_HD): the backends sum alike. */
+FWI_HD static inline double PointMapRowSum(const PointMap *m, PetscInt i, const float *values, const float *remote)
 {
   double sum = 0;
 

@@ -8,10 +8,8 @@ __global__ void InjectKernel(float *field, const float *scale, bool subtract, co
 {
   const PetscInt i = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= m.nrows) return;
-  double sum = 0;
-  for (PetscInt e = m.start[i]; e < m.start[i + 1]; e++) sum += (double)m.weight[e] * amp[m.index[e]];
   const ptrdiff_t c = m.cell[i];
-  const float     t = scale[c] * (float)sum;
+  const float     t = scale[c] * (float)PointMapRowSum(&m, i, amp, NULL);
   field[c]          = subtract ? field[c] - t : field[c] + t;
 }
 
@@ -19,12 +17,7 @@ __global__ void RecordKernel(const float *field, const PointMap m, const float *
 {
   const PetscInt i = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= m.nrows) return;
-  double sum = 0;
-  for (PetscInt e = m.start[i]; e < m.start[i + 1]; e++) {
-    const ptrdiff_t k = m.index[e];
-    sum += (double)m.weight[e] * (k >= 0 ? field[k] : remote[-1 - k]);
-  }
-  out[i] = (float)sum;
+  out[i] = (float)PointMapRowSum(&m, i, field, remote);
 }
 
 static dim3 RowBlocks(const PointMap *m) { return dim3((unsigned)((m->nrows + 127) / 128)); }

@@ -85,26 +85,26 @@ PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n)
 PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points)
 {
   const VDKernels *ops  = s->ops;
-  float *const     fp[3] = {s->rec.p, s->rec.p, s->rec.p};
+  float *const     p[3] = {s->p, s->p, s->p}, *const fp[3] = {s->rec.p, s->rec.p, s->rec.p};
 
   PetscFunctionBeginUser;
   if (stage == 0) {
-    PetscCall(ops->zero_surface(s, s->p));
+    PetscCall(ops->surface(s, VD_ZERO_SURFACE, p));
     PetscCall(ops->at_source(s, points->src, points->at_src));
     PetscCall(ops->adjoint_operands(s, 0));
-    PetscCall(ops->mirror_centres(s, s->d));
+    PetscCall(ops->surface(s, VD_MIRROR_CENTRES, s->d));
     if (s->method == GRADIENT_BOUNDARY) {
       PetscCall(VDReconstructionUnsource(s, points));
-      PetscCall(ops->mirror_nodes(s, s->rec.v));
+      PetscCall(ops->surface(s, VD_MIRROR_NODES, s->rec.v));
     }
   } else {
-    PetscCall(ops->zero_past_surface(s, s->v));
+    PetscCall(ops->surface(s, VD_ZERO_PAST_SURFACE, s->v));
     PetscCall(ops->adjoint_operands(s, 1));
-    PetscCall(ops->mirror_nodes(s, s->d));
+    PetscCall(ops->surface(s, VD_MIRROR_NODES, s->d));
     if (s->method == GRADIENT_BOUNDARY) {
       PetscCall(VDReconstructionRestore(s, PETSC_TRUE));
-      PetscCall(ops->zero_surface(s, s->rec.p));
-      PetscCall(ops->mirror_centres(s, fp));
+      PetscCall(ops->surface(s, VD_ZERO_SURFACE, fp));
+      PetscCall(ops->surface(s, VD_MIRROR_CENTRES, fp));
     }
   }
   PetscFunctionReturn(0);

@@ -13,41 +13,9 @@ static PetscErrorCode LanesCreate(VDState *s, const GpuTile *tile)
 
 static PetscErrorCode LanesDestroy(VDState *s) { return 0; }
 
-static PetscErrorCode ZeroSurface(VDState *s, float *p)
+static PetscErrorCode Surface(VDState *s, VDSurfaceOp op, float *const f[3])
 {
-  VD_EACH_SURFACE_ROW(s, p[row + (side ? (n - 1) * st : 0)] = 0);
-  return 0;
-}
-
-static PetscErrorCode ZeroPastSurface(VDState *s, float *const v[3])
-{
-  VD_EACH_SURFACE_ROW(s, if (side) v[a][row + (n - 1) * st] = 0);
-  return 0;
-}
-
-/* The surface cell c0 of a row: the centres m beyond it take minus those
-   m before it. */
-static PetscErrorCode MirrorCentres(VDState *s, float *const f[3])
-{
-  const PetscInt R = s->radius;
-
-  VD_EACH_SURFACE_ROW(s, {
-    float *const    x  = f[a];
-    const ptrdiff_t c0 = row + (side ? (n - 1) * st : 0), out = side ? st : -st;
-    for (PetscInt m = 1; m <= R; m++) x[c0 + m * out] = -x[c0 - m * out];
-  });
-  return 0;
-}
-
-/* The nodes beyond the surface take those mirrored about it (state.c). */
-static PetscErrorCode MirrorNodes(VDState *s, float *const f[3])
-{
-  const PetscInt R = s->radius;
-
-  VD_EACH_SURFACE_ROW(s, {
-    float *const x = f[a];
-    for (PetscInt i = side ? n - 1 : -R; i < (side ? n - 1 + R : 0); i++) x[row + i * st] = x[row + (side ? 2 * n - 3 - i : -1 - i) * st];
-  });
+  VD_EACH_SURFACE_ROW(s, VDSurfaceRow(op, f[a], row, st, n, side, s->radius));
   return 0;
 }
 
@@ -63,7 +31,7 @@ static PetscErrorCode Inject(VDState *s, float *p, PetscBool subtract, const Poi
 
 static PetscErrorCode AtSource(VDState *s, const PointMap *m, float out[])
 {
-  for (PetscInt i = 0; i < m->nrows; i++) out[i] = (float)((double)s->p[m->cell[i]] * s->dt / s->kdt[m->cell[i]]);
+  for (PetscInt i = 0; i < m->nrows; i++) out[i] = VDAtSource(s, m->cell[i]);
   return 0;
 }
 
@@ -127,10 +95,7 @@ const VDKernels VDKernelsCPU = {
   .adjoint_operands     = VDAdjointOperandsCPU,
   .reconstruct_pressure = VDReconstructPressureCPU,
   .reconstruct_velocity = VDReconstructVelocityCPU,
-  .zero_surface         = ZeroSurface,
-  .zero_past_surface    = ZeroPastSurface,
-  .mirror_centres       = MirrorCentres,
-  .mirror_nodes         = MirrorNodes,
+  .surface              = Surface,
   .inject               = Inject,
   .at_source            = AtSource,
   .record               = Record,

@@ -35,13 +35,9 @@ typedef struct VDKernels {
   PetscErrorCode (*adjoint_operands)(VDState *s, PetscInt stage);
   PetscErrorCode (*reconstruct_pressure)(VDState *s, const Box *b);
   PetscErrorCode (*reconstruct_velocity)(VDState *s, const Box *b);
-  /* The free surface (state.c): p = 0 on its centres; v_a = 0 on the node
-     past it (side 1, the last node of its axis); the mirrors of f[a] across
-     the faces of axis a at the centres (odd) or on the nodes (even). */
-  PetscErrorCode (*zero_surface)(VDState *s, float *p);
-  PetscErrorCode (*zero_past_surface)(VDState *s, float *const v[3]);
-  PetscErrorCode (*mirror_centres)(VDState *s, float *const f[3]);
-  PetscErrorCode (*mirror_nodes)(VDState *s, float *const f[3]);
+  /* Pass op (state.h: VDSurfaceOp) on every free surface's rows, on f[a]
+     along axis a, face by face in axis order, the low side first. */
+  PetscErrorCode (*surface)(VDState *s, VDSurfaceOp op, float *const f[3]);
   /* p[cell] += K dt (row's sum over amp), or -= where subtract (PointMap:
      inject); out[i] = the adjoint's p at row i's cell times dt / K dt
      (dJ/dK's share of the source's own term); out[i] = row i's sum over

@@ -10,8 +10,6 @@
 #include "data/util.h"
 #include "equations/subnormals.h"
 #include "equations/store.h"
-#include <math.h>
-#include <omp.h>
 
 #define VD_ARRAYS(s, X) \
   do { \
@@ -260,8 +258,8 @@ static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool
 
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointStageBegin(s, stage, points));
-  else if (stage == 0) PetscCall(s->ops->mirror_centres(s, p));
-  else PetscCall(s->ops->mirror_nodes(s, s->v));
+  else if (stage == 0) PetscCall(s->ops->surface(s, VD_MIRROR_CENTRES, p));
+  else PetscCall(s->ops->surface(s, VD_MIRROR_NODES, s->v));
   PetscFunctionReturn(0);
 }
 
@@ -285,13 +283,14 @@ static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoi
    volume), then p = 0 on free surfaces. */
 static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
 {
-  VDState *s = VDStateOf(state);
+  VDState     *s    = VDStateOf(state);
+  float *const p[3] = {s->p, s->p, s->p};
 
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointStepEnd(s, store, n, points));
   else {
     PetscCall(s->ops->inject(s, s->p, PETSC_FALSE, points->src, points->wav));
-    PetscCall(s->ops->zero_surface(s, s->p));
+    PetscCall(s->ops->surface(s, VD_ZERO_SURFACE, p));
     if (s->keep) PetscCall(WavefieldStoreWriteEnd(store, n));
     s->keep = NULL;
   }

@@ -135,9 +135,43 @@ FWI_HD static inline float VDImageAt(const VDState *s, PetscInt k, ptrdiff_t c)
   return (float)v;
 }
 
+/* dJ/dK's share of the source's own term at padded cell c: the adjoint
+   pressure there times dt / K dt. */
+FWI_HD static inline float VDAtSource(const VDState *s, ptrdiff_t c) { return (float)((double)s->p[c] * s->dt / s->kdt[c]); }
+
+/* The passes over the rows that end on a free surface (state.c), each on
+   a field per axis: p = 0 on the surface cell; v = 0 on the node past it
+   (side 1, the last node of its axis); the centres beyond the surface take
+   minus those before it (odd about it); the nodes beyond it take those
+   mirrored about it (even). */
+typedef enum { VD_ZERO_SURFACE, VD_ZERO_PAST_SURFACE, VD_MIRROR_CENTRES, VD_MIRROR_NODES } VDSurfaceOp;
+
+/* Pass op on field x along the row at padded index row (its owned cell 0;
+   n owned cells along the axis of stride st) that ends on the surface at
+   side, R the radius. */
+FWI_HD static inline void VDSurfaceRow(VDSurfaceOp op, float *x, ptrdiff_t row, ptrdiff_t st, PetscInt n, PetscInt side, PetscInt R)
+{
+  const ptrdiff_t c0 = row + (side ? (n - 1) * st : 0), out = side ? st : -st;
+
+  switch (op) {
+  case VD_ZERO_SURFACE:
+    x[c0] = 0;
+    break;
+  case VD_ZERO_PAST_SURFACE:
+    if (side) x[c0] = 0;
+    break;
+  case VD_MIRROR_CENTRES:
+    for (PetscInt m = 1; m <= R; m++) x[c0 + m * out] = -x[c0 - m * out];
+    break;
+  case VD_MIRROR_NODES:
+    for (PetscInt i = side ? n - 1 : -R; i < (side ? n - 1 + R : 0); i++) x[row + i * st] = x[row + (side ? 2 * n - 3 - i : -1 - i) * st];
+    break;
+  }
+}
+
 /* The padded index of owned cell 0 of the row along axis a through owned
    cell j of axis b1 and k of b2 (VD_EACH_SURFACE_ROW's). */
-FWI_HD static inline ptrdiff_t VDSurfaceRow(const VDState *s, PetscInt a, PetscInt j, PetscInt k)
+FWI_HD static inline ptrdiff_t VDSurfaceRowStart(const VDState *s, PetscInt a, PetscInt j, PetscInt k)
 {
   const PetscInt b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
 
@@ -155,7 +189,7 @@ FWI_HD static inline ptrdiff_t VDSurfaceRow(const VDState *s, PetscInt a, PetscI
       if (!(s)->free_surface[a][side]) continue; \
       for (PetscInt k = 0; k < ((s)->dim > b2 ? (s)->n[b2] : 1); k++) \
         for (PetscInt j = 0; j < (s)->n[b1]; j++) { \
-          const ptrdiff_t row = VDSurfaceRow(s, a, j, k); \
+          const ptrdiff_t row = VDSurfaceRowStart(s, a, j, k); \
           __VA_ARGS__; \
         } \
     }

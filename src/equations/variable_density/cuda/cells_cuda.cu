@@ -6,29 +6,17 @@
 static PetscErrorCode LanesCreate(VDState *s, const GpuTile *tile) { return CudaLanesCreate(tile, (CudaLanes **)&s->lanes); }
 static PetscErrorCode LanesDestroy(VDState *s) { return CudaLanesDestroy((CudaLanes **)&s->lanes); }
 
-/* What a surface row's thread does (cells_cpu.c's passes of that name). */
-enum SurfaceOp { ZERO_SURFACE, ZERO_PAST_SURFACE, MIRROR_CENTRES, MIRROR_NODES };
-
-/* A thread per owned row along axis a ending on the free face (a, side). */
-template <SurfaceOp OP>
-__global__ void SurfaceKernel(const VDState s, int a, int side, float *x)
+/* A thread per owned row along axis a that ends on the free face (a, side). */
+__global__ void SurfaceKernel(const VDState s, VDSurfaceOp op, int a, int side, float *x)
 {
   const int      b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
   const PetscInt nj = s.n[b1], nk = s.dim > b2 ? s.n[b2] : 1, t = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
   if (t >= nj * nk) return;
-  const ptrdiff_t row = VDSurfaceRow(&s, a, t % nj, t / nj), st = s.stride[a], c0 = row + (side ? (s.n[a] - 1) * st : 0);
-  const PetscInt  n = s.n[a], R = s.radius;
-  if (OP == ZERO_SURFACE) x[c0] = 0;
-  if (OP == ZERO_PAST_SURFACE && side) x[c0] = 0;
-  if (OP == MIRROR_CENTRES)
-    for (PetscInt m = 1; m <= R; m++) x[c0 + m * (side ? st : -st)] = -x[c0 - m * (side ? st : -st)];
-  if (OP == MIRROR_NODES)
-    for (PetscInt i = side ? n - 1 : -R; i < (side ? n - 1 + R : 0); i++) x[row + i * st] = x[row + (side ? 2 * n - 3 - i : -1 - i) * st];
+  VDSurfaceRow(op, x, VDSurfaceRowStart(&s, a, t % nj, t / nj), s.stride[a], s.n[a], side, s.radius);
 }
 
-/* Every free face in the CPU's order, axis a's field f[a]. */
-template <SurfaceOp OP>
-static PetscErrorCode EachSurface(VDState *s, float *const f[3])
+/* Every free face in the CPU's order (VD_EACH_SURFACE_ROW). */
+static PetscErrorCode Surface(VDState *s, VDSurfaceOp op, float *const f[3])
 {
   PetscFunctionBeginUser;
   for (int a = 0; a < s->dim; a++)
@@ -36,20 +24,11 @@ static PetscErrorCode EachSurface(VDState *s, float *const f[3])
       const int      b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
       const PetscInt rows = s->n[b1] * (s->dim > b2 ? s->n[b2] : 1);
       if (!s->free_surface[a][side]) continue;
-      CudaLaunch(SurfaceKernel<OP>, dim3((unsigned)((rows + 127) / 128)), dim3(128), VDLane(s), *s, a, side, f[a]);
+      CudaLaunch(SurfaceKernel, dim3((unsigned)((rows + 127) / 128)), dim3(128), VDLane(s), *s, op, a, side, f[a]);
       CUDA_LAUNCHED();
     }
   PetscFunctionReturn(0);
 }
-
-static PetscErrorCode ZeroSurface(VDState *s, float *p)
-{
-  float *const f[3] = {p, p, p};
-  return EachSurface<ZERO_SURFACE>(s, f);
-}
-static PetscErrorCode ZeroPastSurface(VDState *s, float *const v[3]) { return EachSurface<ZERO_PAST_SURFACE>(s, v); }
-static PetscErrorCode MirrorCentres(VDState *s, float *const f[3]) { return EachSurface<MIRROR_CENTRES>(s, f); }
-static PetscErrorCode MirrorNodes(VDState *s, float *const f[3]) { return EachSurface<MIRROR_NODES>(s, f); }
 
 static PetscErrorCode Inject(VDState *s, float *p, PetscBool subtract, const PointMap *m, const float amp[]) { return CudaPointsInject(VDLanes(s), p, s->kdt, subtract ? true : false, m, amp); }
 
@@ -57,7 +36,7 @@ __global__ void AtSourceKernel(const VDState s, const PointMap m, float *out)
 {
   const PetscInt i = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= m.nrows) return;
-  out[i] = (float)((double)s.p[m.cell[i]] * s.dt / s.kdt[m.cell[i]]);
+  out[i] = VDAtSource(&s, m.cell[i]);
 }
 
 static PetscErrorCode AtSource(VDState *s, const PointMap *m, float out[])
@@ -113,10 +92,7 @@ extern "C" const VDKernels VDKernelsCUDA = {
   .adjoint_operands     = VDAdjointOperandsCUDA,
   .reconstruct_pressure = VDReconstructPressureCUDA,
   .reconstruct_velocity = VDReconstructVelocityCUDA,
-  .zero_surface         = ZeroSurface,
-  .zero_past_surface    = ZeroPastSurface,
-  .mirror_centres       = MirrorCentres,
-  .mirror_nodes         = MirrorNodes,
+  .surface              = Surface,
   .inject               = Inject,
   .at_source            = AtSource,
   .record               = Record,
