@@ -187,7 +187,7 @@ static PetscErrorCode CheckVariableDensity(void)
   PetscFunctionBeginUser;
   for (PetscInt R = 1; R <= FWI_MAX_RADIUS; R++) {
     double c[FWI_MAX_RADIUS + 1];
-    VDStaggeredWeights(R, c);
+    StaggeredWeights(R, c);
     for (PetscInt m = 0; m < R; m++) {
       double sum = 0, scale = 0;
       for (PetscInt k = 1; k <= R; k++) {

@@ -89,22 +89,22 @@ PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationSte
 
   PetscFunctionBeginUser;
   if (stage == 0) {
-    PetscCall(ops->surface(s, VD_ZERO_SURFACE, p));
+    PetscCall(ops->surface(s, STAGGERED_ZERO_SURFACE, p));
     PetscCall(ops->at_source(s, points->src, points->at_src));
     PetscCall(ops->adjoint_operands(s, 0));
-    PetscCall(ops->surface(s, VD_MIRROR_CENTRES, s->d));
+    PetscCall(ops->surface(s, STAGGERED_MIRROR_CENTRES, s->d));
     if (s->method == GRADIENT_BOUNDARY) {
       PetscCall(VDReconstructionUnsource(s, points));
-      PetscCall(ops->surface(s, VD_MIRROR_NODES, s->rec.v));
+      PetscCall(ops->surface(s, STAGGERED_MIRROR_NODES, s->rec.v));
     }
   } else {
-    PetscCall(ops->surface(s, VD_ZERO_PAST_SURFACE, s->v));
+    PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, s->v));
     PetscCall(ops->adjoint_operands(s, 1));
-    PetscCall(ops->surface(s, VD_MIRROR_NODES, s->d));
+    PetscCall(ops->surface(s, STAGGERED_MIRROR_NODES, s->d));
     if (s->method == GRADIENT_BOUNDARY) {
       PetscCall(VDReconstructionRestore(s, PETSC_TRUE));
-      PetscCall(ops->surface(s, VD_ZERO_SURFACE, fp));
-      PetscCall(ops->surface(s, VD_MIRROR_CENTRES, fp));
+      PetscCall(ops->surface(s, STAGGERED_ZERO_SURFACE, fp));
+      PetscCall(ops->surface(s, STAGGERED_MIRROR_CENTRES, fp));
     }
   }
   PetscFunctionReturn(0);

@@ -13,9 +13,9 @@ static PetscErrorCode LanesCreate(VDState *s, const GpuTile *tile)
 
 static PetscErrorCode LanesDestroy(VDState *s) { return 0; }
 
-static PetscErrorCode Surface(VDState *s, VDSurfaceOp op, float *const f[3])
+static PetscErrorCode Surface(VDState *s, StaggeredSurfaceOp op, float *const f[3])
 {
-  VD_EACH_SURFACE_ROW(s, VDSurfaceRow(op, f[a], row, st, n, side, s->radius));
+  STAGGERED_EACH_SURFACE_ROW(s, StaggeredSurfaceRow(op, f[a], row, st, n, side, s->radius));
   return 0;
 }
 

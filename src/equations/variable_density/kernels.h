@@ -7,20 +7,6 @@
 #pragma once
 #include "equations/variable_density/state.h"
 
-/* Calls CALL with R_ the radius r as a literal (a constant expression in
-   C++ too, where kernels take it as a template argument). */
-#define VD_WITH_RADIUS(r, CALL) \
-  switch (r) { \
-  case 1: { const PetscInt R_ = 1; CALL; } break; \
-  case 2: { const PetscInt R_ = 2; CALL; } break; \
-  case 3: { const PetscInt R_ = 3; CALL; } break; \
-  case 4: { const PetscInt R_ = 4; CALL; } break; \
-  case 5: { const PetscInt R_ = 5; CALL; } break; \
-  case 6: { const PetscInt R_ = 6; CALL; } break; \
-  case 7: { const PetscInt R_ = 7; CALL; } break; \
-  case 8: { const PetscInt R_ = 8; CALL; } break; \
-  }
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,9 +21,9 @@ typedef struct VDKernels {
   PetscErrorCode (*adjoint_operands)(VDState *s, PetscInt stage);
   PetscErrorCode (*reconstruct_pressure)(VDState *s, const Box *b);
   PetscErrorCode (*reconstruct_velocity)(VDState *s, const Box *b);
-  /* Pass op (state.h: VDSurfaceOp) on every free surface's rows, on f[a]
+  /* Pass op (state.h: StaggeredSurfaceOp) on every free surface's rows, on f[a]
      along axis a, face by face in axis order, the low side first. */
-  PetscErrorCode (*surface)(VDState *s, VDSurfaceOp op, float *const f[3]);
+  PetscErrorCode (*surface)(VDState *s, StaggeredSurfaceOp op, float *const f[3]);
   /* p[cell] += K dt (row's sum over amp), or -= where subtract (PointMap:
      inject); out[i] = the adjoint's p at row i's cell times dt / K dt
      (dJ/dK's share of the source's own term); out[i] = row i's sum over

@@ -6,34 +6,13 @@
    take the derivative, its CPML memory and the update as passes of their
    own.  Both paths sum each cell's terms in the same order. */
 #include "equations/variable_density/kernels.h"
-
-#define VD_INLINE static inline __attribute__((always_inline))
+#include "equations/staggered_cpu.h"
 
 /* The padded index of owned cell (0, j, k). */
 static inline ptrdiff_t RowStart(const VDState *s, PetscInt j, PetscInt k)
 {
   const PetscInt R = s->radius;
   return R + (j + (s->dim > 1 ? R : 0)) * s->stride[1] + (k + (s->dim > 2 ? R : 0)) * s->stride[2];
-}
-
-/* The staggered difference along stride st at f: sum_m c[m] (f[(m - 1 +
-   up) st] - f[-(m - up) st]), m = 1 .. R, up = 1 for D+ (at the node above
-   the cell), 0 for D-; summed from 0 and m = 1 up. */
-VD_INLINE float Stencil(const float *restrict f, ptrdiff_t st, PetscInt up, const float *restrict c, PetscInt R)
-{
-  float acc = 0;
-  for (PetscInt m = 1; m <= R; m++) acc += c[m] * (f[(m - 1 + up) * st] - f[-(m - up) * st]);
-  return acc;
-}
-
-/* The CPML memory of a derivative t at one cell: psi = b psi + a t,
-   t += psi.  Outside the layers a = b = 0 (GridLayerProfile), so psi stays
-   0 there and t keeps its bits: a row in a layer of any axis takes every
-   axis's memory, no cell needs a test. */
-VD_INLINE float Cpml(float t, float a, float b, float *restrict psi)
-{
-  *psi = b * *psi + a * t;
-  return t + *psi;
 }
 
 /* A derivative's CPML weights and memory along a row: the weights per
@@ -45,7 +24,7 @@ typedef struct {
 
 /* The velocity update from g: forward v -= B g, adjoint v += B g (B: the
    face's dt / rho). */
-VD_INLINE float VelocityUpdate(float v, float B, float g, PetscBool adjoint) { return adjoint ? v + B * g : v - B * g; }
+STAGGERED_INLINE float VelocityUpdate(float v, float B, float g, PetscBool adjoint) { return adjoint ? v + B * g : v - B * g; }
 
 /* What a pass does with the term it forms besides the update (each a
    literal NULL where not wanted): keep[i] = t (the store's row), img[i] +=
@@ -61,7 +40,7 @@ typedef struct {
    updated.  No cell's update reads another's: without ivdep GCC checks
    the pointers at run time and, unable to prove them apart, runs scalar
    code. */
-VD_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict c, ptrdiff_t st, const float *restrict f, const float *restrict bdt, float *restrict v,
+STAGGERED_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict c, ptrdiff_t st, const float *restrict f, const float *restrict bdt, float *restrict v,
                             RowTerm term, PetscBool adjoint, const RowLayer *layer, PetscInt lstep)
 {
   float *restrict keep = term.keep, *restrict img = term.img;
@@ -70,8 +49,8 @@ VD_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict c, ptr
   for (PetscInt m = 1; m <= R; m++) w[m] = c[m];
 #pragma GCC ivdep
   for (PetscInt i = 0; i < n; i++) {
-    float g = Stencil(f + i, st, 1, w, R);
-    if (layer) g = Cpml(g, layer->a[i * lstep], layer->b[i * lstep], &layer->psi[i]);
+    float g = StaggeredStencil(f + i, st, 1, w, R);
+    if (layer) g = StaggeredCpml(g, layer->a[i * lstep], layer->b[i * lstep], &layer->psi[i]);
     if (keep) keep[i] = g;
     if (img) img[i] += x[i] * g;
     v[i] = VelocityUpdate(v[i], VDFaceBuoyancy(bdt, i, st), g, adjoint);
@@ -81,7 +60,7 @@ VD_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict c, ptr
 /* One pass of the pressure over n cells: h = sum_a D-_a f[a] (with every
    axis's CPML memory where layer is given, a literal NULL elsewhere),
    taken by term, forward p -= kdt h, adjoint p += kdt h. */
-VD_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const float c[3][FWI_MAX_RADIUS + 1], const ptrdiff_t st[3], const float *const f[3],
+STAGGERED_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const float c[3][FWI_MAX_RADIUS + 1], const ptrdiff_t st[3], const float *const f[3],
                             const float *restrict kdt, float *restrict p, RowTerm term, PetscBool adjoint, const RowLayer *layer)
 {
   float *restrict keep = term.keep, *restrict img = term.img;
@@ -93,8 +72,8 @@ VD_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const float c[
   for (PetscInt i = 0; i < n; i++) {
     float h = 0;
     for (PetscInt a = 0; a < dim; a++) {
-      float t = Stencil(f[a] + i, a ? st[a] : 1, 0, w[a], R); /* a literal unit stride: offsets, not pointers */
-      if (layer) t = Cpml(t, layer[a].a[a ? 0 : i], layer[a].b[a ? 0 : i], &layer[a].psi[i]);
+      float t = StaggeredStencil(f[a] + i, a ? st[a] : 1, 0, w[a], R); /* a literal unit stride: offsets, not pointers */
+      if (layer) t = StaggeredCpml(t, layer[a].a[a ? 0 : i], layer[a].b[a ? 0 : i], &layer[a].psi[i]);
       h = a ? h + t : t; /* = 0 + t: a sum from 0 is never -0 */
     }
     if (keep) keep[i] = h;
@@ -173,7 +152,7 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
      the stride 1 (offsets, not pointers) and the weights per cell; the
      adjoint neither keeps nor has layers */
 #define VD_VELOCITY(ST, KEEP, ADJOINT, LAYER, LSTEP) \
-  VD_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], ST, f, s->bdt + c, s->v[a] + c, (RowTerm){KEEP, NULL, NULL}, ADJOINT, LAYER, LSTEP))
+  STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], ST, f, s->bdt + c, s->v[a] + c, (RowTerm){KEEP, NULL, NULL}, ADJOINT, LAYER, LSTEP))
   if (adjoint && !a) VD_VELOCITY(1, NULL, PETSC_TRUE, NULL, 0)
   else if (adjoint) VD_VELOCITY(st, NULL, PETSC_TRUE, NULL, 0)
   else if (!layer && !a) VD_VELOCITY(1, keep, PETSC_FALSE, NULL, 0)
@@ -197,8 +176,8 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
     l[a] = LayerOf(s, 0, a, row, q, i0);
   }
   VD_DIM_ADJOINT(s->dim, adjoint, {
-    if (A_ || !layer) VD_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL}, A_, NULL))
-    else VD_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL}, A_, l))
+    if (A_ || !layer) STAGGERED_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL}, A_, NULL))
+    else STAGGERED_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL}, A_, l))
   });
 }
 
@@ -295,7 +274,7 @@ PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *box)
   VD_EACH_ROW(s, &b, {
     const float *f[3] = {NULL, NULL, NULL};
     for (PetscInt a = 0; a < s->dim; a++) f[a] = s->rec.v[a] + row;
-    VD_WITH_DIM(s->dim, VD_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row},
+    VD_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row},
                                                                PETSC_TRUE, NULL)));
   });
   return 0;
@@ -309,8 +288,8 @@ PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *box)
     if (!BoxWithin(box, &s->rec.vcore[a], &b)) continue;
     VD_EACH_ROW(s, &b, {
       const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row};
-      if (a) VD_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], st, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
-      else VD_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], 1, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
+      if (a) STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], st, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
+      else STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], 1, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
     });
   }
   return 0;

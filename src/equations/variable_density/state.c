@@ -23,35 +23,6 @@
     } \
   } while (0)
 
-void VDStaggeredWeights(PetscInt radius, double c[])
-{
-  for (PetscInt k = 1; k <= radius; k++) {
-    const double ok = 2.0 * k - 1;
-    double       w  = 1.0 / ok;
-    for (PetscInt j = 1; j <= radius; j++) {
-      const double oj = 2.0 * j - 1;
-      if (j != k) w *= oj * oj / (oj * oj - ok * ok);
-    }
-    c[k] = w;
-  }
-}
-
-/* The padded range [r[0], r[1]) of the owned cells (padded R .. n - R)
-   between the layers of a profile, whose b is 0 there (empty where that
-   range is not one piece: the kernels then take every cell as a layer
-   cell, which is exact). */
-static void PlainRange(PetscInt n, PetscInt R, const float *b, PetscInt r[2])
-{
-  PetscInt lo = R, hi = n - R;
-
-  while (lo < hi && b[lo] != 0) lo++;
-  while (hi > lo && b[hi - 1] != 0) hi--;
-  r[0] = lo;
-  r[1] = hi;
-  for (PetscInt i = lo; i < hi; i++)
-    if (b[i] != 0) r[0] = r[1] = 0;
-}
-
 static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const EquationStateSettings *settings, EquationState **out)
 {
   VDState *s;
@@ -75,7 +46,7 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
     s->stride[a] = a ? s->stride[a - 1] * s->padded[a - 1] : 1;
     for (PetscInt side = 0; side < 2; side++) s->free_surface[a][side] = a < g->dim && b.free_surface[a][side] ? PETSC_TRUE : PETSC_FALSE;
   }
-  VDStaggeredWeights(g->radius, c);
+  StaggeredWeights(g->radius, c);
   for (PetscInt a = 0; a < g->dim; a++)
     for (PetscInt m = 1; m <= g->radius; m++) s->w[a][m] = (float)(c[m] / g->d[a]);
 #define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), s->ncells * sizeof(float)), "the wavefields", (3.0 + 3.0 * g->dim) * s->ncells * sizeof(float))
@@ -90,8 +61,8 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
     PetscCall(GridLayerProfile(g, a, settings->vmax, settings->f_pml, settings->dt, w[0], w[1], scratch + 4 * n));
     GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, w[2], w[3]);
     if (!a) {
-      PlainRange(s->padded[0], s->radius, w[1], s->plain[0]);
-      PlainRange(s->padded[0], s->radius, w[3], s->plain[1]);
+      StaggeredPlainRange(s->padded[0], s->radius, w[1], s->plain[0]);
+      StaggeredPlainRange(s->padded[0], s->radius, w[3], s->plain[1]);
     }
     for (PetscInt k = 0; k < 4; k++) {
       PetscCall(s->backend->mem_alloc((void **)dev[k], n * sizeof(float)));
@@ -258,8 +229,8 @@ static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool
 
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointStageBegin(s, stage, points));
-  else if (stage == 0) PetscCall(s->ops->surface(s, VD_MIRROR_CENTRES, p));
-  else PetscCall(s->ops->surface(s, VD_MIRROR_NODES, s->v));
+  else if (stage == 0) PetscCall(s->ops->surface(s, STAGGERED_MIRROR_CENTRES, p));
+  else PetscCall(s->ops->surface(s, STAGGERED_MIRROR_NODES, s->v));
   PetscFunctionReturn(0);
 }
 
@@ -290,7 +261,7 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   if (adjoint) PetscCall(VDAdjointStepEnd(s, store, n, points));
   else {
     PetscCall(s->ops->inject(s, s->p, PETSC_FALSE, points->src, points->wav));
-    PetscCall(s->ops->surface(s, VD_ZERO_SURFACE, p));
+    PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, p));
     if (s->keep) PetscCall(WavefieldStoreWriteEnd(store, n));
     s->keep = NULL;
   }

@@ -6,6 +6,7 @@
    kernels); the CPML memory of every derivative over the padded box. */
 #pragma once
 #include "equations/equation.h"
+#include "equations/staggered.h"
 
 /* Its fields, in the order of the Equation table (variable_density.c):
    the forward's, then the adjoint's operands of the derivatives along each
@@ -71,11 +72,6 @@ static inline VDState *VDStateOf(EquationState *s) { return (VDState *)s; }
 
 extern const EquationScheme VariableDensityScheme;
 
-/* The staggered first-derivative weights of order 2 radius for unit
-   spacing: the derivative at x + 1/2 is sum_k c[k] (f(x + k) - f(x + 1 - k)),
-   k = 1 .. radius (the closed form of the Taylor conditions). */
-void VDStaggeredWeights(PetscInt radius, double c[]);
-
 /* The stages (kernels.h: velocity, pressure, adjoint_operands,
    reconstruct_*) over a box of owned cells: velocities from the pressure
    gradient (stage 0), pressure from the velocities' divergence (stage 1);
@@ -117,7 +113,7 @@ PetscErrorCode VDReconstructionRestore(VDState *s, PetscBool pressure);
 
 /* dt / rho on the face between cell c and cell c + st (the node of c along
    the axis of stride st): the mean of the two cells' (docs/numerics.md). */
-FWI_HD static inline float VDFaceBuoyancy(const float *bdt, ptrdiff_t c, ptrdiff_t st) { return 0.5f * (bdt[c] + bdt[c + st]); }
+FWI_HD static inline float VDFaceBuoyancy(const float *bdt, ptrdiff_t c, ptrdiff_t st) { return StaggeredFaceMean(bdt, c, st); }
 
 /* The adjoint run's image of parameter k at padded cell c (adjoint.c):
    0, dJ/dK at the centre; 1, dJ/db (b = 1 / rho), half of each face's
@@ -138,58 +134,3 @@ FWI_HD static inline float VDImageAt(const VDState *s, PetscInt k, ptrdiff_t c)
 /* dJ/dK's share of the source's own term at padded cell c: the adjoint
    pressure there times dt / K dt. */
 FWI_HD static inline float VDAtSource(const VDState *s, ptrdiff_t c) { return (float)((double)s->p[c] * s->dt / s->kdt[c]); }
-
-/* The passes over the rows that end on a free surface (state.c), each on
-   a field per axis: p = 0 on the surface cell; v = 0 on the node past it
-   (side 1, the last node of its axis); the centres beyond the surface take
-   minus those before it (odd about it); the nodes beyond it take those
-   mirrored about it (even). */
-typedef enum { VD_ZERO_SURFACE, VD_ZERO_PAST_SURFACE, VD_MIRROR_CENTRES, VD_MIRROR_NODES } VDSurfaceOp;
-
-/* Pass op on field x along the row at padded index row (its owned cell 0;
-   n owned cells along the axis of stride st) that ends on the surface at
-   side, R the radius. */
-FWI_HD static inline void VDSurfaceRow(VDSurfaceOp op, float *x, ptrdiff_t row, ptrdiff_t st, PetscInt n, PetscInt side, PetscInt R)
-{
-  const ptrdiff_t c0 = row + (side ? (n - 1) * st : 0), out = side ? st : -st;
-
-  switch (op) {
-  case VD_ZERO_SURFACE:
-    x[c0] = 0;
-    break;
-  case VD_ZERO_PAST_SURFACE:
-    if (side) x[c0] = 0;
-    break;
-  case VD_MIRROR_CENTRES:
-    for (PetscInt m = 1; m <= R; m++) x[c0 + m * out] = -x[c0 - m * out];
-    break;
-  case VD_MIRROR_NODES:
-    for (PetscInt i = side ? n - 1 : -R; i < (side ? n - 1 + R : 0); i++) x[row + i * st] = x[row + (side ? 2 * n - 3 - i : -1 - i) * st];
-    break;
-  }
-}
-
-/* The padded index of owned cell 0 of the row along axis a through owned
-   cell j of axis b1 and k of b2 (VD_EACH_SURFACE_ROW's). */
-FWI_HD static inline ptrdiff_t VDSurfaceRowStart(const VDState *s, PetscInt a, PetscInt j, PetscInt k)
-{
-  const PetscInt b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
-
-  return s->radius * s->stride[a] + (j + s->radius) * s->stride[b1] + (k + (s->dim > b2 ? s->radius : 0)) * s->stride[b2];
-}
-
-/* Runs the statements given for every owned row of cells along axis a that
-   ends on a free-surface face (a, side): row is the padded index of its
-   owned cell 0, n its owned cells, st its stride. */
-#define VD_EACH_SURFACE_ROW(s, ...) \
-  for (PetscInt a = 0; a < (s)->dim; a++) \
-    for (PetscInt side = 0; side < 2; side++) { \
-      const PetscInt  b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2, n = (s)->n[a]; \
-      const ptrdiff_t st = (s)->stride[a]; \
-      if (!(s)->free_surface[a][side]) continue; \
-      for (PetscInt k = 0; k < ((s)->dim > b2 ? (s)->n[b2] : 1); k++) \
-        for (PetscInt j = 0; j < (s)->n[b1]; j++) { \
-          const ptrdiff_t row = VDSurfaceRowStart(s, a, j, k); \
-          __VA_ARGS__; \
-        } \
-    }

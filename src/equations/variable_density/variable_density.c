@@ -69,7 +69,7 @@ static PetscReal StableStep(const Grid *g, PetscReal vmax)
   double    c[FWI_MAX_RADIUS + 1], sum = 0;
   PetscReal inv = 0;
 
-  VDStaggeredWeights(g->radius, c);
+  StaggeredWeights(g->radius, c);
   for (PetscInt k = 1; k <= g->radius; k++) sum += PetscAbsReal(c[k]);
   for (PetscInt a = 0; a < g->dim; a++) inv += 1.0 / (g->d[a] * g->d[a]);
   return 1.0 / (vmax * sum * PetscSqrtReal(inv));

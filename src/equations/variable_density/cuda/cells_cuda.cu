@@ -7,16 +7,16 @@ static PetscErrorCode LanesCreate(VDState *s, const GpuTile *tile) { return Cuda
 static PetscErrorCode LanesDestroy(VDState *s) { return CudaLanesDestroy((CudaLanes **)&s->lanes); }
 
 /* A thread per owned row along axis a that ends on the free face (a, side). */
-__global__ void SurfaceKernel(const VDState s, VDSurfaceOp op, int a, int side, float *x)
+__global__ void SurfaceKernel(const VDState s, StaggeredSurfaceOp op, int a, int side, float *x)
 {
   const int      b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
   const PetscInt nj = s.n[b1], nk = s.dim > b2 ? s.n[b2] : 1, t = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
   if (t >= nj * nk) return;
-  VDSurfaceRow(op, x, VDSurfaceRowStart(&s, a, t % nj, t / nj), s.stride[a], s.n[a], side, s.radius);
+  StaggeredSurfaceRow(op, x, StaggeredSurfaceRowStart(s.radius, s.stride, s.dim, a, t % nj, t / nj), s.stride[a], s.n[a], side, s.radius);
 }
 
-/* Every free face in the CPU's order (VD_EACH_SURFACE_ROW). */
-static PetscErrorCode Surface(VDState *s, VDSurfaceOp op, float *const f[3])
+/* Every free face in the CPU's order (STAGGERED_EACH_SURFACE_ROW). */
+static PetscErrorCode Surface(VDState *s, StaggeredSurfaceOp op, float *const f[3])
 {
   PetscFunctionBeginUser;
   for (int a = 0; a < s->dim; a++)

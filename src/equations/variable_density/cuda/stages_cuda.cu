@@ -114,16 +114,16 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) ReconstructVelocityKernel(c
 PetscErrorCode VDVelocityCUDA(VDState *s, const Box *b, PetscBool adjoint)
 {
   PetscFunctionBeginUser;
-  if (adjoint) VD_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, b, (VelocityKernel<R_, true>), *s, *b))
-  else VD_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, b, (VelocityKernel<R_, false>), *s, *b))
+  if (adjoint) STAGGERED_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, b, (VelocityKernel<R_, true>), *s, *b))
+  else STAGGERED_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, b, (VelocityKernel<R_, false>), *s, *b))
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode VDPressureCUDA(VDState *s, const Box *b, PetscBool adjoint)
 {
   PetscFunctionBeginUser;
-  if (adjoint) VD_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, b, (PressureKernel<R_, true>), *s, *b))
-  else VD_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, b, (PressureKernel<R_, false>), *s, *b))
+  if (adjoint) STAGGERED_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, b, (PressureKernel<R_, true>), *s, *b))
+  else STAGGERED_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, b, (PressureKernel<R_, false>), *s, *b))
   PetscFunctionReturn(0);
 }
 
@@ -141,7 +141,7 @@ PetscErrorCode VDReconstructPressureCUDA(VDState *s, const Box *box)
   Box b;
 
   PetscFunctionBeginUser;
-  if (BoxWithin(box, &s->rec.pcore, &b)) VD_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, &b, ReconstructPressureKernel<R_>, *s, b))
+  if (BoxWithin(box, &s->rec.pcore, &b)) STAGGERED_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, &b, ReconstructPressureKernel<R_>, *s, b))
   PetscFunctionReturn(0);
 }
 
@@ -150,7 +150,7 @@ PetscErrorCode VDReconstructVelocityCUDA(VDState *s, const Box *box)
   PetscFunctionBeginUser;
   for (PetscInt a = 0; a < s->dim; a++) {
     Box b;
-    if (BoxWithin(box, &s->rec.vcore[a], &b)) VD_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, &b, ReconstructVelocityKernel<R_>, *s, b, (int)a))
+    if (BoxWithin(box, &s->rec.vcore[a], &b)) STAGGERED_WITH_RADIUS(s->radius, VD_LAUNCH_BOX(s, &b, ReconstructVelocityKernel<R_>, *s, b, (int)a))
   }
   PetscFunctionReturn(0);
 }

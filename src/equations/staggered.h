@@ -1,0 +1,106 @@
+/* What the staggered first-order schemes share (the variable-density and
+   the elastic equations): the staggered difference's weights, the mean of
+   a cell-centred model across a face, the range of a row outside the
+   absorbing layers, and the free surface's passes over the rows that end
+   on it.  Valid C and CUDA (FWI_HD). */
+#pragma once
+#include "grid/fd.h"
+#include <petscsys.h>
+
+/* Calls CALL with R_ the radius r as a literal (a constant expression in
+   C++ too, where kernels take it as a template argument). */
+#define STAGGERED_WITH_RADIUS(r, CALL) \
+  switch (r) { \
+  case 1: { const PetscInt R_ = 1; CALL; } break; \
+  case 2: { const PetscInt R_ = 2; CALL; } break; \
+  case 3: { const PetscInt R_ = 3; CALL; } break; \
+  case 4: { const PetscInt R_ = 4; CALL; } break; \
+  case 5: { const PetscInt R_ = 5; CALL; } break; \
+  case 6: { const PetscInt R_ = 6; CALL; } break; \
+  case 7: { const PetscInt R_ = 7; CALL; } break; \
+  case 8: { const PetscInt R_ = 8; CALL; } break; \
+  }
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The staggered first-derivative weights of order 2 radius for unit
+   spacing: the derivative at x + 1/2 is sum_k c[k] (f(x + k) - f(x + 1 - k)),
+   k = 1 .. radius (the closed form of the Taylor conditions). */
+void StaggeredWeights(PetscInt radius, double c[]);
+
+/* The padded range [r[0], r[1]) of the owned cells (padded R .. n - R)
+   between the layers of a profile, whose b is 0 there (empty where that
+   range is not one piece: the kernels then take every cell as a layer
+   cell, which is exact). */
+void StaggeredPlainRange(PetscInt n, PetscInt R, const float *b, PetscInt r[2]);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* A cell-centred model m on the face between cell c and cell c + st (the
+   node of c along the axis of stride st): the mean of the two cells'. */
+FWI_HD static inline float StaggeredFaceMean(const float *m, ptrdiff_t c, ptrdiff_t st) { return 0.5f * (m[c] + m[c + st]); }
+
+/* The passes over the rows that end on a free surface, each on a field per
+   axis: zero on the surface cell; zero on the node past it (side 1, the
+   last node of its axis); the centres beyond the surface take minus those
+   before it (odd about it); the nodes beyond it take those mirrored about
+   it (even), or minus them (odd). */
+typedef enum { STAGGERED_ZERO_SURFACE, STAGGERED_ZERO_PAST_SURFACE, STAGGERED_MIRROR_CENTRES, STAGGERED_MIRROR_NODES, STAGGERED_MIRROR_NODES_ODD } StaggeredSurfaceOp;
+
+/* Pass op on field x along the row at padded index row (its owned cell 0;
+   n owned cells along the axis of stride st) that ends on the surface at
+   side, R the radius.  The node at i + 1/2 mirrors that at -(i + 1/2)
+   (side 0) or 2 (n - 1) - (i + 1/2) (side 1, from the node past the
+   surface, n - 1). */
+FWI_HD static inline void StaggeredSurfaceRow(StaggeredSurfaceOp op, float *x, ptrdiff_t row, ptrdiff_t st, PetscInt n, PetscInt side, PetscInt R)
+{
+  const ptrdiff_t c0 = row + (side ? (n - 1) * st : 0), out = side ? st : -st;
+
+  switch (op) {
+  case STAGGERED_ZERO_SURFACE:
+    x[c0] = 0;
+    break;
+  case STAGGERED_ZERO_PAST_SURFACE:
+    if (side) x[c0] = 0;
+    break;
+  case STAGGERED_MIRROR_CENTRES:
+    for (PetscInt m = 1; m <= R; m++) x[c0 + m * out] = -x[c0 - m * out];
+    break;
+  case STAGGERED_MIRROR_NODES:
+  case STAGGERED_MIRROR_NODES_ODD: {
+    const float sign = op == STAGGERED_MIRROR_NODES ? 1.0f : -1.0f;
+    for (PetscInt i = side ? n - 1 : -R; i < (side ? n - 1 + R : 0); i++) x[row + i * st] = sign * x[row + (side ? 2 * n - 3 - i : -1 - i) * st];
+  } break;
+  }
+}
+
+/* The padded index of owned cell 0 of the row along axis a through owned
+   cell j of axis b1 and k of b2 (STAGGERED_EACH_SURFACE_ROW's), on a
+   padded box of radius R and strides stride. */
+FWI_HD static inline ptrdiff_t StaggeredSurfaceRowStart(PetscInt R, const ptrdiff_t stride[3], PetscInt dim, PetscInt a, PetscInt j, PetscInt k)
+{
+  const PetscInt b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
+
+  return R * stride[a] + (j + R) * stride[b1] + (k + (dim > b2 ? R : 0)) * stride[b2];
+}
+
+/* Runs the statements given for every owned row of cells along axis a that
+   ends on a free-surface face (a, side) of state s (its dim, radius, n,
+   stride and free_surface): row is the padded index of its owned cell 0,
+   n its owned cells, st its stride. */
+#define STAGGERED_EACH_SURFACE_ROW(s, ...) \
+  for (PetscInt a = 0; a < (s)->dim; a++) \
+    for (PetscInt side = 0; side < 2; side++) { \
+      const PetscInt  b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2, n = (s)->n[a]; \
+      const ptrdiff_t st = (s)->stride[a]; \
+      if (!(s)->free_surface[a][side]) continue; \
+      for (PetscInt k = 0; k < ((s)->dim > b2 ? (s)->n[b2] : 1); k++) \
+        for (PetscInt j = 0; j < (s)->n[b1]; j++) { \
+          const ptrdiff_t row = StaggeredSurfaceRowStart((s)->radius, (s)->stride, (s)->dim, a, j, k); \
+          __VA_ARGS__; \
+        } \
+    }
