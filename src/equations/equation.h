@@ -193,11 +193,20 @@ typedef struct Equation {
      fills, from the neighbours, each time set_model has written the owned
      cells: a staggered scheme averages a parameter across a face. */
   PetscInt nmodel_field, model_field[EQUATION_MAX_FIELDS];
+  /* And the box fields EquationScheme.derive_model then forms from those
+     ghosts (a mean over cells across an edge: its diagonal neighbour is no
+     face's ghost), whose own ghosts the shot layer fills after it. */
+  PetscInt nmodel_derived, model_derived[EQUATION_MAX_FIELDS];
   /* The field (a box field) snapshots and the pseudo-Hessian look at. */
   PetscInt watch_field;
 
   const char *source;                    /* what a source injects, in words and units */
   PetscInt    source_image;              /* the parameter whose image takes the source's own term (the injection is scaled by its cell model), or -1 */
+  /* What a source can be (-source_type: EquationComponent's name,
+     description and where it acts), the first the default; none: one
+     kind, `source`, at the centres. */
+  PetscInt                 nsource_kind;
+  const EquationComponent *source_kind;
   PetscInt                 ncomponent;   /* what receivers can record */
   const EquationComponent *component;    /* the first is recorded by default, and is what the misfit reads */
 
@@ -205,6 +214,13 @@ typedef struct Equation {
      from the parameters' values there (value[k][i]: parameter k) and the
      internal step dt. */
   void (*cell_model)(PetscInt n, const float *const value[], PetscReal dt, float *out);
+  /* Optional (NULL: none): collective over comm, refuses a model whose
+     parameters (value[k] over n cells on each rank) the equation cannot
+     take together, naming the first such value and what was expected,
+     and warns of what it takes with a cost; the slowest wave over n cells
+     (m/s; NULL: the velocity vp, parameter 0, is the only one). */
+  PetscErrorCode (*check_model)(MPI_Comm comm, size_t n, const float *const value[]);
+  float (*slowest_wave)(size_t n, const float *const value[]);
 
   /* Numerics: the largest stable internal step on grid g where the fastest
      wave travels at vmax (m/s); the cells per wavelength at the peak
@@ -275,12 +291,13 @@ static inline PetscInt EquationBoxFieldsExchanged(const Equation *eq)
 
 /* What a state is made with (EquationScheme.create): the absorbing
    layers' profiles tuned to the fastest wave vmax (m/s) and frequency
-   f_pml (Hz) at the internal step dt; skip_quiet and gpu_tile as
-   PropagatorSettings has them. */
+   f_pml (Hz) at the internal step dt; skip_quiet, gpu_tile and the
+   sources' kind as PropagatorSettings has them. */
 typedef struct {
   PetscReal vmax, f_pml, dt;
   PetscBool skip_quiet;
   GpuTile   gpu_tile;
+  PetscInt  source_kind; /* Equation.source_kind's index (0 where it has none) */
 } EquationStateSettings;
 
 /* What one step of a shot injects and records besides the receivers, in
@@ -324,6 +341,9 @@ typedef struct EquationScheme {
      the internal step dt; the ghosts of Equation.model_field the shot
      layer then fills where neighbours lie, the rest are set_model's. */
   PetscErrorCode (*set_model)(EquationState *s, const float *const value[], PetscReal dt);
+  /* Optional: forms Equation.model_derived's owned cells once the ghosts
+     of Equation.model_field are in. */
+  PetscErrorCode (*derive_model)(EquationState *s);
   void *(*lanes)(const EquationState *s);
   /* Field k of the state (Equation.field; backend memory over the padded
      box, GridPaddedCells): for a slab field, that of the layer on side s of
@@ -364,3 +384,7 @@ typedef struct EquationScheme {
 /* The equations halofwi solves. */
 extern const Equation EquationAcoustic;
 extern const Equation EquationVariableDensity;
+extern const Equation EquationElastic;
+
+/* The index of parameter `name` among eq's (Equation.parameter), or -1. */
+PetscInt EquationParameterIndex(const Equation *eq, const char *name);

@@ -24,3 +24,69 @@ void StaggeredPlainRange(PetscInt n, PetscInt R, const float *b, PetscInt r[2])
   for (PetscInt i = lo; i < hi; i++)
     if (b[i] != 0) r[0] = r[1] = 0;
 }
+
+PetscReal StaggeredStableStep(const Grid *g, PetscReal vmax)
+{
+  double    c[FWI_MAX_RADIUS + 1], sum = 0;
+  PetscReal inv = 0;
+
+  StaggeredWeights(g->radius, c);
+  for (PetscInt k = 1; k <= g->radius; k++) sum += PetscAbsReal(c[k]);
+  for (PetscInt a = 0; a < g->dim; a++) inv += 1.0 / (g->d[a] * g->d[a]);
+  return 1.0 / (vmax * sum * PetscSqrtReal(inv));
+}
+
+void StaggeredBlockGeometry(const Grid *g, PetscInt n[3], PetscInt padded[3], ptrdiff_t stride[3], size_t *ncells, PetscBool free_surface[3][2], float w[3][FWI_MAX_RADIUS + 1])
+{
+  double    c[FWI_MAX_RADIUS + 1];
+  GridBlock b;
+
+  *ncells = GridPaddedCells(g, padded);
+  GridBlockOf(g, &b);
+  for (PetscInt a = 0; a < 3; a++) {
+    n[a]      = g->size[a];
+    stride[a] = a ? stride[a - 1] * padded[a - 1] : 1;
+    for (PetscInt side = 0; side < 2; side++) free_surface[a][side] = a < g->dim && b.free_surface[a][side] ? PETSC_TRUE : PETSC_FALSE;
+  }
+  StaggeredWeights(g->radius, c);
+  for (PetscInt a = 0; a < g->dim; a++)
+    for (PetscInt m = 1; m <= g->radius; m++) w[a][m] = (float)(c[m] / g->d[a]);
+}
+
+PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const EquationStateSettings *settings, float *pa[3], float *pb[3], float *ha[3], float *hb[3],
+                                       PetscInt plain[2][2])
+{
+  PetscInt padded[3];
+  float   *scratch;
+
+  PetscFunctionBeginUser;
+  (void)GridPaddedCells(g, padded);
+  /* the profiles on the host, then in backend memory */
+  PetscCall(PetscMalloc1(5 * PetscMax(padded[0], PetscMax(padded[1], padded[2])), &scratch));
+  for (PetscInt a = 0; a < g->dim; a++) {
+    const size_t n = padded[a];
+    float *const w[4] = {scratch, scratch + n, scratch + 2 * n, scratch + 3 * n}, **const dev[4] = {&pa[a], &pb[a], &ha[a], &hb[a]};
+    PetscCall(GridLayerProfile(g, a, settings->vmax, settings->f_pml, settings->dt, w[0], w[1], scratch + 4 * n));
+    GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, w[2], w[3]);
+    if (!a) {
+      StaggeredPlainRange(padded[0], g->radius, w[1], plain[0]);
+      StaggeredPlainRange(padded[0], g->radius, w[3], plain[1]);
+    }
+    for (PetscInt k = 0; k < 4; k++) {
+      PetscCall(b->mem_alloc((void **)dev[k], n * sizeof(float)));
+      PetscCall(b->mem_upload(*dev[k], w[k], n * sizeof(float)));
+    }
+  }
+  PetscCall(PetscFree(scratch));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode StaggeredProfilesDestroy(PetscInt dim, const BackendOps *b, float *pa[3], float *pb[3], float *ha[3], float *hb[3])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < dim; a++) {
+    float **const dev[4] = {&pa[a], &pb[a], &ha[a], &hb[a]};
+    for (PetscInt k = 0; k < 4; k++) PetscCall(b->mem_free((void **)dev[k]));
+  }
+  PetscFunctionReturn(0);
+}

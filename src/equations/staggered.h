@@ -5,6 +5,8 @@
    on it.  Valid C and CUDA (FWI_HD). */
 #pragma once
 #include "grid/fd.h"
+#include "grid/grid.h"
+#include "equations/equation.h"
 #include <petscsys.h>
 
 /* Calls CALL with R_ the radius r as a literal (a constant expression in
@@ -35,6 +37,25 @@ void StaggeredWeights(PetscInt radius, double c[]);
    range is not one piece: the kernels then take every cell as a layer
    cell, which is exact). */
 void StaggeredPlainRange(PetscInt n, PetscInt R, const float *b, PetscInt r[2]);
+
+/* The leapfrog's largest stable step on grid g where the fastest wave
+   travels at vmax: vmax dt (sum_k |c_k|) sqrt(sum_a 1 / d_a^2) <= 1, the
+   staggered difference's largest symbol being 2 sum_k |c_k| / d. */
+PetscReal StaggeredStableStep(const Grid *g, PetscReal vmax);
+
+/* What a staggered state keeps of its block of g: the owned cells n and
+   the padded box (padded, stride, ncells) along each axis, which faces are
+   free surfaces, and the staggered weights over the spacing, w[a][1..R]. */
+void StaggeredBlockGeometry(const Grid *g, PetscInt n[3], PetscInt padded[3], ptrdiff_t stride[3], size_t *ncells, PetscBool free_surface[3][2], float w[3][FWI_MAX_RADIUS + 1]);
+
+/* The CPML profiles of every axis of g's block in b's memory, for the
+   fastest wave, frequency and step of settings: pa, pb at the centres and
+   ha, hb half a cell above them (GridLayerProfile, GridLayerProfileHalf),
+   with the padded ranges along axis 0 outside the layers of each
+   (plain[0]: the centres', plain[1]: the nodes'); Destroy frees them. */
+PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const EquationStateSettings *settings, float *pa[3], float *pb[3], float *ha[3], float *hb[3],
+                                       PetscInt plain[2][2]);
+PetscErrorCode StaggeredProfilesDestroy(PetscInt dim, const BackendOps *b, float *pa[3], float *pb[3], float *ha[3], float *hb[3]);
 
 #ifdef __cplusplus
 }
@@ -104,3 +125,29 @@ FWI_HD static inline ptrdiff_t StaggeredSurfaceRowStart(PetscInt R, const ptrdif
           __VA_ARGS__; \
         } \
     }
+
+/* Runs the statements given for every cell of a padded box (padded cells
+   along each axis, strides stride, radius R over dim axes) around a block
+   of size[] owned cells, the cells shared out among the threads: q its
+   padded coordinates, c its padded index, cell the index of the owned cell
+   nearest it in the block (z fastest), owned whether it is that cell. */
+#define STAGGERED_EACH_PADDED_CELL(padded, stride, R, dim, size, ...) \
+  _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt k_ = 0; k_ < (padded)[2]; k_++) \
+    for (PetscInt j_ = 0; j_ < (padded)[1]; j_++) \
+      for (PetscInt i_ = 0; i_ < (padded)[0]; i_++) { \
+        const PetscInt  q[3] = {i_, j_, k_}; \
+        const ptrdiff_t c    = i_ + (stride)[1] * j_ + (stride)[2] * k_; \
+        PetscInt        o_[3]; \
+        PetscBool       owned = PETSC_TRUE; \
+        for (PetscInt a_ = 0; a_ < 3; a_++) { \
+          o_[a_] = q[a_] - (a_ < (dim) ? (R) : 0); \
+          owned  = owned && o_[a_] >= 0 && o_[a_] < (size)[a_]; \
+          o_[a_] = PetscMax(0, PetscMin((size)[a_] - 1, o_[a_])); \
+        } \
+        { \
+          const ptrdiff_t cell = o_[0] + (ptrdiff_t)(size)[0] * (o_[1] + (ptrdiff_t)(size)[1] * o_[2]); \
+          (void)owned; \
+          (void)cell; \
+          __VA_ARGS__; \
+        } \
+      }

@@ -25,3 +25,23 @@ STAGGERED_INLINE float StaggeredCpml(float t, float a, float b, float *restrict 
   *psi = b * *psi + a * t;
   return t + *psi;
 }
+
+/* The padded index of owned cell (0, j, k) of a padded box of radius R. */
+static inline ptrdiff_t StaggeredRowStart(PetscInt R, PetscInt dim, const ptrdiff_t stride[3], PetscInt j, PetscInt k)
+{
+  return R + (j + (dim > 1 ? R : 0)) * stride[1] + (k + (dim > 2 ? R : 0)) * stride[2];
+}
+
+/* Runs the statements given for every row of box b of state s (its
+   radius, dim and stride), the rows shared out among the threads: row is
+   the padded index of its first cell, n its cells, q[a] the padded index
+   of its coordinate along axes 1 and 2 (q[0] of its first cell). */
+#define STAGGERED_EACH_ROW(s, b, ...) \
+  _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt k = (b)->lo[2]; k < (b)->hi[2]; k++) \
+    for (PetscInt j = (b)->lo[1]; j < (b)->hi[1]; j++) { \
+      const ptrdiff_t row  = StaggeredRowStart((s)->radius, (s)->dim, (s)->stride, j, k) + (b)->lo[0]; \
+      const PetscInt  n    = (b)->hi[0] - (b)->lo[0]; \
+      const PetscInt  q[3] = {(b)->lo[0] + (s)->radius, j + (s)->radius, k + (s)->radius}; \
+      (void)q; \
+      __VA_ARGS__; \
+    }

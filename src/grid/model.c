@@ -16,7 +16,7 @@ static PetscErrorCode Describe(MPI_Comm comm, const Options *o, const char *spec
   m->value       = strtod(spec, &end);
   m->homogeneous = (end != spec && *end == 0) ? PETSC_TRUE : PETSC_FALSE;
   if (m->homogeneous) {
-    PetscCheck(DecimalNumber(spec) && PetscIsNormalReal(m->value) && m->value >= m->min, comm, PETSC_ERR_USER_INPUT,
+    PetscCheck(DecimalNumber(spec) && !PetscIsInfOrNanReal(m->value) && m->value >= m->min && (m->value == 0 || PetscIsNormalReal(m->value)), comm, PETSC_ERR_USER_INPUT,
                "%s %s: expected a homogeneous %s of at least %.6g %s as a finite decimal number, %s", m->option, spec, m->what, m->min, m->unit, others);
     m->dim = o->n[2] > 1 ? 3 : 2;
     for (PetscInt a = 0; a < 3; a++) { /* -nz -nx -ny were checked as they were read */
@@ -60,24 +60,32 @@ PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ModelDescribeDensity(MPI_Comm comm, const Options *o, const ModelInfo *vp, ModelInfo *rho)
+PetscErrorCode ModelDescribeParameter(MPI_Comm comm, const Options *o, const char *option, const ModelInfo *vp, ModelInfo *m)
 {
+  PetscBool   rho, vs;
+  const char *spec;
+
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(rho, sizeof(*rho)));
-  *rho = (ModelInfo){.option = "-rho", .what = "density", .unit = "kg/m^3", .min = MIN_DENSITY};
-  PetscCall(PetscStrcmp(o->rho, "gardner", &rho->gardner));
-  if (!rho->gardner) PetscCall(Describe(comm, o, o->rho, "an RSF or SEG-Y file, or gardner", rho));
-  if (rho->gardner || rho->homogeneous) {
-    PetscCall(PetscStrcpy(rho->name, o->rho));
-    rho->dim = vp->dim;
-    for (PetscInt a = 0; a < 3; a++) rho->n[a] = vp->n[a], rho->d[a] = vp->d[a], rho->o[a] = vp->o[a];
+  PetscCall(PetscMemzero(m, sizeof(*m)));
+  PetscCall(PetscStrcmp(option, "-rho", &rho));
+  PetscCall(PetscStrcmp(option, "-vs", &vs));
+  PetscCheck(rho || vs, comm, PETSC_ERR_PLIB, "No model option %s: expected -rho or -vs", option);
+  if (rho) *m = (ModelInfo){.option = "-rho", .what = "density", .unit = "kg/m^3", .min = MIN_DENSITY};
+  else *m = (ModelInfo){.option = "-vs", .what = "S velocity", .unit = "m/s", .min = 0};
+  spec = rho ? o->rho : o->vs;
+  if (rho) PetscCall(PetscStrcmp(spec, "gardner", &m->gardner));
+  if (!m->gardner) PetscCall(Describe(comm, o, spec, rho ? "an RSF or SEG-Y file, or gardner" : "an RSF or SEG-Y file", m));
+  if (m->gardner || m->homogeneous) {
+    PetscCall(PetscStrcpy(m->name, spec));
+    m->dim = vp->dim;
+    for (PetscInt a = 0; a < 3; a++) m->n[a] = vp->n[a], m->d[a] = vp->d[a], m->o[a] = vp->o[a];
     PetscFunctionReturn(0);
   }
   for (PetscInt a = 0; a < 3; a++)
-    PetscCheck(rho->n[a] == vp->n[a] && PetscAbsReal(rho->d[a] - vp->d[a]) <= 1e-6 * vp->d[a] && PetscAbsReal(rho->o[a] - vp->o[a]) <= 1e-6 * PetscMax(vp->d[a], PetscAbsReal(vp->o[a])),
+    PetscCheck(m->n[a] == vp->n[a] && PetscAbsReal(m->d[a] - vp->d[a]) <= 1e-6 * vp->d[a] && PetscAbsReal(m->o[a] - vp->o[a]) <= 1e-6 * PetscMax(vp->d[a], PetscAbsReal(vp->o[a])),
                comm, PETSC_ERR_USER_INPUT,
-               "-rho %s: %" PetscInt_FMT " samples of %.6g m from %.6g m along %s, -vp %s: %" PetscInt_FMT " of %.6g m from %.6g m; expected the same grid", rho->name, rho->n[a],
-               (double)rho->d[a], (double)rho->o[a], a == 0 ? "z" : a == 1 ? "x" : "y", vp->name, vp->n[a], (double)vp->d[a], (double)vp->o[a]);
+               "%s %s: %" PetscInt_FMT " samples of %.6g m from %.6g m along %s, -vp %s: %" PetscInt_FMT " of %.6g m from %.6g m; expected the same grid", m->option, m->name, m->n[a],
+               (double)m->d[a], (double)m->o[a], a == 0 ? "z" : a == 1 ? "x" : "y", vp->name, vp->n[a], (double)vp->d[a], (double)vp->o[a]);
   PetscFunctionReturn(0);
 }
 

@@ -1,4 +1,4 @@
-/* The model's parameters (-vp, -rho): their descriptions and each rank's
+/* The model's parameters (-vp, -vs, -rho): their descriptions and each rank's
    block of them on the extended grid. */
 #pragma once
 #include "options/options.h"
@@ -23,9 +23,10 @@ typedef struct {
 
 /* Resolves -vp (number, RSF or SEG-Y file, marmousi) into its grid; collective. */
 PetscErrorCode ModelDescribe(MPI_Comm comm, const Options *o, ModelInfo *m);
-/* Resolves -rho on the grid of vp's description: a number, gardner, or an
-   RSF or SEG-Y file with vp's samples, spacing and origin; collective. */
-PetscErrorCode ModelDescribeDensity(MPI_Comm comm, const Options *o, const ModelInfo *vp, ModelInfo *rho);
+/* Resolves a further parameter's option (-rho, -vs) on the grid of vp's
+   description: a number, an RSF or SEG-Y file with vp's samples, spacing
+   and origin, or (-rho) gardner; collective. */
+PetscErrorCode ModelDescribeParameter(MPI_Comm comm, const Options *o, const char *option, const ModelInfo *vp, ModelInfo *m);
 /* Gardner's density of n cells from their velocities: 310 vp^0.25 kg/m^3,
    and 1000 (water) below 1520 m/s. */
 void ModelGardner(size_t n, const float *vp, float *rho);

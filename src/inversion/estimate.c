@@ -61,7 +61,7 @@ static PetscErrorCode AddShot(Objective *obj, PetscInt k, const float *syn, Spec
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(sp->nf, &S, (size_t)nrec * t->nt, &w));
-  SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
+  SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.model[0].dim, t->nt, t->dt, obj->obs_raw[k], w);
   for (PetscInt r = 0; r < nrec; r++) {
     Forward(sp, syn + (size_t)r * t->nt, w + (size_t)r * t->nt);
     for (PetscInt f = 0; f < sp->nf; f++) S[f] = sp->out[f];

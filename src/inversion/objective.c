@@ -52,13 +52,13 @@ static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geom
 static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective *obj)
 {
   PetscFunctionBeginUser;
-  obj->vp_lo = o->vp_min > 0 ? o->vp_min : 0.8 * obj->e.vmin;
-  obj->vp_hi = o->vp_max > 0 ? o->vp_max : (o->mode == MODE_INVERT ? 1.25 : 1.0) * obj->e.vmax;
+  obj->vp_lo = o->vp_min > 0 ? o->vp_min : 0.8 * obj->e.range[0][0];
+  obj->vp_hi = o->vp_max > 0 ? o->vp_max : (o->mode == MODE_INVERT ? 1.25 : 1.0) * obj->e.range[0][1];
   PetscCheck(obj->vp_lo < obj->vp_hi, world, PETSC_ERR_ARG_OUTOFRANGE, "Velocity bounds %.6g to %.6g m/s (-vp_min, -vp_max or their defaults): expected vp_min < vp_max",
              (double)obj->vp_lo, (double)obj->vp_hi);
-  PetscCheck(obj->e.vmin >= obj->vp_lo && obj->e.vmax <= obj->vp_hi, world, PETSC_ERR_USER_INPUT,
-             "The starting model %s spans %.6g to %.6g m/s, outside the bounds %.6g to %.6g m/s (-vp_min, -vp_max): widen the bounds or fix the model", obj->e.m.name,
-             (double)obj->e.vmin, (double)obj->e.vmax, (double)obj->vp_lo, (double)obj->vp_hi);
+  PetscCheck(obj->e.range[0][0] >= obj->vp_lo && obj->e.range[0][1] <= obj->vp_hi, world, PETSC_ERR_USER_INPUT,
+             "The starting model %s spans %.6g to %.6g m/s, outside the bounds %.6g to %.6g m/s (-vp_min, -vp_max): widen the bounds or fix the model", obj->e.model[0].name,
+             (double)obj->e.range[0][0], (double)obj->e.range[0][1], (double)obj->vp_lo, (double)obj->vp_hi);
   PetscFunctionReturn(0);
 }
 
@@ -66,18 +66,19 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
    and its range; inverting for it, it must lie within them. */
 static PetscErrorCode DensityBounds(MPI_Comm world, const Options *o, Objective *obj)
 {
-  const PetscReal lo = obj->e.rho_min, hi = obj->e.rho_max;
+  const PetscInt  kr = ExperimentDensity(&obj->e);
+  const PetscReal lo = obj->e.range[kr][0], hi = obj->e.range[kr][1];
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->rho_start));
-  ModelSpaceRestrict(&obj->ms, &obj->e.g, obj->e.rho_ext, obj->rho_start);
+  ModelSpaceRestrict(&obj->ms, &obj->e.g, obj->e.ext[kr], obj->rho_start);
   obj->rho_lo = o->rho_min > 0 ? o->rho_min : PetscMax(MIN_DENSITY, 0.8 * lo);
   obj->rho_hi = o->rho_max > 0 ? o->rho_max : 1.25 * hi;
   PetscCheck(obj->rho_lo < obj->rho_hi, world, PETSC_ERR_ARG_OUTOFRANGE, "Density bounds %.6g to %.6g kg/m^3 (-rho_min, -rho_max or their defaults): expected rho_min < rho_max",
              (double)obj->rho_lo, (double)obj->rho_hi);
   PetscCheck(o->mode != MODE_INVERT || !OptionsInverts(o, "rho") || (lo >= obj->rho_lo && hi <= obj->rho_hi), world, PETSC_ERR_USER_INPUT,
              "The starting density %s spans %.6g to %.6g kg/m^3, outside the bounds %.6g to %.6g kg/m^3 (-rho_min, -rho_max): widen the bounds or fix the model",
-             obj->e.rho.name, (double)lo, (double)hi, (double)obj->rho_lo, (double)obj->rho_hi);
+             obj->e.model[kr].name, (double)lo, (double)hi, (double)obj->rho_lo, (double)obj->rho_hi);
   PetscFunctionReturn(0);
 }
 
@@ -167,7 +168,7 @@ static PetscErrorCode CheckSomethingToFit(Objective *obj)
     for (size_t i = 0; i < (size_t)nrec * e->t.nt && !nonzero; i++) nonzero = obj->obs_raw[k][i] != 0;
     for (PetscInt b = 0; b < nbands; b++) {
       PetscInt n;
-      PetscCall(SelectionKeptTraces(o, b, &e->geo, obj->killed, s, e->m.dim, e->t.nt, e->t.dt, obj->obs_raw[k], &n));
+      PetscCall(SelectionKeptTraces(o, b, &e->geo, obj->killed, s, e->model[0].dim, e->t.nt, e->t.dt, obj->obs_raw[k], &n));
       kept[b] += n;
     }
   }
@@ -192,7 +193,7 @@ static PetscErrorCode CheckSomethingToFit(Objective *obj)
 PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weight, const PetscReal radius[2])
 {
   const Options   *o     = obj->o;
-  const ModelInfo *m     = &obj->e.m;
+  const ModelInfo *m     = &obj->e.model[0];
   const PetscReal  depth = m->o[0] + (m->n[0] - 1) * m->d[0];
   double           most  = 0;
   char             tapers[128];
@@ -231,8 +232,8 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
                         (double)obj->vp_hi));
   PetscCall(ModelSpaceCreate(&e->g, &obj->ms));
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
-  ModelSpaceRestrict(&obj->ms, &e->g, e->vp_ext, obj->vp_start);
-  if (e->rho_ext) PetscCall(DensityBounds(world, o, obj));
+  ModelSpaceRestrict(&obj->ms, &e->g, e->ext[0], obj->vp_start);
+  if (ExperimentDensity(e) >= 0) PetscCall(DensityBounds(world, o, obj));
   PetscCall(WavefieldStoreCreate(world, e->backend.memory, PropagatorLanes(&e->p), e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage, &e->plan.live,
                                  e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
   setup = TimingEnter(TIME_ALLOCATION);
@@ -303,7 +304,7 @@ static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, dou
     PetscFunctionReturn(0);
   }
   MemoryCall(PetscMalloc2(n, &w, n, &o), "the data selection", 8.0 * n);
-  SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.m.dim, t->nt, t->dt, obj->obs_raw[k], w);
+  SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.model[0].dim, t->nt, t->dt, obj->obs_raw[k], w);
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) {
     all[i] *= w[i];
@@ -393,7 +394,7 @@ static PetscErrorCode GradientReduce(Objective *obj, double *grad)
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < np; k++) PetscCall(PetscMalloc1(cells, &ext[k]));
   PetscCall(PropagatorGradientReduce(&obj->e.p, obj->e.l.cross));
-  PetscCall(PropagatorGradient(&obj->e.p, (const float *const[]){obj->e.vp_ext, obj->e.rho_ext}, ext));
+  PetscCall(PropagatorGradient(&obj->e.p, (const float *const *)obj->e.ext, ext));
   PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext[0], grad));
   for (PetscInt k = 1; k < np; k++)
     if (obj->grad_rest) PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext[k], obj->grad_rest[k - 1]));
@@ -403,12 +404,12 @@ static PetscErrorCode GradientReduce(Objective *obj, double *grad)
 
 PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp)
 {
-  const float *v  = obj->e.vp_ext;
+  const float *v  = obj->e.ext[0];
   float        lo = (float)PETSC_INFINITY, hi = -(float)PETSC_INFINITY; /* float, so that the loop runs as vector code */
   PetscReal    range[2], all[2];
 
   PetscFunctionBeginUser;
-  PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, vp, obj->e.vp_ext));
+  PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, vp, obj->e.ext[0]));
 #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
   for (PetscInt c = 0; c < obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2]; c++) {
     lo = PetscMin(lo, v[c]);
@@ -421,15 +422,16 @@ PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp)
              "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",
              (double)all[0], (double)-all[1], (double)obj->vp_hi);
   if (obj->rho) {
-    float least = (float)PETSC_INFINITY;
-    PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, obj->rho, obj->e.rho_ext));
+    float *const rho   = obj->e.ext[ExperimentDensity(&obj->e)];
+    float        least = (float)PETSC_INFINITY;
+    PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, obj->rho, rho));
 #pragma omp parallel for reduction(min : least) schedule(static)
-    for (PetscInt c = 0; c < obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2]; c++) least = PetscMin(least, obj->e.rho_ext[c]);
+    for (PetscInt c = 0; c < obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2]; c++) least = PetscMin(least, rho[c]);
     range[0] = least;
     PetscCallMPI(MPIU_Allreduce(range, all, 1, MPIU_REAL, MPIU_MIN, obj->e.l.world));
     PetscCheck(all[0] > 0, obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE, "Model density %.6g kg/m^3: expected a density above 0 in every cell (-rho_min)", (double)all[0]);
   }
-  PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, (const float *const[]){obj->e.vp_ext, obj->e.rho_ext}));
+  PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, (const float *const *)obj->e.ext));
   PetscFunctionReturn(0);
 }
 
@@ -468,7 +470,7 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
 
 PetscErrorCode ObjectiveWriteModel(Objective *obj, const char *name, const char *vtk_name, const char *label, const char *unit, const float *user, PetscBool overwrite)
 {
-  const ModelInfo  *m        = &obj->e.m;
+  const ModelInfo  *m        = &obj->e.model[0];
   RsfAxes           axes;
   PetscInt          start[3], count[3];
   char              path[PETSC_MAX_PATH_LEN];

@@ -76,12 +76,12 @@ static PetscErrorCode PutModel(FILE *fp, const ModelInfo *m)
 static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
 {
   const Options   *o = obj->o;
-  const ModelInfo *m = &obj->e.m;
+  const ModelInfo *m = &obj->e.model[0];
 
   PetscFunctionBeginUser;
   Put(fp, "-physics", "%s", obj->e.backend.eq->name);
   PetscCall(PutModel(fp, m));
-  if (obj->e.rho_ext) PetscCall(PutModel(fp, &obj->e.rho));
+  for (PetscInt k = 1; k < obj->e.backend.eq->nparameter; k++) PetscCall(PutModel(fp, &obj->e.model[k]));
   Put(fp, "grid n (z x y)", "%d %d %d", (int)m->n[0], (int)m->n[1], (int)m->n[2]);
   Put(fp, "grid d (z x y)", "%.17g %.17g %.17g", (double)m->d[0], (double)m->d[1], (double)m->d[2]);
   Put(fp, "-pml_top -pml_bottom -pml_left -pml_right -pml_front -pml_back", "%d %d %d %d %d %d", (int)o->pml[0][0], (int)o->pml[0][1], (int)o->pml[1][0],

@@ -19,7 +19,7 @@ const char *const WavefieldStorages[] = {"auto", "device", "host", "WavefieldSto
 #define RICKER_BAND 2.5
 
 const char *const RunModeNames[]   = {"forward", "gradient", "invert", "RunMode", "MODE_", NULL};
-const char *const PhysicsNames[]   = {"acoustic", "variable_density", "Physics", "PHYSICS_", NULL};
+const char *const PhysicsNames[]   = {"acoustic", "variable_density", "elastic", "Physics", "PHYSICS_", NULL};
 const char *const BackendChoices[] = {"auto", "cpu", "cuda", "BackendChoice", "BACKEND_", NULL};
 const char *const PointInterpolations[] = {"sinc", "nearest", "PointInterpolation", "POINTS_", NULL};
 const char *const MisfitKinds[]         = {"l2", "trace_l2", "correlation", "MisfitKind", "MISFIT_", NULL};
@@ -160,10 +160,14 @@ static PetscErrorCode ReadModel(PetscOptionItems *PetscOptionsObject, Options *o
   const char *const n_text[3] = {"Cells in depth (number -vp)", "Cells in x (number -vp)", "Cells in y, 1 = 2D (number -vp)"};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsEnum("-physics", "Wave equation: acoustic (constant density) or variable_density (pressure and particle velocity; needs -rho)", NULL,
+  PetscCall(PetscOptionsEnum("-physics",
+                             "Wave equation: acoustic (constant density), variable_density (pressure and particle velocity; needs -rho) or elastic (particle velocity and stress; "
+                             "needs -vs and -rho)",
+                             NULL,
                              PhysicsNames, (PetscEnum)o->physics, (PetscEnum *)&o->physics, NULL));
   PetscCall(OptionsPath(PetscOptionsObject, "-vp", "P velocity: a number (m/s), an RSF or SEG-Y (.sgy, .segy) file, or marmousi", o->vp));
-  PetscCall(OptionsPath(PetscOptionsObject, "-rho", "Density (-physics variable_density): a number (kg/m^3), an RSF or SEG-Y file on -vp's grid, or gardner (310 vp^0.25; water, 1000, below 1520 m/s)",
+  PetscCall(OptionsPath(PetscOptionsObject, "-vs", "S velocity (-physics elastic): a number (m/s), 0 for a fluid, or an RSF or SEG-Y file on -vp's grid", o->vs));
+  PetscCall(OptionsPath(PetscOptionsObject, "-rho", "Density (-physics variable_density, elastic): a number (kg/m^3), an RSF or SEG-Y file on -vp's grid, or gardner (310 vp^0.25; water, 1000, below 1520 m/s)",
                         o->rho));
   /* 2 cells at least in z and x, as for a model file (ModelDescribe); -ny 1 is 2D */
   for (PetscInt a = 0; a < 3; a++) PetscCall(OptionsIntRange(PetscOptionsObject, n_opt[a], n_text[a], a < 2 ? 2 : 1, PETSC_MAX_INT, &o->n[a]));
@@ -303,8 +307,11 @@ static PetscErrorCode ReadOutput(PetscOptionItems *PetscOptionsObject, Options *
                              (PetscEnum *)&o->output_format, NULL));
   PetscCall(PetscOptionsBool("-overwrite", "Replace existing results", NULL, o->overwrite, &o->overwrite, NULL));
   PetscCall(PetscOptionsBool("-vtk", "Also write models, gradients and snapshots as VTK image data (.vti) for ParaView", NULL, o->vtk, &o->vtk, NULL));
+  PetscCall(PetscOptionsString("-source_type",
+                               "What the sources are: pressure (an explosion: volume injection), and with -physics elastic fz, fx, fy (a force along z, x or y); default pressure",
+                               NULL, o->source_type, o->source_type, sizeof(o->source_type), NULL));
   PetscCall(PetscOptionsString("-record",
-                               "Forward: the components receivers record, comma-separated: p, and with -physics variable_density vz, vx and (3D) vy, each at its own staggered "
+                               "Forward: the components receivers record, comma-separated: p, and with -physics variable_density or elastic vz, vx and (3D) vy, each at its own staggered "
                                "position; the first into shot_NNNN.rsf, each other into shot_NNNN_NAME.rsf (.sgy likewise); default the equation's first, p",
                                NULL, o->record, o->record, sizeof(o->record), NULL));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-snapshot_interval", "Forward: the wavefield every this many recorded samples, snapshot_SHOT_SAMPLE.rsf; 0 = none", 0,
@@ -496,10 +503,14 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              "-drop_outside with -observed_segy %s: not supported (its traces are read as the survey's receivers in order); expected -observed_dir", o->observed_segy);
   PetscCheck(o->order % 2 == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-order %" PetscInt_FMT " is not supported: expected an even order from 2 to %d", o->order,
              FWI_MAX_ORDER);
-  PetscCheck(o->physics == PHYSICS_VARIABLE_DENSITY || !o->rho[0], comm, PETSC_ERR_USER_INPUT, "-rho %s with -physics %s: a density is only taken by -physics variable_density", o->rho,
+  PetscCheck(o->physics != PHYSICS_ACOUSTIC || !o->rho[0], comm, PETSC_ERR_USER_INPUT,
+             "-rho %s with -physics acoustic: a density is only taken by -physics variable_density and elastic", o->rho);
+  PetscCheck(help || o->physics == PHYSICS_ACOUSTIC || o->rho[0], comm, PETSC_ERR_USER_INPUT,
+             "-physics %s needs -rho: a density in kg/m^3, an RSF or SEG-Y file on -vp's grid, or gardner", PhysicsNames[o->physics]);
+  PetscCheck(o->physics == PHYSICS_ELASTIC || !o->vs[0], comm, PETSC_ERR_USER_INPUT, "-vs %s with -physics %s: an S velocity is only taken by -physics elastic", o->vs,
              PhysicsNames[o->physics]);
-  PetscCheck(help || o->physics != PHYSICS_VARIABLE_DENSITY || o->rho[0], comm, PETSC_ERR_USER_INPUT,
-             "-physics variable_density needs -rho: a density in kg/m^3, an RSF or SEG-Y file on -vp's grid, or gardner");
+  PetscCheck(help || o->physics != PHYSICS_ELASTIC || o->vs[0], comm, PETSC_ERR_USER_INPUT,
+             "-physics elastic needs -vs: an S velocity in m/s (0 for a fluid), or an RSF or SEG-Y file on -vp's grid");
   PetscCheck(o->dt > 0 && PetscIsNormalReal(o->dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt %.6g: expected a positive interval in seconds", (double)o->dt);
   PetscCheck(o->f0 > 0 && PetscIsNormalReal(o->f0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-f0 %.6g: expected a positive frequency in Hz", (double)o->f0);
   PetscCheck(o->t0 >= 0 && !PetscIsInfOrNanReal(o->t0), comm, PETSC_ERR_ARG_OUTOFRANGE, "-t0 %.6g: expected a delay of 0 s or more (the default is 1.5/f0 = %.6g s)",

@@ -67,7 +67,7 @@ static inline PetscReal PerBandValue(const PerBand *p, PetscInt b) { return p->v
 #define MIN_VELOCITY 1.0
 
 /* -physics: the wave equation (equations/equation.h) */
-typedef enum { PHYSICS_ACOUSTIC, PHYSICS_VARIABLE_DENSITY } Physics;
+typedef enum { PHYSICS_ACOUSTIC, PHYSICS_VARIABLE_DENSITY, PHYSICS_ELASTIC } Physics;
 extern const char *const PhysicsNames[];
 /* Lightest density accepted (kg/m^3): anything lighter is a unit mistake (g/cm^3). */
 #define MIN_DENSITY 10.0
@@ -87,7 +87,9 @@ typedef struct {
   /* model */
   Physics   physics;
   char      vp[PETSC_MAX_PATH_LEN];  /* number, RSF path or "marmousi" */
-  char      rho[PETSC_MAX_PATH_LEN]; /* variable_density: number (kg/m^3), RSF or SEG-Y path, or "gardner"; "" = not given */
+  char      rho[PETSC_MAX_PATH_LEN]; /* variable_density, elastic: number (kg/m^3), RSF or SEG-Y path, or "gardner"; "" = not given */
+  char      vs[PETSC_MAX_PATH_LEN];  /* elastic: number (m/s), RSF or SEG-Y path; "" = not given */
+  char      source_type[32];        /* the sources' kind (Equation.source_kind's names); "" = the equation's first */
   PetscInt  n[3];                   /* z, x, y for a number -vp */
   PetscReal d[3];
   PetscBool dz_set;                 /* -dz given: a SEG-Y model's sample interval must agree */

@@ -21,7 +21,7 @@ static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, Pet
 
   PetscFunctionBeginUser;
   for (PetscInt c = 0; c < eq->ncomponent; c++)
-    if (eq->component[c].axis < e->m.dim) {
+    if (eq->component[c].axis < e->model[0].dim) {
       PetscCall(PetscStrlcat(offered, noffered++ ? ", " : "", sizeof offered));
       PetscCall(PetscStrlcat(offered, eq->component[c].name, sizeof offered));
     }
@@ -32,9 +32,9 @@ static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, Pet
   }
   for (const char *p = e->o->record, *item; OptionsListNext(&p, &item, &len);) {
     PetscInt c = 0;
-    while (c < eq->ncomponent && !(strlen(eq->component[c].name) == len && !strncmp(eq->component[c].name, item, len) && eq->component[c].axis < e->m.dim)) c++;
+    while (c < eq->ncomponent && !(strlen(eq->component[c].name) == len && !strncmp(eq->component[c].name, item, len) && eq->component[c].axis < e->model[0].dim)) c++;
     PetscCheck(c < eq->ncomponent, comm, PETSC_ERR_USER_INPUT, "-record %s: '%.*s' is not a component the %s equation records in %" PetscInt_FMT "D; expected names from %s, comma-separated",
-               e->o->record, (int)len, item, eq->name, e->m.dim, offered);
+               e->o->record, (int)len, item, eq->name, e->model[0].dim, offered);
     for (PetscInt k = 0; k < *n; k++) PetscCheck(comp[k] != c, comm, PETSC_ERR_USER_INPUT, "-record %s: %s is listed twice; expected each component once", e->o->record, eq->component[c].name);
     comp[(*n)++] = c;
   }
@@ -142,7 +142,7 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   PetscCall(RecordedComponents(world, &e, &ncomp, comp));
   PetscCall(OutputPrepare(world, o, e.geo.nshots));
   PetscCall(ExperimentLoadModel(&e));
-  PetscCall(ExperimentSetUp(&e, e.vmax, e.vmin));
+  PetscCall(ExperimentSetUp(&e, e.range[0][1], e.vslow));
   /* round k: every group's shot k (round robin: a group has rounds or
      rounds - 1 shots).  The groups decide on a stop together between
      rounds, so that one decision holds for all; shots cost alike, so little

@@ -285,7 +285,7 @@ static PetscBool CellFixed(const Inversion *inv, PetscInt c)
 {
   const Objective *obj = &inv->obj;
 
-  return inv->o->fix_above > 0 && obj->e.m.o[0] + (obj->ms.lo[0] + c % obj->ms.n[0]) * obj->e.m.d[0] < inv->o->fix_above ? PETSC_TRUE : PETSC_FALSE;
+  return inv->o->fix_above > 0 && obj->e.model[0].o[0] + (obj->ms.lo[0] + c % obj->ms.n[0]) * obj->e.model[0].d[0] < inv->o->fix_above ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* The tapers' radius where "auto" (-1): TAPER_WAVELENGTHS wavelength at
@@ -311,7 +311,7 @@ static PetscErrorCode TaperRadiusAuto(const Inversion *inv, PetscReal *R)
 static void TaperAround(Inversion *inv, const Position *p, PetscReal R)
 {
   const Objective *obj = &inv->obj;
-  const ModelInfo *m   = &obj->e.m;
+  const ModelInfo *m   = &obj->e.model[0];
   PetscInt         lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
 
   for (PetscInt a = 0; a < m->dim; a++) {

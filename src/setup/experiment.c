@@ -9,50 +9,102 @@
 #include "data/util.h"
 #include "data/wavelet.h"
 
+/* The equation -physics names. */
+static const Equation *PhysicsEquation(Physics physics)
+{
+  switch (physics) {
+  case PHYSICS_VARIABLE_DENSITY:
+    return &EquationVariableDensity;
+  case PHYSICS_ELASTIC:
+    return &EquationElastic;
+  case PHYSICS_ACOUSTIC:
+    break;
+  }
+  return &EquationAcoustic;
+}
+
+/* -source_type as an index into the equation's source kinds. */
+static PetscErrorCode SourceKind(MPI_Comm comm, const Options *o, const Equation *eq, PetscInt dim, PetscInt *kind)
+{
+  char offered[256] = "pressure";
+
+  PetscFunctionBeginUser;
+  *kind = 0;
+  if (eq->nsource_kind) {
+    offered[0] = 0;
+    for (PetscInt k = 0; k < eq->nsource_kind; k++) {
+      PetscCall(PetscStrlcat(offered, k ? ", " : "", sizeof offered));
+      PetscCall(PetscStrlcat(offered, eq->source_kind[k].name, sizeof offered));
+    }
+  }
+  if (!o->source_type[0]) PetscFunctionReturn(0);
+  for (*kind = 0; *kind < PetscMax(1, eq->nsource_kind); (*kind)++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(o->source_type, eq->nsource_kind ? eq->source_kind[*kind].name : "pressure", &same));
+    if (!same) continue;
+    PetscCheck(!eq->nsource_kind || eq->source_kind[*kind].axis < dim, comm, PETSC_ERR_USER_INPUT, "-source_type %s: a force along y, which a %" PetscInt_FMT "D model lacks; expected one of %s",
+               o->source_type, dim, offered);
+    PetscFunctionReturn(0);
+  }
+  SETERRQ(comm, PETSC_ERR_USER_INPUT, "-source_type %s: not a source the %s equation takes; expected one of %s", o->source_type, eq->name, offered);
+}
+
 PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
 {
   const TimePhase was = TimingEnter(TIME_SETUP);
-  const Equation *eq  = o->physics == PHYSICS_VARIABLE_DENSITY ? &EquationVariableDensity : &EquationAcoustic;
+  const Equation *eq  = PhysicsEquation(o->physics);
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(e, sizeof(*e)));
   e->o = o;
   PetscCall(LayoutCreate(world, o->shot_groups, &e->l));
   PetscCall(BackendSetUp(&e->l, o, eq, &e->backend));
-  PetscCall(ModelDescribe(world, o, &e->m));
-  if (o->physics == PHYSICS_VARIABLE_DENSITY) PetscCall(ModelDescribeDensity(world, o, &e->m, &e->rho));
-  PetscCall(OptionsCheckModel(world, o, eq, &e->m));
-  PetscCall(SurveyRead(world, o, &e->m, &e->geo));
-  PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->m, &e->geo, NULL, NULL, NULL));
+  PetscCall(ModelDescribe(world, o, &e->model[0]));
+  for (PetscInt k = 1; k < eq->nparameter; k++) PetscCall(ModelDescribeParameter(world, o, eq->parameter[k].option, &e->model[0], &e->model[k]));
+  PetscCall(OptionsCheckModel(world, o, eq, &e->model[0]));
+  PetscCall(SourceKind(world, o, eq, e->model[0].dim, &e->source_kind));
+  PetscCall(SurveyRead(world, o, &e->model[0], &e->geo));
+  PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->model[0], &e->geo, NULL, NULL, NULL));
   TimingLeave(was);
   PetscFunctionReturn(0);
 }
 
+PetscInt ExperimentDensity(const Experiment *e) { return EquationParameterIndex(e->backend.eq, "rho"); }
+
 PetscErrorCode ExperimentLoadModel(Experiment *e)
 {
-  const Options  *o   = e->o;
-  const TimePhase was = TimingEnter(TIME_IO);
+  const Options  *o     = e->o;
+  const Equation *eq    = e->backend.eq;
+  const TimePhase was   = TimingEnter(TIME_IO);
+  size_t          cells;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
-  PetscCall(GridCreate(e->l.group, e->m.dim, e->m.n, e->m.d, o->order, o->pml, o->procs, &e->g));
-  MemoryCall(PetscMalloc1((size_t)e->g.size[0] * e->g.size[1] * e->g.size[2], &e->vp_ext), "the model on this rank's cells",
-             4.0 * e->g.size[0] * e->g.size[1] * e->g.size[2]);
-  PetscCall(ModelLoadBlock(&e->m, &e->g, e->l.cross, e->vp_ext, &e->vmin, &e->vmax));
-  if (o->physics == PHYSICS_VARIABLE_DENSITY) {
-    const size_t cells = (size_t)e->g.size[0] * e->g.size[1] * e->g.size[2];
-    PetscReal    loaded[2];
-    float        range[2], lo = (float)PETSC_INFINITY, hi = 0;
-    MemoryCall(PetscMalloc1(cells, &e->rho_ext), "the density on this rank's cells", 4.0 * cells);
-    if (e->rho.gardner) ModelGardner(cells, e->vp_ext, e->rho_ext);
-    else PetscCall(ModelLoadBlock(&e->rho, &e->g, e->l.cross, e->rho_ext, &loaded[0], &loaded[1]));
-    for (size_t c = 0; c < cells; c++) lo = PetscMin(lo, e->rho_ext[c]), hi = PetscMax(hi, e->rho_ext[c]);
-    PetscCallMPI(MPIU_Allreduce(&lo, &range[0], 1, MPI_FLOAT, MPI_MIN, e->l.group));
-    PetscCallMPI(MPIU_Allreduce(&hi, &range[1], 1, MPI_FLOAT, MPI_MAX, e->l.group));
-    e->rho_min = range[0];
-    e->rho_max = range[1];
-    PetscCall(PetscPrintf(e->l.world, "physics %s (%s); density %s: %.6g to %.6g kg/m^3\n", e->backend.eq->name, e->backend.eq->summary, e->rho.name, (double)range[0],
-                          (double)range[1]));
+  PetscCall(GridCreate(e->l.group, e->model[0].dim, e->model[0].n, e->model[0].d, o->order, o->pml, o->procs, &e->g));
+  cells = (size_t)e->g.size[0] * e->g.size[1] * e->g.size[2];
+  for (PetscInt k = 0; k < eq->nparameter; k++) {
+    MemoryCall(PetscMalloc1(cells, &e->ext[k]), "the model on this rank's cells", 4.0 * cells * eq->nparameter);
+    if (e->model[k].gardner) {
+      float lo = (float)PETSC_INFINITY, hi = 0;
+      ModelGardner(cells, e->ext[0], e->ext[k]);
+      for (size_t c = 0; c < cells; c++) lo = PetscMin(lo, e->ext[k][c]), hi = PetscMax(hi, e->ext[k][c]);
+      e->range[k][0] = lo;
+      e->range[k][1] = -hi;
+      PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, e->range[k], 2, MPIU_REAL, MPIU_MIN, e->l.group));
+      e->range[k][1] = -e->range[k][1];
+    } else PetscCall(ModelLoadBlock(&e->model[k], &e->g, e->l.cross, e->ext[k], &e->range[k][0], &e->range[k][1]));
+  }
+  if (eq->check_model) PetscCall(eq->check_model(e->l.group, cells, (const float *const *)e->ext));
+  e->vslow = e->range[0][0];
+  if (eq->slowest_wave) {
+    float slow = eq->slowest_wave(cells, (const float *const *)e->ext);
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &slow, 1, MPI_FLOAT, MPI_MIN, e->l.group));
+    e->vslow = PetscMin(e->vslow, slow);
+  }
+  if (eq->nparameter > 1) {
+    PetscCall(PetscPrintf(e->l.world, "physics %s (%s)\n", eq->name, eq->summary));
+    for (PetscInt k = 1; k < eq->nparameter; k++)
+      PetscCall(PetscPrintf(e->l.world, "%s %s: %.6g to %.6g %s\n", e->model[k].what, e->model[k].name, (double)e->range[k][0], (double)e->range[k][1], e->model[k].unit));
   }
   PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
   TimingLeave(was);
@@ -69,12 +121,15 @@ static PetscErrorCode GroupShots(Experiment *e)
   PetscFunctionReturn(0);
 }
 
+/* Where the sources act: the centres, or the nodes of an axis. */
+static PetscInt SourceNode(const Experiment *e) { return e->backend.eq->nsource_kind ? e->backend.eq->source_kind[e->source_kind].axis : -1; }
+
 PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, -1, sl); }
 
 PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscInt node, ShotLocal *sl)
 {
   PetscFunctionBeginUser;
-  PetscCall(ShotLocalizeAt(&e->g, &e->geo, e->shot[k], e->o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE, node, sl));
+  PetscCall(ShotLocalizeAt(&e->g, &e->geo, e->shot[k], e->o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE, SourceNode(e), node, sl));
   PetscFunctionReturn(0);
 }
 
@@ -89,6 +144,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
                                  .overlap            = e->backend.overlap,
                                  .skip_quiet         = o->adjoint_skip_quiet,
                                  .gpu_tile           = o->gpu_tile,
+                                 .source_kind        = e->source_kind,
                                  .watch              = SnapshotWrite,
                                  .watch_ctx          = e};
   const PetscBool    gradient = o->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;
@@ -98,15 +154,15 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   PetscFunctionBeginUser;
   PetscCall(TimeAxisSetUp(&e->g, e->backend.eq->stable_step(&e->g, vfast), o->nt, o->dt, o->cfl, &e->t));
   if (!gradient) settings.watch_steps = o->snapshot_interval * e->t.m;
-  PetscCall(PrintSetUp(world, &e->l, &e->m, &e->g, &e->geo, &e->t, e->vmin, e->vmax));
-  if (gradient) PetscCall(GradientPlanChoose(o, &e->l, &e->backend, &e->m, &e->geo, &e->g, &e->t, &e->plan));
-  PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->m, &e->geo, &e->g, &e->t, gradient ? e->plan.bytes : NULL));
-  PetscCall(WarnOnDispersion(world, o, e->backend.eq, &e->m, vslow));
-  PetscCall(NoteGhosts(world, o, &e->m, &e->geo, vslow));
+  PetscCall(PrintSetUp(world, &e->l, &e->model[0], &e->g, &e->geo, &e->t, e->range[0][0], e->range[0][1]));
+  if (gradient) PetscCall(GradientPlanChoose(o, &e->l, &e->backend, &e->model[0], &e->geo, &e->g, &e->t, &e->plan));
+  PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->model[0], &e->geo, &e->g, &e->t, gradient ? e->plan.bytes : NULL));
+  PetscCall(WarnOnDispersion(world, o, e->backend.eq, &e->model[0], vslow));
+  PetscCall(NoteGhosts(world, o, &e->model[0], &e->geo, vslow));
   setup = TimingEnter(TIME_ALLOCATION); /* the fields, every page mapped */
   {
     const EquationKernels k = {e->backend.ops, e->backend.memory};
-    PetscCall(PropagatorCreate(&e->g, e->backend.eq, &k, (const float *const[]){e->vp_ext, e->rho_ext}, vfast, &e->t, &settings, &e->p));
+    PetscCall(PropagatorCreate(&e->g, e->backend.eq, &k, (const float *const *)e->ext, vfast, &e->t, &settings, &e->p));
   }
   TimingLeave(setup);
   if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
@@ -123,8 +179,7 @@ PetscErrorCode ExperimentDestroy(Experiment *e)
   PetscFunctionBeginUser;
   PetscCall(PetscFree(e->shot));
   PetscCall(PetscFree2(e->w_raw, e->wint));
-  PetscCall(PetscFree(e->vp_ext));
-  PetscCall(PetscFree(e->rho_ext));
+  for (PetscInt k = 0; k < EQUATION_MAX_PARAMETERS; k++) PetscCall(PetscFree(e->ext[k]));
   PetscCall(PropagatorDestroy(&e->p));
   PetscCall(GridDestroy(&e->g));
   PetscCall(GeometryDestroy(&e->geo));

@@ -19,16 +19,18 @@ typedef struct {
   const Options *o;
   Layout         l;
   Backend        backend;
-  ModelInfo      m;          /* -vp's */
-  ModelInfo      rho;        /* -rho's, where the equation takes a density */
+  /* Each parameter of the equation (Equation.parameter[k]): its
+     description (model[0], -vp's, gives the grid), this rank's owned
+     extended block of it, and its range over the model. */
+  ModelInfo      model[EQUATION_MAX_PARAMETERS];
   Geometry       geo;
   Grid           g;
   TimeAxis       t;
   Propagator     p;
-  float         *vp_ext;     /* this rank's owned extended block of the model */
-  float         *rho_ext;    /* and of the density, where the equation takes one (NULL else) */
-  PetscReal      vmin, vmax; /* the model's range */
-  PetscReal      rho_min, rho_max; /* and the density's, where the equation takes one */
+  float         *ext[EQUATION_MAX_PARAMETERS];
+  PetscReal      range[EQUATION_MAX_PARAMETERS][2];
+  PetscReal      vslow;      /* the slowest wave the model carries (m/s) */
+  PetscInt       source_kind; /* the sources' kind (-source_type: an index into Equation.source_kind, 0 where it offers none) */
   PetscInt       nshots;     /* this group's shots (round robin): shot[k], k < nshots */
   PetscInt      *shot;
   float         *w_raw;      /* source wavelet at the recording interval */
@@ -40,7 +42,8 @@ typedef struct {
 /* Layout, backend, model description and survey, and the memory's lower
    bound: nothing large is read or allocated. */
 PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e);
-/* The decomposed grid and this rank's block of the model (vmin, vmax). */
+/* The decomposed grid and this rank's block of each parameter, with its
+   range and the slowest wave. */
 PetscErrorCode ExperimentLoadModel(Experiment *e);
 /* The time axis for the fastest velocity the run will meet (vfast; it also
    tunes the absorbing layers), the printed set-up, the gradient's plan
@@ -56,3 +59,5 @@ PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal
    centres), where a staggered component lives (Equation.component). */
 PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscInt node, ShotLocal *sl);
 PetscErrorCode ExperimentDestroy(Experiment *e);
+/* The index of the equation's density among its parameters, or -1. */
+PetscInt ExperimentDensity(const Experiment *e);

@@ -38,6 +38,8 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const Equation
   PetscInt          count = 0;
 
   PetscFunctionBeginUser;
+  PetscCheck(o->mode == MODE_FORWARD || eq->gradient, comm, PETSC_ERR_SUP, "-mode %s with -physics %s: the %s equation has no gradient yet; expected -mode forward",
+             RunModeNames[o->mode], eq->name, eq->name);
   PetscCheck(o->gradient_smoothing_n != 2 || m->dim == 2, comm, PETSC_ERR_ARG_SIZ,
              "-gradient_smoothing %.6g,%.6g: two values for a 3D model; expected one value, or z,x,y", (double)o->gradient_smoothing[0], (double)o->gradient_smoothing[1]);
   for (PetscInt a = 0; a < 3; a++) {

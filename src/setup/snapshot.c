@@ -51,7 +51,7 @@ PetscErrorCode SnapshotWrite(void *ctx, PetscInt shot, PetscInt steps, const flo
   PetscCall(PetscMalloc1((size_t)count[0] * count[1] * count[2] + 1, &block));
   PetscCall(SnapshotUserCells(e, field, start, count, block));
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/snapshot_%04" PetscInt_FMT "_%05" PetscInt_FMT ".rsf", e->o->output_dir, shot, steps / e->t.m));
-  ModelAxes(&e->m, &axes);
+  ModelAxes(&e->model[0], &axes);
   RsfAxesAdd(&axes, 1, e->t.dt, steps / e->t.m * e->t.dt, "Time", "s"); /* the snapshot's time, as a last axis of one sample */
   PetscCall(RsfWriteBlock(e->l.group, path, &axes, start, count, block, e->o->overwrite));
   if (e->o->vtk) PetscCall(VtkFromRsf(e->l.group, path, "u", e->o->overwrite));

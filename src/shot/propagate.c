@@ -54,13 +54,17 @@ PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float 
   PetscFunctionBeginUser;
   PetscCall(p->eq->scheme->set_model(p->state, model, t->dt_int));
   PetscCall(PropagatorExchangeBoxFields(p, p->eq->nmodel_field, p->eq->model_field));
+  if (p->eq->scheme->derive_model) {
+    PetscCall(p->eq->scheme->derive_model(p->state));
+    PetscCall(PropagatorExchangeBoxFields(p, p->eq->nmodel_derived, p->eq->model_derived));
+  }
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const EquationKernels *k, const float *const model[], PetscReal vmax, const TimeAxis *t,
                                 const PropagatorSettings *settings, Propagator *p)
 {
-  const EquationStateSettings state = {.vmax = vmax, .f_pml = settings->f_pml, .dt = t->dt_int, .skip_quiet = settings->skip_quiet, .gpu_tile = settings->gpu_tile};
+  const EquationStateSettings state = {.vmax = vmax, .f_pml = settings->f_pml, .dt = t->dt_int, .skip_quiet = settings->skip_quiet, .gpu_tile = settings->gpu_tile, .source_kind = settings->source_kind};
   HaloLayout                  hl;
   GridBlock                   block;
   MPI_Comm                    comm;

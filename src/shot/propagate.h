@@ -21,6 +21,7 @@ typedef struct {
   PetscBool overlap;            /* interior computed while the halos travel */
   PetscBool skip_quiet;         /* the adjoint leaves work it can prove is nothing undone, where the equation's backend can (-adjoint_skip_quiet) */
   GpuTile   gpu_tile;           /* device backends: the core kernel's launch shape (-gpu_tile) */
+  PetscInt  source_kind;        /* what the sources are (Equation.source_kind; 0 where it offers one kind) */
   /* a look at the forward field (snapshots, the pseudo-Hessian): every
      watch_steps internal steps (0 = never), watch(ctx, shot, steps done,
      field) with the equation's watch_field at that time (backend memory,

@@ -351,9 +351,9 @@ static PetscErrorCode SendMap(Builder *b, ShotLocal *s)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s) { return ShotLocalizeAt(g, geo, shot, snap, -1, s); }
+PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s) { return ShotLocalizeAt(g, geo, shot, snap, -1, -1, s); }
 
-PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, PetscInt node, ShotLocal *s)
+PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, PetscInt src_node, PetscInt node, ShotLocal *s)
 {
   const PetscInt r0 = geo->rec_start[shot], nr = geo->rec_start[shot + 1] - r0;
   PetscMPIInt    size, rank;
@@ -370,7 +370,7 @@ PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot,
   PetscCheck(b.me == rank, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rank %d of the group believes itself rank %d of the decomposition", rank, b.me);
   for (PetscInt a = 0; a < g->dim; a++) volume *= g->d[a];
   s->src_scale = (float)(1.0 / volume);
-  PointSupport(g, &geo->src[shot], snap, -1, &sp);
+  PointSupport(g, &geo->src[shot], snap, src_node, &sp);
   PetscCall(AddSource(&b, &sp));
   for (PetscInt k = 0; k < nr; k++) {
     PointSupport(g, &geo->rec[r0 + k], snap, node, &sp);

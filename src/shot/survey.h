@@ -34,10 +34,11 @@ typedef struct {
 
 /* snap: every point at its nearest grid point (-point_interpolation nearest). */
 PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s);
-/* The same with the receivers on the nodes half a cell above the centres
-   along axis node (-1: the centres; Equation.component's axis): where a
-   staggered component is recorded. */
-PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, PetscInt node, ShotLocal *s);
+/* The same with the source on the nodes half a cell above the centres
+   along axis src_node and the receivers on those along axis node (-1: the
+   centres; Equation.source_kind's and Equation.component's axis): where a
+   staggered field is driven and recorded. */
+PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, PetscInt src_node, PetscInt node, ShotLocal *s);
 PetscErrorCode ShotLocalDestroy(ShotLocal *s);
 /* ShotLocalize's nrec and nreach alone, without building the maps (the
    memory estimate of every shot before the run). */

@@ -18,9 +18,10 @@
 #include "equations/acoustic/acoustic.h"
 #include "equations/acoustic/state.h"
 #include "equations/variable_density/state.h"
+#include "equations/elastic/state.h"
 #include <math.h>
 
-static const Equation *const equations[] = {&EquationAcoustic, &EquationVariableDensity};
+static const Equation *const equations[] = {&EquationAcoustic, &EquationVariableDensity, &EquationElastic};
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__)
 
@@ -35,8 +36,8 @@ static PetscErrorCode CheckTable(const Equation *eq)
     CHECK(eq->parameter[p].name && eq->parameter[p].option && eq->parameter[p].unit && eq->parameter[p].label, "%s: parameter %" PetscInt_FMT " incomplete", eq->name, p);
   for (PetscInt s = 0; s < eq->nstage; s++) {
     const EquationStage *st = &eq->stage[s];
-    CHECK(st->nforward >= 1 && st->nforward <= EQUATION_MAX_FIELDS && st->nadjoint >= 1 && st->nadjoint <= EQUATION_MAX_FIELDS, "%s: stage %s exchanges no field or too many", eq->name,
-          st->name);
+    CHECK(st->nforward >= 1 && st->nforward <= EQUATION_MAX_FIELDS && (st->nadjoint >= 1 || !eq->gradient) && st->nadjoint <= EQUATION_MAX_FIELDS,
+          "%s: stage %s exchanges no field or too many (an adjoint's none only without a gradient)", eq->name, st->name);
     for (PetscInt i = 0; i < st->nforward + st->nadjoint; i++) {
       const PetscInt f = i < st->nforward ? st->forward[i] : st->adjoint[i - st->nforward];
       CHECK(f >= 0 && f < eq->nfield, "%s: stage %s names field %" PetscInt_FMT " of %" PetscInt_FMT, eq->name, st->name, f, eq->nfield);
@@ -62,6 +63,12 @@ static PetscErrorCode CheckTable(const Equation *eq)
     CHECK(c->step > 0 && c->adjoint_core > 0 && c->adjoint_layer > 0 && (c->reconstruct > 0) == (eq->keeps[GRADIENT_BOUNDARY] != NULL), "%s: the planner's %dD costs are incomplete", eq->name,
           (int)d + 2);
   }
+  for (PetscInt k = 0; k < eq->nsource_kind; k++)
+    CHECK(eq->source_kind[k].name && eq->source_kind[k].description && eq->source_kind[k].axis >= -1 && eq->source_kind[k].axis < 3 && (k || eq->source_kind[k].axis == -1),
+          "%s: source kind %" PetscInt_FMT " incomplete, or the first (the default) not at the centres", eq->name, k);
+  for (PetscInt i = 0; i < eq->nmodel_derived; i++)
+    CHECK(eq->model_derived[i] >= 0 && eq->model_derived[i] < eq->nfield && eq->scheme->derive_model, "%s: derived model field %" PetscInt_FMT " without a field or derive_model", eq->name,
+          eq->model_derived[i]);
   CHECK(eq->source_image >= -1 && eq->source_image < eq->nparameter, "%s: the source's image is parameter %" PetscInt_FMT " of %" PetscInt_FMT, eq->name, eq->source_image, eq->nparameter);
   CHECK(eq->kernels(BACKEND_CPU, &k) && k.backend && k.backend->host_memory && k.backend->mem_download, "%s: no CPU kernels", eq->name);
   for (PetscInt order = 4; order <= FWI_MAX_ORDER; order += 2)
@@ -203,12 +210,59 @@ static PetscErrorCode CheckVariableDensity(void)
   PetscFunctionReturn(0);
 }
 
+/* The elastic equation: the staggered leapfrog's step at the P velocity,
+   the P-wave modulus as its cell model, its bytes those of its layout
+   (18 floats a cell in 2D, 33 in 3D), and a state whose fields are its
+   own arrays, with none along the axis a 2D grid lacks. */
+static PetscErrorCode CheckElastic(void)
+{
+  const Equation *eq = &EquationElastic;
+  const PetscReal v = 2000, d = 10, dt = 1e-3;
+  Grid            g;
+  double          all, layers;
+  PetscInt        padded[3];
+
+  PetscFunctionBeginUser;
+  OneRankGrid(2, 30, 40, d, &g);
+  CHECK(eq->stable_step(&g, v) == EquationVariableDensity.stable_step(&g, v), "the elastic step is not the staggered leapfrog's at vp");
+  CHECK(ELStateFloats(2) == 18 && ELStateFloats(3) == 33 && eq->cell_floats == ELStateFloats(2), "elastic floats per cell %d, %d (table %d), expected 18, 33", (int)ELStateFloats(2),
+        (int)ELStateFloats(3), (int)eq->cell_floats);
+  eq->state_bytes(&g, &all, &layers);
+  CHECK(all >= 18.0 * GridPaddedCells(&g, padded) * sizeof(float) && layers == 8.0 * GridPaddedCells(&g, padded) * sizeof(float), "elastic state bytes %g (layers %g) off its layout", all, layers);
+  {
+    const float  vp[2] = {1500, 3000}, vs[2] = {0, 1700}, rho[2] = {1000, 2200};
+    const float *in[3] = {vp, vs, rho};
+    float        m[2];
+    eq->cell_model(2, in, dt, m);
+    for (PetscInt c = 0; c < 2; c++) CHECK(m[c] == (float)((double)rho[c] * vp[c] * vp[c] * dt), "elastic cell model %g, expected rho vp^2 dt", (double)m[c]);
+  }
+  {
+    const EquationStateSettings settings = {.vmax = 3000, .f_pml = 15, .dt = dt};
+    EquationKernels             k;
+    EquationState              *state;
+    (void)eq->kernels(BACKEND_CPU, &k);
+    PetscCall(eq->scheme->create(&g, &k, &settings, &state));
+    {
+      const ELState *s = (const ELState *)state;
+      for (PetscInt f = 0; f < eq->nfield; f++) {
+        const float   *p   = eq->scheme->field_data(state, f, 0, 0);
+        const PetscBool has = f != EL_VY && f != EL_SYY && f != EL_SZY && f != EL_SXY && f != EL_CSX;
+        CHECK(!p == !has, "2D elastic field %s: %s", eq->field[f].name, has ? "missing" : "present without its axis");
+      }
+      CHECK(eq->scheme->field_data(state, EL_SZX, 0, 0) == s->t[0] && eq->scheme->field_data(state, EL_SXX, 0, 0) == s->s[1], "elastic fields are not the state's arrays");
+    }
+    PetscCall(eq->scheme->destroy(&state));
+  }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (size_t k = 0; k < sizeof(equations) / sizeof(equations[0]); k++) PetscCall(CheckTable(equations[k]));
   PetscCall(CheckAcoustic());
   PetscCall(CheckVariableDensity());
+  PetscCall(CheckElastic());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "equation tables: all checks passed\n"));
   PetscCall(PetscFinalize());
   return 0;

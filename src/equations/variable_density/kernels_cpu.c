@@ -8,13 +8,6 @@
 #include "equations/variable_density/kernels.h"
 #include "equations/staggered_cpu.h"
 
-/* The padded index of owned cell (0, j, k). */
-static inline ptrdiff_t RowStart(const VDState *s, PetscInt j, PetscInt k)
-{
-  const PetscInt R = s->radius;
-  return R + (j + (s->dim > 1 ? R : 0)) * s->stride[1] + (k + (s->dim > 2 ? R : 0)) * s->stride[2];
-}
-
 /* A derivative's CPML weights and memory along a row: the weights per
    cell along axis 0, one value for the whole row along the others. */
 typedef struct {
@@ -96,19 +89,6 @@ STAGGERED_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const f
     else { const PetscBool A_ = PETSC_FALSE; VD_WITH_DIM(dim, CALL); } \
   } while (0)
 
-/* Runs the statements given for every row of box b: row is the padded
-   index of its first cell, n its cells, q[a] the padded index of its
-   coordinate along axes 1 and 2 (q[0] of its first cell). */
-#define VD_EACH_ROW(s, b, ...) \
-  _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt k = (b)->lo[2]; k < (b)->hi[2]; k++) \
-    for (PetscInt j = (b)->lo[1]; j < (b)->hi[1]; j++) { \
-      const ptrdiff_t row  = RowStart(s, j, k) + (b)->lo[0]; \
-      const PetscInt  n    = (b)->hi[0] - (b)->lo[0]; \
-      const PetscInt  q[3] = {(b)->lo[0] + (s)->radius, j + (s)->radius, k + (s)->radius}; \
-      (void)q; \
-      __VA_ARGS__; \
-    }
-
 /* The cells [cut[0], cut[1]) of a row (first cell at padded q[0], n cells)
    that lie outside the layers of every axis in axes (a bit each) of the
    profile nodes (0: centres, 1: the half nodes); the row's other cells lie
@@ -187,7 +167,7 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
    goes in pieces: the cells outside every layer, then those in one. */
 PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint)
 {
-  VD_EACH_ROW(s, b, {
+  STAGGERED_EACH_ROW(s, b, {
     for (PetscInt a = 0; a < s->dim; a++) {
       PetscInt cut[2] = {0, n};
       if (!adjoint) PlainCut(s, 1, 1u << a, q, n, cut);
@@ -201,7 +181,7 @@ PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint)
 
 PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint)
 {
-  VD_EACH_ROW(s, b, {
+  STAGGERED_EACH_ROW(s, b, {
     PetscInt cut[2] = {0, n};
     if (!adjoint) PlainCut(s, 0, (1u << s->dim) - 1, q, n, cut);
     PressurePiece(s, row, q, cut[0], cut[1] - cut[0], adjoint, PETSC_FALSE);
@@ -246,7 +226,7 @@ PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage)
 {
   const Box all = {{0, 0, 0}, {s->n[0], s->n[1], s->n[2]}, 0};
 
-  VD_EACH_ROW(s, &all, {
+  STAGGERED_EACH_ROW(s, &all, {
     if (stage == 0 && s->keep) ImageSum(n, s->p + row, s->keep + row, s->image_k + row);
     for (PetscInt a = 0; a < s->dim; a++) {
       const float *const x = (stage ? s->v[a] : s->p) + row;
@@ -271,7 +251,7 @@ PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *box)
   Box b;
 
   if (!BoxWithin(box, &s->rec.pcore, &b)) return 0;
-  VD_EACH_ROW(s, &b, {
+  STAGGERED_EACH_ROW(s, &b, {
     const float *f[3] = {NULL, NULL, NULL};
     for (PetscInt a = 0; a < s->dim; a++) f[a] = s->rec.v[a] + row;
     VD_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row},
@@ -286,7 +266,7 @@ PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *box)
     const ptrdiff_t st = s->stride[a];
     Box             b;
     if (!BoxWithin(box, &s->rec.vcore[a], &b)) continue;
-    VD_EACH_ROW(s, &b, {
+    STAGGERED_EACH_ROW(s, &b, {
       const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row};
       if (a) STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], st, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
       else STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], 1, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))

@@ -26,9 +26,6 @@
 static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const EquationStateSettings *settings, EquationState **out)
 {
   VDState *s;
-  double   c[FWI_MAX_RADIUS + 1];
-  float   *scratch;
-  GridBlock b;
 
   PetscFunctionBeginUser;
   FlushSubnormals();
@@ -38,38 +35,13 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   s->backend = k->backend;
   s->dim     = g->dim;
   s->radius  = g->radius;
-  s->ncells  = GridPaddedCells(g, s->padded);
   s->dt      = settings->dt;
-  GridBlockOf(g, &b);
-  for (PetscInt a = 0; a < 3; a++) {
-    s->n[a]      = g->size[a];
-    s->stride[a] = a ? s->stride[a - 1] * s->padded[a - 1] : 1;
-    for (PetscInt side = 0; side < 2; side++) s->free_surface[a][side] = a < g->dim && b.free_surface[a][side] ? PETSC_TRUE : PETSC_FALSE;
-  }
-  StaggeredWeights(g->radius, c);
-  for (PetscInt a = 0; a < g->dim; a++)
-    for (PetscInt m = 1; m <= g->radius; m++) s->w[a][m] = (float)(c[m] / g->d[a]);
+  StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
 #define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), s->ncells * sizeof(float)), "the wavefields", (3.0 + 3.0 * g->dim) * s->ncells * sizeof(float))
   VD_ARRAYS(s, VD_ALLOC);
 #undef VD_ALLOC
   PetscCall(s->ops->lanes_create(s, &settings->gpu_tile));
-  /* the profiles on the host, then in backend memory */
-  PetscCall(PetscMalloc1(5 * PetscMax(s->padded[0], PetscMax(s->padded[1], s->padded[2])), &scratch));
-  for (PetscInt a = 0; a < g->dim; a++) {
-    const size_t n = s->padded[a];
-    float *const w[4] = {scratch, scratch + n, scratch + 2 * n, scratch + 3 * n}, *const *dev[4] = {&s->pa[a], &s->pb[a], &s->ha[a], &s->hb[a]};
-    PetscCall(GridLayerProfile(g, a, settings->vmax, settings->f_pml, settings->dt, w[0], w[1], scratch + 4 * n));
-    GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, w[2], w[3]);
-    if (!a) {
-      StaggeredPlainRange(s->padded[0], s->radius, w[1], s->plain[0]);
-      StaggeredPlainRange(s->padded[0], s->radius, w[3], s->plain[1]);
-    }
-    for (PetscInt k = 0; k < 4; k++) {
-      PetscCall(s->backend->mem_alloc((void **)dev[k], n * sizeof(float)));
-      PetscCall(s->backend->mem_upload(*dev[k], w[k], n * sizeof(float)));
-    }
-  }
-  PetscCall(PetscFree(scratch));
+  PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain));
   *out = (EquationState *)s;
   PetscFunctionReturn(0);
 }
@@ -83,10 +55,7 @@ static PetscErrorCode Destroy(EquationState **state)
 #define VD_FREE(x) PetscCall(s->backend->mem_free((void **)&(x)))
   VD_ARRAYS(s, VD_FREE);
 #undef VD_FREE
-  for (PetscInt a = 0; a < s->dim; a++) {
-    float **const dev[4] = {&s->pa[a], &s->pb[a], &s->ha[a], &s->hb[a]};
-    for (PetscInt k = 0; k < 4; k++) PetscCall(s->backend->mem_free((void **)dev[k]));
-  }
+  PetscCall(StaggeredProfilesDestroy(s->dim, s->backend, s->pa, s->pb, s->ha, s->hb));
   PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
   PetscCall(VDAdjointFree(s));
   PetscCall(VDReconstructionDestroy(s));
@@ -107,28 +76,11 @@ static PetscErrorCode SetModel(EquationState *state, const float *const value[],
 
   PetscFunctionBeginUser;
   if (!s->host_model[0]) PetscCall(PetscCalloc2(s->ncells, &s->host_model[0], s->ncells, &s->host_model[1]));
-#pragma omp parallel for collapse(2) schedule(static)
-  for (PetscInt k = 0; k < s->padded[2]; k++)
-    for (PetscInt j = 0; j < s->padded[1]; j++)
-      for (PetscInt i = 0; i < s->padded[0]; i++) {
-        const PetscInt  q[3] = {i, j, k};
-        PetscInt        o[3];
-        PetscBool       owned = PETSC_TRUE;
-        ptrdiff_t       cell;
-        for (PetscInt a = 0; a < 3; a++) {
-          const PetscInt shift = a < s->dim ? R : 0;
-          o[a]                 = q[a] - shift;
-          owned                = owned && o[a] >= 0 && o[a] < g->size[a];
-          o[a]                 = PetscMax(0, PetscMin(g->size[a] - 1, o[a]));
-        }
-        cell = o[0] + (ptrdiff_t)g->size[0] * (o[1] + (ptrdiff_t)g->size[1] * o[2]);
-        {
-          const double    vp = value[0][cell], rho = value[1][cell];
-          const ptrdiff_t c  = i + s->stride[1] * j + s->stride[2] * k;
-          s->host_model[0][c] = owned ? (float)(rho * vp * vp * dt) : 0.0f;
-          s->host_model[1][c] = (float)(dt / rho);
-        }
-      }
+  STAGGERED_EACH_PADDED_CELL(s->padded, s->stride, R, s->dim, g->size, {
+    const double vp = value[0][cell], rho = value[1][cell];
+    s->host_model[0][c] = owned ? (float)(rho * vp * vp * dt) : 0.0f;
+    s->host_model[1][c] = (float)(dt / rho);
+  });
   PetscCall(s->backend->mem_upload(s->kdt, s->host_model[0], s->ncells * sizeof(float)));
   PetscCall(s->backend->mem_upload(s->bdt, s->host_model[1], s->ncells * sizeof(float)));
   PetscFunctionReturn(0);

@@ -61,20 +61,6 @@ static void CellModel(PetscInt n, const float *const value[], PetscReal dt, floa
   }
 }
 
-/* Leapfrog on the staggered system: vmax dt (sum_k |c_k|) sqrt(sum_a
-   1 / d_a^2) <= 1, the staggered difference's largest symbol being
-   2 sum_k |c_k| / d. */
-static PetscReal StableStep(const Grid *g, PetscReal vmax)
-{
-  double    c[FWI_MAX_RADIUS + 1], sum = 0;
-  PetscReal inv = 0;
-
-  StaggeredWeights(g->radius, c);
-  for (PetscInt k = 1; k <= g->radius; k++) sum += PetscAbsReal(c[k]);
-  for (PetscInt a = 0; a < g->dim; a++) inv += 1.0 / (g->d[a] * g->d[a]);
-  return 1.0 / (vmax * sum * PetscSqrtReal(inv));
-}
-
 /* The constant-density equation's floors: a staggered difference of an
    order is no less accurate than the centred one of that order. */
 static PetscReal CellsPerWavelength(PetscInt order) { return EquationAcoustic.cells_per_wavelength(order); }
@@ -151,7 +137,7 @@ const Equation EquationVariableDensity = {
   .cell_model           = CellModel,
   .source               = "volume injection: the wavelet (m^3/s) over the cell volume, times K dt, added to p",
   .source_image         = 0, /* the injection is scaled by K dt */
-  .stable_step          = StableStep,
+  .stable_step          = StaggeredStableStep,
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
   .cell_floats          = 9, /* 2D: p, vz, vx, K dt, dt / rho, four CPML memories */

@@ -1,0 +1,155 @@
+/* The isotropic elastic equation behind the Equation table:
+
+     rho dv/dt = div sigma + f,   dsigma/dt = lambda tr(eps(v)) I + 2 mu eps(v),
+
+   particle velocities and stresses on a staggered grid, two stages a step
+   (state.h, state.c).  Buoyancy on a velocity node is the mean of its two
+   cells' (as in the variable-density equation), lambda and mu are taken at
+   the centres where the normal stresses live, and mu on a shear stress's
+   edge is the harmonic mean of its four cells' (0 where one of them is a
+   fluid, so a fluid-solid contact carries no shear).  Forward modelling
+   only: the adjoint is to come. */
+#include "equations/elastic/kernels.h"
+#include <math.h>
+
+static const EquationParameter parameters[] = {
+  {"vp",  "-vp",  "m/s",    "P velocity"},
+  {"vs",  "-vs",  "m/s",    "S velocity"},
+  {"rho", "-rho", "kg/m^3", "density"   },
+};
+
+static const EquationField fields[] = {
+  [EL_VZ]  = {"vz", "particle velocity along z, half a cell below the centre", EQUATION_FIELD_BOX},
+  [EL_VX]  = {"vx", "particle velocity along x, half a cell beyond the centre", EQUATION_FIELD_BOX},
+  [EL_VY]  = {"vy", "particle velocity along y, half a cell beyond the centre", EQUATION_FIELD_BOX},
+  [EL_SZZ] = {"szz", "normal stress sigma_zz at the centre", EQUATION_FIELD_BOX},
+  [EL_SXX] = {"sxx", "normal stress sigma_xx at the centre", EQUATION_FIELD_BOX},
+  [EL_SYY] = {"syy", "normal stress sigma_yy at the centre", EQUATION_FIELD_BOX},
+  [EL_SZX] = {"szx", "shear stress sigma_zx, half a cell further along z and x", EQUATION_FIELD_BOX},
+  [EL_SZY] = {"szy", "shear stress sigma_zy, half a cell further along z and y", EQUATION_FIELD_BOX},
+  [EL_SXY] = {"sxy", "shear stress sigma_xy, half a cell further along x and y", EQUATION_FIELD_BOX},
+  [EL_BDT] = {"bdt", "dt / rho at the centres, averaged onto the faces", EQUATION_FIELD_BOX},
+  [EL_CDT] = {"cdt", "1 / (mu dt) at the centres (infinite in a fluid)", EQUATION_FIELD_BOX},
+  [EL_CSZ] = {"csz", "1 / (mu dt) summed across the z faces, for the edges' harmonic means", EQUATION_FIELD_BOX},
+  [EL_CSX] = {"csx", "1 / (mu dt) summed across the x faces (3D: the xy edges')", EQUATION_FIELD_BOX},
+};
+
+/* The velocities read the stresses across faces and edges, the stresses
+   the velocities. */
+static const EquationStage stages[] = {
+  {"velocity", 6, {EL_SZZ, EL_SXX, EL_SYY, EL_SZX, EL_SZY, EL_SXY}, 0, {0}},
+  {"stress",   3, {EL_VZ, EL_VX, EL_VY},                            0, {0}},
+};
+
+/* As the variable-density equation's: velocities at their nodes, half a
+   step of time before the pressure of the same sample. */
+static const EquationComponent components[] = {
+  {"p",  "pressure, minus the mean normal stress (Pa; in 2D of sigma_zz and sigma_xx)", -1},
+  {"vz", "particle velocity along z, downwards (m/s)",                                   0 },
+  {"vx", "particle velocity along x (m/s)",                                              1 },
+  {"vy", "particle velocity along y (m/s)",                                              2 },
+};
+
+static const EquationComponent source_kinds[] = {
+  [EL_SOURCE_PRESSURE]    = {"pressure", "an explosion: the wavelet (m^3/s) of volume injected over the cell volume, times the bulk modulus dt, off each normal stress", -1},
+  [EL_SOURCE_FORCE + 0]   = {"fz", "a force along z, downwards: the wavelet (N) over the cell volume, times dt / rho, added to vz", 0},
+  [EL_SOURCE_FORCE + 1]   = {"fx", "a force along x: the wavelet (N) over the cell volume, times dt / rho, added to vx", 1},
+  [EL_SOURCE_FORCE + 2]   = {"fy", "a force along y: the wavelet (N) over the cell volume, times dt / rho, added to vy", 2},
+};
+
+/* The P-wave modulus times dt, (lambda + 2 mu) dt = rho vp^2 dt. */
+static void CellModel(PetscInt n, const float *const value[], PetscReal dt, float *out)
+{
+  for (PetscInt i = 0; i < n; i++) {
+    const double vp = value[0][i], rho = value[2][i];
+    out[i]          = (float)(rho * vp * vp * dt);
+  }
+}
+
+/* 0 <= vs < vp in every cell (vs = 0: a fluid); a warning where vp / vs <
+   sqrt 2 (lambda < 0: allowed, and unusual in rocks). */
+static PetscErrorCode CheckModel(MPI_Comm comm, size_t n, const float *const value[])
+{
+  /* the first cell of each kind on this rank, as (vs, vp), and the counts */
+  double bad[3] = {0, 0, 0}, low[3] = {0, 0, 0}, all[6];
+
+  PetscFunctionBeginUser;
+  for (size_t c = 0; c < n; c++) {
+    const double vp = value[0][c], vs = value[1][c];
+    if (vs >= vp && !bad[0]++) bad[1] = vs, bad[2] = vp;
+    if (vs > 0 && vp * vp < 2 * vs * vs && !low[0]++) low[1] = vs, low[2] = vp;
+  }
+  all[0] = bad[0];
+  all[1] = low[0];
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, all, 2, MPI_DOUBLE, MPI_SUM, comm));
+  {
+    /* a rank that has one says which, the lowest such rank */
+    PetscMPIInt rank, first[2], mine[2];
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    mine[0] = bad[0] ? rank : PETSC_MPI_INT_MAX;
+    mine[1] = low[0] ? rank : PETSC_MPI_INT_MAX;
+    PetscCallMPI(MPIU_Allreduce(mine, first, 2, MPI_INT, MPI_MIN, comm));
+    if (all[0]) PetscCallMPI(MPI_Bcast(&bad[1], 2, MPI_DOUBLE, first[0], comm));
+    if (all[1]) PetscCallMPI(MPI_Bcast(&low[1], 2, MPI_DOUBLE, first[1], comm));
+  }
+  PetscCheck(!all[0], comm, PETSC_ERR_USER_INPUT, "-vs: %.0f cells of the grid with its absorbing layers have vs >= vp (the first: vs %.6g m/s, vp %.6g m/s); expected 0 <= vs < vp in every cell", all[0], bad[1], bad[2]);
+  if (all[1])
+    PetscCall(PetscPrintf(comm, "WARNING: %.0f cells of the grid with its absorbing layers have vp / vs below sqrt 2 (the first: vs %.6g m/s, vp %.6g m/s): lambda < 0 there, which the scheme takes; is the model right?\n", all[1],
+                          low[1], low[2]));
+  PetscFunctionReturn(0);
+}
+
+/* The S velocity where there is one, else the P velocity. */
+static float SlowestWave(size_t n, const float *const value[])
+{
+  float slow = (float)PETSC_INFINITY;
+
+  for (size_t c = 0; c < n; c++) slow = PetscMin(slow, value[1][c] > 0 ? value[1][c] : value[0][c]);
+  return slow;
+}
+
+/* The constant-density equation's floors, for the slowest wave (the S
+   wave): a staggered difference of an order is no less accurate than the
+   centred one of that order. */
+static PetscReal CellsPerWavelength(PetscInt order) { return EquationAcoustic.cells_per_wavelength(order); }
+
+static void StateBytes(const Grid *g, double *all, double *layers)
+{
+  PetscInt padded[3];
+  double   cells = (double)GridPaddedCells(g, padded), profiles = 0;
+
+  for (PetscInt a = 0; a < g->dim; a++) profiles += 4.0 * padded[a] * sizeof(float);
+  *all    = ELStateFloats(g->dim) * cells * sizeof(float) + profiles;
+  *layers = 2.0 * g->dim * g->dim * cells * sizeof(float);
+}
+
+static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
+{
+  if (backend != BACKEND_CPU) return PETSC_FALSE;
+  *k = (EquationKernels){(const struct KernelOps *)&ELKernelsCPU, ELKernelsCPU.backend};
+  return PETSC_TRUE;
+}
+
+const Equation EquationElastic = {
+  .name                 = "elastic",
+  .summary              = "isotropic elastic: particle velocity and stress, first order in time, staggered",
+  EQUATION_LISTS(parameters, fields, stages, components),
+  .nmodel_field         = 2,
+  .model_field          = {EL_BDT, EL_CDT},
+  .nmodel_derived       = 2,
+  .model_derived        = {EL_CSZ, EL_CSX},
+  .watch_field          = EL_SZZ,
+  .cell_model           = CellModel,
+  .check_model          = CheckModel,
+  .slowest_wave         = SlowestWave,
+  .source               = "an explosion (volume injection, m^3/s) or a force (N), -source_type",
+  .nsource_kind         = EQUATION_COUNT(source_kinds),
+  .source_kind          = source_kinds,
+  .source_image         = -1,
+  .stable_step          = StaggeredStableStep,
+  .cells_per_wavelength = CellsPerWavelength,
+  .state_bytes          = StateBytes,
+  .cell_floats          = 18, /* 2D: ELStateFloats(2) */
+  .kernels              = Kernels,
+  .scheme               = &ElasticScheme,
+};

@@ -1,0 +1,201 @@
+/* The elastic stages on the CPU (state.h): each cell's update reads its
+   stencils alone, in a fixed order, so every decomposition gives the same
+   bits.  A row goes in pieces: its cells outside every absorbing layer in
+   one pass without CPML memory, those in a layer with every derivative's
+   memory (exact outside the layer, where its weights are 0), and the cells
+   on a free surface with the surface's condition. */
+#include "equations/elastic/kernels.h"
+#include "equations/staggered_cpu.h"
+
+/* Calls CALL with D_ the dimension (2 or 3) as a literal. */
+#define EL_WITH_DIM(dim, CALL) \
+  do { \
+    if ((dim) == 3) { const PetscInt D_ = 3; CALL; } \
+    else { const PetscInt D_ = 2; CALL; } \
+  } while (0)
+
+/* A derivative along axis b over a row piece: its operand (at the piece's
+   first cell), stride, direction (up: D+, to the node above), weights, and
+   CPML weights (per cell along axis 0, one for the row along the others)
+   and memory. */
+typedef struct {
+  const float *f, *la, *lb;
+  float       *psi;
+  ptrdiff_t    st;
+  PetscInt     up;
+} Derivative;
+
+/* The derivative along b of field f for the cells from padded c (the
+   row's padded coordinates q, first cell at q[0] + i0): at the node above
+   along b (up) or at the centre, with the matching CPML profile and the
+   memory psi. */
+static Derivative DerivativeOf(const ELState *s, PetscInt b, const float *f, PetscInt up, float *psi, ptrdiff_t c, const PetscInt q[3], PetscInt i0)
+{
+  const PetscInt w = q[b] + (b ? 0 : i0);
+
+  return (Derivative){f + c, (up ? s->ha[b] : s->pa[b]) + w, (up ? s->hb[b] : s->pb[b]) + w, psi + c, s->stride[b], up};
+}
+
+/* Derivative d at cell i of its piece, with its CPML memory where layer. */
+STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt i, const float *restrict w, PetscInt R, PetscBool layer)
+{
+  const float t = StaggeredStencil(d->f + i, b ? d->st : 1, d->up, w, R); /* a literal unit stride along axis 0: offsets, not pointers */
+
+  return layer ? StaggeredCpml(t, d->la[b ? 0 : i], d->lb[b ? 0 : i], &d->psi[i]) : t;
+}
+
+/* v_a over cells [i0, i0 + m) of a row: g = D+_a s_a + sum_(b != a) D-_b
+   t_ab, summed in axis order, v_a += (dt / rho on the face) g.  No cell's
+   update reads another's (ivdep, as in the variable-density kernels). */
+STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscInt R, PetscInt D)
+{
+  const ptrdiff_t c = row + i0, sa = s->stride[a];
+  Derivative      d[3];
+  float           w[3][FWI_MAX_RADIUS + 1]; /* copies the stores cannot alias */
+  float *restrict v   = s->v[a] + c;
+  const float *restrict bdt = s->bdt + c;
+
+  for (PetscInt b = 0; b < D; b++) {
+    d[b] = DerivativeOf(s, b, b == a ? s->s[a] : s->t[ELPair(a, b)], b == a, s->psi_v[a][b], c, q, i0);
+    for (PetscInt k = 1; k <= R; k++) w[b][k] = s->w[b][k];
+  }
+#pragma GCC ivdep
+  for (PetscInt i = 0; i < m; i++) {
+    float g = 0;
+    for (PetscInt b = 0; b < D; b++) {
+      const float t = Derive(&d[b], b, i, w[b], R, layer);
+      g             = b ? g + t : t;
+    }
+    v[i] = v[i] + StaggeredFaceMean(bdt, i, sa) * g;
+  }
+}
+
+/* The stresses over cells [i0, i0 + m) of a row.  Normal: e_b = D-_b v_b,
+   s_a += lambda dt (sum_b e_b) + 2 mu dt e_a.  On a cell of the free
+   surfaces of the axes in surf (a bit each) the normal stresses of those
+   axes vanish, which fixes their strains: with k such axes and T the sum
+   of the others' e_b, div = 2 mu T / (2 mu + k lambda), and s_a (a not in
+   surf) += 2 lambda mu / (2 mu + k lambda) T + 2 mu e_a (Levander 1988 for
+   one surface; s_a of an axis in surf is set to 0 after the step).
+   Shear, a < b: t_ab += (mu dt on the edge) (D+_b v_a + D+_a v_b). */
+STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscInt R, PetscInt D)
+{
+  const ptrdiff_t c = row + i0;
+  const PetscInt  P = D == 3 ? 3 : 1, k = (PetscInt)__builtin_popcount(surf);
+  Derivative      dn[3], ds[3][2];
+  float           w[3][FWI_MAX_RADIUS + 1];
+  float *restrict sn[3], *restrict t[3];
+  const float *restrict ldt = s->ldt + c, *restrict mdt = s->mdt + c;
+  const float *restrict cs[3];
+  ptrdiff_t             cst[3];
+
+  for (PetscInt b = 0; b < D; b++) {
+    dn[b] = DerivativeOf(s, b, s->v[b], 0, s->psi_s[b][b], c, q, i0);
+    sn[b] = s->s[b] + c;
+    for (PetscInt j = 1; j <= R; j++) w[b][j] = s->w[b][j];
+  }
+  for (PetscInt a = 0; a < D; a++)
+    for (PetscInt b = a + 1; b < D; b++) {
+      const PetscInt p = ELPair(a, b);
+      ds[p][0]         = DerivativeOf(s, b, s->v[a], 1, s->psi_s[a][b], c, q, i0);
+      ds[p][1]         = DerivativeOf(s, a, s->v[b], 1, s->psi_s[b][a], c, q, i0);
+      t[p]             = s->t[p] + c;
+      cs[p]            = s->csum[a] + c;
+      cst[p]           = s->stride[b];
+    }
+#pragma GCC ivdep
+  for (PetscInt i = 0; i < m; i++) {
+    float       e[3], sum = 0;
+    const float l = ldt[i], m2 = mdt[i] + mdt[i];
+    PetscBool   first = PETSC_TRUE; /* a sum from 0 is never -0 */
+    for (PetscInt b = 0; b < D; b++) {
+      e[b] = Derive(&dn[b], b, i, w[b], R, layer);
+      if (surf >> b & 1) continue;
+      sum   = first ? e[b] : sum + e[b];
+      first = PETSC_FALSE;
+    }
+    if (!surf)
+      for (PetscInt a = 0; a < D; a++) {
+        sn[a][i] = sn[a][i] + l * sum;
+        sn[a][i] = sn[a][i] + m2 * e[a];
+      }
+    else {
+      const float ls = l * m2 / (m2 + (float)k * l);
+      for (PetscInt a = 0; a < D; a++)
+        if (!(surf >> a & 1)) {
+          sn[a][i] = sn[a][i] + ls * sum;
+          sn[a][i] = sn[a][i] + m2 * e[a];
+        }
+    }
+    for (PetscInt p = 0; p < P; p++) {
+      const PetscInt a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
+      const float    g = Derive(&ds[p][0], b, i, w[b], R, layer) + Derive(&ds[p][1], a, i, w[a], R, layer);
+      t[p][i]          = t[p][i] + 4.0f / (cs[p][i] + cs[p][i + cst[p]]) * g;
+    }
+  }
+}
+
+/* The cells [cut[0], cut[1]) of cells [lo, hi) of a row that lie outside
+   the layers of every axis, at the centres and the nodes alike. */
+static void PlainCut(const ELState *s, const PetscInt q[3], PetscInt lo, PetscInt hi, PetscInt cut[2])
+{
+  cut[0] = cut[1] = hi;
+  for (PetscInt a = 1; a < s->dim; a++)
+    if (s->pb[a][q[a]] != 0 || s->hb[a][q[a]] != 0) return;
+  cut[0] = PetscMax(lo, PetscMin(hi, PetscMax(s->plain[0][0], s->plain[1][0]) - q[0]));
+  cut[1] = PetscMax(cut[0], PetscMin(hi, PetscMin(s->plain[0][1], s->plain[1][1]) - q[0]));
+}
+
+static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer)
+{
+  if (!m) return;
+  EL_WITH_DIM(s->dim, {
+    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_TRUE, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_FALSE, R_, D_))
+  });
+}
+
+/* A piece off the surfaces takes the literal 0 for surf, so that its pass
+   is the plain formula; a piece on one is taken as a layer piece. */
+static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf)
+{
+  if (!m) return;
+  EL_WITH_DIM(s->dim, {
+    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, R_, D_))
+    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, R_, D_))
+  });
+}
+
+PetscErrorCode ELVelocityCPU(ELState *s, const Box *b)
+{
+  STAGGERED_EACH_ROW(s, b, {
+    PetscInt cut[2];
+    PlainCut(s, q, 0, n, cut);
+    for (PetscInt a = 0; a < s->dim; a++) {
+      VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE);
+      VelocityPiece(s, a, row, q, 0, cut[0], PETSC_TRUE);
+      VelocityPiece(s, a, row, q, cut[1], n - cut[1], PETSC_TRUE);
+    }
+  });
+  return 0;
+}
+
+PetscErrorCode ELStressCPU(ELState *s, const Box *b)
+{
+  const PetscInt R = s->radius;
+
+  STAGGERED_EACH_ROW(s, b, {
+    unsigned surf = 0;
+    PetscInt lo = 0, hi = n, cut[2];
+    for (PetscInt a = 1; a < s->dim; a++)
+      if ((s->free_surface[a][0] && q[a] == R) || (s->free_surface[a][1] && q[a] == R + s->n[a] - 1)) surf |= 1u << a;
+    if (s->free_surface[0][0] && q[0] == R) StressPiece(s, row, q, lo++, 1, PETSC_TRUE, surf | 1u);
+    if (s->free_surface[0][1] && q[0] + n == R + s->n[0] && hi > lo) StressPiece(s, row, q, --hi, 1, PETSC_TRUE, surf | 1u);
+    PlainCut(s, q, lo, hi, cut);
+    StressPiece(s, row, q, cut[0], cut[1] - cut[0], surf != 0, surf);
+    StressPiece(s, row, q, lo, cut[0] - lo, PETSC_TRUE, surf);
+    StressPiece(s, row, q, cut[1], hi - cut[1], PETSC_TRUE, surf);
+  });
+  return 0;
+}

@@ -1,0 +1,227 @@
+/* The elastic state on one rank and its scheme (state.h): the leapfrog of
+   the velocity-stress system,
+
+     stage 0:  v_a^{n+1/2} = v_a^{n-1/2} + dt b_a sum_b d_b sigma_ab^n          (halos of the stresses)
+     stage 1:  sigma^{n+1} = sigma^n + dt (lambda tr(eps) I + 2 mu eps)(v^{n+1/2})  (halos of v)
+
+   then the source's injection and the free surface. */
+#include "equations/elastic/kernels.h"
+#include "data/util.h"
+#include "equations/subnormals.h"
+#include <math.h>
+
+/* Every array of the padded box the state holds, what the memory check
+   names them by and their count. */
+#define EL_ARRAYS(s, X) \
+  do { \
+    X((s)->bdt); \
+    X((s)->ldt); \
+    X((s)->mdt); \
+    X((s)->cdt); \
+    for (PetscInt a_ = 0; a_ < (s)->dim; a_++) { \
+      X((s)->v[a_]); \
+      X((s)->s[a_]); \
+      for (PetscInt b_ = 0; b_ < (s)->dim; b_++) { \
+        X((s)->psi_v[a_][b_]); \
+        X((s)->psi_s[a_][b_]); \
+      } \
+    } \
+    for (PetscInt p_ = 0; p_ < ELPairs((s)->dim); p_++) X((s)->t[p_]); \
+    for (PetscInt a_ = 0; a_ + 1 < (s)->dim; a_++) X((s)->csum[a_]); \
+  } while (0)
+
+static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const EquationStateSettings *settings, EquationState **out)
+{
+  ELState *s;
+
+  PetscFunctionBeginUser;
+  FlushSubnormals();
+  PetscCall(PetscNew(&s));
+  s->grid        = g;
+  s->ops         = (const ELKernels *)k->ops;
+  s->backend     = k->backend;
+  s->dim         = g->dim;
+  s->radius      = g->radius;
+  s->dt          = settings->dt;
+  s->source_kind = settings->source_kind;
+  StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
+#define EL_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), s->ncells * sizeof(float)), "the wavefields", ELStateFloats(g->dim) * s->ncells * sizeof(float))
+  EL_ARRAYS(s, EL_ALLOC);
+#undef EL_ALLOC
+  PetscCall(s->ops->lanes_create(s, &settings->gpu_tile));
+  PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain));
+  *out = (EquationState *)s;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(EquationState **state)
+{
+  ELState *s = ELStateOf(*state);
+
+  PetscFunctionBeginUser;
+  if (!s) PetscFunctionReturn(0);
+#define EL_FREE(x) PetscCall(s->backend->mem_free((void **)&(x)))
+  EL_ARRAYS(s, EL_FREE);
+#undef EL_FREE
+  PetscCall(StaggeredProfilesDestroy(s->dim, s->backend, s->pa, s->pb, s->ha, s->hb));
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscFree(s->host_model[k]));
+  PetscCall(s->ops->lanes_destroy(s));
+  PetscCall(PetscFree(s));
+  *state = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* dt / rho, lambda dt, mu dt and 1 / (mu dt) at the centres (lambda = rho
+   (vp^2 - 2 vs^2), mu = rho vs^2), over the padded box: each ghost takes
+   its nearest owned cell's, for the faces and edges at the block's edge
+   (where a neighbour lies the shot layer then puts its values there). */
+static PetscErrorCode SetModel(EquationState *state, const float *const value[], PetscReal dt)
+{
+  ELState       *s = ELStateOf(state);
+  const Grid    *g = s->grid;
+  const PetscInt R = s->radius;
+  float        **h = s->host_model;
+  float *const   dev[4] = {s->bdt, s->ldt, s->mdt, s->cdt};
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < 4; k++)
+    if (!h[k]) PetscCall(PetscMalloc1(s->ncells, &h[k]));
+  STAGGERED_EACH_PADDED_CELL(s->padded, s->stride, R, s->dim, g->size, {
+    const double vp = value[0][cell], vs = value[1][cell], rho = value[2][cell], mu = rho * vs * vs;
+    h[0][c]         = (float)(dt / rho);
+    h[1][c]         = (float)((rho * vp * vp - 2 * mu) * dt);
+    h[2][c]         = (float)(mu * dt);
+    h[3][c]         = mu > 0 ? (float)(1.0 / (mu * dt)) : INFINITY;
+  });
+  for (PetscInt k = 0; k < 4; k++) PetscCall(s->backend->mem_upload(dev[k], h[k], s->ncells * sizeof(float)));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DeriveModel(EquationState *s) { return ELStateOf(s)->ops->derive_model(ELStateOf(s)); }
+
+static void *Lanes(const EquationState *s) { return ((const ELState *)s)->lanes; }
+
+static float *FieldData(const EquationState *state, PetscInt k, PetscInt a, PetscInt side)
+{
+  const ELState *s = (const ELState *)state;
+
+  if (k >= EL_VZ && k <= EL_VY) return k - EL_VZ < s->dim ? s->v[k - EL_VZ] : NULL;
+  if (k >= EL_SZZ && k <= EL_SYY) return k - EL_SZZ < s->dim ? s->s[k - EL_SZZ] : NULL;
+  if (k >= EL_SZX && k <= EL_SXY) return k - EL_SZX < ELPairs(s->dim) ? s->t[k - EL_SZX] : NULL;
+  if (k >= EL_CSZ && k <= EL_CSX) return k - EL_CSZ + 1 < s->dim ? s->csum[k - EL_CSZ] : NULL;
+  if (k == EL_BDT) return s->bdt;
+  if (k == EL_CDT) return s->cdt;
+  return NULL;
+}
+
+static PetscBool SplitBoxes(const EquationState *s, PetscBool adjoint) { return PETSC_FALSE; }
+
+static PetscErrorCode SetMethod(EquationState *state, GradientMethod m)
+{
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation has no gradient yet: forward modelling only (-mode forward)");
+}
+
+static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, WavefieldStore store, const EquationStepPoints *points, PetscInt nsteps)
+{
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  PetscCheck(!adjoint, PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation has no adjoint yet");
+#define EL_ZERO(x) PetscCall(s->backend->mem_zero(s->lanes, (x), s->ncells * sizeof(float)))
+  for (PetscInt a = 0; a < s->dim; a++) {
+    EL_ZERO(s->v[a]);
+    EL_ZERO(s->s[a]);
+    for (PetscInt b = 0; b < s->dim; b++) {
+      EL_ZERO(s->psi_v[a][b]);
+      EL_ZERO(s->psi_s[a][b]);
+    }
+  }
+  for (PetscInt p = 0; p < ELPairs(s->dim); p++) EL_ZERO(s->t[p]);
+#undef EL_ZERO
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RunEnd(EquationState *s, PetscBool adjoint, WavefieldStore store) { return 0; }
+
+static PetscErrorCode StepBegin(EquationState *s, PetscBool adjoint, WavefieldStore store, PetscInt n, PetscInt nsteps) { return 0; }
+
+/* The stress image method at a free surface on the cell centres of its
+   axis a (Levander 1988; Robertsson 1996): s_a vanishes on the surface and
+   is odd about it, so its ghosts beyond it mirror it with the sign
+   changed, and so is each shear stress t_ab, whose nodes beyond it mirror
+   those below with the sign changed (before stage 0); the velocities
+   beyond the surface are 0 (the node of v_a past a surface on the high
+   side, owned, set so before stage 1).  Under a fluid's surface cell the
+   normal velocity is even about the surface instead, as the
+   variable-density equation has it: the fluid's exact image (p odd, so
+   its normal derivative even), which the solid's stresses lack. */
+static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool adjoint, const EquationStepPoints *points)
+{
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  if (stage == 0) {
+    PetscCall(s->ops->surface(s, STAGGERED_MIRROR_CENTRES, s->s, PETSC_FALSE));
+    PetscCall(s->ops->surface(s, STAGGERED_MIRROR_NODES_ODD, NULL, PETSC_TRUE));
+  } else PetscCall(s->ops->surface_velocity(s));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool adjoint, const Box *box)
+{
+  ELState *s = ELStateOf(state);
+
+  return stage == 0 ? s->ops->velocity(s, box) : s->ops->stress(s, box);
+}
+
+static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions) { return 0; }
+
+/* The source, then the normal stress of each free surface's axis 0 on
+   it. */
+static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
+{
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  PetscCall(s->ops->inject(s, points->src, points->wav));
+  PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Record(EquationState *state, PetscInt c, const PointMap *m, const float remote[], float out[])
+{
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  PetscCheck(c >= 0 && c <= s->dim, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "elastic receivers record components 0 (p) to %" PetscInt_FMT ", not %" PetscInt_FMT, s->dim, c);
+  PetscCall(s->ops->record(s, c, m, remote, out));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode AllFinite(EquationState *state, PetscBool *finite) { return ELStateOf(state)->ops->all_finite(ELStateOf(state), finite); }
+
+static PetscErrorCode Image(EquationState *s, PetscInt k, const float **padded)
+{
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation has no gradient yet");
+}
+
+const EquationScheme ElasticScheme = {
+  .create       = Create,
+  .destroy      = Destroy,
+  .set_model    = SetModel,
+  .derive_model = DeriveModel,
+  .lanes        = Lanes,
+  .field_data   = FieldData,
+  .split_boxes  = SplitBoxes,
+  .set_method   = SetMethod,
+  .run_begin    = RunBegin,
+  .run_end      = RunEnd,
+  .step_begin   = StepBegin,
+  .stage_begin  = StageBegin,
+  .box_step     = BoxStep,
+  .stage_end    = StageEnd,
+  .step_end     = StepEnd,
+  .record       = Record,
+  .all_finite   = AllFinite,
+  .image        = Image,
+};

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""-physics elastic as users run it:
+
+- decomposed runs and shot groups against one rank, bit for bit, on a
+  model with a water layer (vs = 0) over a solid with a dipping contrast,
+  under a free surface: 2D on 2 x 2 ranks, 3 x 1 (rank boundaries near the
+  water bottom) and 4 ranks in 2 shot groups, every component, an
+  explosion and a vertical force; 3D on 2 x 2 x 1 with vy;
+- bad input refused before any work, naming the value: -vs missing or
+  negative, vs >= vp, -vs with another physics, an unknown -source_type,
+  a force with the variable-density equation, a -vs file on another grid,
+  -mode gradient; and a model with vp / vs below sqrt 2 runs with a
+  warning.
+"""
+import numpy as np
+
+import common as c
+
+DX = 10.0
+
+
+def models(scr, dim, n):
+    """vp, vs, rho files: water (1500 m/s, vs 0, 1000 kg/m^3) in the top
+    quarter, then a solid whose speeds rise with depth, with a dipping
+    faster layer."""
+    shape = tuple(n[1:][::-1]) + (n[0],)  # [y,] x, z
+    z = np.arange(n[0]) * DX
+    x = np.arange(n[1]) * DX
+    zz = np.broadcast_to(z, shape)
+    xx = np.broadcast_to(x[:, None], shape[-2:]) if dim == 2 else np.broadcast_to(x[None, :, None], shape)
+    water = zz < n[0] * DX / 4
+    dip = zz > n[0] * DX / 2 + 0.2 * xx
+    vp = np.where(water, 1500.0, 2200.0 + 2 * zz + 600 * dip)
+    vs = np.where(water, 0.0, vp / 1.8)
+    rho = np.where(water, 1000.0, 1900.0 + 0.2 * zz)
+    paths = []
+    for name, m in (("vp", vp), ("vs", vs), ("rho", rho)):
+        paths.append(c.write_model(scr.sub(f"{name}{dim}.rsf"), m.astype(np.float32), DX))
+    return paths
+
+
+def gathers(outdir, comps, nshots):
+    out = {}
+    for s in range(nshots):
+        for k, comp in enumerate(comps):
+            a, h = c.read_rsf(f"{outdir}/shot_{s:04d}{'' if k == 0 else '_' + comp}.rsf")
+            out[(s, comp)] = a.reshape((int(h.get("n2", 1)), int(h["n1"])))
+    return out
+
+
+def decomposition(scr):
+    for dim, n, splits, comps in ((2, (60, 80), [(4, ["-da_processors_z", 2, "-da_processors_x", 2]), (3, ["-da_processors_z", 3, "-da_processors_x", 1]),
+                                                (4, ["-shot_groups", 2])], "p,vz,vx"),
+                                  (3, (28, 30, 26), [(4, ["-da_processors_z", 2, "-da_processors_x", 2, "-da_processors_y", 1])], "p,vz,vx,vy")):
+        vp, vs, rho = models(scr, dim, n)
+        for kind in ("pressure", "fz"):
+            args = ["-physics", "elastic", "-vp", vp, "-vs", vs, "-rho", rho, "-nt", 300 if dim == 2 else 200, "-dt", 1e-3, "-f0", 15, "-nshots", 2, "-pml_width", 8,
+                    "-pml_top", 0, "-source_depth", n[0] * DX / 2, "-receiver_depth", 30, "-record", comps, "-source_type", kind]
+            ref = scr.sub(f"ref{dim}{kind}")
+            out = c.run(1, args, ref)
+            c.check("nan" not in out.lower(), f"{dim}D {kind}: the run reports a NaN")
+            want = gathers(ref, comps.split(","), 2)
+            c.check(all(np.all(np.isfinite(g)) and np.abs(g).max() > 0 for g in want.values()), f"{dim}D {kind}: a gather is empty or not finite")
+            for nranks, extra in splits:
+                outdir = scr.sub(f"run{dim}{kind}{nranks}{len(extra)}")
+                c.run(nranks, args + extra, outdir)
+                got = gathers(outdir, comps.split(","), 2)
+                for key, g in want.items():
+                    diff = int(np.sum(got[key] != g))
+                    c.check(diff == 0, f"{dim}D {kind} on {nranks} ranks {extra}: shot {key[0]} {key[1]} differs from one rank in {diff} samples")
+                print(f"{dim}D {kind} on {nranks} ranks {' '.join(map(str, extra))}: every gather the bits of one rank", flush=True)
+
+
+def refused(scr, name, args, *words):
+    out = c.run(1, args, scr.sub("bad"), expect_fail=True)
+    msg = c.error_message(out)
+    for w in words:
+        c.check(w in msg, f"{name}: the error '{msg}' does not name '{w}'")
+    c.check("shot " not in out, f"{name}: refused after work began")
+    print(f"refused, {name}: {msg}")
+
+
+def bad_input(scr):
+    base = ["-vp", 2500, "-rho", 2000, "-nz", 30, "-nx", 30, "-dx", DX, "-nt", 50, "-dt", 1e-3, "-f0", 15, "-nshots", 1]
+    el = ["-physics", "elastic"]
+    refused(scr, "no -vs", el + base, "-vs")
+    refused(scr, "negative vs", el + base + ["-vs", -100], "-vs", "-100")
+    refused(scr, "vs = vp", el + base + ["-vs", 2500], "vs >= vp", "2500")
+    refused(scr, "-vs with acoustic", base[:2] + base[4:] + ["-vs", 1000], "-vs", "elastic")
+    refused(scr, "-vs with variable density", ["-physics", "variable_density", "-vs", 1000] + base, "-vs", "elastic")
+    refused(scr, "unknown source", el + base + ["-vs", 1000, "-source_type", "moment"], "-source_type", "moment", "fz")
+    refused(scr, "force with variable density", ["-physics", "variable_density", "-source_type", "fz"] + base, "-source_type", "fz", "pressure")
+    refused(scr, "fy in 2D", el + base + ["-vs", 1000, "-source_type", "fy"], "fy")
+    small = c.write_model(scr.sub("vs_small.rsf"), np.full((20, 30), 1000.0, np.float32), DX)
+    refused(scr, "-vs on another grid", el + base + ["-vs", small], "-vs", "same grid")
+    refused(scr, "gradient", el + base + ["-vs", 1000, "-mode", "gradient", "-observed_dir", scr.sub("none")], "gradient", "-mode forward")
+    out = c.run(1, el + base + ["-vs", 2000], scr.sub("low"))
+    c.check("sqrt 2" in out, "vp / vs below sqrt 2 runs without the warning")
+    print("vp / vs = 1.25 runs, with the warning")
+
+
+def main():
+    scr = c.Scratch("elastic_runs")
+    with scr:
+        bad_input(scr)
+        decomposition(scr)
+
+
+if __name__ == "__main__":
+    c.main(main)
