@@ -207,6 +207,11 @@ typedef struct Equation {
      kind, `source`, at the centres. */
   PetscInt                 nsource_kind;
   const EquationComponent *source_kind;
+  /* Whether its fields have no parity about a free surface (the elastic
+     stress image method's, beyond which the velocities are 0): points near
+     one then drop their weights beyond it rather than fold them onto the
+     mirror images (ShotPlacement). */
+  PetscBool                surface_no_parity;
   PetscInt                 ncomponent;   /* what receivers can record */
   const EquationComponent *component;    /* the first is recorded by default, and is what the misfit reads */
 

@@ -128,8 +128,10 @@ PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal
 
 PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscInt node, ShotLocal *sl)
 {
+  const ShotPlacement at = {SourceNode(e), node, e->backend.eq->surface_no_parity ? PETSC_FALSE : PETSC_TRUE};
+
   PetscFunctionBeginUser;
-  PetscCall(ShotLocalizeAt(&e->g, &e->geo, e->shot[k], e->o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE, SourceNode(e), node, sl));
+  PetscCall(ShotLocalizeAt(&e->g, &e->geo, e->shot[k], e->o->point_interpolation == POINTS_NEAREST ? PETSC_TRUE : PETSC_FALSE, &at, sl));
   PetscFunctionReturn(0);
 }
 

@@ -10,16 +10,19 @@ typedef struct {
 } Support;
 
 /* Adds weight w at extended index i of axis a.  Beyond a free surface it goes
-   to the mirror image: at the cell centres negated (the field is odd about
-   the surface, where it is zero: weight there acts on nothing); on the
-   nodes half a cell above them (node, the velocity normal to the surface:
-   even about it, every node past the surface a mirror) as it is.  Beyond
-   the grid, nowhere. */
-static void AxisAdd(const Grid *g, PetscInt a, PetscInt i, double w, PetscBool node, Support *s)
+   to the mirror image where mirror is set: at the cell centres negated (the
+   field is odd about the surface, where it is zero: weight there acts on
+   nothing); on the nodes half a cell above them (node, the velocity normal
+   to the surface: even about it, every node past the surface a mirror) as
+   it is; without mirror, nowhere (a field with no parity about the
+   surface).  Beyond the grid, nowhere. */
+static void AxisAdd(const Grid *g, PetscInt a, PetscInt i, double w, PetscBool node, PetscBool mirror, Support *s)
 {
   const PetscInt last = g->N[a] - 1;
 
-  if (node) {
+  if (!mirror) {
+    if ((!g->pml[a][0] && i < 0) || (!g->pml[a][1] && i > last - (node ? 1 : 0))) return;
+  } else if (node) {
     if (!g->pml[a][0] && i < 0) i = -1 - i;
     if (!g->pml[a][1] && i >= last) i = 2 * last - 1 - i;
   } else {
@@ -43,8 +46,9 @@ static void AxisAdd(const Grid *g, PetscInt a, PetscInt i, double w, PetscBool n
 }
 
 /* Point p's support on the cell centres, or along axis `node` (-1: none)
-   on the nodes half a cell above them (node i at (i + 1/2) d). */
-static void PointSupport(const Grid *g, const Position *p, PetscBool snap, PetscInt node, Support *s)
+   on the nodes half a cell above them (node i at (i + 1/2) d); mirror as
+   AxisAdd takes it. */
+static void PointSupport(const Grid *g, const Position *p, PetscBool snap, PetscInt node, PetscBool mirror, Support *s)
 {
   double   w[2 * HICKS_RADIUS];
   PetscInt count, cell[3];
@@ -58,7 +62,7 @@ static void PointSupport(const Grid *g, const Position *p, PetscBool snap, Petsc
     }
     const double   x     = p->c[a] / g->d[a] - (a == node ? 0.5 : 0);
     const PetscInt first = HicksWeights(x, snap, w, &count);
-    for (PetscInt k = 0; k < count; k++) AxisAdd(g, a, first + k + g->pml[a][0], w[k], a == node ? PETSC_TRUE : PETSC_FALSE, s);
+    for (PetscInt k = 0; k < count; k++) AxisAdd(g, a, first + k + g->pml[a][0], w[k], a == node ? PETSC_TRUE : PETSC_FALSE, mirror, s);
     /* the nearest node below the nearest centre's upper face: a grid index either way */
     s->near[a] = PetscMin(PetscMax(a == node ? (PetscInt)floor(p->c[a] / g->d[a]) : cell[a], 0), g->n[a] - 1) + g->pml[a][0];
   }
@@ -351,9 +355,14 @@ static PetscErrorCode SendMap(Builder *b, ShotLocal *s)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s) { return ShotLocalizeAt(g, geo, shot, snap, -1, -1, s); }
+PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s)
+{
+  const ShotPlacement centres = {-1, -1, PETSC_TRUE};
 
-PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, PetscInt src_node, PetscInt node, ShotLocal *s)
+  return ShotLocalizeAt(g, geo, shot, snap, &centres, s);
+}
+
+PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, const ShotPlacement *at, ShotLocal *s)
 {
   const PetscInt r0 = geo->rec_start[shot], nr = geo->rec_start[shot + 1] - r0;
   PetscMPIInt    size, rank;
@@ -370,10 +379,10 @@ PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot,
   PetscCheck(b.me == rank, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rank %d of the group believes itself rank %d of the decomposition", rank, b.me);
   for (PetscInt a = 0; a < g->dim; a++) volume *= g->d[a];
   s->src_scale = (float)(1.0 / volume);
-  PointSupport(g, &geo->src[shot], snap, src_node, &sp);
+  PointSupport(g, &geo->src[shot], snap, at->src_node, at->mirror, &sp);
   PetscCall(AddSource(&b, &sp));
   for (PetscInt k = 0; k < nr; k++) {
-    PointSupport(g, &geo->rec[r0 + k], snap, node, &sp);
+    PointSupport(g, &geo->rec[r0 + k], snap, at->rec_node, at->mirror, &sp);
     PetscCall(AddReceiver(&b, k, &sp));
   }
   PetscCall(InjectMap(b.src, &s->src));
@@ -399,7 +408,7 @@ PetscErrorCode ShotLocalCount(const Grid *g, const Geometry *geo, PetscInt shot,
   PetscFunctionBeginUser;
   *nrec = *nreach = 0;
   for (PetscInt r = geo->rec_start[shot]; r < geo->rec_start[shot + 1]; r++) {
-    PointSupport(g, &geo->rec[r], snap, -1, &sp);
+    PointSupport(g, &geo->rec[r], snap, -1, PETSC_TRUE, &sp);
     *nrec += OwnerRank(g, sp.near) == me;
     *nreach += SupportReaches(g, &sp);
   }

@@ -34,11 +34,20 @@ typedef struct {
 
 /* snap: every point at its nearest grid point (-point_interpolation nearest). */
 PetscErrorCode ShotLocalize(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, ShotLocal *s);
-/* The same with the source on the nodes half a cell above the centres
-   along axis src_node and the receivers on those along axis node (-1: the
-   centres; Equation.source_kind's and Equation.component's axis): where a
-   staggered field is driven and recorded. */
-PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, PetscInt src_node, PetscInt node, ShotLocal *s);
+/* Where a shot's points act on the staggered grid: the source on the
+   nodes half a cell above the centres along axis src_node, the receivers
+   on those along rec_node (-1: the centres; Equation.source_kind's and
+   Equation.component's axis); mirror: weights beyond a free surface fold
+   onto their mirror images by the field's parity about it (odd at the
+   centres, even on the nodes along the surface's axis), else they are
+   dropped (fields with no parity there: Equation.surface_no_parity). */
+typedef struct {
+  PetscInt  src_node, rec_node;
+  PetscBool mirror;
+} ShotPlacement;
+
+/* ShotLocalize with the points placed as at says. */
+PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot, PetscBool snap, const ShotPlacement *at, ShotLocal *s);
 PetscErrorCode ShotLocalDestroy(ShotLocal *s);
 /* ShotLocalize's nrec and nreach alone, without building the maps (the
    memory estimate of every shot before the run). */

@@ -146,6 +146,7 @@ const Equation EquationElastic = {
   .nsource_kind         = EQUATION_COUNT(source_kinds),
   .source_kind          = source_kinds,
   .source_image         = -1,
+  .surface_no_parity    = PETSC_TRUE,
   .stable_step          = StaggeredStableStep,
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
