@@ -57,7 +57,8 @@ PetscErrorCode BackendSetUp(const Layout *l, const Options *o, const Equation *e
   PetscFunctionBeginUser;
   PetscCall(DeviceCount(&count, why, sizeof(why)));
   PetscCallMPI(MPI_Allreduce(&count, &least, 1, MPI_INT, MPI_MIN, l->world));
-  cuda = o->backend == BACKEND_CUDA || (o->backend == BACKEND_AUTO && least > 0) ? PETSC_TRUE : PETSC_FALSE;
+  /* auto takes the GPU where the equation has kernels for it */
+  cuda = o->backend == BACKEND_CUDA || (o->backend == BACKEND_AUTO && least > 0 && eq->kernels(BACKEND_CUDA, &k)) ? PETSC_TRUE : PETSC_FALSE;
   if (count) PetscCall(PetscSNPrintf(why, sizeof(why), "on another rank"));
   PetscCheck(!cuda || least > 0, l->world, PETSC_ERR_SUP, "-backend cuda: no CUDA device is visible (%s); use -backend cpu", why);
   b->eq        = eq;
