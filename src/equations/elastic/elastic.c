@@ -125,8 +125,13 @@ static void StateBytes(const Grid *g, double *all, double *layers)
 
 static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
 {
-  if (backend != BACKEND_CPU) return PETSC_FALSE;
-  *k = (EquationKernels){(const struct KernelOps *)&ELKernelsCPU, ELKernelsCPU.backend};
+  const ELKernels *ops = backend == BACKEND_CPU ? &ELKernelsCPU : NULL;
+
+#ifdef HALOFWI_HAVE_CUDA
+  if (backend == BACKEND_CUDA) ops = &ELKernelsCUDA;
+#endif
+  if (!ops) return PETSC_FALSE;
+  *k = (EquationKernels){(const struct KernelOps *)ops, ops->backend};
   return PETSC_TRUE;
 }
 

@@ -37,6 +37,7 @@ typedef struct ELKernels {
 } ELKernels;
 
 extern const ELKernels ELKernelsCPU;
+extern const ELKernels ELKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST, its kernels run on the host */
 
 /* The CPU's stages (kernels_cpu.c). */
 PetscErrorCode ELVelocityCPU(ELState *s, const Box *b);

@@ -81,7 +81,7 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, cons
 STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0;
-  const PetscInt  P = D == 3 ? 3 : 1, k = (PetscInt)__builtin_popcount(surf);
+  const PetscInt  P = D == 3 ? 3 : 1, k = ELSurfaceCount(surf, D);
   Derivative      dn[3], ds[3][2];
   float           w[3][FWI_MAX_RADIUS + 1];
   float *restrict sn[3], *restrict t[3];

@@ -88,3 +88,66 @@ FWI_HD static inline PetscBool ELSurfaceFluid(const ELState *s, ptrdiff_t row, p
 {
   return s->mdt[row + (side ? (n - 1) * st : 0)] == 0 ? PETSC_TRUE : PETSC_FALSE;
 }
+
+/* Row i of the source's map (PointMap: inject) into the fields its kind
+   drives: an explosion, every normal stress -= (the bulk modulus dt) q,
+   q the injected volume rate over the cell volume (the pressure rises by
+   it); a force along a, v_a += (dt / rho on the face) f, f the force over
+   the cell volume. */
+FWI_HD static inline void ELInjectRow(const ELState *s, const PointMap *m, PetscInt i, const float amp[])
+{
+  const ptrdiff_t c = m->cell[i];
+  const float     q = (float)PointMapRowSum(m, i, amp, NULL);
+
+  if (s->source_kind == EL_SOURCE_PRESSURE) {
+    const float t = ELBulkDt(s, c) * q;
+    for (PetscInt a = 0; a < s->dim; a++) s->s[a][c] = s->s[a][c] - t;
+  } else {
+    const PetscInt a = s->source_kind - EL_SOURCE_FORCE;
+    s->v[a][c]       = s->v[a][c] + StaggeredFaceMean(s->bdt, c, s->stride[a]) * q;
+  }
+}
+
+/* Row i's sum of component c (0 the pressure, 1 + a the velocity along a;
+   PointMap: record), as PointMapRowSum's, each entry's pressure rounded to
+   float as a neighbour sends it. */
+FWI_HD static inline float ELRecordRow(const ELState *s, PetscInt comp, const PointMap *m, PetscInt i, const float remote[])
+{
+  double sum = 0;
+
+  if (comp) return (float)PointMapRowSum(m, i, s->v[comp - 1], remote);
+  for (PetscInt e = m->start[i]; e < m->start[i + 1]; e++) {
+    const ptrdiff_t k = m->index[e];
+    sum += (double)m->weight[e] * (k >= 0 ? ELPressureAt(s, k) : remote[-1 - k]);
+  }
+  return (float)sum;
+}
+
+/* csum[a] at padded cell q (derive_model): along a the cell's own sum, from
+   cdt's ghosts; a ghost along another axis takes the nearest owned cell's
+   (what the edges at a block's edge read beyond it where no neighbour
+   lies; the shot layer then puts a neighbour's own sums where one does),
+   so that the sums never read cdt's corner ghosts, which no exchange
+   fills; nothing for a cell outside the owned range along a. */
+FWI_HD static inline void ELDeriveCell(const ELState *s, PetscInt a, const PetscInt q[3])
+{
+  const PetscInt R = s->radius;
+  ptrdiff_t      c = 0, from = 0;
+
+  if (q[a] < R || q[a] >= R + s->n[a]) return;
+  for (PetscInt b = 0; b < 3; b++) {
+    const PetscInt o = b < s->dim && b != a ? PetscMax(R, PetscMin(R + s->n[b] - 1, q[b])) : q[b];
+    c += q[b] * s->stride[b];
+    from += o * s->stride[b];
+  }
+  s->csum[a][c] = s->cdt[from] + s->cdt[from + s->stride[a]];
+}
+
+/* The free surfaces in surf (a bit per axis) among dim axes. */
+FWI_HD static inline PetscInt ELSurfaceCount(unsigned surf, PetscInt dim)
+{
+  PetscInt k = 0;
+
+  for (PetscInt a = 0; a < dim; a++) k += surf >> a & 1;
+  return k;
+}

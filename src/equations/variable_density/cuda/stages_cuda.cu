@@ -5,24 +5,6 @@
    or in a row whose profile along another axis is not 0). */
 #include "equations/variable_density/cuda/vd_cuda.h"
 
-/* The staggered difference along st at f (kernels_cpu.c's Stencil): UP 1
-   for D+ (at the node above the cell), 0 for D-. */
-template <int R, int UP>
-__device__ static inline float Stencil(const float *f, ptrdiff_t st, const float *c)
-{
-  float acc = 0;
-#pragma unroll
-  for (int m = 1; m <= R; m++) acc += c[m] * (f[(m - 1 + UP) * st] - f[-(m - UP) * st]);
-  return acc;
-}
-
-/* The CPML memory psi = b psi + a t of a derivative t, t + psi. */
-__device__ static inline float Cpml(float t, float a, float b, float *psi)
-{
-  *psi = b * *psi + a * t;
-  return t + *psi;
-}
-
 /* Whether padded coordinate q along axis a lies in a layer of the profile
    b (nodes: the half nodes' plain range along axis 0). */
 __device__ static inline bool InLayer(const VDState &s, int nodes, int a, PetscInt q, const float *b) { return a ? b[q] != 0 : q < s.plain[nodes][0] || q >= s.plain[nodes][1]; }
@@ -35,9 +17,9 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) VelocityKernel(const VDStat
   const ptrdiff_t c = VDCell(s, i, q);
   for (int a = 0; a < s.dim; a++) {
     const ptrdiff_t st = s.stride[a];
-    float           g  = Stencil<R, 1>((ADJOINT ? s.d[a] : s.p) + c, st, s.w[a]);
+    float           g  = StaggeredStencilCUDA<R, 1>((ADJOINT ? s.d[a] : s.p) + c, st, s.w[a]);
     if (!ADJOINT) {
-      if (InLayer(s, 1, a, q[a], s.hb[a])) g = Cpml(g, s.ha[a][q[a]], s.hb[a][q[a]], s.psi_p[a] + c);
+      if (InLayer(s, 1, a, q[a], s.hb[a])) g = StaggeredCpmlCUDA(g, s.ha[a][q[a]], s.hb[a][q[a]], s.psi_p[a] + c);
       if (s.keep) s.keep[(1 + a) * s.ncells + c] = g;
     }
     const float B = VDFaceBuoyancy(s.bdt, c, st);
@@ -56,8 +38,8 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) PressureKernel(const VDStat
     for (int a = 0; a < s.dim; a++) layer = layer || InLayer(s, 0, a, q[a], s.pb[a]);
   float h = 0;
   for (int a = 0; a < s.dim; a++) {
-    float t = Stencil<R, 0>((ADJOINT ? s.d[a] : s.v[a]) + c, s.stride[a], s.w[a]);
-    if (layer) t = Cpml(t, s.pa[a][q[a]], s.pb[a][q[a]], s.psi_v[a] + c);
+    float t = StaggeredStencilCUDA<R, 0>((ADJOINT ? s.d[a] : s.v[a]) + c, s.stride[a], s.w[a]);
+    if (layer) t = StaggeredCpmlCUDA(t, s.pa[a][q[a]], s.pb[a][q[a]], s.psi_v[a] + c);
     h = a ? h + t : t;
   }
   if (!ADJOINT && s.keep) s.keep[c] = h;
@@ -93,7 +75,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) ReconstructPressureKernel(c
   const ptrdiff_t c = VDCell(s, i, q);
   float           h = 0;
   for (int a = 0; a < s.dim; a++) {
-    const float t = Stencil<R, 0>(s.rec.v[a] + c, s.stride[a], s.w[a]);
+    const float t = StaggeredStencilCUDA<R, 0>(s.rec.v[a] + c, s.stride[a], s.w[a]);
     h             = a ? h + t : t;
   }
   s.image_k[c] += s.p[c] * h;
@@ -106,7 +88,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) ReconstructVelocityKernel(c
   PetscInt i[3], q[3];
   if (!BoxCell(b, i)) return;
   const ptrdiff_t c = VDCell(s, i, q), st = s.stride[a];
-  const float     g = Stencil<R, 1>(s.rec.p + c, st, s.w[a]);
+  const float     g = StaggeredStencilCUDA<R, 1>(s.rec.p + c, st, s.w[a]);
   s.image_b[a][c] += s.v[a][c] * g;
   s.rec.v[a][c] = s.rec.v[a][c] + VDFaceBuoyancy(s.bdt, c, st) * g;
 }

@@ -2,7 +2,7 @@
    its files: the state's lane and its cells' indices.  The state is handed
    to every kernel by value (its arrays are device memory). */
 #pragma once
-#include "equations/cuda/cuda.h"
+#include "equations/cuda/staggered_cuda.h"
 #include "equations/variable_density/kernels.h"
 
 /* Kernel parameters are limited to 4 kB on older toolkits. */
@@ -12,25 +12,10 @@ static inline CudaLanes   *VDLanes(const VDState *s) { return (CudaLanes *)s->la
 static inline cudaStream_t VDLane(const VDState *s) { return CudaLanesStream(VDLanes(s)); }
 
 /* The padded index of owned cell i, and its padded coordinates q. */
-__device__ static inline ptrdiff_t VDCell(const VDState &s, const PetscInt i[3], PetscInt q[3])
-{
-  ptrdiff_t c = 0;
-
-  for (int a = 0; a < 3; a++) {
-    q[a] = i[a] + (a < s.dim ? s.radius : 0);
-    c += q[a] * s.stride[a];
-  }
-  return c;
-}
+__device__ static inline ptrdiff_t VDCell(const VDState &s, const PetscInt i[3], PetscInt q[3]) { return StaggeredCellCUDA(s.dim, s.radius, s.stride, i, q); }
 
 /* A thread per cell of box b, none where it is empty. */
-#define VD_LAUNCH_BOX(s, b, kernel, ...) \
-  do { \
-    if (BoxCells(b)) { \
-      CudaLaunch(kernel, BoxCellGridOf(b), dim3(CUDA_CELL_THREADS), VDLane(s), __VA_ARGS__); \
-      CUDA_LAUNCHED(); \
-    } \
-  } while (0)
+#define VD_LAUNCH_BOX(s, b, kernel, ...) STAGGERED_LAUNCH_BOX(VDLane(s), b, kernel, __VA_ARGS__)
 
 /* stages_cuda.cu */
 PetscErrorCode VDVelocityCUDA(VDState *s, const Box *b, PetscBool adjoint);
