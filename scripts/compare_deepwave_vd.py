@@ -24,26 +24,16 @@ here), timed inside each process around the propagation alone, and
 halofwi's whole process.
 """
 import os
-import subprocess
 import sys
 import tempfile
 import time
 import warnings
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import rsf  # noqa: E402
-
-try:
-    import deepwave
-    import torch
-except ImportError:
-    py = os.environ.get("DEEPWAVE_PYTHON")
-    if py and os.path.realpath(py) != os.path.realpath(sys.executable):
-        os.execv(py, [py] + sys.argv)
-    sys.exit("compare_deepwave_vd.py: deepwave is not importable here; set DEEPWAVE_PYTHON to a python with deepwave and torch")
+import deepwave_side as side  # noqa: E402  (first: it re-executes under DEEPWAVE_PYTHON where needed)
+import numpy as np  # noqa: E402
+from deepwave_side import deepwave, rsf, torch  # noqa: E402
 
 warnings.filterwarnings("ignore")
 BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build", "halofwi")
@@ -60,47 +50,19 @@ def model(nz, nx):
     return vp.astype(np.float32), rho.astype(np.float32)
 
 
-def ricker(nt):
-    t = np.arange(nt) * DT - 1.5 / F0
-    a = (np.pi * F0 * t) ** 2
-    return ((1 - 2 * a) * np.exp(-a)).astype(np.float32)
-
-
 def run_halofwi(tmp, vp, rho, src, recs, nt, free):
     """The gather (nrec x nt) and the step rate and process time halofwi reports."""
-    rsf.write(os.path.join(tmp, "vp.rsf"), vp, d=[D, D])  # (n1, n2) = (z, x)
-    rsf.write(os.path.join(tmp, "rho.rsf"), rho, d=[D, D])
-    rsf.write(os.path.join(tmp, "w.rsf"), ricker(nt), d=[DT])
-    with open(os.path.join(tmp, "geometry.txt"), "w") as f:
-        f.write(f"S {src[1] * D!r} {src[0] * D!r}\n" + "".join(f"R {r[1] * D!r} {r[0] * D!r}\n" for r in recs))
+    side.write_model(os.path.join(tmp, "vp.rsf"), vp, D)  # (n1, n2) = (z, x)
+    side.write_model(os.path.join(tmp, "rho.rsf"), rho, D)
+    side.write_wavelet(os.path.join(tmp, "w.rsf"), side.ricker(nt, DT, F0), DT)
+    side.write_geometry(os.path.join(tmp, "geometry.txt"), src, recs, D)
     out = os.path.join(tmp, "out")
     cmd = [BIN, "-physics", "variable_density", "-vp", os.path.join(tmp, "vp.rsf"), "-rho", os.path.join(tmp, "rho.rsf"), "-geometry", os.path.join(tmp, "geometry.txt"),
            "-wavelet", os.path.join(tmp, "w.rsf"), "-nt", str(nt), "-dt", str(DT), "-order", "8", "-pml_width", str(PML), "-f0", str(F0), "-output_dir", out, "-overwrite",
            "-progress_interval", "0"] + (["-pml_top", "0"] if free else [])
-    stdout, wall = halofwi(cmd)
+    stdout, wall = side.halofwi(cmd, THREADS)
     gather, _ = rsf.read(os.path.join(out, "shot_0000.rsf"))
-    return gather.T, model_rate(stdout, vp.shape), wall  # (nrec, nt)
-
-
-def halofwi(cmd):
-    """Runs halofwi: its output and the process's seconds, launch to exit."""
-    env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    if p.returncode:
-        sys.exit(f"halofwi failed ({p.returncode}):\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
-    return p.stdout, wall
-
-
-def model_rate(stdout, shape):
-    """halofwi's shot rate (over the cells with the absorbing layers) as
-    model-cell updates per second."""
-    for line in stdout.splitlines():
-        if line.startswith("shot ") and "G cell-updates/s" in line:
-            rate = float(line.split("G cell-updates/s")[0].split()[-1])
-            return rate * np.prod([n / (n + 2.0 * PML) for n in shape])
-    sys.exit("halofwi printed no shot rate")
+    return gather.T, side.model_rate(stdout, vp.shape, PML), wall  # (nrec, nt)
 
 
 def run_deepwave(vp, rho, src, recs, nt, free):
@@ -110,7 +72,7 @@ def run_deepwave(vp, rho, src, recs, nt, free):
     if free:
         kw.update(boundary=["free", "pml", "pml", "pml"], pml_width=[0, PML, PML, PML])  # z low, z high, x low, x high
     args = (torch.from_numpy(vp), torch.from_numpy(rho), D, DT)
-    amp = torch.from_numpy(ricker(nt) / area)[None, None, :]
+    amp = torch.from_numpy(side.ricker(nt, DT, F0) / area)[None, None, :]
     sl = torch.tensor([[[float(src[0]), float(src[1])]]])
     rl = torch.tensor([[[float(r[0]), float(r[1])] for r in recs]])
     deepwave.acoustic(*args, source_amplitudes_volume_rate=amp[..., :8], source_locations_volume_rate=sl, receiver_locations_p=rl, nt=8, **kw)  # warm-up
@@ -142,11 +104,11 @@ def speed_3d(n, nt):
         cmd = [BIN, "-physics", "variable_density", "-vp", "2000", "-rho", "1000", "-dx", str(D), "-nx", str(n), "-ny", str(n), "-nz", str(n), "-nshots", "1", "-nrec", "1",
                "-source_depth", str(n // 2 * D), "-receiver_depth", str(n // 2 * D), "-nt", str(nt), "-dt", str(DT), "-order", "8", "-pml_width", str(PML), "-f0", str(F0),
                "-output_dir", os.path.join(tmp, "out"), "-progress_interval", "0"]
-        stdout, wall = halofwi(cmd)
-        rate = model_rate(stdout, (n, n, n))
+        stdout, wall = side.halofwi(cmd, THREADS)
+        rate = side.model_rate(stdout, (n, n, n), PML)
     torch.set_num_threads(THREADS)
     v, rho = torch.full((n, n, n), 2000.0), torch.full((n, n, n), 1000.0)
-    amp = torch.from_numpy(ricker(nt) / D ** 3)[None, None, :]
+    amp = torch.from_numpy(side.ricker(nt, DT, F0) / D ** 3)[None, None, :]
     loc = torch.tensor([[[n // 2] * 3]])
     kw = dict(accuracy=8, pml_width=PML, pml_freq=F0, source_locations_volume_rate=loc, receiver_locations_p=loc)
     deepwave.acoustic(v, rho, D, DT, source_amplitudes_volume_rate=amp[..., :8], nt=8, **kw)  # warm-up

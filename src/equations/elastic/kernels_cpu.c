@@ -70,44 +70,31 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, cons
   }
 }
 
-/* The stresses over cells [i0, i0 + m) of a row.  Normal: e_b = D-_b v_b,
+/* The normal stresses over cells [i0, i0 + m) of a row: e_b = D-_b v_b,
    s_a += lambda dt (sum_b e_b) + 2 mu dt e_a.  On a cell of the free
    surfaces of the axes in surf (a bit each) the normal stresses of those
    axes vanish, which fixes their strains: with k such axes and T the sum
    of the others' e_b, div = 2 mu T / (2 mu + k lambda), and s_a (a not in
    surf) += 2 lambda mu / (2 mu + k lambda) T + 2 mu e_a (Levander 1988 for
-   one surface; s_a of an axis in surf is set to 0 after the step).
-   Shear, a < b: t_ab += (mu dt on the edge) (D+_b v_a + D+_a v_b). */
-STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscInt R, PetscInt D)
+   one surface; s_a of an axis in surf is set to 0 after the step). */
+STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscInt R, PetscInt D)
 {
-  const ptrdiff_t c = row + i0;
-  const PetscInt  P = D == 3 ? 3 : 1, k = ELSurfaceCount(surf, D);
-  Derivative      dn[3], ds[3][2];
-  float           w[3][FWI_MAX_RADIUS + 1];
-  float *restrict sn[3], *restrict t[3];
+  const PetscInt k = ELSurfaceCount(surf, D);
+  Derivative     dn[3];
+  float          w[3][FWI_MAX_RADIUS + 1];
+  float *restrict sz = s->s[0] + c, *restrict sx = s->s[1] + c, *restrict sy = D > 2 ? s->s[2] + c : NULL;
   const float *restrict ldt = s->ldt + c, *restrict mdt = s->mdt + c;
-  const float *restrict cs[3];
-  ptrdiff_t             cst[3];
 
   for (PetscInt b = 0; b < D; b++) {
     dn[b] = DerivativeOf(s, b, s->v[b], 0, s->psi_s[b][b], c, q, i0);
-    sn[b] = s->s[b] + c;
     for (PetscInt j = 1; j <= R; j++) w[b][j] = s->w[b][j];
   }
-  for (PetscInt a = 0; a < D; a++)
-    for (PetscInt b = a + 1; b < D; b++) {
-      const PetscInt p = ELPair(a, b);
-      ds[p][0]         = DerivativeOf(s, b, s->v[a], 1, s->psi_s[a][b], c, q, i0);
-      ds[p][1]         = DerivativeOf(s, a, s->v[b], 1, s->psi_s[b][a], c, q, i0);
-      t[p]             = s->t[p] + c;
-      cs[p]            = s->csum[a] + c;
-      cst[p]           = s->stride[b];
-    }
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
-    float       e[3], sum = 0;
-    const float l = ldt[i], m2 = mdt[i] + mdt[i];
-    PetscBool   first = PETSC_TRUE; /* a sum from 0 is never -0 */
+    float *const sn[3] = {sz + i, sx + i, D > 2 ? sy + i : NULL};
+    float        e[3], sum = 0;
+    const float  l = ldt[i], m2 = mdt[i] + mdt[i];
+    PetscBool    first = PETSC_TRUE; /* the first term itself, as the variable-density sum */
     for (PetscInt b = 0; b < D; b++) {
       e[b] = Derive(&dn[b], b, i, w[b], R, layer);
       if (surf >> b & 1) continue;
@@ -116,22 +103,51 @@ STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3
     }
     if (!surf)
       for (PetscInt a = 0; a < D; a++) {
-        sn[a][i] = sn[a][i] + l * sum;
-        sn[a][i] = sn[a][i] + m2 * e[a];
+        *sn[a] = *sn[a] + l * sum;
+        *sn[a] = *sn[a] + m2 * e[a];
       }
     else {
       const float ls = l * m2 / (m2 + (float)k * l);
       for (PetscInt a = 0; a < D; a++)
         if (!(surf >> a & 1)) {
-          sn[a][i] = sn[a][i] + ls * sum;
-          sn[a][i] = sn[a][i] + m2 * e[a];
+          *sn[a] = *sn[a] + ls * sum;
+          *sn[a] = *sn[a] + m2 * e[a];
         }
     }
-    for (PetscInt p = 0; p < P; p++) {
-      const PetscInt a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
-      const float    g = Derive(&ds[p][0], b, i, w[b], R, layer) + Derive(&ds[p][1], a, i, w[a], R, layer);
-      t[p][i]          = t[p][i] + 4.0f / (cs[p][i] + cs[p][i + cst[p]]) * g;
-    }
+  }
+}
+
+/* The shear stress of axes a < b over cells [i0, i0 + m) of a row: t_ab
+   += (mu dt on the edge) (D+_b v_a + D+_a v_b), a pass of its own, so that
+   each pass's loop stays vector code. */
+STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscInt R)
+{
+  const Derivative d0 = DerivativeOf(s, b, s->v[a], 1, s->psi_s[a][b], c, q, i0), d1 = DerivativeOf(s, a, s->v[b], 1, s->psi_s[b][a], c, q, i0);
+  const ptrdiff_t  sb = s->stride[b];
+  float            wa[FWI_MAX_RADIUS + 1], wb[FWI_MAX_RADIUS + 1];
+  float *restrict t = s->t[ELPair(a, b)] + c;
+  const float *restrict cs = s->csum[a] + c;
+
+  for (PetscInt j = 1; j <= R; j++) wa[j] = s->w[a][j], wb[j] = s->w[b][j];
+#pragma GCC ivdep
+  for (PetscInt i = 0; i < m; i++) {
+    const float g = Derive(&d0, b, i, wb, R, layer) + Derive(&d1, a, i, wa, R, layer);
+    t[i]          = t[i] + 4.0f / (cs[i] + cs[i + sb]) * g;
+  }
+}
+
+/* The stresses over cells [i0, i0 + m) of a row: the normal ones, then
+   each shear stress. */
+STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscInt R, PetscInt D)
+{
+  const ptrdiff_t c = row + i0;
+
+  NormalPieceR(s, c, q, i0, m, layer, surf, R, D);
+  /* the axes as literals: along axis 0 the CPML weights vary per cell */
+  ShearPieceR(s, 0, 1, c, q, i0, m, layer, R);
+  if (D > 2) {
+    ShearPieceR(s, 0, 2, c, q, i0, m, layer, R);
+    ShearPieceR(s, 1, 2, c, q, i0, m, layer, R);
   }
 }
 
