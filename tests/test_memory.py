@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The memory estimate made before any work (src/setup/memory.c).
 
-- It is right: the peak resident memory of two forward runs (one dominated
-  by the wavefields, one by the traces kept at every internal step), less
+- It is right: the peak resident memory of three forward runs (two
+  dominated by the wavefields, acoustic and elastic, one by the traces kept
+  at every internal step), less
   that of a tiny run (MPI, PETSc and the program itself), lies within 1.0 to
   1.2 times the figure printed as "memory per rank ... host X" (measured
   1.06 to 1.13); that of a
@@ -90,6 +91,8 @@ def main():
         _, base = peak_rss(["-mode", "forward", "-nx", 20, "-nz", 20, "-nt", 100] + small, scr.sub("base"))
         check_estimate("forward 2000 x 2000", ["-mode", "forward", "-nx", 2000, "-nz", 2000, "-nt", 100] + small,
                        scr.sub("fwd"), base)
+        check_estimate("forward, elastic, 1200 x 1200 (18 floats a cell)", ["-mode", "forward", "-physics", "elastic", "-vs", 1000, "-rho", 2000, "-nx", 1200, "-nz", 1200,
+                                                                          "-nt", 100] + small, scr.sub("fwd_elastic"), base)
         check_estimate("forward, 200 receivers x 20000 samples, 2 internal steps each",
                        ["-mode", "forward", "-nx", 200, "-nz", 200, "-nt", 20000, "-dt", 0.004, "-vp", 2000, "-dx", 10,
                         "-nrec", 200], scr.sub("fwd_traces"), base)
