@@ -13,9 +13,9 @@
 #include "equations/elastic/kernels.h"
 #include "grid/grid.h"
 #include "grid/timeaxis.h"
-#include "setup/device.h"
 #include "shot/propagate.h"
 #include "shot/survey.h"
+#include "gpu_skip.h"
 
 #define NREC 4
 
@@ -132,11 +132,9 @@ int main(int argc, char **argv)
   PetscCall(EventsRegister());
 #ifndef HALOFWI_CUDA_HOST
   {
-    int  count;
-    char why[256];
-    PetscCall(DeviceCount(&count, why, sizeof(why)));
-    if (!count) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: %s\n", why));
+    PetscBool missing;
+    PetscCall(GpuMissing(&missing));
+    if (missing) {
       PetscCall(PetscFinalize());
       return 77;
     }

@@ -49,11 +49,11 @@
 #include "data/geometry.h"
 #include "data/wavelet.h"
 #include "equations/variable_density/kernels.h"
-#include "setup/device.h"
 #include "grid/grid.h"
 #include "grid/timeaxis.h"
 #include "shot/propagate.h"
 #include "shot/survey.h"
+#include "gpu_skip.h"
 #include <math.h>
 #include <string.h>
 
@@ -675,11 +675,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-against_cuda", &against_cuda, NULL));
 #ifndef HALOFWI_CUDA_HOST
   if (against_cuda) {
-    int  count;
-    char why[256];
-    PetscCall(DeviceCount(&count, why, sizeof(why)));
-    if (!count) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: %s\n", why));
+    PetscBool missing;
+    PetscCall(GpuMissing(&missing));
+    if (missing) {
       PetscCall(PetscFinalize());
       return 77;
     }

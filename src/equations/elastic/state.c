@@ -176,8 +176,8 @@ static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool ad
 
 static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions) { return 0; }
 
-/* The source, then the normal stress of each free surface's axis 0 on
-   it. */
+/* The source's injection, then sigma_aa = 0 on each free surface of axis
+   a. */
 static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
 {
   ELState *s = ELStateOf(state);
