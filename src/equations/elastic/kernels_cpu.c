@@ -107,7 +107,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
         *sn[a] = *sn[a] + m2 * e[a];
       }
     else {
-      const float ls = l * m2 / (m2 + (float)k * l);
+      const float ls = ELSurfaceLambda(l, m2, k);
       for (PetscInt a = 0; a < D; a++)
         if (!(surf >> a & 1)) {
           *sn[a] = *sn[a] + ls * sum;
@@ -132,7 +132,7 @@ STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t 
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
     const float g = Derive(&d0, b, i, wb, R, layer) + Derive(&d1, a, i, wa, R, layer);
-    t[i]          = t[i] + 4.0f / (cs[i] + cs[i + sb]) * g;
+    t[i]          = t[i] + ELEdgeShear(cs, i, sb) * g;
   }
 }
 

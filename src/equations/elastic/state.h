@@ -52,10 +52,16 @@ extern const EquationScheme ElasticScheme;
 /* The shear stress of axes a != b: t[ELPair(a, b)] ((0, 1), (0, 2), (1, 2)). */
 FWI_HD static inline PetscInt ELPair(PetscInt a, PetscInt b) { return a + b - 1; }
 
-/* mu dt on the edge of pair a < b at padded cell c (half a cell further
-   along a and b): the harmonic mean of the four cells' around it, from the
-   compliances' sums across the faces of a. */
-FWI_HD static inline float ELEdgeShear(const ELState *s, PetscInt a, PetscInt b, ptrdiff_t c) { return 4.0f / (s->csum[a][c] + s->csum[a][c + s->stride[b]]); }
+/* mu dt on the edge of pair a < b at cell c (half a cell further along a
+   and b): the harmonic mean of the four cells' around it, from cs, the
+   compliances' sums across the faces of a (csum[a]), at c and at c + st,
+   st the stride of b. */
+FWI_HD static inline float ELEdgeShear(const float *cs, ptrdiff_t c, ptrdiff_t st) { return 4.0f / (cs[c] + cs[c + st]); }
+
+/* lambda dt's share of a surface cell's tangential normal stresses, with k
+   of its axes' normal stresses held at 0 (l = lambda dt, m2 = 2 mu dt):
+   2 lambda mu / (2 mu + k lambda), times dt. */
+FWI_HD static inline float ELSurfaceLambda(float l, float m2, PetscInt k) { return l * m2 / (m2 + (float)k * l); }
 
 /* The pressure at padded cell c, minus the mean normal stress: -(s_z +
    s_x) / 2 in 2D (the plane-strain mean of the in-plane stresses),

@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) StressKernel(const ELState 
       s.s[a][c] = s.s[a][c] + m2 * e[a];
     }
   else {
-    const float ls = l * m2 / (m2 + (float)ELSurfaceCount(surf, s.dim) * l);
+    const float ls = ELSurfaceLambda(l, m2, ELSurfaceCount(surf, s.dim));
     for (int a = 0; a < s.dim; a++)
       if (!(surf >> a & 1)) {
         s.s[a][c] = s.s[a][c] + ls * sum;
@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) StressKernel(const ELState 
   for (int p = 0; p < ELPairs(s.dim); p++) {
     const int   a = p == 2 ? 1 : 0, k = p == 0 ? 1 : 2;
     const float g = Derive<R, 1>(s, k, s.v[a], s.psi_s[a][k], c, q, layer) + Derive<R, 1>(s, a, s.v[k], s.psi_s[k][a], c, q, layer);
-    s.t[p][c]     = s.t[p][c] + 4.0f / (s.csum[a][c] + s.csum[a][c + s.stride[k]]) * g;
+    s.t[p][c]     = s.t[p][c] + ELEdgeShear(s.csum[a], c, s.stride[k]) * g;
   }
 }
 
