@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 /* HALO_MAXFIELDS fields x 2 * HALO_MAXDIM faces (checked in halo_device.c). */
-#define HALO_PACK_MAXCOPIES 48
+#define HALO_PACK_MAXCOPIES 96
 
 /* One slab: count[0] x count[1] x count[2] cells from field + start, axis 0
    fastest, to/from buf + offset in the same order (in elements). */
@@ -22,7 +22,7 @@ typedef struct {
   unsigned           firstblock; /* set by HaloPackLaunch */
 } HaloPackCopy;
 
-/* Passed by value as the kernel's parameter (well under the 4 KiB limit). */
+/* Passed by value as the kernel's parameter (3.9 KiB: under the 4 KiB limit). */
 typedef struct {
   void        *buf;
   long long    stride[3]; /* of the padded fields */

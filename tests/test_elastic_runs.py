@@ -9,7 +9,7 @@
 - bad input refused before any work, naming the value: -vs missing or
   negative, vs >= vp, -vs with another physics, an unknown -source_type,
   a force with the variable-density equation, a -vs file on another grid,
-  -mode gradient; and a model with vp / vs below sqrt 2 runs with a
+  -gradient_method boundary; and a model with vp / vs below sqrt 2 runs with a
   warning.
 """
 import numpy as np
@@ -71,6 +71,32 @@ def decomposition(scr):
                 print(f"{dim}D {kind} on {nranks} ranks {' '.join(map(str, extra))}: every gather the bits of one rank", flush=True)
 
 
+def gradient_runs(scr):
+    """-mode gradient: the three gradients (dJ/dvp, dJ/dvs, dJ/drho) finite
+    and not all zero, and the same bits on 4 ranks (2 x 2) and in 2 shot
+    groups as on one rank, water over solid under a free surface."""
+    n = (60, 80)
+    vp, vs, rho = models(scr, 2, n)
+    true_vs = c.write_model(scr.sub("vs_true.rsf"), (c.read_rsf(vs)[0] * 1.05).astype(np.float32), DX)
+    common = ["-physics", "elastic", "-vp", vp, "-rho", rho, "-nt", 300, "-dt", 1e-3, "-f0", 12, "-nshots", 2, "-pml_width", 10, "-pml_top", 0,
+              "-source_depth", 100, "-receiver_depth", 30]
+    obs = scr.sub("obs")
+    c.run(1, common + ["-vs", true_vs], obs)
+    files = ("gradient.rsf", "gradient_vs.rsf", "gradient_rho.rsf")
+    ref = scr.sub("grad1")
+    c.run(1, common + ["-vs", vs, "-mode", "gradient", "-observed_dir", obs], ref)
+    for f in files:
+        g = c.read_rsf(f"{ref}/{f}")[0]
+        c.check(np.all(np.isfinite(g)) and np.abs(g).max() > 0, f"{f}: not finite, or all 0")
+    for nranks, extra in ((4, ["-da_processors_z", 2, "-da_processors_x", 2]), (2, ["-shot_groups", 2])):
+        out = scr.sub(f"grad{nranks}")
+        c.run(nranks, common + ["-vs", vs, "-mode", "gradient", "-observed_dir", obs] + extra, out)
+        for f in files:
+            same = open(f"{ref}/{f}@", "rb").read() == open(f"{out}/{f}@", "rb").read()
+            c.check(same, f"{f} on {nranks} ranks {extra}: differs from one rank's")
+        print(f"gradient on {nranks} ranks {' '.join(map(str, extra))}: dJ/dvp, dJ/dvs and dJ/drho the bits of one rank", flush=True)
+
+
 def refused(scr, name, args, *words):
     out = c.run(1, args, scr.sub("bad"), expect_fail=True)
     msg = c.error_message(out)
@@ -93,7 +119,8 @@ def bad_input(scr):
     refused(scr, "fy in 2D", el + base + ["-vs", 1000, "-source_type", "fy"], "fy")
     small = c.write_model(scr.sub("vs_small.rsf"), np.full((20, 30), 1000.0, np.float32), DX)
     refused(scr, "-vs on another grid", el + base + ["-vs", small], "-vs", "same grid")
-    refused(scr, "gradient", el + base + ["-vs", 1000, "-mode", "gradient", "-observed_dir", scr.sub("none")], "gradient", "-mode forward")
+    refused(scr, "boundary gradient", el + base + ["-vs", 1000, "-mode", "gradient", "-gradient_method", "boundary", "-observed_dir", scr.sub("none")], "-gradient_method boundary",
+            "full")
     out = c.run(1, el + base + ["-vs", 2000], scr.sub("low"))
     c.check("sqrt 2" in out, "vp / vs below sqrt 2 runs without the warning")
     print("vp / vs = 1.25 runs, with the warning")
@@ -103,6 +130,7 @@ def main():
     scr = c.Scratch("elastic_runs")
     with scr:
         bad_input(scr)
+        gradient_runs(scr)
         decomposition(scr)
 
 

@@ -22,7 +22,7 @@
 #include <petscsys.h>
 
 #define HALO_MAXDIM 3
-#define HALO_MAXFIELDS 8
+#define HALO_MAXFIELDS 16
 
 /* Face bits for HaloField.faces: axis a, side s (0 = low, 1 = high). */
 #define HALO_FACE(a, s) (1u << (2 * (a) + (s)))

@@ -95,6 +95,7 @@ extern const BackendOps BackendOpsCPU;
 typedef struct {
   const struct KernelOps *ops; /* NULL for an equation whose scheme works the backend's memory itself */
   const BackendOps       *backend;
+  PetscBool               adjoint; /* whether they include the adjoint's (the gradient's) */
 } EquationKernels;
 
 /* Bytes of backend memory at dev, to read on the host: *host is dev itself
@@ -256,6 +257,11 @@ typedef struct Equation {
      from the neighbours, after each adjoint run and before image(): an
      image kept on the faces between cells is shared by both cells. */
   PetscInt nimage_field, image_field[EQUATION_MAX_FIELDS];
+  /* And the box fields EquationScheme.derive_image then forms from those
+     ghosts (a partial sum of an edge's image towards its cells: the edge's
+     diagonal cell is no face's ghost), whose own ghosts the shot layer
+     fills after it. */
+  PetscInt nimage_derived, image_derived[EQUATION_MAX_FIELDS];
 
   /* The imaging condition's chain rule: grad[k] holds, cell by cell, the
      sum over shots of the adjoint's image of parameter k; on return, dJ
@@ -378,6 +384,9 @@ typedef struct EquationScheme {
   PetscErrorCode (*record)(EquationState *s, PetscInt c, const PointMap *map, const float remote[], float out[]);
   /* Whether every field is finite; waits for the queued work. */
   PetscErrorCode (*all_finite)(EquationState *s, PetscBool *finite);
+  /* Optional: forms Equation.image_derived's owned cells once the ghosts
+     of Equation.image_field are in. */
+  PetscErrorCode (*derive_image)(EquationState *s);
   /* The adjoint run's image of parameter k (the sum over its steps),
      backend memory over the padded box. */
   PetscErrorCode (*image)(EquationState *s, PetscInt k, const float **padded);

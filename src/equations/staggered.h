@@ -69,8 +69,22 @@ FWI_HD static inline float StaggeredFaceMean(const float *m, ptrdiff_t c, ptrdif
    axis: zero on the surface cell; zero on the node past it (side 1, the
    last node of its axis); the centres beyond the surface take minus those
    before it (odd about it); the nodes beyond it take those mirrored about
-   it (even), or minus them (odd). */
-typedef enum { STAGGERED_ZERO_SURFACE, STAGGERED_ZERO_PAST_SURFACE, STAGGERED_MIRROR_CENTRES, STAGGERED_MIRROR_NODES, STAGGERED_MIRROR_NODES_ODD } StaggeredSurfaceOp;
+   it (even), or minus them (odd).  And for an adjoint's operands: the
+   centres beyond take those before it with the surface centre counted
+   twice (FOLD: the transpose of an odd mirror of the nodes, read back at
+   the centres, where the surface centre is its own image); the centres,
+   or the nodes, beyond the surface are 0 (what reads a field the forward
+   run holds at 0 there). */
+typedef enum {
+  STAGGERED_ZERO_SURFACE,
+  STAGGERED_ZERO_PAST_SURFACE,
+  STAGGERED_MIRROR_CENTRES,
+  STAGGERED_MIRROR_NODES,
+  STAGGERED_MIRROR_NODES_ODD,
+  STAGGERED_FOLD_CENTRES,
+  STAGGERED_ZERO_BEYOND_CENTRES,
+  STAGGERED_ZERO_BEYOND_NODES
+} StaggeredSurfaceOp;
 
 /* Pass op on field x along the row at padded index row (its owned cell 0;
    n owned cells along the axis of stride st) that ends on the surface at
@@ -89,11 +103,16 @@ FWI_HD static inline void StaggeredSurfaceRow(StaggeredSurfaceOp op, float *x, p
     if (side) x[c0] = 0;
     break;
   case STAGGERED_MIRROR_CENTRES:
-    for (PetscInt m = 1; m <= R; m++) x[c0 + m * out] = -x[c0 - m * out];
-    break;
+  case STAGGERED_FOLD_CENTRES:
+  case STAGGERED_ZERO_BEYOND_CENTRES: {
+    const float sign = op == STAGGERED_MIRROR_CENTRES ? -1.0f : op == STAGGERED_FOLD_CENTRES ? 1.0f : 0.0f;
+    for (PetscInt m = 1; m <= R; m++) x[c0 + m * out] = sign * x[c0 - m * out];
+    if (op == STAGGERED_FOLD_CENTRES) x[c0] = 2 * x[c0];
+  } break;
   case STAGGERED_MIRROR_NODES:
-  case STAGGERED_MIRROR_NODES_ODD: {
-    const float sign = op == STAGGERED_MIRROR_NODES ? 1.0f : -1.0f;
+  case STAGGERED_MIRROR_NODES_ODD:
+  case STAGGERED_ZERO_BEYOND_NODES: {
+    const float sign = op == STAGGERED_MIRROR_NODES ? 1.0f : op == STAGGERED_MIRROR_NODES_ODD ? -1.0f : 0.0f;
     for (PetscInt i = side ? n - 1 : -R; i < (side ? n - 1 + R : 0); i++) x[row + i * st] = sign * x[row + (side ? 2 * n - 3 - i : -1 - i) * st];
   } break;
   }

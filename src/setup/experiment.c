@@ -163,7 +163,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   PetscCall(NoteGhosts(world, o, &e->model[0], &e->geo, vslow));
   setup = TimingEnter(TIME_ALLOCATION); /* the fields, every page mapped */
   {
-    const EquationKernels k = {e->backend.ops, e->backend.memory};
+    const EquationKernels k = {e->backend.ops, e->backend.memory, gradient};
     PetscCall(PropagatorCreate(&e->g, e->backend.eq, &k, (const float *const *)e->ext, vfast, &e->t, &settings, &e->p));
   }
   TimingLeave(setup);

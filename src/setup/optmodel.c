@@ -40,6 +40,9 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const Equation
   PetscFunctionBeginUser;
   PetscCheck(o->mode == MODE_FORWARD || eq->gradient, comm, PETSC_ERR_SUP, "-mode %s with -physics %s: the %s equation has no gradient yet; expected -mode forward",
              RunModeNames[o->mode], eq->name, eq->name);
+  PetscCheck(o->mode == MODE_FORWARD || o->gradient_method == GRADIENT_AUTO || eq->keeps[o->gradient_method], comm, PETSC_ERR_SUP,
+             "-gradient_method %s: the %s equation does not offer it; expected auto or %s", GradientMethods[o->gradient_method], eq->name,
+             GradientMethods[eq->keeps[GRADIENT_FULL] ? GRADIENT_FULL : GRADIENT_BOUNDARY]);
   PetscCheck(o->gradient_smoothing_n != 2 || m->dim == 2, comm, PETSC_ERR_ARG_SIZ,
              "-gradient_smoothing %.6g,%.6g: two values for a 3D model; expected one value, or z,x,y", (double)o->gradient_smoothing[0], (double)o->gradient_smoothing[1]);
   for (PetscInt a = 0; a < 3; a++) {

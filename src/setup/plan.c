@@ -120,9 +120,6 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
 
   PetscFunctionBeginUser;
   PetscCheck(backend->eq->gradient, l->world, PETSC_ERR_SUP, "The %s equation has no gradient yet: forward modelling only (-mode forward)", backend->eq->name);
-  PetscCheck(o->gradient_method == GRADIENT_AUTO || backend->eq->keeps[o->gradient_method], l->world, PETSC_ERR_SUP,
-             "-gradient_method %s: the %s equation does not offer it; expected auto or %s", GradientMethods[o->gradient_method], backend->eq->name,
-             GradientMethods[backend->eq->keeps[GRADIENT_FULL] ? GRADIENT_FULL : GRADIENT_BOUNDARY]);
   for (PetscInt k = 0; k < NMETHODS; k++) {
     size_t        n;
     PetscInt      nsteps;

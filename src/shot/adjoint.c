@@ -183,6 +183,10 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   }
   PetscCall(sc->run_end(p->state, PETSC_TRUE, store));
   PetscCall(PropagatorExchangeBoxFields(p, p->eq->nimage_field, p->eq->image_field));
+  if (sc->derive_image) {
+    PetscCall(sc->derive_image(p->state));
+    PetscCall(PropagatorExchangeBoxFields(p, p->eq->nimage_derived, p->eq->image_derived));
+  }
   PetscCall(SourceTerm(p, t, shot, &d, wavelet, src_sum));
   PetscCall(ImageAdd(p, &shot->src, src_sum));
   PetscCall(ShotPointsDestroy(p, &d));

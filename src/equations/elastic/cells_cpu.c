@@ -66,6 +66,68 @@ static PetscErrorCode AllFinite(ELState *s, PetscBool *finite)
   return 0;
 }
 
+/* adjoint.c: the operands beyond each free surface, for the stage's
+   transposed stencils to read.  Stage 0 (undoing the stress stage, read
+   by the velocities): the forward run holds the velocities beyond a
+   surface at 0, so nothing there takes a share, but for a fluid's normal
+   velocity, mirrored even, whose rate's operand is odd.  Stage 1 (undoing
+   the velocity stage, read by the stresses): s_a and t_ab are odd beyond
+   it, so the operands of their derivatives are even, t_ab's folded at the
+   surface centre (ELFoldedCentre). */
+static PetscErrorCode AdjointSurface(ELState *s, PetscInt stage)
+{
+  STAGGERED_EACH_SURFACE_ROW(s, {
+    const StaggeredSurfaceOp normal = stage ? STAGGERED_MIRROR_NODES : ELSurfaceFluid(s, row, st, n, side) ? STAGGERED_MIRROR_CENTRES : STAGGERED_ZERO_BEYOND_CENTRES;
+    StaggeredSurfaceRow(normal, s->op[a][a], row, st, n, side, s->radius);
+    for (PetscInt b = 0; b < s->dim; b++)
+      if (b != a) StaggeredSurfaceRow(stage ? STAGGERED_FOLD_CENTRES : STAGGERED_ZERO_BEYOND_NODES, s->op[b][a], row, st, n, side, s->radius);
+  });
+  return 0;
+}
+
+static PetscErrorCode SourceImage(ELState *s, const PointMap *m, const float amp[])
+{
+  for (PetscInt i = 0; i < m->nrows; i++) ELSourceImageRow(s, m, i, amp);
+  return 0;
+}
+
+static PetscErrorCode InjectResidual(ELState *s, const PointMap *m, const float amp[])
+{
+  for (PetscInt i = 0; i < m->nrows; i++) ELResidualRow(s, m, i, amp);
+  return 0;
+}
+
+/* Each pair's edge image summed with its lower neighbour's along the
+   pair's first axis, in place: along that axis from the last cell down. */
+static PetscErrorCode DeriveImage(ELState *s)
+{
+  for (PetscInt p = 0; p < ELPairs(s->dim); p++) {
+    const PetscInt a = p == 2 ? 1 : 0, u = a == 0 ? 1 : 0, v = 3 - a - u;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (PetscInt k = 0; k < s->n[v]; k++)
+      for (PetscInt j = 0; j < s->n[u]; j++)
+        for (PetscInt i = s->n[a] - 1; i >= 0; i--) {
+          PetscInt o[3];
+          o[a] = i, o[u] = j, o[v] = k;
+          ELDeriveImageCell(s, p, GridPaddedIndex(s->grid, o), o);
+        }
+  }
+  return 0;
+}
+
+static PetscErrorCode Image(ELState *s, PetscInt param)
+{
+  const Box all = {{0, 0, 0}, {s->n[0], s->n[1], s->n[2]}, 0};
+
+  STAGGERED_EACH_ROW(s, &all, {
+    for (PetscInt i = 0; i < n; i++) {
+      const PetscInt o[3] = {q[0] - s->radius + i, j, k};
+      s->image[row + i]   = ELImageAt(s, param, row + i, o);
+    }
+  });
+  return 0;
+}
+
 const ELKernels ELKernelsCPU = {
   .lanes_create  = LanesCreate,
   .lanes_destroy = LanesDestroy,
@@ -77,5 +139,13 @@ const ELKernels ELKernelsCPU = {
   .inject        = Inject,
   .record        = Record,
   .all_finite    = AllFinite,
+  .adjoint_velocity = ELAdjointVelocityCPU,
+  .adjoint_stress   = ELAdjointStressCPU,
+  .adjoint_operands = ELAdjointOperandsCPU,
+  .adjoint_surface  = AdjointSurface,
+  .source_image     = SourceImage,
+  .inject_residual  = InjectResidual,
+  .derive_image     = DeriveImage,
+  .image            = Image,
   .backend       = &BackendOpsCPU,
 };

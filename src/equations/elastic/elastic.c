@@ -7,8 +7,8 @@
    cells' (as in the variable-density equation), lambda and mu are taken at
    the centres where the normal stresses live, and mu on a shear stress's
    edge is the harmonic mean of its four cells' (0 where one of them is a
-   fluid, so a fluid-solid contact carries no shear).  Forward modelling
-   only: the adjoint is to come. */
+   fluid, so a fluid-solid contact carries no shear).  Its gradient: the
+   exact adjoint with full storage (adjoint.c), on the CPU. */
 #include "equations/elastic/kernels.h"
 #include <math.h>
 
@@ -32,14 +32,29 @@ static const EquationField fields[] = {
   [EL_CDT] = {"cdt", "1 / (mu dt) at the centres (infinite in a fluid)", EQUATION_FIELD_BOX},
   [EL_CSZ] = {"csz", "1 / (mu dt) summed across the z faces, for the edges' harmonic means", EQUATION_FIELD_BOX},
   [EL_CSX] = {"csx", "1 / (mu dt) summed across the x faces (3D: the xy edges')", EQUATION_FIELD_BOX},
+#define EL_OPERAND(a, b, A, B) [EL_OP + 3 * (a) + (b)] = {"d" A B, "adjoint: the operand of the derivative along " B " in v" A "'s equation, or of v" A, EQUATION_FIELD_BOX}
+  EL_OPERAND(0, 0, "z", "z"), EL_OPERAND(0, 1, "z", "x"), EL_OPERAND(0, 2, "z", "y"),
+  EL_OPERAND(1, 0, "x", "z"), EL_OPERAND(1, 1, "x", "x"), EL_OPERAND(1, 2, "x", "y"),
+  EL_OPERAND(2, 0, "y", "z"), EL_OPERAND(2, 1, "y", "x"), EL_OPERAND(2, 2, "y", "y"),
+#undef EL_OPERAND
+  [EL_IB + 0] = {"ibz", "adjoint: the image of dt / rho on the z faces", EQUATION_FIELD_BOX},
+  [EL_IB + 1] = {"ibx", "adjoint: the image of dt / rho on the x faces", EQUATION_FIELD_BOX},
+  [EL_IB + 2] = {"iby", "adjoint: the image of dt / rho on the y faces", EQUATION_FIELD_BOX},
+  [EL_IE + 0] = {"iezx", "adjoint: the image of mu dt on the zx edges (times its square)", EQUATION_FIELD_BOX},
+  [EL_IE + 1] = {"iezy", "adjoint: the image of mu dt on the zy edges (times its square)", EQUATION_FIELD_BOX},
+  [EL_IE + 2] = {"iexy", "adjoint: the image of mu dt on the xy edges (times its square)", EQUATION_FIELD_BOX},
 };
 
 /* The velocities read the stresses across faces and edges, the stresses
-   the velocities. */
+   the velocities; in the adjoint (adjoint.c) stage 0 undoes the stress
+   stage and stage 1 the velocity stage, each from the operands its
+   transposed derivatives read. */
+#define EL_OPERANDS EL_OP + 0, EL_OP + 1, EL_OP + 2, EL_OP + 3, EL_OP + 4, EL_OP + 5, EL_OP + 6, EL_OP + 7, EL_OP + 8
 static const EquationStage stages[] = {
-  {"velocity", 6, {EL_SZZ, EL_SXX, EL_SYY, EL_SZX, EL_SZY, EL_SXY}, 0, {0}},
-  {"stress",   3, {EL_VZ, EL_VX, EL_VY},                            0, {0}},
+  {"velocity", 6, {EL_SZZ, EL_SXX, EL_SYY, EL_SZX, EL_SZY, EL_SXY}, 9, {EL_OPERANDS}},
+  {"stress",   3, {EL_VZ, EL_VX, EL_VY},                            9, {EL_OPERANDS}},
 };
+#undef EL_OPERANDS
 
 /* As the variable-density equation's: velocities at their nodes, half a
    step of time before the pressure of the same sample. */
@@ -123,6 +138,38 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   *layers = 2.0 * g->dim * g->dim * cells * sizeof(float);
 }
 
+/* Full storage: every step's strain rates and stress divergences
+   (ELKeep), over the padded box. */
+static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
+{
+  PetscInt padded[3];
+
+  *n      = (size_t)ELKeepRows(g->dim) * GridPaddedCells(g, padded);
+  *nsteps = steps;
+  *live   = (WavefieldLive){0, 0, 0};
+}
+
+/* The adjoint's operands and images, and the image handed out. */
+static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m)
+{
+  PetscInt padded[3];
+
+  return (double)ELAdjointArrays(g->dim) * GridPaddedCells(g, padded) * sizeof(float);
+}
+
+/* From dJ/dlambda, dJ/dmu and dJ/db (lambda = rho (vp^2 - 2 vs^2), mu =
+   rho vs^2, b = 1 / rho) to dJ/dvp, dJ/dvs and dJ/drho. */
+static void Gradient(PetscInt n, const float *const model[], double *const grad[])
+{
+#pragma omp parallel for schedule(static)
+  for (PetscInt c = 0; c < n; c++) {
+    const double vp = model[0][c], vs = model[1][c], rho = model[2][c], gl = grad[0][c], gm = grad[1][c], gb = grad[2][c];
+    grad[0][c] = 2 * rho * vp * gl;
+    grad[1][c] = 2 * rho * vs * (gm - 2 * gl);
+    grad[2][c] = (vp * vp - 2 * vs * vs) * gl + vs * vs * gm - gb / (rho * rho);
+  }
+}
+
 static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
 {
   const ELKernels *ops = backend == BACKEND_CPU ? &ELKernelsCPU : NULL;
@@ -131,7 +178,7 @@ static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
   if (backend == BACKEND_CUDA) ops = &ELKernelsCUDA;
 #endif
   if (!ops) return PETSC_FALSE;
-  *k = (EquationKernels){(const struct KernelOps *)ops, ops->backend};
+  *k = (EquationKernels){(const struct KernelOps *)ops, ops->backend, ops->adjoint_operands != NULL};
   return PETSC_TRUE;
 }
 
@@ -156,6 +203,19 @@ const Equation EquationElastic = {
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
   .cell_floats          = 18, /* 2D: ELStateFloats(2) */
+  .store_shape          = StoreShape,
+  .method_bytes         = MethodBytes,
+  .keeps                = {[GRADIENT_FULL] = "every step's strain rates and stress divergences"},
+  /* a first estimate, to be fitted to scripts/bench-gradient: the adjoint
+     step as two forward steps (its operand passes besides the stencils),
+     the forward step 2.4 (2D) and 3.6 (3D) of the constant-density
+     equation's per cell (docs/numerics.md, Elastic) */
+  .gradient_cost        = {{2.0, 2.0, 0, 2.4}, {2.0, 2.0, 0, 3.6}},
+  .nimage_field         = 6,
+  .image_field          = {EL_IB + 0, EL_IB + 1, EL_IB + 2, EL_IE + 0, EL_IE + 1, EL_IE + 2},
+  .nimage_derived       = 3,
+  .image_derived        = {EL_IE + 0, EL_IE + 1, EL_IE + 2},
+  .gradient             = Gradient,
   .kernels              = Kernels,
   .scheme               = &ElasticScheme,
 };

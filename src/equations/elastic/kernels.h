@@ -33,6 +33,22 @@ typedef struct ELKernels {
   PetscErrorCode (*record)(ELState *s, PetscInt c, const PointMap *m, const float remote[], float out[]);
   /* Whether the stresses are finite everywhere; waits for the queued work. */
   PetscErrorCode (*all_finite)(ELState *s, PetscBool *finite);
+  /* The adjoint (adjoint.c; NULL on a backend that has none): the
+     transposed stages over the owned cells of box b, from the operands
+     (stage 0 the velocities, undoing the stress stage; stage 1 the
+     stresses, undoing the velocity stage); the operands of a stage over
+     every owned cell, with its images; their values beyond the free
+     surfaces; the source's own term in the images, and the residuals
+     into the adjoint stresses (PointMap: inject, as the receivers read
+     p); the images' partial sums, and image k. */
+  PetscErrorCode (*adjoint_velocity)(ELState *s, const Box *b);
+  PetscErrorCode (*adjoint_stress)(ELState *s, const Box *b);
+  PetscErrorCode (*adjoint_operands)(ELState *s, PetscInt stage);
+  PetscErrorCode (*adjoint_surface)(ELState *s, PetscInt stage);
+  PetscErrorCode (*source_image)(ELState *s, const PointMap *m, const float amp[]);
+  PetscErrorCode (*inject_residual)(ELState *s, const PointMap *m, const float amp[]);
+  PetscErrorCode (*derive_image)(ELState *s);
+  PetscErrorCode (*image)(ELState *s, PetscInt k);
   const BackendOps *backend;
 } ELKernels;
 
@@ -42,6 +58,9 @@ extern const ELKernels ELKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
 /* The CPU's stages (kernels_cpu.c). */
 PetscErrorCode ELVelocityCPU(ELState *s, const Box *b);
 PetscErrorCode ELStressCPU(ELState *s, const Box *b);
+PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b);
+PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b);
+PetscErrorCode ELAdjointOperandsCPU(ELState *s, PetscInt stage);
 
 #ifdef __cplusplus
 }

@@ -45,18 +45,23 @@ STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt i, const
 }
 
 /* v_a over cells [i0, i0 + m) of a row: g = D+_a s_a + sum_(b != a) D-_b
-   t_ab, summed in axis order, v_a += (dt / rho on the face) g.  No cell's
-   update reads another's (ivdep, as in the variable-density kernels). */
-STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscInt R, PetscInt D)
+   t_ab, summed in axis order, v_a += (dt / rho on the face) g, g kept in
+   the store's row where the run keeps one.  The adjoint (A) takes the same
+   stencils of the operands op[a][b] (the transpose of the stress stage:
+   D-^T = -D+, D+^T = -D-) and v_a -= g, without CPML (the operands carry
+   it).  No cell's update reads another's (ivdep, as in the
+   variable-density kernels). */
+STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscBool A, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0, sa = s->stride[a];
   Derivative      d[3];
   float           w[3][FWI_MAX_RADIUS + 1]; /* copies the stores cannot alias */
-  float *restrict v   = s->v[a] + c;
+  float *restrict v    = s->v[a] + c;
+  float *restrict keep = A ? NULL : ELKeep(s, EL_KEEP_DIVERGENCE, a, c);
   const float *restrict bdt = s->bdt + c;
 
   for (PetscInt b = 0; b < D; b++) {
-    d[b] = DerivativeOf(s, b, b == a ? s->s[a] : s->t[ELPair(a, b)], b == a, s->psi_v[a][b], c, q, i0);
+    d[b] = DerivativeOf(s, b, A ? s->op[a][b] : b == a ? s->s[a] : s->t[ELPair(a, b)], b == a, s->psi_v[a][b], c, q, i0);
     for (PetscInt k = 1; k <= R; k++) w[b][k] = s->w[b][k];
   }
 #pragma GCC ivdep
@@ -66,7 +71,8 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, cons
       const float t = Derive(&d[b], b, i, w[b], R, layer);
       g             = b ? g + t : t;
     }
-    v[i] = v[i] + StaggeredFaceMean(bdt, i, sa) * g;
+    if (keep) keep[i] = g;
+    v[i] = A ? v[i] - g : v[i] + StaggeredFaceMean(bdt, i, sa) * g;
   }
 }
 
@@ -85,6 +91,8 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
   float *restrict sz = s->s[0] + c, *restrict sx = s->s[1] + c, *restrict sy = D > 2 ? s->s[2] + c : NULL;
   const float *restrict ldt = s->ldt + c, *restrict mdt = s->mdt + c;
 
+  float *restrict kz = ELKeep(s, EL_KEEP_NORMAL, 0, c), *restrict kx = ELKeep(s, EL_KEEP_NORMAL, 1, c), *restrict ky = D > 2 ? ELKeep(s, EL_KEEP_NORMAL, 2, c) : NULL;
+
   for (PetscInt b = 0; b < D; b++) {
     dn[b] = DerivativeOf(s, b, s->v[b], 0, s->psi_s[b][b], c, q, i0);
     for (PetscInt j = 1; j <= R; j++) w[b][j] = s->w[b][j];
@@ -95,8 +103,13 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
     float        e[3], sum = 0;
     const float  l = ldt[i], m2 = mdt[i] + mdt[i];
     PetscBool    first = PETSC_TRUE; /* the first term itself, as the variable-density sum */
+    for (PetscInt b = 0; b < D; b++) e[b] = Derive(&dn[b], b, i, w[b], R, layer);
+    if (kz) {
+      kz[i] = e[0];
+      kx[i] = e[1];
+      if (D > 2) ky[i] = e[2];
+    }
     for (PetscInt b = 0; b < D; b++) {
-      e[b] = Derive(&dn[b], b, i, w[b], R, layer);
       if (surf >> b & 1) continue;
       sum   = first ? e[b] : sum + e[b];
       first = PETSC_FALSE;
@@ -118,36 +131,62 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
 }
 
 /* The shear stress of axes a < b over cells [i0, i0 + m) of a row: t_ab
-   += (mu dt on the edge) (D+_b v_a + D+_a v_b), a pass of its own, so that
-   each pass's loop stays vector code. */
-STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscInt R)
+   += (mu dt on the edge) g, g = D+_b v_a + D+_a v_b kept in the store's
+   row where the run keeps one, a pass of its own, so that each pass's loop
+   stays vector code.  The adjoint (A): the same stencils of op[a][b] and
+   op[b][a], t_ab -= g, without CPML. */
+STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscBool A, PetscInt R)
 {
-  const Derivative d0 = DerivativeOf(s, b, s->v[a], 1, s->psi_s[a][b], c, q, i0), d1 = DerivativeOf(s, a, s->v[b], 1, s->psi_s[b][a], c, q, i0);
+  const Derivative d0 = DerivativeOf(s, b, A ? s->op[a][b] : s->v[a], 1, s->psi_s[a][b], c, q, i0), d1 = DerivativeOf(s, a, A ? s->op[b][a] : s->v[b], 1, s->psi_s[b][a], c, q, i0);
   const ptrdiff_t  sb = s->stride[b];
   float            wa[FWI_MAX_RADIUS + 1], wb[FWI_MAX_RADIUS + 1];
-  float *restrict t = s->t[ELPair(a, b)] + c;
+  float *restrict t    = s->t[ELPair(a, b)] + c;
+  float *restrict keep = A ? NULL : ELKeep(s, EL_KEEP_SHEAR, ELPair(a, b), c);
   const float *restrict cs = s->csum[a] + c;
 
   for (PetscInt j = 1; j <= R; j++) wa[j] = s->w[a][j], wb[j] = s->w[b][j];
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
     const float g = Derive(&d0, b, i, wb, R, layer) + Derive(&d1, a, i, wa, R, layer);
-    t[i]          = t[i] + ELEdgeShear(cs, i, sb) * g;
+    if (keep) keep[i] = g;
+    t[i] = A ? t[i] - g : t[i] + ELEdgeShear(cs, i, sb) * g;
+  }
+}
+
+/* The adjoint of the normal stresses' update over cells [i0, i0 + m) of a
+   row: s_a -= D-_a op[a][a] (the transpose of the velocity stage's D+_a
+   s_a; the normal stresses' coupling is in the operands). */
+STAGGERED_INLINE void NormalAdjointPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscInt R, PetscInt D)
+{
+  for (PetscInt a = 0; a < D; a++) {
+    const Derivative d = DerivativeOf(s, a, s->op[a][a], 0, s->psi_s[a][a], c, q, i0);
+    float            w[FWI_MAX_RADIUS + 1];
+    float *restrict  x = s->s[a] + c;
+    for (PetscInt j = 1; j <= R; j++) w[j] = s->w[a][j];
+    /* the axes as literals, as in StressPieceR */
+    if (a == 0) {
+#pragma GCC ivdep
+      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 0, i, w, R, PETSC_FALSE);
+    } else {
+#pragma GCC ivdep
+      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 1, i, w, R, PETSC_FALSE);
+    }
   }
 }
 
 /* The stresses over cells [i0, i0 + m) of a row: the normal ones, then
    each shear stress. */
-STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscInt R, PetscInt D)
+STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscBool A, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0;
 
-  NormalPieceR(s, c, q, i0, m, layer, surf, R, D);
+  if (A) NormalAdjointPieceR(s, c, q, i0, m, R, D);
+  else NormalPieceR(s, c, q, i0, m, layer, surf, R, D);
   /* the axes as literals: along axis 0 the CPML weights vary per cell */
-  ShearPieceR(s, 0, 1, c, q, i0, m, layer, R);
+  ShearPieceR(s, 0, 1, c, q, i0, m, layer, A, R);
   if (D > 2) {
-    ShearPieceR(s, 0, 2, c, q, i0, m, layer, R);
-    ShearPieceR(s, 1, 2, c, q, i0, m, layer, R);
+    ShearPieceR(s, 0, 2, c, q, i0, m, layer, A, R);
+    ShearPieceR(s, 1, 2, c, q, i0, m, layer, A, R);
   }
 }
 
@@ -166,8 +205,8 @@ static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 {
   if (!m) return;
   EL_WITH_DIM(s->dim, {
-    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_TRUE, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_FALSE, R_, D_))
+    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_TRUE, PETSC_FALSE, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_FALSE, PETSC_FALSE, R_, D_))
   });
 }
 
@@ -177,16 +216,22 @@ static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt
 {
   if (!m) return;
   EL_WITH_DIM(s->dim, {
-    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, R_, D_))
-    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, R_, D_))
+    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, PETSC_FALSE, R_, D_))
+    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, PETSC_FALSE, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, PETSC_FALSE, R_, D_))
   });
 }
 
-PetscErrorCode ELVelocityCPU(ELState *s, const Box *b)
+/* The adjoint's rows are one piece each: the layers and the free surfaces
+   are in the operands (adjoint_cpu.c). */
+static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
 {
   STAGGERED_EACH_ROW(s, b, {
     PetscInt cut[2];
+    if (adjoint) {
+      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, 0, n, PETSC_FALSE, PETSC_TRUE, R_, D_)));
+      continue;
+    }
     PlainCut(s, q, 0, n, cut);
     for (PetscInt a = 0; a < s->dim; a++) {
       VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE);
@@ -197,13 +242,17 @@ PetscErrorCode ELVelocityCPU(ELState *s, const Box *b)
   return 0;
 }
 
-PetscErrorCode ELStressCPU(ELState *s, const Box *b)
+static PetscErrorCode Stress(ELState *s, const Box *b, PetscBool adjoint)
 {
   const PetscInt R = s->radius;
 
   STAGGERED_EACH_ROW(s, b, {
     unsigned surf = 0;
     PetscInt lo = 0, hi = n, cut[2];
+    if (adjoint) {
+      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, PETSC_FALSE, 0, PETSC_TRUE, R_, D_)));
+      continue;
+    }
     for (PetscInt a = 1; a < s->dim; a++)
       if ((s->free_surface[a][0] && q[a] == R) || (s->free_surface[a][1] && q[a] == R + s->n[a] - 1)) surf |= 1u << a;
     if (s->free_surface[0][0] && q[0] == R) StressPiece(s, row, q, lo++, 1, PETSC_TRUE, surf | 1u);
@@ -215,3 +264,8 @@ PetscErrorCode ELStressCPU(ELState *s, const Box *b)
   });
   return 0;
 }
+
+PetscErrorCode ELVelocityCPU(ELState *s, const Box *b) { return Velocity(s, b, PETSC_FALSE); }
+PetscErrorCode ELStressCPU(ELState *s, const Box *b) { return Stress(s, b, PETSC_FALSE); }
+PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b) { return Velocity(s, b, PETSC_TRUE); }
+PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b) { return Stress(s, b, PETSC_TRUE); }

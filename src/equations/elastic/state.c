@@ -4,9 +4,11 @@
      stage 0:  v_a^{n+1/2} = v_a^{n-1/2} + dt b_a sum_b d_b sigma_ab^n          (halos of the stresses)
      stage 1:  sigma^{n+1} = sigma^n + dt (lambda tr(eps) I + 2 mu eps)(v^{n+1/2})  (halos of v)
 
-   then the source's injection and the free surface. */
+   then the source's injection and the free surface; the adjoint's parts
+   in adjoint.c. */
 #include "equations/elastic/kernels.h"
 #include "data/util.h"
+#include "equations/store.h"
 #include "equations/subnormals.h"
 #include <math.h>
 
@@ -44,6 +46,7 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   s->radius      = g->radius;
   s->dt          = settings->dt;
   s->source_kind = settings->source_kind;
+  for (PetscInt a = 0; a < 3; a++) s->last[a] = a < g->dim && g->start[a] + g->size[a] == g->N[a];
   StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
 #define EL_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), s->ncells * sizeof(float)), "the wavefields", ELStateFloats(g->dim) * s->ncells * sizeof(float))
   EL_ARRAYS(s, EL_ALLOC);
@@ -65,6 +68,7 @@ static PetscErrorCode Destroy(EquationState **state)
 #undef EL_FREE
   PetscCall(StaggeredProfilesDestroy(s->dim, s->backend, s->pa, s->pb, s->ha, s->hb));
   for (PetscInt k = 0; k < 4; k++) PetscCall(PetscFree(s->host_model[k]));
+  PetscCall(ELAdjointFree(s));
   PetscCall(s->ops->lanes_destroy(s));
   PetscCall(PetscFree(s));
   *state = NULL;
@@ -111,6 +115,9 @@ static float *FieldData(const EquationState *state, PetscInt k, PetscInt a, Pets
   if (k >= EL_CSZ && k <= EL_CSX) return k - EL_CSZ + 1 < s->dim ? s->csum[k - EL_CSZ] : NULL;
   if (k == EL_BDT) return s->bdt;
   if (k == EL_CDT) return s->cdt;
+  if (k >= EL_OP && k < EL_IB) return (k - EL_OP) / 3 < s->dim && (k - EL_OP) % 3 < s->dim ? s->op[(k - EL_OP) / 3][(k - EL_OP) % 3] : NULL;
+  if (k >= EL_IB && k < EL_IE) return k - EL_IB < s->dim ? s->img_b[k - EL_IB] : NULL;
+  if (k >= EL_IE && k < EL_NFIELD) return k - EL_IE < ELPairs(s->dim) ? s->img_e[k - EL_IE] : NULL;
   return NULL;
 }
 
@@ -118,7 +125,12 @@ static PetscBool SplitBoxes(const EquationState *s, PetscBool adjoint) { return 
 
 static PetscErrorCode SetMethod(EquationState *state, GradientMethod m)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation has no gradient yet: forward modelling only (-mode forward)");
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->ops->adjoint_operands, PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic gradient has no %s kernels yet: expected -backend cpu", s->backend->name);
+  PetscCheck(m == GRADIENT_FULL, PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation's gradient method is full storage, not %s", GradientMethods[m]);
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, WavefieldStore store, const EquationStepPoints *points, PetscInt nsteps)
@@ -126,7 +138,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   ELState *s = ELStateOf(state);
 
   PetscFunctionBeginUser;
-  PetscCheck(!adjoint, PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation has no adjoint yet");
+  if (adjoint) PetscCall(ELAdjointRunBegin(s, store));
 #define EL_ZERO(x) PetscCall(s->backend->mem_zero(s->lanes, (x), s->ncells * sizeof(float)))
   for (PetscInt a = 0; a < s->dim; a++) {
     EL_ZERO(s->v[a]);
@@ -143,7 +155,17 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
 
 static PetscErrorCode RunEnd(EquationState *s, PetscBool adjoint, WavefieldStore store) { return 0; }
 
-static PetscErrorCode StepBegin(EquationState *s, PetscBool adjoint, WavefieldStore store, PetscInt n, PetscInt nsteps) { return 0; }
+/* Forward step n writes its terms into the store's slot n; reverse step n
+   reads them. */
+static PetscErrorCode StepBegin(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, PetscInt nsteps)
+{
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  if (adjoint) PetscCall(ELAdjointStepBegin(s, store, n));
+  else if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &s->keep));
+  PetscFunctionReturn(0);
+}
 
 /* The stress image method at a free surface on the cell centres of its
    axis a (Levander 1988; Robertsson 1996): s_a vanishes on the surface and
@@ -160,7 +182,8 @@ static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool
   ELState *s = ELStateOf(state);
 
   PetscFunctionBeginUser;
-  if (stage == 0) {
+  if (adjoint) PetscCall(ELAdjointStageBegin(s, stage, points));
+  else if (stage == 0) {
     PetscCall(s->ops->surface(s, STAGGERED_MIRROR_CENTRES, s->s, PETSC_FALSE));
     PetscCall(s->ops->surface(s, STAGGERED_MIRROR_NODES_ODD, NULL, PETSC_TRUE));
   } else PetscCall(s->ops->surface_velocity(s));
@@ -171,6 +194,7 @@ static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool ad
 {
   ELState *s = ELStateOf(state);
 
+  if (adjoint) return stage == 0 ? s->ops->adjoint_velocity(s, box) : s->ops->adjoint_stress(s, box);
   return stage == 0 ? s->ops->velocity(s, box) : s->ops->stress(s, box);
 }
 
@@ -183,8 +207,13 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   ELState *s = ELStateOf(state);
 
   PetscFunctionBeginUser;
-  PetscCall(s->ops->inject(s, points->src, points->wav));
-  PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
+  if (adjoint) PetscCall(ELAdjointStepEnd(s, store, n, points));
+  else {
+    PetscCall(s->ops->inject(s, points->src, points->wav));
+    PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
+    if (s->keep) PetscCall(WavefieldStoreWriteEnd(store, n));
+    s->keep = NULL;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -200,10 +229,9 @@ static PetscErrorCode Record(EquationState *state, PetscInt c, const PointMap *m
 
 static PetscErrorCode AllFinite(EquationState *state, PetscBool *finite) { return ELStateOf(state)->ops->all_finite(ELStateOf(state), finite); }
 
-static PetscErrorCode Image(EquationState *s, PetscInt k, const float **padded)
-{
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation has no gradient yet");
-}
+static PetscErrorCode Image(EquationState *s, PetscInt k, const float **padded) { return ELAdjointImage(ELStateOf(s), k, padded); }
+
+static PetscErrorCode DeriveImage(EquationState *s) { return ELStateOf(s)->ops->derive_image(ELStateOf(s)); }
 
 const EquationScheme ElasticScheme = {
   .create       = Create,
@@ -223,5 +251,6 @@ const EquationScheme ElasticScheme = {
   .step_end     = StepEnd,
   .record       = Record,
   .all_finite   = AllFinite,
+  .derive_image = DeriveImage,
   .image        = Image,
 };

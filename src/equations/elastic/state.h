@@ -15,8 +15,11 @@
 #include "equations/equation.h"
 #include "equations/staggered.h"
 
-/* Its fields, in the order of the Equation table (elastic.c). */
-enum { EL_VZ, EL_VX, EL_VY, EL_SZZ, EL_SXX, EL_SYY, EL_SZX, EL_SZY, EL_SXY, EL_BDT, EL_CDT, EL_CSZ, EL_CSX, EL_NFIELD };
+/* Its fields, in the order of the Equation table (elastic.c): the
+   forward's, the model's, then the adjoint's operands (EL_OP + 3 a + b:
+   of the derivative along b in v_a's equation or of v_a) and its images
+   on the faces (EL_IB + a) and the edges (EL_IE + ELPair). */
+enum { EL_VZ, EL_VX, EL_VY, EL_SZZ, EL_SXX, EL_SYY, EL_SZX, EL_SZY, EL_SXY, EL_BDT, EL_CDT, EL_CSZ, EL_CSX, EL_OP, EL_IB = EL_OP + 9, EL_IE = EL_IB + 3, EL_NFIELD = EL_IE + 3 };
 
 /* The sources (Equation.source_kind): an explosion, or a force along an
    axis (EL_SOURCE_FORCE + a). */
@@ -31,6 +34,7 @@ typedef struct ELState {
   ptrdiff_t               stride[3];
   size_t                  ncells;
   PetscBool               free_surface[3][2];
+  PetscBool               last[3];                     /* whether the block ends the grid on the high side of axis a (its ghosts there copy the last cells) */
   PetscReal               dt;
   PetscInt                source_kind;                 /* Equation.source_kind's index */
   float                   w[3][FWI_MAX_RADIUS + 1];    /* staggered first-derivative weights / d, per axis */
@@ -43,11 +47,47 @@ typedef struct ELState {
   float                  *ha[3], *hb[3];               /* and half a cell above them */
   PetscInt                plain[2][2];                 /* the padded range along axis 0 outside the layers: centres, nodes */
   float                  *host_model[4];               /* the model on its way in */
+  /* The gradient (full storage, adjoint.c).  keep: the store's slot of
+     the step being run (ELKeep).  The adjoint run holds the adjoint fields
+     in v, s and t, the adjoint CPML memories in psi_v and psi_s; op[a][b]
+     are the operands of the derivatives' transposes, whose ghosts travel;
+     img_l and img_m sum the images of lambda dt and mu dt at the centres,
+     img_b[a] that of dt / rho on the faces of axis a, img_e[p] that of mu
+     dt on the edges of pair p times the edge's mu dt squared; image is the
+     image handed out. */
+  float                  *keep;
+  float                  *op[3][3];
+  float                  *img_l, *img_m, *img_b[3], *img_e[3], *image;
 } ELState;
 
 static inline ELState *ELStateOf(EquationState *s) { return (ELState *)s; }
 
+/* What full storage keeps of a forward step, rows of the store's slot of
+   ncells floats each: the normal strain rates D-_a v_a (CPML included) at
+   the centres, a = 0 .. dim - 1; then the shear strain rates D+_b v_a +
+   D+_a v_b on each pair's edges; then the stress divergences that update
+   each v_a. */
+typedef enum { EL_KEEP_NORMAL, EL_KEEP_SHEAR, EL_KEEP_DIVERGENCE } ELKeepKind;
+
+static inline PetscInt ELKeepRows(PetscInt dim) { return 2 * dim + (dim == 3 ? 3 : 1); }
+
+FWI_HD static inline PetscInt ELKeepRow(PetscInt dim, ELKeepKind kind, PetscInt k) { return kind == EL_KEEP_NORMAL ? k : kind == EL_KEEP_SHEAR ? dim + k : dim + (dim == 3 ? 3 : 1) + k; }
+
+/* Row k of kind of the store's slot the state keeps, at padded cell c;
+   NULL where the run keeps none. */
+static inline float *ELKeep(const ELState *s, ELKeepKind kind, PetscInt k, ptrdiff_t c) { return s->keep ? s->keep + (size_t)ELKeepRow(s->dim, kind, k) * s->ncells + c : NULL; }
+
 extern const EquationScheme ElasticScheme;
+
+/* The adjoint's parts of the scheme's hooks (adjoint.c), and the arrays
+   over the padded box it allocates. */
+PetscInt       ELAdjointArrays(PetscInt dim);
+PetscErrorCode ELAdjointRunBegin(ELState *s, WavefieldStore store);
+PetscErrorCode ELAdjointStepBegin(ELState *s, WavefieldStore store, PetscInt n);
+PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationStepPoints *points);
+PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points);
+PetscErrorCode ELAdjointImage(ELState *s, PetscInt k, const float **padded);
+PetscErrorCode ELAdjointFree(ELState *s);
 
 /* The shear stress of axes a != b: t[ELPair(a, b)] ((0, 1), (0, 2), (1, 2)). */
 FWI_HD static inline PetscInt ELPair(PetscInt a, PetscInt b) { return a + b - 1; }
@@ -156,4 +196,76 @@ FWI_HD static inline PetscInt ELSurfaceCount(unsigned surf, PetscInt dim)
 
   for (PetscInt a = 0; a < dim; a++) k += surf >> a & 1;
   return k;
+}
+
+/* The source's own term in the images at row i of its map (PointMap:
+   inject; ELInjectRow's transpose with respect to the model): an
+   explosion's injection is scaled by the bulk modulus dt (lambda dt + 2 mu
+   dt / dim), a force's by the face's dt / rho. */
+FWI_HD static inline void ELSourceImageRow(const ELState *s, const PointMap *m, PetscInt i, const float amp[])
+{
+  const ptrdiff_t c = m->cell[i];
+  const float     q = (float)PointMapRowSum(m, i, amp, NULL);
+
+  if (s->source_kind == EL_SOURCE_PRESSURE) {
+    float tr = 0;
+    for (PetscInt a = 0; a < s->dim; a++) tr += s->s[a][c];
+    s->img_l[c] -= q * tr;
+    s->img_m[c] -= q * tr * (2.0f / (float)s->dim);
+  } else {
+    const PetscInt a = s->source_kind - EL_SOURCE_FORCE;
+    s->img_b[a][c] += q * s->v[a][c];
+  }
+}
+
+/* The residuals at row i of the reach map into the adjoint stresses, as
+   the receivers took p = -(sum_a s_a) / dim out (ELRecordRow). */
+FWI_HD static inline void ELResidualRow(const ELState *s, const PointMap *m, PetscInt i, const float amp[])
+{
+  const ptrdiff_t c = m->cell[i];
+  const float     r = (float)(-PointMapRowSum(m, i, amp, NULL) / s->dim);
+
+  for (PetscInt a = 0; a < s->dim; a++) s->s[a][c] = s->s[a][c] + r;
+}
+
+/* Whether owned cell o (owned coordinates) is the last of the grid along
+   axis a: its ghost beyond holds a copy of its model (SetModel), so the
+   faces and edges there take their whole mean from it. */
+FWI_HD static inline PetscInt ELLastAlong(const ELState *s, PetscInt a, const PetscInt o[3]) { return s->last[a] && o[a] == s->n[a] - 1; }
+
+/* derive_image at owned cell o (padded c) for pair p (a < b): the edge
+   image plus its lower neighbour's along a (the cells' loop runs down
+   along a), the edge's own twice where the ghost beyond is a copy of the
+   cell. */
+FWI_HD static inline void ELDeriveImageCell(const ELState *s, PetscInt p, ptrdiff_t c, const PetscInt o[3])
+{
+  const PetscInt a = p == 2 ? 1 : 0;
+
+  s->img_e[p][c] = (ELLastAlong(s, a, o) ? 2 * s->img_e[p][c] : s->img_e[p][c]) + s->img_e[p][c - s->stride[a]];
+}
+
+/* The adjoint run's image of parameter k at owned cell o (padded c;
+   adjoint.c): 0, dJ/dlambda; 1, dJ/dmu, with the four edges' share around
+   the cell (each the partial sums' of the edges at c and c - stride b, the
+   harmonic mean's derivative M^2 / (4 (mu dt)^2); a fluid's cell takes
+   none: its mu is 0, and so are the S velocity's and the density's
+   factors of it); 2, dJ/db (b = 1 / rho), half of each face's image to
+   each of its cells.  Where the ghost beyond is a copy of the cell
+   (ELLastAlong) the cell takes the copy's share too. */
+FWI_HD static inline float ELImageAt(const ELState *s, PetscInt k, ptrdiff_t c, const PetscInt o[3])
+{
+  double v = 0;
+
+  if (k == 0) v = s->img_l[c];
+  else if (k == 1) {
+    const double m = s->mdt[c];
+    v              = s->img_m[c];
+    if (m > 0)
+      for (PetscInt p = 0; p < ELPairs(s->dim); p++) {
+        const PetscInt b = p == 0 ? 1 : 2;
+        v += ((ELLastAlong(s, b, o) ? 2.0 : 1.0) * s->img_e[p][c] + s->img_e[p][c - s->stride[b]]) / (4 * m * m);
+      }
+  } else
+    for (PetscInt a = 0; a < s->dim; a++) v += 0.5 * ((ELLastAlong(s, a, o) ? 2.0 : 1.0) * s->img_b[a][c] + s->img_b[a][c - s->stride[a]]);
+  return (float)(v * s->dt);
 }

@@ -191,23 +191,17 @@ PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint)
   return 0;
 }
 
-/* The adjoint CPML memory m (l.psi) of n cells of a row in a layer, and
-   the operand d of the derivative along the layer's axis, from x: d = x -
-   a (m - x), m = b (m - x) (l's weights per cell where bstep is 1, one for
-   the row where 0).  Where a cell of the piece lies outside the layer (a =
-   b = 0) d = x but perhaps for the sign of a zero, which no stencil's sum
-   (from +0) can tell. */
+/* The adjoint CPML memory (l.psi) of n cells of a row in a layer, and
+   the operand d of the derivative along the layer's axis, from x
+   (StaggeredCpmlAdjoint; l's weights per cell where bstep is 1, one for
+   the row where 0). */
 static void OperandLayer(PetscInt n, const float *restrict x, RowLayer l, PetscInt bstep, float *restrict d)
 {
   const float *restrict ca = l.a, *restrict cb = l.b;
   float *restrict       m = l.psi;
 
 #pragma GCC ivdep
-  for (PetscInt i = 0; i < n; i++) {
-    const float e = m[i] - x[i];
-    d[i]          = x[i] - ca[i * bstep] * e;
-    m[i]          = cb[i * bstep] * e;
-  }
+  for (PetscInt i = 0; i < n; i++) d[i] = StaggeredCpmlAdjoint(x[i], ca[i * bstep], cb[i * bstep], &m[i]);
 }
 
 /* img += x y over n cells. */

@@ -1,28 +1,33 @@
-/* The variable-density equation's gradient (equations/variable_density/)
-   through the shot layer, with full storage: the misfit J = 1/2 |d - obs|^2
-   of one shot, its adjoint run and the chain rule (PropagatorGradient) give
-   dJ/dvp and dJ/drho, and each, dotted with a smooth direction, matches a
-   central finite difference of J (extrapolated from h and 2h) to 1e-3: the
-   direction over every cell of the extended grid, and again over the
-   absorbing layers' cells alone (full storage images the layers too, where
-   the CPML terms carry the model), so that an error there cannot hide
-   behind the core's larger share (a few percent of grad . dir).  An exact
-   discrete adjoint is what lets a gradient-based inversion converge to the
-   discrete problem's minimum, and only a finite difference of the forward
-   code itself can show it.  The model varies smoothly in both parameters (vp with depth and a
-   blob, rho a blob of its own) and has density steps where ranks meet
-   (along z at N0 / 2, along x at N1 / 2 above it), where the buoyancy is
-   averaged across a face whose ghosts come from a neighbour; the observed
-   data come from a model with an anomaly in each parameter.  The source and
-   the receivers lie between grid points (Hicks-weighted maps on both sides
-   of the adjoint; the source's own term, its injection being scaled by
-   K dt = rho vp^2 dt at its cells, lies within the directions), one
-   receiver 1.5 cells below the top (within the reach of the free surface's
-   image, or next to the top layer).  Cases: 2D orders 8 and 2 with absorbing
-   layers on every side, 2D orders 4 and 6 with a free surface on top, 3D
-   order 4 absorbing and order 8 with a free surface, and free surfaces on
-   two sides (the top and the last axis's far side: 2D order 8, 3D order
-   4), where the mirrors beyond the far side differ from the top's.
+/* The staggered equations' gradients (equations/variable_density/,
+   equations/elastic/; -physics, variable_density by default) through the
+   shot layer: the misfit J = 1/2 |d - obs|^2 of one shot, its adjoint run
+   and the chain rule (PropagatorGradient) give dJ/dm for each of the
+   equation's parameters (vp, rho; vp, vs, rho), and each, dotted with a
+   smooth direction, matches a central finite difference of J
+   (extrapolated from h and 2h) to 1e-3: the direction over every cell of
+   the extended grid, and again over the absorbing layers' cells alone
+   (full storage images the layers too, where the CPML terms carry the
+   model), so that an error there cannot hide behind the core's larger
+   share (a few percent of grad . dir).  An exact discrete adjoint is what
+   lets a gradient-based inversion converge to the discrete problem's
+   minimum, and only a finite difference of the forward code itself can
+   show it.  The model varies smoothly in every parameter (vp with depth
+   and a blob, vs likewise, rho a blob of its own) and has density steps
+   where ranks meet (along z at N0 / 2, along x at N1 / 2 above it), where
+   the buoyancy is averaged across a face whose ghosts come from a
+   neighbour; the observed data come from a model with an anomaly in each
+   parameter.  The source and the receivers lie between grid points
+   (Hicks-weighted maps on both sides of the adjoint; the source's own
+   term, its injection being scaled by the model at its cells, lies within
+   the directions), one receiver 1.5 cells below the top (within the reach
+   of the free surface's image, or next to the top layer).  Cases: 2D
+   orders 8 and 2 with absorbing layers on every side, 2D orders 4 and 6
+   with a free surface on top, 3D order 4 absorbing and order 8 with a
+   free surface, and free surfaces on two sides (the top and the last
+   axis's far side: 2D order 8, 3D order 4), where the mirrors beyond the
+   far side differ from the top's; the elastic equation also with a water
+   layer (vs = 0) under the free surface, with a vertical force for its
+   source, and with a horizontal one.
    On more than one rank the gradient of the decomposition mpiexec gives,
    and at 4 ranks of split ones chosen here (2 x 2 x 1, and 4 x 1 x 1 in 2D
    or 1 x 2 x 2 in 3D, each left out where it is the default; 2 x 2 x 1
@@ -33,22 +38,23 @@
    3e-4 only and fails the layers' check; a one-ulp change in one cell on
    one rank fails the decomposition check.
    The boundary method (the forward fields run backwards in the core, the
-   band beyond it saved each step) is held the same way: its gradient is
-   exactly 0 on every layer cell, matches the central differences along
-   directions that are 0 on the layers and on the core's cells next to
-   them (whose density sets the buoyancy of faces in the layers, which it
-   does not image), lies within 1e-5 (relative L2) of full storage's on
-   the cells two or more from the layers, and is the same bits on every
-   decomposition.
-   With -against_cuda the CUDA backend runs every case beside the CPU's,
-   on the decomposition mpiexec gives, and its traces and both methods'
-   gradients must be the CPU's bits: unit_vd_cuda_host runs its kernels
-   compiled for the host (no GPU needed), unit_vd_cuda on a GPU (exit 77,
-   skipped, without one). */
+   band beyond it saved each step), where the equation offers it, is held
+   the same way: its gradient is exactly 0 on every layer cell, matches
+   the central differences along directions that are 0 on the layers and
+   on the core's cells next to them (whose density sets the buoyancy of
+   faces in the layers, which it does not image), lies within 1e-5
+   (relative L2) of full storage's on the cells two or more from the
+   layers, and is the same bits on every decomposition.
+   With -against_cuda the CUDA backend runs every variable-density case
+   beside the CPU's, on the decomposition mpiexec gives, and its traces and
+   both methods' gradients must be the CPU's bits: unit_vd_cuda_host runs
+   its kernels compiled for the host (no GPU needed), unit_vd_cuda on a GPU
+   (exit 77, skipped, without one). */
 #include "data/events.h"
 #include "data/geometry.h"
 #include "data/wavelet.h"
 #include "equations/variable_density/kernels.h"
+#include "equations/elastic/state.h"
 #include "grid/grid.h"
 #include "grid/timeaxis.h"
 #include "shot/propagate.h"
@@ -62,15 +68,18 @@
 /* One case: the user grid (10 m cells), the layers' width (none on top with
    free_top, nor on the last axis's far side with free_far: free surfaces
    there), the order, nt samples at dt (the internal step: dt is below the
-   stable step) and the Ricker wavelet's peak f0 (Hz).  Every extended
-   N[a] is a multiple of 4, so that 2 or 4 ranks along an axis split it at
-   N[a] / 2 (the density steps). */
+   stable step), the Ricker wavelet's peak f0 (Hz), the source's kind
+   (Equation.source_kind) and whether the top rows are water (vs = 0, the
+   elastic equation).  Every extended N[a] is a multiple of 4, so that 2
+   or 4 ranks along an axis split it at N[a] / 2 (the density steps). */
 typedef struct {
   const char *name;
   PetscInt    dim, order, n[3], pml, nt;
   PetscBool   free_top;
   PetscReal   dt, f0;
   PetscBool   free_far;
+  PetscInt    source_kind;
+  PetscBool   water;
 } Case;
 
 static const PetscReal d[3] = {10, 10, 10};
@@ -78,9 +87,10 @@ static const PetscReal vmax = 2700; /* fixed above every model's vp, so that the
 
 /* The extended grid of the current case, of which the model and the
    directions are functions (global extended indices: the same on any
-   decomposition). */
+   decomposition), and its water rows. */
 static struct {
-  PetscInt dim, N[3], n[3], pml[3][2];
+  PetscInt  dim, N[3], n[3], pml[3][2];
+  PetscBool water;
 } shape;
 
 static double Blob(const PetscInt x[3], double fz, double fx, double fy, double s)
@@ -92,27 +102,83 @@ static double Blob(const PetscInt x[3], double fz, double fx, double fy, double 
   return exp(-r2 / (2 * s * s));
 }
 
+/* Water: the first fifth of the rows. */
+static PetscBool Water(const PetscInt x[3]) { return shape.water && x[0] < shape.N[0] / 5; }
+
 /* The model the gradient is taken at: vp up with depth and a blob (at most
-   2000 + 4 * 83 + 150 + 120 with the anomaly below, under vmax); rho a blob
-   of its own, a step down at N0 / 2 and, above it, one across at N1 / 2. */
-static double Vp(const PetscInt x[3]) { return 2000 + 4.0 * x[0] + 150 * Blob(x, 0.55, 0.35, 0.5, 5); }
+   2000 + 4 * 83 + 150 + 120 with the anomaly below, under vmax); vs likewise
+   (vp / vs from 1.6 to 1.9), 0 in water; rho a blob of its own, a step down
+   at N0 / 2 and, above it, one across at N1 / 2. */
+static double Vp(const PetscInt x[3]) { return Water(x) ? 1500 : 2000 + 4.0 * x[0] + 150 * Blob(x, 0.55, 0.35, 0.5, 5); }
+static double Vs(const PetscInt x[3]) { return Water(x) ? 0 : 1150 + 2.0 * x[0] + 100 * Blob(x, 0.4, 0.55, 0.45, 5); }
 static double Rho(const PetscInt x[3])
 {
   const PetscBool below = x[0] >= shape.N[0] / 2, right = x[1] >= shape.N[1] / 2;
-  return 1800 + 250 * Blob(x, 0.3, 0.65, 0.5, 6) + (below ? 300 : right ? 150 : 0);
+  return Water(x) ? 1000 : 1800 + 250 * Blob(x, 0.3, 0.65, 0.5, 6) + (below ? 300 : right ? 150 : 0);
 }
 /* What the observed data's model adds: an anomaly in each parameter,
-   elsewhere than the blobs. */
-static double VpAnomaly(const PetscInt x[3]) { return 120 * Blob(x, 0.45, 0.6, 0.45, 4); }
-static double RhoAnomaly(const PetscInt x[3]) { return 200 * Blob(x, 0.62, 0.3, 0.55, 4); }
+   elsewhere than the blobs, none in the water. */
+static double VpAnomaly(const PetscInt x[3]) { return Water(x) ? 0 : 120 * Blob(x, 0.45, 0.6, 0.45, 4); }
+static double VsAnomaly(const PetscInt x[3]) { return Water(x) ? 0 : 90 * Blob(x, 0.58, 0.45, 0.55, 4); }
+static double RhoAnomaly(const PetscInt x[3]) { return Water(x) ? 0 : 200 * Blob(x, 0.62, 0.3, 0.55, 4); }
 
-/* Smooth directions, |.| <= 1.5, different for the two parameters.  The
+/* Smooth directions, |.| <= 1.5, different for each parameter.  The
    density's has a part near the reflection wavenumber (0.75 a cell along z,
    8 cells a period): at fixed vp a density perturbation much smoother than
    the wavelength changes the data little (the traveltimes not at all), and
-   the finite difference of so small a change would be float rounding. */
+   the finite difference of so small a change would be float rounding.  The
+   S velocity's is 0 in water, where vs = 0 is a bound. */
 static double DirVp(const PetscInt x[3]) { return cos(0.37 * x[0] + 0.11 * x[1]) * sin(0.23 * x[1] + 0.5) + 0.5 * cos(0.29 * x[2] + 0.31 * x[0]); }
+static double DirVs(const PetscInt x[3]) { return Water(x) ? 0 : sin(0.31 * x[0] - 0.13 * x[1] + 0.2) * cos(0.19 * x[1] + 0.27 * x[2]) + 0.5 * cos(0.41 * x[0] + 0.1); }
 static double DirRho(const PetscInt x[3]) { return 0.5 * sin(0.21 * x[0] - 0.17 * x[1] + 0.3) * cos(0.13 * x[2] + 0.4) + cos(0.75 * x[0] + 0.25 * x[1] - 0.2 * x[2] + 0.1); }
+
+/* An equation under test: its parameters' models, anomalies, directions
+   and finite-difference steps (over the whole grid and over the layers
+   alone; the parameter's unit), and its cases. */
+typedef struct {
+  const Equation *eq;
+  double (*model[3])(const PetscInt[3]);
+  double (*anomaly[3])(const PetscInt[3]);
+  double (*dir[3])(const PetscInt[3]);
+  double      h[3], h_layers[3];
+  PetscInt    ncase;
+  const Case *cases;
+} Tested;
+
+/* 2D: 60 x 68 cells and layers of 12 (84 x 92), 400 steps of 1 ms at 15 Hz;
+   3D: 24^3 and layers of 8 (40^3), 180 steps at 25 Hz */
+static const Case vd_cases[] = {
+  {"2D absorbing", 2, 8, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE},
+  {"2D free surface", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE},
+  {"3D absorbing", 3, 4, {24, 24, 24}, 8,  180, PETSC_FALSE, 1e-3, 25, PETSC_FALSE, 0, PETSC_FALSE},
+  {"2D absorbing, order 2", 2, 2, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 12, PETSC_FALSE, 0, PETSC_FALSE},
+  {"2D free surface, order 6", 2, 6, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE},
+  {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25, PETSC_FALSE, 0, PETSC_FALSE},
+  {"2D free surfaces on top and right", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 15, PETSC_TRUE, 0, PETSC_FALSE},
+  {"3D free surfaces on top and far y", 3, 4, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25, PETSC_TRUE, 0, PETSC_FALSE},
+};
+
+/* The same grids; the S waves' shorter wavelengths take lower peaks. */
+static const Case el_cases[] = {
+  {"2D absorbing", 2, 8, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 12, PETSC_FALSE, 0, PETSC_FALSE},
+  {"2D free surface", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 12, PETSC_FALSE, 0, PETSC_FALSE},
+  {"2D water over solid, free surface", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 12, PETSC_FALSE, 0, PETSC_TRUE},
+  {"2D free surface, vertical force", 2, 6, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 12, PETSC_FALSE, 1, PETSC_FALSE},
+  {"2D absorbing, order 2", 2, 2, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 10, PETSC_FALSE, 0, PETSC_FALSE},
+  {"2D free surface, horizontal force", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 12, PETSC_FALSE, 2, PETSC_FALSE},
+  {"3D absorbing", 3, 4, {24, 24, 24}, 8,  180, PETSC_FALSE, 1e-3, 20, PETSC_FALSE, 0, PETSC_FALSE},
+  {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 20, PETSC_FALSE, 0, PETSC_FALSE},
+  {"2D free surfaces on top and right", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 12, PETSC_TRUE, 0, PETSC_FALSE},
+  {"3D free surfaces on top and far y, water", 3, 4, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 20, PETSC_TRUE, 0, PETSC_TRUE},
+};
+
+static const Tested tested[] = {
+  {&EquationVariableDensity, {Vp, Rho}, {VpAnomaly, RhoAnomaly}, {DirVp, DirRho}, {8, 8}, {40, 15}, EQUATION_COUNT(vd_cases), vd_cases},
+  {&EquationElastic, {Vp, Vs, Rho}, {VpAnomaly, VsAnomaly, RhoAnomaly}, {DirVp, DirVs, DirRho}, {8, 8, 8}, {40, 40, 60}, EQUATION_COUNT(el_cases), el_cases},
+};
+
+/* The equation under test (-physics). */
+static const Tested *phys;
 
 /* Where a direction lives: every cell, the layers' cells, or the core's
    cells `margin` or more from the layers (margin 0: the whole core). */
@@ -150,9 +216,9 @@ static void Fill(const Grid *g, double (*fn)(const PetscInt[3]), Region region, 
 }
 
 /* One shot's propagator on comm with the process grid procs: the model
-   (vp, rho) the gradient is taken at, the wavelet at the internal step,
-   the observed traces of the receivers this rank records, and the store
-   (NULL until RunGradientSetUp). */
+   (a float array per parameter) the gradient is taken at, the wavelet at
+   the internal step, the observed traces of the receivers this rank
+   records, and the store (NULL until RunGradientSetUp). */
 typedef struct {
   MPI_Comm        comm;
   Grid            g;
@@ -163,7 +229,8 @@ typedef struct {
   WavefieldStore  store;
   GradientMethod  method; /* the store's */
   size_t          cells;
-  float          *vp, *rho, *w, *obs;
+  PetscInt        np;
+  float          *model[EQUATION_MAX_PARAMETERS], *w, *obs;
 } Run;
 
 /* The survey of a case: the source 12.3 cells deep, receiver 0 1.5 cells
@@ -186,16 +253,16 @@ static PetscErrorCode Survey(const Case *c, Geometry *geo)
 }
 
 /* The kernels of a run: the CPU's, or CUDA's (HALOFWI_CUDA_HOST: compiled
-   for the host, whatever the build has). */
+   for the host, whatever the build has; the variable-density equation's). */
 static PetscErrorCode RunKernels(PetscBool cuda, EquationKernels *k, HaloType *halo)
 {
-  const Equation *eq = &EquationVariableDensity;
+  const Equation *eq = phys->eq;
 
   PetscFunctionBeginUser;
   *halo = HALO_HOST;
 #ifdef HALOFWI_CUDA_HOST
   if (cuda) {
-    *k = (EquationKernels){(const struct KernelOps *)&VDKernelsCUDA, VDKernelsCUDA.backend};
+    *k = (EquationKernels){(const struct KernelOps *)&VDKernelsCUDA, VDKernelsCUDA.backend, PETSC_TRUE};
     PetscFunctionReturn(0);
   }
 #else
@@ -208,32 +275,32 @@ static PetscErrorCode RunKernels(PetscBool cuda, EquationKernels *k, HaloType *h
 static PetscErrorCode RunCreate(MPI_Comm comm, const Case *c, const PetscInt procs[3], PetscBool cuda, Run *r)
 {
   HaloType        halo;
-  const Equation *eq = &EquationVariableDensity;
+  const Equation *eq = phys->eq;
   PetscInt        pml[3][2];
   Geometry        geo;
-  float          *vt, *rt, *wrec;
+  float          *truth[EQUATION_MAX_PARAMETERS], *wrec;
 
   PetscFunctionBeginUser;
   r->comm  = comm;
   r->store = NULL;
+  r->np    = eq->nparameter;
   for (PetscInt a = 0; a < 3; a++) pml[a][0] = pml[a][1] = a < c->dim ? c->pml : 0;
   if (c->free_top) pml[0][0] = 0;
   if (c->free_far) pml[c->dim - 1][1] = 0;
   PetscCall(GridCreate(comm, c->dim, c->n, d, c->order, pml, procs, &r->g));
   r->cells = (size_t)r->g.size[0] * r->g.size[1] * r->g.size[2];
-  PetscCall(PetscMalloc1(r->cells, &r->vp));
-  PetscCall(PetscMalloc1(r->cells, &r->rho));
-  PetscCall(PetscMalloc2(r->cells, &vt, r->cells, &rt));
-  Fill(&r->g, Vp, EVERYWHERE, 1, NULL, r->vp);
-  Fill(&r->g, Rho, EVERYWHERE, 1, NULL, r->rho);
-  Fill(&r->g, VpAnomaly, EVERYWHERE, 1, r->vp, vt);
-  Fill(&r->g, RhoAnomaly, EVERYWHERE, 1, r->rho, rt);
+  for (PetscInt k = 0; k < r->np; k++) {
+    PetscCall(PetscMalloc1(r->cells, &r->model[k]));
+    PetscCall(PetscMalloc1(r->cells, &truth[k]));
+    Fill(&r->g, phys->model[k], EVERYWHERE, 1, NULL, r->model[k]);
+    Fill(&r->g, phys->anomaly[k], EVERYWHERE, 1, r->model[k], truth[k]);
+  }
   PetscCall(TimeAxisSetUp(&r->g, eq->stable_step(&r->g, vmax), c->nt, c->dt, 0.9, &r->t));
   PetscCheck(r->t.m == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "test set-up: dt %g above 0.9 of the stable step %g", (double)c->dt, (double)r->t.dt_stable);
   PetscCall(RunKernels(cuda, &r->k, &halo));
   {
-    const PropagatorSettings settings = {.f_pml = c->f0, .nan_check_interval = 100, .halo_type = halo, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE};
-    PetscCall(PropagatorCreate(&r->g, eq, &r->k, (const float *const[]){r->vp, r->rho}, vmax, &r->t, &settings, &r->p));
+    const PropagatorSettings settings = {.f_pml = c->f0, .nan_check_interval = 100, .halo_type = halo, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE, .source_kind = c->source_kind};
+    PetscCall(PropagatorCreate(&r->g, eq, &r->k, (const float *const *)r->model, vmax, &r->t, &settings, &r->p));
   }
   PetscCall(Survey(c, &geo));
   PetscCall(ShotLocalize(&r->g, &geo, 0, PETSC_FALSE, &r->sl));
@@ -243,17 +310,17 @@ static PetscErrorCode RunCreate(MPI_Comm comm, const Case *c, const PetscInt pro
   PetscCall(PetscMalloc1(r->t.nt, &wrec));
   PetscCall(WaveletRicker(r->t.nt, r->t.dt, c->f0, 1.2 / c->f0, wrec));
   PetscCall(ResampleUp(r->t.nt, wrec, r->t.m, r->t.nsteps, r->w));
-  PetscCall(PropagatorSetModel(&r->p, &r->t, (const float *const[]){vt, rt}));
+  PetscCall(PropagatorSetModel(&r->p, &r->t, (const float *const *)truth));
   PetscCall(PropagatorRun(&r->p, &r->t, &r->sl, 0, r->w, r->obs, NULL));
   PetscCall(PetscFree(wrec));
-  PetscCall(PetscFree2(vt, rt));
+  for (PetscInt k = 0; k < r->np; k++) PetscCall(PetscFree(truth[k]));
   PetscFunctionReturn(0);
 }
 
 /* Gradient method m, and the store as the equation shapes it for m. */
 static PetscErrorCode RunGradientSetUp(Run *r, GradientMethod m)
 {
-  const Equation *eq = &EquationVariableDensity;
+  const Equation *eq = phys->eq;
   size_t          n;
   PetscInt        nsteps;
   WavefieldLive   live;
@@ -276,8 +343,7 @@ static PetscErrorCode RunDestroy(Run *r)
   PetscCall(ShotLocalDestroy(&r->sl));
   PetscCall(PropagatorDestroy(&r->p));
   PetscCall(GridDestroy(&r->g));
-  PetscCall(PetscFree(r->vp));
-  PetscCall(PetscFree(r->rho));
+  for (PetscInt k = 0; k < r->np; k++) PetscCall(PetscFree(r->model[k]));
   PetscCall(PetscFree(r->w));
   PetscCall(PetscFree(r->obs));
   PetscFunctionReturn(0);
@@ -302,9 +368,9 @@ static PetscErrorCode ReachResiduals(const Run *r, const float *res, float *reac
 }
 
 /* J = 1/2 |d - obs|^2 over every receiver and sample (double) at the model
-   (vp, rho); with gvp (and grho), also dJ/dvp and dJ/drho over the owned
-   cells. */
-static PetscErrorCode Misfit(Run *r, const float *vp, const float *rho, double *J, double *gvp, double *grho)
+   given (a float array per parameter); with grad, also dJ/dm for each
+   parameter over the owned cells. */
+static PetscErrorCode Misfit(Run *r, const float *const model[], double *J, double *const grad[])
 {
   const PetscInt nd = r->sl.nrec * r->t.nt;
   float         *res, *reach;
@@ -312,65 +378,73 @@ static PetscErrorCode Misfit(Run *r, const float *vp, const float *rho, double *
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(nd + 1, &res, r->sl.nreach * r->t.nt + 1, &reach));
-  PetscCall(PropagatorSetModel(&r->p, &r->t, (const float *const[]){vp, rho}));
-  PetscCall(PropagatorRun(&r->p, &r->t, &r->sl, 0, r->w, res, gvp ? r->store : NULL));
+  PetscCall(PropagatorSetModel(&r->p, &r->t, model));
+  PetscCall(PropagatorRun(&r->p, &r->t, &r->sl, 0, r->w, res, grad ? r->store : NULL));
   for (PetscInt k = 0; k < nd; k++) {
     res[k] -= r->obs[k];
     local += 0.5 * (double)res[k] * res[k];
   }
   PetscCallMPI(MPI_Allreduce(&local, J, 1, MPI_DOUBLE, MPI_SUM, r->comm));
-  if (gvp) {
+  if (grad) {
     PetscCall(PropagatorGradientReset(&r->p));
     PetscCall(ReachResiduals(r, res, reach));
     PetscCall(PropagatorAdjoint(&r->p, &r->t, &r->sl, 0, r->w, reach, r->store));
-    PetscCall(PropagatorGradient(&r->p, (const float *const[]){vp, rho}, (double *const[]){gvp, grho}));
+    PetscCall(PropagatorGradient(&r->p, model, grad));
   }
   PetscCall(PetscFree2(res, reach));
   PetscFunctionReturn(0);
 }
 
-/* The gradient of r at its model by method m. */
-static PetscErrorCode Gradient(Run *r, GradientMethod m, double *J, double **gvp, double **grho)
+/* The gradient of r at its model by method m, an array per parameter. */
+static PetscErrorCode Gradient(Run *r, GradientMethod m, double *J, double *grad[])
 {
   PetscFunctionBeginUser;
   PetscCall(RunGradientSetUp(r, m));
-  PetscCall(PetscMalloc1(r->cells, gvp));
-  PetscCall(PetscMalloc1(r->cells, grho));
-  PetscCall(Misfit(r, r->vp, r->rho, J, *gvp, *grho));
+  for (PetscInt k = 0; k < r->np; k++) PetscCall(PetscMalloc1(r->cells, &grad[k]));
+  PetscCall(Misfit(r, (const float *const *)r->model, J, grad));
   PetscFunctionReturn(0);
 }
 
-/* One directional check: parameter `param` (0 vp, 1 rho) along dir (over
-   its region alone), with step h (the parameter's unit).
+static PetscErrorCode GradientFree(const Run *r, double *grad[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < r->np; k++) PetscCall(PetscFree(grad[k]));
+  PetscFunctionReturn(0);
+}
+
+/* One directional check: parameter `param` along its direction over
+   region alone, with step h (the parameter's unit).
    The finite difference is Richardson's extrapolation of the central
    differences at h and 2h (their h^2 terms cancel); fd[0] that, fd[1] the
    plain one at h.  J's float rounding (a few 1e-7 of J, the traces being
    float) divided by h bounds h from below, the h^4 term from above; the
-   steps below (0.4% of the model over the whole grid, 1-2% over the layers,
-   whose share of J is smaller) keep both under 1e-4 of grad . dir in every
-   case, as scans of h from a quarter to 4 times them showed, the plateau's
-   width being a factor 4 or more. */
+   steps (Tested.h: 0.4-0.7% of the model over the whole grid, 1-3% over
+   the layers, whose share of J is smaller) keep both under 1e-4 of grad .
+   dir in every variable-density case, as scans of h from a quarter to 4
+   times them showed, the plateau's width being a factor 4 or more. */
 typedef struct {
   PetscInt param;
-  double (*dir)(const PetscInt[3]);
   Region   region;
-  double   h;
 } Direction;
+
+static double DirectionStep(const Direction *dn) { return dn->region == LAYERS ? phys->h_layers[dn->param] : phys->h[dn->param]; }
 
 static PetscErrorCode FiniteDifference(Run *r, const Direction *dn, double fd[2])
 {
-  float *pert;
-  double Jpm[2][2];
+  const double h = DirectionStep(dn);
+  float       *pert, *model[EQUATION_MAX_PARAMETERS];
+  double       Jpm[2][2];
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(r->cells, &pert));
+  for (PetscInt k = 0; k < r->np; k++) model[k] = k == dn->param ? pert : r->model[k];
   for (PetscInt q = 0; q < 2; q++)
     for (PetscInt s = 0; s < 2; s++) {
-      Fill(&r->g, dn->dir, dn->region, (s ? -1 : 1) * (q + 1) * dn->h, dn->param ? r->rho : r->vp, pert);
-      PetscCall(Misfit(r, dn->param ? r->vp : pert, dn->param ? pert : r->rho, &Jpm[q][s], NULL, NULL));
+      Fill(&r->g, phys->dir[dn->param], dn->region, (s ? -1 : 1) * (q + 1) * h, r->model[dn->param], pert);
+      PetscCall(Misfit(r, (const float *const *)model, &Jpm[q][s], NULL));
     }
   {
-    const double d1 = (Jpm[0][0] - Jpm[0][1]) / (2 * dn->h), d2 = (Jpm[1][0] - Jpm[1][1]) / (4 * dn->h);
+    const double d1 = (Jpm[0][0] - Jpm[0][1]) / (2 * h), d2 = (Jpm[1][0] - Jpm[1][1]) / (4 * h);
     fd[0] = (4 * d1 - d2) / 3;
     fd[1] = d1;
   }
@@ -385,7 +459,7 @@ static PetscErrorCode Dot(const Run *r, const double *grad, const Direction *dn,
   double      local = 0;
 
   PetscFunctionBeginUser;
-  EACH_OWNED_CELL(g, local += grad[c] * Eval(dn->dir, dn->region, x));
+  EACH_OWNED_CELL(g, local += grad[c] * Eval(phys->dir[dn->param], dn->region, x));
   PetscCallMPI(MPI_Allreduce(&local, dot, 1, MPI_DOUBLE, MPI_SUM, r->comm));
   PetscFunctionReturn(0);
 }
@@ -432,49 +506,48 @@ static PetscErrorCode Gather(const Run *r, const double *local, double **global)
   PetscFunctionReturn(0);
 }
 
-/* The gradient of the decomposed run r (gvp, grho over its owned cells)
-   against one rank's (ref[0], ref[1] on rank 0 of the world, N cells):
-   the values (a cell's dJ/dvp or dJ/drho) that differ in any bit, on
-   every rank. */
-static PetscErrorCode Differing(const Run *r, const double *gvp, const double *grho, double *const ref[2], PetscInt *differ)
+/* The gradient of the decomposed run r (grad: a parameter's over its
+   owned cells each) against one rank's (ref[k] on rank 0 of the world, N
+   cells): the values (a cell's dJ/dm) that differ in any bit, on every
+   rank. */
+static PetscErrorCode Differing(const Run *r, double *const grad[], double *const ref[], PetscInt *differ)
 {
-  double *all[2];
+  const size_t N = (size_t)r->g.N[0] * r->g.N[1] * r->g.N[2];
 
   PetscFunctionBeginUser;
   *differ = 0;
-  PetscCall(Gather(r, gvp, &all[0]));
-  PetscCall(Gather(r, grho, &all[1]));
-  if (all[0]) {
-    const size_t N = (size_t)r->g.N[0] * r->g.N[1] * r->g.N[2];
-    for (PetscInt k = 0; k < 2; k++)
-      for (size_t c = 0; c < N; c++) *differ += memcmp(&all[k][c], &ref[k][c], sizeof(double)) != 0;
-    PetscCall(PetscFree(all[0]));
-    PetscCall(PetscFree(all[1]));
+  for (PetscInt k = 0; k < r->np; k++) {
+    double *all;
+    PetscCall(Gather(r, grad[k], &all));
+    if (all)
+      for (size_t c = 0; c < N; c++) *differ += memcmp(&all[c], &ref[k][c], sizeof(double)) != 0;
+    PetscCall(PetscFree(all));
   }
   PetscCallMPI(MPI_Bcast(differ, 1, MPIU_INT, 0, r->comm));
   PetscFunctionReturn(0);
 }
 
-/* The directional checks of gradient (gvp, grho) on r: grad . dir against
-   the finite differences, within 1e-3, printed on one line after what. */
-static PetscErrorCode CheckDirections(Run *r, const char *what, PetscInt ndir, const Direction dirs[], const double *gvp, const double *grho)
+/* The directional checks of gradient grad on r: grad . dir against the
+   finite differences, within 1e-3, printed on one line after what. */
+static PetscErrorCode CheckDirections(Run *r, const char *what, PetscInt ndir, const Direction dirs[], double *const grad[])
 {
-  const char *const names[] = {"vp", "rho"}, *const regions[] = {"", " (layers)", " (core)"};
+  const char *const regions[] = {"", " (layers)", " (core)"};
   double            fd[2] = {0, 0}, dot;
-  char              line[1024];
+  char              line[2048];
   size_t            len;
 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(line, sizeof(line), "%s", what));
   for (PetscInt q = 0; q < ndir; q++) {
-    double rel;
+    const char *name = phys->eq->parameter[dirs[q].param].name;
+    double      rel;
     PetscCall(FiniteDifference(r, &dirs[q], fd));
-    PetscCall(Dot(r, dirs[q].param ? grho : gvp, &dirs[q], &dot));
+    PetscCall(Dot(r, grad[dirs[q].param], &dirs[q], &dot));
     rel = fabs(dot - fd[0]) / fabs(fd[0]);
     PetscCall(PetscStrlen(line, &len));
-    PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; %s%s: fd %.9e (plain %.6e) adjoint %.9e ratio %.8f", names[dirs[q].param], regions[dirs[q].region], fd[0], fd[1], dot, dot / fd[0]));
-    PetscCheck(rel < 1e-3, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: dJ/d%s along the direction%s: adjoint %.9e against finite difference %.9e, relative difference %.2e (limit 1e-3)", what,
-               names[dirs[q].param], regions[dirs[q].region], dot, fd[0], rel);
+    PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; %s%s: fd %.9e (plain %.6e) adjoint %.9e ratio %.8f", name, regions[dirs[q].region], fd[0], fd[1], dot, dot / fd[0]));
+    PetscCheck(rel < 1e-3, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: dJ/d%s along the direction%s: adjoint %.9e against finite difference %.9e, relative difference %.2e (limit 1e-3)", what, name,
+               regions[dirs[q].region], dot, fd[0], rel);
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", line));
   PetscFunctionReturn(0);
@@ -483,23 +556,24 @@ static PetscErrorCode CheckDirections(Run *r, const char *what, PetscInt ndir, c
 /* The boundary method's gradient b against full storage's f on r's
    owned cells: the layer cells' values not exactly 0 (*nonzero), and the
    relative L2 difference over the cells two or more from the layers
-   (*rel, the larger of vp's and rho's). */
-static PetscErrorCode BoundaryAgainstFull(const Run *r, double *const f[2], double *const b[2], PetscInt *nonzero, double *rel)
+   (*rel, the largest over the parameters). */
+static PetscErrorCode BoundaryAgainstFull(const Run *r, double *const f[], double *const b[], PetscInt *nonzero, double *rel)
 {
   const Grid *g = &r->g;
-  double      sums[4] = {0, 0, 0, 0}; /* |b - f|^2 and |f|^2, vp then rho */
-  PetscInt    count   = 0;
+  double      sums[2 * EQUATION_MAX_PARAMETERS] = {0}; /* |b - f|^2 and |f|^2 per parameter */
+  PetscInt    count = 0;
 
   PetscFunctionBeginUser;
-  EACH_OWNED_CELL(g, for (PetscInt q = 0; q < 2; q++) {
+  EACH_OWNED_CELL(g, for (PetscInt q = 0; q < r->np; q++) {
     if (NearLayer(x, 0)) count += b[q][c] != 0;
     if (!InRegion(CORE, x, 2)) continue;
     sums[2 * q] += (b[q][c] - f[q][c]) * (b[q][c] - f[q][c]);
     sums[2 * q + 1] += f[q][c] * f[q][c];
   });
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, r->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sums, (PetscMPIInt)(2 * r->np), MPI_DOUBLE, MPI_SUM, r->comm));
   PetscCallMPI(MPI_Allreduce(&count, nonzero, 1, MPIU_INT, MPI_SUM, r->comm));
-  *rel = PetscMax(PetscSqrtReal(sums[0] / sums[1]), PetscSqrtReal(sums[2] / sums[3]));
+  *rel = 0;
+  for (PetscInt q = 0; q < r->np; q++) *rel = PetscMax(*rel, PetscSqrtReal(sums[2 * q] / sums[2 * q + 1]));
   PetscFunctionReturn(0);
 }
 
@@ -507,7 +581,8 @@ static PetscErrorCode BoundaryAgainstFull(const Run *r, double *const f[2], doub
 static PetscErrorCode ShapeSetUp(const Case *c)
 {
   PetscFunctionBeginUser;
-  shape.dim = c->dim;
+  shape.dim   = c->dim;
+  shape.water = c->water;
   for (PetscInt a = 0; a < 3; a++) {
     shape.n[a]      = a < c->dim ? c->n[a] : 1;
     shape.pml[a][0] = shape.pml[a][1] = a < c->dim ? c->pml : 0;
@@ -533,32 +608,41 @@ static PetscErrorCode CountDiffering(MPI_Comm comm, const void *a, const void *b
   PetscFunctionReturn(0);
 }
 
+/* The gradient methods the equation offers: full storage, and the boundary
+   method where it has one. */
+static PetscInt Methods(GradientMethod method[2])
+{
+  method[0] = GRADIENT_FULL;
+  method[1] = GRADIENT_BOUNDARY;
+  return phys->eq->keeps[GRADIENT_BOUNDARY] ? 2 : 1;
+}
+
 /* The CUDA backend against the CPU's on the world's decomposition (with
    -against_cuda): the forward's traces (the observed data, from the model
    with the anomalies) and both methods' gradients at the model, the same
    bits sample by sample and cell for cell. */
 static PetscErrorCode CheckCudaCase(const Case *c)
 {
-  const PetscInt       world[3]  = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE};
-  const GradientMethod method[2] = {GRADIENT_FULL, GRADIENT_BOUNDARY};
-  Run                  run[2];
-  PetscInt             differ[3];
+  const PetscInt world[3] = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE};
+  GradientMethod method[2];
+  const PetscInt nmethod = Methods(method);
+  Run            run[2];
+  PetscInt       differ[3] = {0, 0, 0};
 
   PetscFunctionBeginUser;
   PetscCall(ShapeSetUp(c));
   for (PetscInt b = 0; b < 2; b++) PetscCall(RunCreate(PETSC_COMM_WORLD, c, world, b ? PETSC_TRUE : PETSC_FALSE, &run[b]));
   PetscCall(CountDiffering(PETSC_COMM_WORLD, run[0].obs, run[1].obs, (size_t)run[0].sl.nrec * run[0].t.nt, sizeof(float), &differ[0]));
-  for (PetscInt m = 0; m < 2; m++) {
-    double J[2], *g[2][2];
-    PetscInt dvp, drho;
-    for (PetscInt b = 0; b < 2; b++) PetscCall(Gradient(&run[b], method[m], &J[b], &g[b][0], &g[b][1]));
-    PetscCall(CountDiffering(PETSC_COMM_WORLD, g[0][0], g[1][0], run[0].cells, sizeof(double), &dvp));
-    PetscCall(CountDiffering(PETSC_COMM_WORLD, g[0][1], g[1][1], run[0].cells, sizeof(double), &drho));
-    differ[1 + m] = dvp + drho + (memcmp(&J[0], &J[1], sizeof(double)) != 0);
-    for (PetscInt b = 0; b < 2; b++) {
-      PetscCall(PetscFree(g[b][0]));
-      PetscCall(PetscFree(g[b][1]));
+  for (PetscInt m = 0; m < nmethod; m++) {
+    double J[2], *g[2][EQUATION_MAX_PARAMETERS];
+    for (PetscInt b = 0; b < 2; b++) PetscCall(Gradient(&run[b], method[m], &J[b], g[b]));
+    differ[1 + m] = memcmp(&J[0], &J[1], sizeof(double)) != 0;
+    for (PetscInt k = 0; k < run[0].np; k++) {
+      PetscInt dk;
+      PetscCall(CountDiffering(PETSC_COMM_WORLD, g[0][k], g[1][k], run[0].cells, sizeof(double), &dk));
+      differ[1 + m] += dk;
     }
+    for (PetscInt b = 0; b < 2; b++) PetscCall(GradientFree(&run[b], g[b]));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s (%dD order %d, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks), %s against cpu: %" PetscInt_FMT " trace samples, %" PetscInt_FMT " full-storage and %" PetscInt_FMT " boundary gradient values (and J) differ\n",
                         c->name, (int)c->dim, (int)c->order, run[0].g.nproc[0], run[0].g.nproc[1], run[0].g.nproc[2], run[1].k.backend->name, differ[0], differ[1], differ[2]));
@@ -568,32 +652,37 @@ static PetscErrorCode CheckCudaCase(const Case *c)
   PetscFunctionReturn(0);
 }
 
+/* Case c's directional checks by each method, and on more than one rank
+   its gradients against one rank's. */
 static PetscErrorCode CheckCase(const Case *c)
 {
-  const PetscInt       world[3]  = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE};
-  const GradientMethod method[2] = {GRADIENT_FULL, GRADIENT_BOUNDARY};
-  const Direction      dirs[2][4] = {
-    {{0, DirVp, EVERYWHERE, 8}, {1, DirRho, EVERYWHERE, 8}, {0, DirVp, LAYERS, 40}, {1, DirRho, LAYERS, 15}},
-    {{0, DirVp, CORE, 8},       {1, DirRho, CORE, 8}},
-  };
-  PetscMPIInt size, rank;
-  Run         r;
-  double      J[2], *grad[2][2];
-  char        what[256];
+  const PetscInt world[3] = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE};
+  GradientMethod method[2];
+  const PetscInt nmethod = Methods(method), np = phys->eq->nparameter;
+  Direction      dirs[2][2 * EQUATION_MAX_PARAMETERS];
+  PetscMPIInt    size, rank;
+  Run            r;
+  double         J[2], *grad[2][EQUATION_MAX_PARAMETERS];
+  char           what[256];
 
   PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < np; k++) {
+    dirs[0][k]      = (Direction){k, EVERYWHERE};
+    dirs[0][np + k] = (Direction){k, LAYERS};
+    dirs[1][k]      = (Direction){k, CORE};
+  }
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(ShapeSetUp(c));
 
   PetscCall(RunCreate(PETSC_COMM_WORLD, c, world, PETSC_FALSE, &r));
-  for (PetscInt m = 0; m < 2; m++) {
-    PetscCall(Gradient(&r, method[m], &J[m], &grad[m][0], &grad[m][1]));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s (%dD order %d, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks, %" PetscInt_FMT " steps): J %.6e", c->name,
+  for (PetscInt m = 0; m < nmethod; m++) {
+    PetscCall(Gradient(&r, method[m], &J[m], grad[m]));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s %s, %s (%dD order %d, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks, %" PetscInt_FMT " steps): J %.6e", phys->eq->name, c->name,
                             GradientMethods[method[m]], (int)c->dim, (int)c->order, r.g.nproc[0], r.g.nproc[1], r.g.nproc[2], r.t.nsteps, J[m]));
-    PetscCall(CheckDirections(&r, what, m ? 2 : 4, dirs[m], grad[m][0], grad[m][1]));
+    PetscCall(CheckDirections(&r, what, m ? np : 2 * np, dirs[m], grad[m]));
   }
-  {
+  if (nmethod > 1) {
     PetscInt nonzero;
     double   rel;
     PetscCall(BoundaryAgainstFull(&r, grad[0], grad[1], &nonzero, &rel));
@@ -606,17 +695,17 @@ static PetscErrorCode CheckCase(const Case *c)
     /* one rank's gradients on rank 0, against the world's decomposition
        and split ones */
     PetscInt splits[3][3] = {{0, 0, 0}, {2, 2, 1}, {4, 1, 1}}, nsplit = size == 4 ? 3 : 1;
-    double  *ref[2][2]    = {{NULL, NULL}, {NULL, NULL}};
+    double  *ref[2][EQUATION_MAX_PARAMETERS] = {{NULL}};
     if (c->dim == 3) splits[2][0] = 1, splits[2][1] = 2, splits[2][2] = 2;
     if (!rank) {
       Run    one;
       double J1;
       PetscCall(RunCreate(PETSC_COMM_SELF, c, (const PetscInt[3]){1, 1, 1}, PETSC_FALSE, &one));
-      for (PetscInt m = 0; m < 2; m++) PetscCall(Gradient(&one, method[m], &J1, &ref[m][0], &ref[m][1]));
+      for (PetscInt m = 0; m < nmethod; m++) PetscCall(Gradient(&one, method[m], &J1, ref[m]));
       PetscCall(RunDestroy(&one));
     }
     for (PetscInt s = 0; s < nsplit; s++) {
-      Run  split, *q = &r;
+      Run       split, *q = &r;
       PetscBool same = PETSC_TRUE;
       for (PetscInt a = 0; a < 3; a++) same = same && splits[s][a] == r.g.nproc[a];
       if (s && same) continue; /* the world's again */
@@ -624,55 +713,42 @@ static PetscErrorCode CheckCase(const Case *c)
         PetscCall(RunCreate(PETSC_COMM_WORLD, c, splits[s], PETSC_FALSE, &split));
         q = &split;
       }
-      for (PetscInt m = 0; m < 2; m++) {
-        double  *g[2] = {grad[m][0], grad[m][1]}, Js;
+      for (PetscInt m = 0; m < nmethod; m++) {
+        double  *g[EQUATION_MAX_PARAMETERS], Js;
         PetscInt differ;
-        if (s) PetscCall(Gradient(q, method[m], &Js, &g[0], &g[1]));
-        PetscCall(Differing(q, g[0], g[1], ref[m], &differ));
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks against 1: %" PetscInt_FMT " of %" PetscInt_FMT " values (dJ/dvp and dJ/drho, cell by cell) differ\n",
-                              GradientMethods[method[m]], q->g.nproc[0], q->g.nproc[1], q->g.nproc[2], differ, 2 * q->g.N[0] * q->g.N[1] * q->g.N[2]));
+        for (PetscInt k = 0; k < np; k++) g[k] = grad[m][k];
+        if (s) PetscCall(Gradient(q, method[m], &Js, g));
+        PetscCall(Differing(q, g, ref[m], &differ));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks against 1: %" PetscInt_FMT " of %" PetscInt_FMT " values (dJ/dm of every parameter, cell by cell) differ\n",
+                              GradientMethods[method[m]], q->g.nproc[0], q->g.nproc[1], q->g.nproc[2], differ, np * q->g.N[0] * q->g.N[1] * q->g.N[2]));
         PetscCheck(!differ, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, %s: %" PetscInt_FMT " gradient values differ between %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks and 1, expected the same bits",
                    c->name, GradientMethods[method[m]], differ, q->g.nproc[0], q->g.nproc[1], q->g.nproc[2]);
-        if (s) {
-          PetscCall(PetscFree(g[0]));
-          PetscCall(PetscFree(g[1]));
-        }
+        if (s) PetscCall(GradientFree(q, g));
       }
       if (s) PetscCall(RunDestroy(&split));
     }
-    for (PetscInt m = 0; m < 2; m++) {
-      PetscCall(PetscFree(ref[m][0]));
-      PetscCall(PetscFree(ref[m][1]));
-    }
+    for (PetscInt m = 0; m < nmethod; m++)
+      for (PetscInt k = 0; k < np; k++) PetscCall(PetscFree(ref[m][k]));
   }
-  for (PetscInt m = 0; m < 2; m++) {
-    PetscCall(PetscFree(grad[m][0]));
-    PetscCall(PetscFree(grad[m][1]));
-  }
+  for (PetscInt m = 0; m < nmethod; m++) PetscCall(GradientFree(&r, grad[m]));
   PetscCall(RunDestroy(&r));
   PetscFunctionReturn(0);
 }
 
 int main(int argc, char **argv)
 {
-  /* 2D: 60 x 68 cells and layers of 12 (84 x 92), 400 steps of 1 ms at 15 Hz;
-     3D: 24^3 and layers of 8 (40^3), 180 steps at 25 Hz */
-  const Case cases[] = {
-    {"2D absorbing", 2, 8, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 15, PETSC_FALSE},
-    {"2D free surface", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15, PETSC_FALSE},
-    {"3D absorbing", 3, 4, {24, 24, 24}, 8,  180, PETSC_FALSE, 1e-3, 25, PETSC_FALSE},
-    {"2D absorbing, order 2", 2, 2, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 12, PETSC_FALSE},
-    {"2D free surface, order 6", 2, 6, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15, PETSC_FALSE},
-    {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25, PETSC_FALSE},
-    {"2D free surfaces on top and right", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 15, PETSC_TRUE},
-    {"3D free surfaces on top and far y", 3, 4, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25, PETSC_TRUE},
-  };
-
   PetscBool against_cuda = PETSC_FALSE;
+  char      name[64]     = "variable_density";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(EventsRegister());
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-against_cuda", &against_cuda, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-physics", name, sizeof(name), NULL));
+  phys = NULL;
+  for (size_t k = 0; k < sizeof(tested) / sizeof(tested[0]); k++)
+    if (!strcmp(name, tested[k].eq->name)) phys = &tested[k];
+  PetscCheck(phys, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-physics %s: expected variable_density or elastic", name);
+  PetscCheck(!against_cuda || phys->eq == &EquationVariableDensity, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-against_cuda: the %s gradient has no CUDA kernels; expected -physics variable_density", name);
 #ifndef HALOFWI_CUDA_HOST
   if (against_cuda) {
     PetscBool missing;
@@ -683,7 +759,7 @@ int main(int argc, char **argv)
     }
   }
 #endif
-  for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) PetscCall(against_cuda ? CheckCudaCase(&cases[k]) : CheckCase(&cases[k]));
+  for (PetscInt k = 0; k < phys->ncase; k++) PetscCall(against_cuda ? CheckCudaCase(&phys->cases[k]) : CheckCase(&phys->cases[k]));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -1,0 +1,119 @@
+/* The exact adjoint of the elastic scheme (state.c), run backwards with
+   full storage.  A forward step is
+
+     stage 0:  g_a = D+_a s_a + sum_(b != a) D-_b t_ab (each with its CPML memory),  v_a += B_a g_a
+     stage 1:  e_b = D-_b v_b,  s_a += lambda dt tr(e) + 2 mu dt e_a,
+               t_ab += M_ab (D+_b v_a + D+_a v_b)
+
+   (B_a: the face's dt / rho; M_ab: the edge's mu dt), then the source and
+   the free surface's zero stresses.  Its transpose, held in the adjoint
+   fields themselves (v~, s~, t~ in v, s, t), takes D+^T = -D- and D-^T =
+   -D+: each derivative's operand (op[a][b]) is formed first at the owned
+   cells from what its term fed, through its CPML memory stepped back
+   (StaggeredCpmlAdjoint), so that only the operands' ghosts travel:
+
+     stage 0 (undoing stage 1):  op[b][b] = CPML^T(lambda dt tr(s~) + 2 mu dt s~_b),
+                                 op[a][b] = CPML^T(M_ab t~_ab) (and op[b][a]);
+                                 v~_a -= D+_a op[a][a] + sum_(b != a) D-_b op[a][b]
+     stage 1 (undoing stage 0):  op[a][b] = CPML^T(B_a v~_a);
+                                 s~_a -= D-_a op[a][a],  t~_ab -= D+_b op[a][b] + D+_a op[b][a]
+
+   The forward run stores every e_b, each edge's D+_b v_a + D+_a v_b and
+   every g_a, and the adjoint sums their products with the adjoint fields
+   into the images of lambda dt, mu dt (at the centres and on the edges)
+   and dt / rho (on the faces).  The free surface's mirrors are
+   transposed by the operands' values beyond it (AdjointSurface in the
+   backends), its zero stresses by zeroing their adjoints. */
+#include "equations/elastic/kernels.h"
+#include "equations/store.h"
+#include "data/util.h"
+
+/* The adjoint's arrays, each over the padded box, and their count. */
+#define EL_ADJOINT_ARRAYS(s, X) \
+  do { \
+    X((s)->img_l); \
+    X((s)->img_m); \
+    X((s)->image); \
+    for (PetscInt a_ = 0; a_ < (s)->dim; a_++) { \
+      X((s)->img_b[a_]); \
+      for (PetscInt b_ = 0; b_ < (s)->dim; b_++) X((s)->op[a_][b_]); \
+    } \
+    for (PetscInt p_ = 0; p_ < ELPairs((s)->dim); p_++) X((s)->img_e[p_]); \
+  } while (0)
+
+PetscInt ELAdjointArrays(PetscInt dim) { return 3 + dim + dim * dim + ELPairs(dim); }
+
+PetscErrorCode ELAdjointFree(ELState *s)
+{
+  PetscFunctionBeginUser;
+#define EL_FREE(x) PetscCall(s->backend->mem_free((void **)&(x)))
+  EL_ADJOINT_ARRAYS(s, EL_FREE);
+#undef EL_FREE
+  PetscFunctionReturn(0);
+}
+
+/* The adjoint's arrays at the first adjoint run, zeroed at every one (the
+   operands' ghosts where no neighbour lies stay 0 but beyond a free
+   surface, where each stage writes them). */
+PetscErrorCode ELAdjointRunBegin(ELState *s, WavefieldStore store)
+{
+  const size_t bytes = s->ncells * sizeof(float);
+
+  PetscFunctionBeginUser;
+  PetscCheck(store, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The elastic adjoint reads the forward run's terms from a store: expected one");
+#define EL_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), bytes), "the adjoint's fields", (double)ELAdjointArrays(s->dim) * bytes)
+#define EL_ZERO(x)  PetscCall(s->backend->mem_zero(s->lanes, (x), bytes))
+  if (!s->image) EL_ADJOINT_ARRAYS(s, EL_ALLOC);
+  EL_ADJOINT_ARRAYS(s, EL_ZERO);
+#undef EL_ALLOC
+#undef EL_ZERO
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ELAdjointStepBegin(ELState *s, WavefieldStore store, PetscInt n)
+{
+  PetscFunctionBeginUser;
+  PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
+  PetscFunctionReturn(0);
+}
+
+/* Stage 0 undoes the step's end first: the surface's normal stresses were
+   set to 0 (their adjoints are 0), the shear stresses' nodes past a
+   surface are mirrors (their adjoints count for nothing), and the
+   source's injection, scaled by the model, takes its share of the images.
+   Stage 1 undoes the velocities' surface pass: each normal velocity's node
+   past a surface was set again (to 0, or a mirror), so its adjoint counts
+   for nothing. */
+PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationStepPoints *points)
+{
+  const ELKernels *ops = s->ops;
+
+  PetscFunctionBeginUser;
+  if (stage == 0) {
+    PetscCall(ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
+    PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, NULL, PETSC_TRUE));
+    PetscCall(ops->source_image(s, points->src, points->wav));
+  } else PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, s->v, PETSC_FALSE));
+  PetscCall(ops->adjoint_operands(s, stage));
+  PetscCall(ops->adjoint_surface(s, stage));
+  PetscFunctionReturn(0);
+}
+
+/* The residuals go in as the records took p out. */
+PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
+{
+  PetscFunctionBeginUser;
+  PetscCall(s->ops->inject_residual(s, points->reach, points->residual));
+  PetscCall(WavefieldStoreReadEnd(store, n));
+  s->keep = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ELAdjointImage(ELState *s, PetscInt k, const float **padded)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(k >= 0 && k < 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "elastic images: parameter 0 (lambda), 1 (mu) or 2 (buoyancy), not %" PetscInt_FMT, k);
+  PetscCall(s->ops->image(s, k));
+  *padded = s->image;
+  PetscFunctionReturn(0);
+}
