@@ -7,11 +7,19 @@
 #include "equations/elastic/kernels.h"
 #include "equations/staggered_cpu.h"
 
-/* Calls CALL with D_ the dimension (2 or 3) as a literal. */
+/* Calls CALL with D_ the dimension (2 or 3) as a literal; EL_WITH_KEEP
+   with K_ whether the run keeps the step's terms (a store's slot is open)
+   as one, so that a forward pass without a store has no test in its
+   loop. */
 #define EL_WITH_DIM(dim, CALL) \
   do { \
     if ((dim) == 3) { const PetscInt D_ = 3; CALL; } \
     else { const PetscInt D_ = 2; CALL; } \
+  } while (0)
+#define EL_WITH_KEEP(s, CALL) \
+  do { \
+    if ((s)->keep) { const PetscBool K_ = PETSC_TRUE; CALL; } \
+    else { const PetscBool K_ = PETSC_FALSE; CALL; } \
   } while (0)
 
 /* A derivative along axis b over a row piece: its operand (at the piece's
@@ -46,18 +54,18 @@ STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt i, const
 
 /* v_a over cells [i0, i0 + m) of a row: g = D+_a s_a + sum_(b != a) D-_b
    t_ab, summed in axis order, v_a += (dt / rho on the face) g, g kept in
-   the store's row where the run keeps one.  The adjoint (A) takes the same
+   the store's row where K (the run keeps one).  The adjoint (A) takes the same
    stencils of the operands op[a][b] (the transpose of the stress stage:
    D-^T = -D+, D+^T = -D-) and v_a -= g, without CPML (the operands carry
    it).  No cell's update reads another's (ivdep, as in the
    variable-density kernels). */
-STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscBool A, PetscInt R, PetscInt D)
+STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscBool A, PetscBool K, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0, sa = s->stride[a];
   Derivative      d[3];
   float           w[3][FWI_MAX_RADIUS + 1]; /* copies the stores cannot alias */
   float *restrict v    = s->v[a] + c;
-  float *restrict keep = A ? NULL : ELKeep(s, EL_KEEP_DIVERGENCE, a, c);
+  float *restrict keep = K ? ELKeep(s, EL_KEEP_DIVERGENCE, a, c) : NULL;
   const float *restrict bdt = s->bdt + c;
 
   for (PetscInt b = 0; b < D; b++) {
@@ -71,7 +79,7 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, cons
       const float t = Derive(&d[b], b, i, w[b], R, layer);
       g             = b ? g + t : t;
     }
-    if (keep) keep[i] = g;
+    if (K) keep[i] = g;
     v[i] = A ? v[i] - g : v[i] + StaggeredFaceMean(bdt, i, sa) * g;
   }
 }
@@ -83,7 +91,7 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, cons
    of the others' e_b, div = 2 mu T / (2 mu + k lambda), and s_a (a not in
    surf) += 2 lambda mu / (2 mu + k lambda) T + 2 mu e_a (Levander 1988 for
    one surface; s_a of an axis in surf is set to 0 after the step). */
-STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscInt R, PetscInt D)
+STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscBool K, PetscInt R, PetscInt D)
 {
   const PetscInt k = ELSurfaceCount(surf, D);
   Derivative     dn[3];
@@ -91,7 +99,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
   float *restrict sz = s->s[0] + c, *restrict sx = s->s[1] + c, *restrict sy = D > 2 ? s->s[2] + c : NULL;
   const float *restrict ldt = s->ldt + c, *restrict mdt = s->mdt + c;
 
-  float *restrict kz = ELKeep(s, EL_KEEP_NORMAL, 0, c), *restrict kx = ELKeep(s, EL_KEEP_NORMAL, 1, c), *restrict ky = D > 2 ? ELKeep(s, EL_KEEP_NORMAL, 2, c) : NULL;
+  float *restrict kz = K ? ELKeep(s, EL_KEEP_NORMAL, 0, c) : NULL, *restrict kx = K ? ELKeep(s, EL_KEEP_NORMAL, 1, c) : NULL, *restrict ky = K && D > 2 ? ELKeep(s, EL_KEEP_NORMAL, 2, c) : NULL;
 
   for (PetscInt b = 0; b < D; b++) {
     dn[b] = DerivativeOf(s, b, s->v[b], 0, s->psi_s[b][b], c, q, i0);
@@ -104,7 +112,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
     const float  l = ldt[i], m2 = mdt[i] + mdt[i];
     PetscBool    first = PETSC_TRUE; /* the first term itself, as the variable-density sum */
     for (PetscInt b = 0; b < D; b++) e[b] = Derive(&dn[b], b, i, w[b], R, layer);
-    if (kz) {
+    if (K) {
       kz[i] = e[0];
       kx[i] = e[1];
       if (D > 2) ky[i] = e[2];
@@ -135,20 +143,20 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
    row where the run keeps one, a pass of its own, so that each pass's loop
    stays vector code.  The adjoint (A): the same stencils of op[a][b] and
    op[b][a], t_ab -= g, without CPML. */
-STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscBool A, PetscInt R)
+STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscBool A, PetscBool K, PetscInt R)
 {
   const Derivative d0 = DerivativeOf(s, b, A ? s->op[a][b] : s->v[a], 1, s->psi_s[a][b], c, q, i0), d1 = DerivativeOf(s, a, A ? s->op[b][a] : s->v[b], 1, s->psi_s[b][a], c, q, i0);
   const ptrdiff_t  sb = s->stride[b];
   float            wa[FWI_MAX_RADIUS + 1], wb[FWI_MAX_RADIUS + 1];
   float *restrict t    = s->t[ELPair(a, b)] + c;
-  float *restrict keep = A ? NULL : ELKeep(s, EL_KEEP_SHEAR, ELPair(a, b), c);
+  float *restrict keep = K ? ELKeep(s, EL_KEEP_SHEAR, ELPair(a, b), c) : NULL;
   const float *restrict cs = s->csum[a] + c;
 
   for (PetscInt j = 1; j <= R; j++) wa[j] = s->w[a][j], wb[j] = s->w[b][j];
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
     const float g = Derive(&d0, b, i, wb, R, layer) + Derive(&d1, a, i, wa, R, layer);
-    if (keep) keep[i] = g;
+    if (K) keep[i] = g;
     t[i] = A ? t[i] - g : t[i] + ELEdgeShear(cs, i, sb) * g;
   }
 }
@@ -176,17 +184,17 @@ STAGGERED_INLINE void NormalAdjointPieceR(ELState *s, ptrdiff_t c, const PetscIn
 
 /* The stresses over cells [i0, i0 + m) of a row: the normal ones, then
    each shear stress. */
-STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscBool A, PetscInt R, PetscInt D)
+STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscBool A, PetscBool K, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0;
 
   if (A) NormalAdjointPieceR(s, c, q, i0, m, R, D);
-  else NormalPieceR(s, c, q, i0, m, layer, surf, R, D);
+  else NormalPieceR(s, c, q, i0, m, layer, surf, K, R, D);
   /* the axes as literals: along axis 0 the CPML weights vary per cell */
-  ShearPieceR(s, 0, 1, c, q, i0, m, layer, A, R);
+  ShearPieceR(s, 0, 1, c, q, i0, m, layer, A, K, R);
   if (D > 2) {
-    ShearPieceR(s, 0, 2, c, q, i0, m, layer, A, R);
-    ShearPieceR(s, 1, 2, c, q, i0, m, layer, A, R);
+    ShearPieceR(s, 0, 2, c, q, i0, m, layer, A, K, R);
+    ShearPieceR(s, 1, 2, c, q, i0, m, layer, A, K, R);
   }
 }
 
@@ -204,10 +212,10 @@ static void PlainCut(const ELState *s, const PetscInt q[3], PetscInt lo, PetscIn
 static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer)
 {
   if (!m) return;
-  EL_WITH_DIM(s->dim, {
-    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_TRUE, PETSC_FALSE, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_FALSE, PETSC_FALSE, R_, D_))
-  });
+  EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
+    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_TRUE, PETSC_FALSE, K_, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_FALSE, PETSC_FALSE, K_, R_, D_))
+  }));
 }
 
 /* A piece off the surfaces takes the literal 0 for surf, so that its pass
@@ -215,11 +223,11 @@ static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf)
 {
   if (!m) return;
-  EL_WITH_DIM(s->dim, {
-    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, PETSC_FALSE, R_, D_))
-    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, PETSC_FALSE, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, PETSC_FALSE, R_, D_))
-  });
+  EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
+    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, PETSC_FALSE, K_, R_, D_))
+    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, PETSC_FALSE, K_, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, PETSC_FALSE, K_, R_, D_))
+  }));
 }
 
 /* The adjoint's rows are one piece each: the layers and the free surfaces
@@ -229,7 +237,7 @@ static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
   STAGGERED_EACH_ROW(s, b, {
     PetscInt cut[2];
     if (adjoint) {
-      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, 0, n, PETSC_FALSE, PETSC_TRUE, R_, D_)));
+      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, 0, n, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, R_, D_)));
       continue;
     }
     PlainCut(s, q, 0, n, cut);
@@ -250,7 +258,7 @@ static PetscErrorCode Stress(ELState *s, const Box *b, PetscBool adjoint)
     unsigned surf = 0;
     PetscInt lo = 0, hi = n, cut[2];
     if (adjoint) {
-      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, PETSC_FALSE, 0, PETSC_TRUE, R_, D_)));
+      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, PETSC_FALSE, 0, PETSC_TRUE, PETSC_FALSE, R_, D_)));
       continue;
     }
     for (PetscInt a = 1; a < s->dim; a++)
