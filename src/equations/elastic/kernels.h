@@ -55,6 +55,21 @@ typedef struct ELKernels {
 extern const ELKernels ELKernelsCPU;
 extern const ELKernels ELKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST, its kernels run on the host */
 
+/* Calls CALL with D_ the dimension (2 or 3) as a literal; EL_WITH_KEEP
+   with K_ whether the run keeps the step's terms (a store's slot is open)
+   as one, so that a forward pass without a store has no test in its
+   loop. */
+#define EL_WITH_DIM(dim, CALL) \
+  do { \
+    if ((dim) == 3) { const PetscInt D_ = 3; CALL; } \
+    else { const PetscInt D_ = 2; CALL; } \
+  } while (0)
+#define EL_WITH_KEEP(s, CALL) \
+  do { \
+    if ((s)->keep) { const PetscBool K_ = PETSC_TRUE; CALL; } \
+    else { const PetscBool K_ = PETSC_FALSE; CALL; } \
+  } while (0)
+
 /* The CPU's stages (kernels_cpu.c). */
 PetscErrorCode ELVelocityCPU(ELState *s, const Box *b);
 PetscErrorCode ELStressCPU(ELState *s, const Box *b);

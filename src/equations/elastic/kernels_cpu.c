@@ -7,21 +7,6 @@
 #include "equations/elastic/kernels.h"
 #include "equations/staggered_cpu.h"
 
-/* Calls CALL with D_ the dimension (2 or 3) as a literal; EL_WITH_KEEP
-   with K_ whether the run keeps the step's terms (a store's slot is open)
-   as one, so that a forward pass without a store has no test in its
-   loop. */
-#define EL_WITH_DIM(dim, CALL) \
-  do { \
-    if ((dim) == 3) { const PetscInt D_ = 3; CALL; } \
-    else { const PetscInt D_ = 2; CALL; } \
-  } while (0)
-#define EL_WITH_KEEP(s, CALL) \
-  do { \
-    if ((s)->keep) { const PetscBool K_ = PETSC_TRUE; CALL; } \
-    else { const PetscBool K_ = PETSC_FALSE; CALL; } \
-  } while (0)
-
 /* A derivative along axis b over a row piece: its operand (at the piece's
    first cell), stride, direction (up: D+, to the node above), weights, and
    CPML weights (per cell along axis 0, one for the row along the others)
