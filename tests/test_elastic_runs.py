@@ -9,7 +9,7 @@
 - bad input refused before any work, naming the value: -vs missing or
   negative, vs >= vp, -vs with another physics, an unknown -source_type,
   a force with the variable-density equation, a -vs file on another grid,
-  -gradient_method boundary, -invert_for vp,vs (not there yet); and a model with vp / vs below sqrt 2 runs with a
+  -gradient_method boundary; and a model with vp / vs below sqrt 2 runs with a
   warning.
 """
 import numpy as np
@@ -129,7 +129,6 @@ def bad_input(scr):
     refused(scr, "fy in 2D", el + base + ["-vs", 1000, "-source_type", "fy"], "fy")
     small = c.write_model(scr.sub("vs_small.rsf"), np.full((20, 30), 1000.0, np.float32), DX)
     refused(scr, "-vs on another grid", el + base + ["-vs", small], "-vs", "same grid")
-    refused(scr, "vs inverted", el + base + ["-vs", 1000, "-mode", "invert", "-invert_for", "vp,vs", "-observed_dir", scr.sub("none")], "-invert_for vp,vs", "vs")
     refused(scr, "boundary gradient", el + base + ["-vs", 1000, "-mode", "gradient", "-gradient_method", "boundary", "-observed_dir", scr.sub("none")], "-gradient_method boundary",
             "full")
     out = c.run(1, el + base + ["-vs", 2000], scr.sub("low"))

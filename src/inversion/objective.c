@@ -1,4 +1,5 @@
 #include "inversion/objective.h"
+#include <string.h>
 #include "inversion/misfit.h"
 #include "inversion/selection.h"
 #include "data/vtk.h"
@@ -62,23 +63,41 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
   PetscFunctionReturn(0);
 }
 
-/* The starting density on the user cells and its bounds from the options
-   and its range; inverting for it, it must lie within them. */
-static PetscErrorCode DensityBounds(MPI_Comm world, const Options *o, Objective *obj)
+/* Parameter k's starting model on the user cells, and its bounds from the
+   options or from its range: a density's, over every cell; an S
+   velocity's as bounds on vs / vp (TAO's variable for it: program/invert.c),
+   from -vpvs_max and -vpvs_min or the range of vp / vs over the solid cells
+   (an S velocity of 0 is a fluid's, held at 0).  Inverting for it, those
+   cells must lie within them. */
+static PetscErrorCode ParameterBounds(MPI_Comm world, const Options *o, Objective *obj, PetscInt k)
 {
-  const PetscInt  kr = ExperimentDensity(&obj->e);
-  const PetscReal lo = obj->e.range[kr][0], hi = obj->e.range[kr][1];
+  const EquationParameter *par = &obj->e.backend.eq->parameter[k];
+  const PetscBool          rho = !strcmp(par->name, "rho");
+  const PetscInt           n   = obj->ms.nlocal;
+  PetscReal                range[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, all[2], lo, hi;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->rho_start));
-  ModelSpaceRestrict(&obj->ms, &obj->e.g, obj->e.ext[kr], obj->rho_start);
-  obj->rho_lo = o->rho_min > 0 ? o->rho_min : PetscMax(MIN_DENSITY, 0.8 * lo);
-  obj->rho_hi = o->rho_max > 0 ? o->rho_max : 1.25 * hi;
-  PetscCheck(obj->rho_lo < obj->rho_hi, world, PETSC_ERR_ARG_OUTOFRANGE, "Density bounds %.6g to %.6g kg/m^3 (-rho_min, -rho_max or their defaults): expected rho_min < rho_max",
-             (double)obj->rho_lo, (double)obj->rho_hi);
-  PetscCheck(o->mode != MODE_INVERT || !OptionsInverts(o, "rho") || (lo >= obj->rho_lo && hi <= obj->rho_hi), world, PETSC_ERR_USER_INPUT,
-             "The starting density %s spans %.6g to %.6g kg/m^3, outside the bounds %.6g to %.6g kg/m^3 (-rho_min, -rho_max): widen the bounds or fix the model",
-             obj->e.model[kr].name, (double)lo, (double)hi, (double)obj->rho_lo, (double)obj->rho_hi);
+  PetscCall(PetscMalloc1(n + 1, &obj->start[k]));
+  ModelSpaceRestrict(&obj->ms, &obj->e.g, obj->e.ext[k], obj->start[k]);
+  for (PetscInt c = 0; c < n; c++)
+    if (obj->start[k][c] > 0) {
+      const PetscReal m = rho ? obj->start[k][c] : obj->vp_start[c] / obj->start[k][c]; /* rho, or vp / vs */
+      range[0]          = PetscMin(range[0], m);
+      range[1]          = PetscMin(range[1], -m);
+    }
+  PetscCallMPI(MPIU_Allreduce(range, all, 2, MPIU_REAL, MPIU_MIN, world));
+  lo = rho ? (o->rho_min > 0 ? o->rho_min : PetscMax(MIN_DENSITY, 0.8 * all[0])) : (o->vpvs_min > 0 ? o->vpvs_min : PetscMax(1.1, 0.8 * all[0]));
+  hi = rho ? (o->rho_max > 0 ? o->rho_max : 1.25 * -all[1]) : (o->vpvs_max > 0 ? o->vpvs_max : 1.25 * -all[1]);
+  /* a density's bounds; an S velocity's on vs / vp, the inverse ratio's */
+  obj->lo[k] = rho ? lo : 1 / hi;
+  obj->hi[k] = rho ? hi : 1 / lo;
+  if (o->mode != MODE_INVERT || !OptionsInverts(o, par->name)) PetscFunctionReturn(0);
+  PetscCheck(all[0] < PETSC_MAX_REAL, world, PETSC_ERR_USER_INPUT, "-invert_for %s: the starting %s %s is 0 in every cell, with nothing to invert; expected a positive %s somewhere", o->invert_for,
+             par->label, obj->e.model[k].name, par->name);
+  PetscCheck(lo < hi, world, PETSC_ERR_ARG_OUTOFRANGE, "%s bounds %.6g to %.6g (%s or their defaults): expected the lower below the upper", rho ? "Density" : "vp / vs", (double)lo, (double)hi,
+             rho ? "-rho_min, -rho_max" : "-vpvs_min, -vpvs_max");
+  PetscCheck(all[0] >= lo && -all[1] <= hi, world, PETSC_ERR_USER_INPUT, "The starting %s %s spans %.6g to %.6g, outside the bounds %.6g to %.6g (%s): widen the bounds or fix the model",
+             rho ? "density" : "vp / vs of", obj->e.model[k].name, (double)all[0], (double)-all[1], (double)lo, (double)hi, rho ? "-rho_min, -rho_max" : "-vpvs_min, -vpvs_max");
   PetscFunctionReturn(0);
 }
 
@@ -233,7 +252,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(ModelSpaceCreate(&e->g, &obj->ms));
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
   ModelSpaceRestrict(&obj->ms, &e->g, e->ext[0], obj->vp_start);
-  if (ExperimentDensity(e) >= 0) PetscCall(DensityBounds(world, o, obj));
+  for (PetscInt k = 1; k < e->backend.eq->nparameter; k++) PetscCall(ParameterBounds(world, o, obj, k));
   PetscCall(WavefieldStoreCreate(world, e->backend.memory, PropagatorLanes(&e->p), e->plan.n, e->plan.nsteps, (WavefieldStorage)o->wavefield_storage, &e->plan.live,
                                  e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : "every step", &obj->store));
   setup = TimingEnter(TIME_ALLOCATION);
@@ -256,7 +275,7 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
   PetscCall(PetscFree(obj->obs_sum));
   PetscCall(PetscFree(obj->killed));
   PetscCall(PetscFree(obj->vp_start));
-  PetscCall(PetscFree(obj->rho_start));
+  for (PetscInt k = 1; k < obj->e.backend.eq->nparameter; k++) PetscCall(PetscFree(obj->start[k]));
   PetscCall(PetscFree(obj->w_band));
   for (PetscInt k = 0; k < obj->e.nshots && obj->wint_shot; k++) PetscCall(PetscFree(obj->wint_shot[k]));
   PetscCall(PetscFree(obj->wint_shot));
@@ -397,7 +416,7 @@ static PetscErrorCode GradientReduce(Objective *obj, double *grad)
   PetscCall(PropagatorGradient(&obj->e.p, (const float *const *)obj->e.ext, ext));
   PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext[0], grad));
   for (PetscInt k = 1; k < np; k++)
-    if (obj->grad_rest) PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext[k], obj->grad_rest[k - 1]));
+    if (obj->grad_rest && obj->grad_rest[k - 1]) PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext[k], obj->grad_rest[k - 1]));
   for (PetscInt k = 0; k < np; k++) PetscCall(PetscFree(ext[k]));
   PetscFunctionReturn(0);
 }
@@ -421,16 +440,20 @@ PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp)
   PetscCheck(all[0] > 0 && -all[1] <= obj->vp_hi * (1 + 1e-6), obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE,
              "Model velocities %.6g to %.6g m/s leave (0, %.6g] m/s, for which the time step was chosen (-vp_max); use a bound-constrained -tao_type (blmvm, bqnls, bncg)",
              (double)all[0], (double)-all[1], (double)obj->vp_hi);
-  if (obj->rho) {
-    float *const rho   = obj->e.ext[ExperimentDensity(&obj->e)];
+  for (PetscInt k = 1; k < obj->e.backend.eq->nparameter; k++) {
+    float *const ext   = obj->e.ext[k];
     float        least = (float)PETSC_INFINITY;
-    PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, obj->rho, rho));
+    if (!obj->rest[k]) continue;
+    PetscCall(ModelSpaceExtend(&obj->ms, MPI_FLOAT, obj->rest[k], ext));
+    if (k != ExperimentDensity(&obj->e)) continue;
 #pragma omp parallel for reduction(min : least) schedule(static)
-    for (PetscInt c = 0; c < obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2]; c++) least = PetscMin(least, rho[c]);
+    for (PetscInt c = 0; c < obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2]; c++) least = PetscMin(least, ext[c]);
     range[0] = least;
     PetscCallMPI(MPIU_Allreduce(range, all, 1, MPIU_REAL, MPIU_MIN, obj->e.l.world));
     PetscCheck(all[0] > 0, obj->e.l.world, PETSC_ERR_ARG_OUTOFRANGE, "Model density %.6g kg/m^3: expected a density above 0 in every cell (-rho_min)", (double)all[0]);
   }
+  if (obj->e.backend.eq->check_model && obj->rest[1])
+    PetscCall(obj->e.backend.eq->check_model(obj->e.l.world, (size_t)obj->e.g.size[0] * obj->e.g.size[1] * obj->e.g.size[2], (const float *const *)obj->e.ext));
   PetscCall(PropagatorSetModel(&obj->e.p, &obj->e.t, (const float *const *)obj->e.ext));
   PetscFunctionReturn(0);
 }

@@ -19,13 +19,17 @@ typedef struct {
   uint64_t      *obs_sum;        /* every shot's observed samples, FNV-1a 64 (Fnv1a), on every rank */
   PetscBool     *killed;         /* -kill_traces: a flag per trace of the survey (NULL: no list) */
   float         *vp_start;       /* the starting model's user cells on this rank */
-  float         *rho_start;      /* and its density's, where the equation takes one (NULL else) */
-  float         *rho;            /* NULL, or the density ObjectiveSetModel takes with vp (user cells, every group); else the density stays as loaded */
-  PetscReal      rho_lo, rho_hi; /* density bounds, where the equation takes a density */
+  /* The equation's parameters after vp, k = 1 .. nparameter - 1 ([0]
+     unused): the starting model's user cells on this rank; NULL, or the
+     model ObjectiveSetModel takes with vp (user cells, every group), else
+     it stays as loaded; and the bounds of an inverted one (ParameterBounds). */
+  float         *start[EQUATION_MAX_PARAMETERS];
+  float         *rest[EQUATION_MAX_PARAMETERS];
+  PetscReal      lo[EQUATION_MAX_PARAMETERS], hi[EQUATION_MAX_PARAMETERS];
   PetscInt       band;           /* the band being inverted (0-based), for the data selection */
   float         *w_band;         /* the band's wavelet at the recording interval (e.wint: at the internal step) */
   float        **wint_shot;      /* estimated wavelets at the internal step, one per group shot (NULL: the band's, e.wint) */
-  double       **grad_rest;      /* NULL, or one array per parameter after vp (Equation.parameter), this rank's user cells: their gradient, from every evaluation that makes one (group 0) */
+  double       **grad_rest;      /* NULL, or one array per parameter after vp (Equation.parameter; NULL for one not wanted), this rank's user cells: their gradient, from every evaluation that makes one (group 0) */
 } Objective;
 
 /* Reads the model, survey and observed data; checks bounds and memory.
@@ -44,8 +48,9 @@ PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weigh
    fcut Hz (0: as given), and selects the band's data selection. */
 PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut);
 /* The propagators' model: vp, this rank's user cells, the same on every
-   group, with obj->rho where set; refused (on every rank) outside (0,
-   vp_hi], or with a density not above 0. */
+   group, with obj->rest[k] where set; refused (on every rank) outside (0,
+   vp_hi], with a density not above 0, or a model the equation refuses
+   (Equation.check_model: 0 <= vs < vp). */
 PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp);
 /* The group's shot k modelled with the model set and its wavelet: the
    gather (nrec x nt) in *all on the group's first rank, to free; NULL

@@ -124,7 +124,11 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-vp_min", "%.17g", (double)obj->vp_lo);
   Put(fp, "-vp_max", "%.17g", (double)obj->vp_hi);
   Put(fp, "-invert_for", "%s", o->invert_for);
-  if (OptionsInverts(o, "rho")) Put(fp, "-rho_min -rho_max", "%.17g %.17g", (double)obj->rho_lo, (double)obj->rho_hi);
+  if (OptionsInverts(o, "rho")) Put(fp, "-rho_min -rho_max", "%.17g %.17g", (double)obj->lo[ExperimentDensity(&obj->e)], (double)obj->hi[ExperimentDensity(&obj->e)]);
+  if (OptionsInverts(o, "vs")) { /* kept as vs / vp */
+    const PetscInt k = EquationParameterIndex(obj->e.backend.eq, "vs");
+    Put(fp, "-vpvs_min -vpvs_max", "%.17g %.17g", 1 / (double)obj->hi[k], 1 / (double)obj->lo[k]);
+  }
   Put(fp, "-fix_above", "%.17g", (double)o->fix_above);
   Put(fp, "-source_taper -receiver_taper", "%.17g %.17g", (double)o->source_taper, (double)o->receiver_taper);
   Put(fp, "-misfit", "%s", MisfitKinds[o->misfit]);

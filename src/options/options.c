@@ -344,7 +344,12 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                             MIN_DENSITY, PETSC_FALSE, "a density of at least 10 kg/m^3", &o->rho_min));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-rho_max", "Invert, -invert_for with rho: upper density bound (kg/m^3); auto = 1.25 x the starting density's maximum",
                             MIN_DENSITY, PETSC_FALSE, "a density of at least 10 kg/m^3", &o->rho_max));
-  PetscCall(PetscOptionsString("-invert_for", "Invert: the parameters inverted, vp or vp,rho (-physics variable_density); the others are held as given", NULL, o->invert_for,
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-vpvs_min",
+                            "Invert, -invert_for with vs: lower bound on vp / vs in the solid cells (TAO varies vs / vp); auto = 0.8 x the starting model's least, at least 1.1", 1.0,
+                            PETSC_FALSE, "a ratio above 1", &o->vpvs_min));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-vpvs_max", "Invert, -invert_for with vs: upper bound on vp / vs in the solid cells; auto = 1.25 x the starting model's greatest", 1.0,
+                            PETSC_FALSE, "a ratio above 1", &o->vpvs_max));
+  PetscCall(PetscOptionsString("-invert_for", "Invert: the parameters inverted, vp or vp,rho (-physics variable_density), vp, vp,vs or vp,vs,rho (-physics elastic); the others are held as given", NULL, o->invert_for,
                                o->invert_for, sizeof(o->invert_for), NULL));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-wavefield_memory",
                             "MB per rank for what the gradient keeps of the forward wavefield; auto = what the host memory limit leaves after the rest of the run", 0,
@@ -525,6 +530,9 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              (double)o->vp_min, (double)o->vp_max);
   PetscCheck(!o->rho_min || !o->rho_max || o->rho_min < o->rho_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-rho_min %.6g is not below -rho_max %.6g: expected rho_min < rho_max",
              (double)o->rho_min, (double)o->rho_max);
+  PetscCheck(!o->vpvs_min || !o->vpvs_max || o->vpvs_min < o->vpvs_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vpvs_min %.6g is not below -vpvs_max %.6g: expected vpvs_min < vpvs_max",
+             (double)o->vpvs_min, (double)o->vpvs_max);
+  PetscCheck(!o->vpvs_min || o->vpvs_min > 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vpvs_min %.6g: expected a ratio above 1 (vs < vp)", (double)o->vpvs_min);
   PetscCheck(o->fix_above >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fix_above %.6g: expected a depth of 0 m or more", (double)o->fix_above);
   PetscCheck(o->source_estimation_eps > 0 && o->source_estimation_eps < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-source_estimation_eps %.6g: expected a share of the peak power in (0, 1)", (double)o->source_estimation_eps);

@@ -34,12 +34,12 @@ typedef struct {
      (-invert_for: the equation's first np parameters, vp first), stacked on
      each rank of group 0; block k holds variable k over scale[k] (1 for vp
      alone), the variables vp or 1/vp (-parameterisation slowness), rho or
-     the impedance rho vp (-parameterisation impedance). */
+     the impedance rho vp (-parameterisation impedance), vs as it is. */
   PetscInt       np;
   double         scale[EQUATION_MAX_PARAMETERS];
   double        *gx;        /* the gradient with respect to TAO's variables, every block */
   PetscBool      slowness, impedance;
-  float         *vp;        /* the model being evaluated, every group: every parameter of the equation, a block each (vp, then rho) */
+  float         *vp;        /* the model being evaluated, every group: every parameter of the equation, a block each (vp, then rho; vp, vs, rho) */
   double        *grad;      /* its gradient, a block per parameter inverted, masked and tapered */
   Replay         replay;
   PetscInt       band, iteration, evals; /* band (0-based), iterations over all bands, evaluations in this band */
@@ -59,25 +59,45 @@ typedef struct {
   Qc             qc;        /* -qc_shots */
 } Inversion;
 
-/* TAO's variable of a velocity: v, or 1/v. */
-static double ToVariable(const Inversion *inv, double v) { return inv->slowness ? 1 / v : v; }
+/* How block b's TAO variable takes vp: times it (the density, as the
+   impedance rho vp with -parameterisation impedance), over it (the S
+   velocity, as vs / vp: a box on it bounds vp / vs, so that vs < vp
+   whatever vp becomes), or not at all (1, 0, -1). */
+static PetscInt ByVp(const Inversion *inv, PetscInt b)
+{
+  if (b && b == EquationParameterIndex(inv->obj.e.backend.eq, "vs")) return -1;
+  return inv->impedance && b && b == ExperimentDensity(&inv->obj.e) ? 1 : 0;
+}
 
-/* TAO's variable of a density rho where the velocity is v: rho, or rho v. */
-static double DensityVariable(const Inversion *inv, double rho, double v) { return inv->impedance ? rho * v : rho; }
+/* TAO's variable of block b's value m where the velocity is v: vp or 1/vp
+   (-parameterisation slowness) for block 0, rho or rho v (impedance) for
+   the density, vs / vp for the S velocity. */
+static double ToVariable(const Inversion *inv, PetscInt b, double m, double v)
+{
+  if (!b) return inv->slowness ? 1 / m : m;
+  return ByVp(inv, b) > 0 ? m * v : ByVp(inv, b) < 0 ? m / v : m;
+}
+
+/* And back: block b's value of TAO's variable x where the velocity is v. */
+static double FromVariable(const Inversion *inv, PetscInt b, double x, double v)
+{
+  if (!b) return inv->slowness ? 1 / x : x; /* its own inverse */
+  return ByVp(inv, b) > 0 ? x / v : ByVp(inv, b) < 0 ? x * v : x;
+}
 
 /* The model of X (group 0) on every group, as floats. */
 static PetscErrorCode ModelFromVec(Inversion *inv, Vec X)
 {
   const PetscScalar *x;
   const PetscInt     n = inv->obj.ms.nlocal;
-  float             *vp = inv->vp, *rho = inv->vp + n;
+  float             *vp = inv->vp;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &x));
   if (!inv->obj.e.l.group_id)
     for (PetscInt c = 0; c < n; c++) {
-      vp[c] = (float)ToVariable(inv, x[c] * inv->scale[0]); /* its own inverse */
-      if (inv->np > 1) rho[c] = (float)(x[n + c] * inv->scale[1] / (inv->impedance ? vp[c] : 1));
+      vp[c] = (float)FromVariable(inv, 0, x[c] * inv->scale[0], 0);
+      for (PetscInt b = 1; b < inv->np; b++) vp[b * n + c] = (float)FromVariable(inv, b, x[b * n + c] * inv->scale[b], vp[c]);
     }
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCallMPI(MPI_Bcast(inv->vp, (PetscMPIInt)(n * inv->np), MPI_FLOAT, 0, inv->obj.e.l.cross));
@@ -129,10 +149,14 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
   for (PetscInt c = 0; c < n; c++) {
     const double v = inv->vp[c];
     double       gv = inv->grad[c];
-    if (inv->np > 1 && inv->impedance) gv -= inv->grad[n + c] * inv->vp[n + c] / v; /* dJ/dv at fixed impedance */
+    for (PetscInt b = 1; b < inv->np; b++) {
+      const double g = inv->grad[b * n + c], m = inv->vp[b * n + c];
+      /* m = x v or x / v at fixed x: dJ/dv gains dJ/dm dm/dv, dJ/dx = dJ/dm dm/dx */
+      gv += ByVp(inv, b) > 0 ? -g * m / v : ByVp(inv, b) < 0 ? g * m / v : 0;
+      inv->gx[b * n + c] = g * (ByVp(inv, b) > 0 ? 1 / v : ByVp(inv, b) < 0 ? v : 1) * inv->scale[b];
+    }
     /* dJ/ds = dJ/dv dv/ds = -v^2 dJ/dv */
     inv->gx[c] = gv * (inv->slowness ? -v * v : 1) * inv->scale[0];
-    if (inv->np > 1) inv->gx[n + c] = inv->grad[n + c] / (inv->impedance ? v : 1) * inv->scale[1];
   }
   if (!inv->evals) { /* the first step, -(preconditioned) gradient, sized */
     double mine[EQUATION_MAX_PARAMETERS] = {0}, most[EQUATION_MAX_PARAMETERS];
@@ -332,7 +356,8 @@ static void TaperAround(Inversion *inv, const Position *p, PetscReal R)
 }
 
 /* Mask (-fix_above) and the source and receiver tapers on group 0's user
-   cells; fixed cells also get equal bounds, so no method moves them. */
+   cells; fixed cells also get equal bounds, so no method moves them, and
+   so does a fluid cell (vs = 0) in the S velocity's block. */
 static PetscErrorCode Weights(Inversion *inv, PetscReal radius[2])
 {
   const Objective   *obj      = &inv->obj;
@@ -351,7 +376,9 @@ static PetscErrorCode Weights(Inversion *inv, PetscReal radius[2])
   for (PetscInt c = 0; c < obj->ms.nlocal; c++) {
     const PetscBool fixed = CellFixed(inv, c);
     inv->weight[c]        = fixed ? 0 : 1;
-    for (PetscInt b = 0; b < inv->np && !obj->e.l.group_id && fixed; b++) xl[b * obj->ms.nlocal + c] = xu[b * obj->ms.nlocal + c] = x[b * obj->ms.nlocal + c];
+    for (PetscInt b = 0; b < inv->np && !obj->e.l.group_id; b++) /* and an S velocity of 0, a fluid's */
+      if (fixed || (b == EquationParameterIndex(obj->e.backend.eq, "vs") && inv->vp[b * obj->ms.nlocal + c] == 0))
+        xl[b * obj->ms.nlocal + c] = xu[b * obj->ms.nlocal + c] = x[b * obj->ms.nlocal + c];
   }
   PetscCall(VecRestoreArrayRead(inv->X, &x));
   PetscCall(VecRestoreArray(inv->XL, &xl));
@@ -505,44 +532,61 @@ static PetscErrorCode SolveBand(Inversion *inv)
 }
 
 /* The parameters -invert_for names, as the equation's first np (vp, then
-   rho), with -parameterisation's variables; their scales: with more than
-   one, each block is its variable over its bound range, so that a unit of
-   any block spans its whole range and none swamps the others in TAO's
-   steps; vp alone keeps its variable as it is. */
+   rho; vp, vs, rho), with -parameterisation's variables; their scales:
+   with more than one, each block is its variable over its bound range, so
+   that a unit of any block spans its whole range and none swamps the
+   others in TAO's steps; vp alone keeps its variable as it is. */
 static PetscErrorCode Parameters(Inversion *inv)
 {
   const Options  *o     = inv->o;
-  const Equation *eq    = inv->obj.e.backend.eq;
-  MPI_Comm        world = inv->obj.e.l.world;
+  const Objective *obj  = &inv->obj;
+  const Equation *eq    = obj->e.backend.eq;
+  MPI_Comm        world = obj->e.l.world;
   PetscInt        named = 0, words = OptionsInvertedCount(o);
   double          var[EQUATION_MAX_PARAMETERS][2] = {{0}};
+  char            expected[128] = "", line[1024];
+  size_t          len;
 
   PetscFunctionBeginUser;
   inv->np = 0;
   while (inv->np < eq->nparameter && OptionsInverts(o, eq->parameter[inv->np].name)) inv->np++;
-  for (PetscInt k = 0; k < eq->nparameter; k++) named += OptionsInverts(o, eq->parameter[k].name);
+  for (PetscInt k = 0; k < eq->nparameter; k++) {
+    PetscCall(PetscStrlen(expected, &len));
+    PetscCall(PetscSNPrintf(expected + len, sizeof expected - len, "%s%s", k ? (k + 1 < eq->nparameter ? ", " : " or ") : "", eq->parameter[0].name));
+    for (PetscInt j = 1; j <= k; j++) {
+      PetscCall(PetscStrlen(expected, &len));
+      PetscCall(PetscSNPrintf(expected + len, sizeof expected - len, ",%s", eq->parameter[j].name));
+    }
+    named += OptionsInverts(o, eq->parameter[k].name);
+  }
   PetscCheck(inv->np >= 1 && named == inv->np && words == inv->np, world, PETSC_ERR_ARG_OUTOFRANGE,
-             "-invert_for %s: expected %s%s%s (the %s equation's parameters from the first, each once)", o->invert_for, eq->parameter[0].name, eq->nparameter > 1 ? " or " : "",
-             eq->nparameter > 1 ? "vp,rho" : "", eq->name);
+             "-invert_for %s: expected %s (the %s equation's parameters from the first, each once)", o->invert_for, expected, eq->name);
   inv->slowness  = o->parameterisation == PARAMETERISATION_SLOWNESS ? PETSC_TRUE : PETSC_FALSE;
   inv->impedance = o->parameterisation == PARAMETERISATION_IMPEDANCE ? PETSC_TRUE : PETSC_FALSE;
-  PetscCheck(!inv->impedance || inv->np > 1, world, PETSC_ERR_USER_INPUT, "-parameterisation impedance inverts vp and rho vp: expected -invert_for vp,rho (-physics variable_density)");
-  PetscCheck(inv->np > 1 || (!o->rho_min && !o->rho_max), world, PETSC_ERR_USER_INPUT, "-rho_min and -rho_max bound an inverted density: expected -invert_for vp,rho");
-  var[0][0] = ToVariable(inv, inv->obj.vp_lo);
-  var[0][1] = ToVariable(inv, inv->obj.vp_hi);
-  if (inv->np > 1) {
-    var[1][0] = DensityVariable(inv, inv->obj.rho_lo, inv->obj.vp_lo);
-    var[1][1] = DensityVariable(inv, inv->obj.rho_hi, inv->obj.vp_hi);
+  PetscCheck(!inv->impedance || OptionsInverts(o, "rho"), world, PETSC_ERR_USER_INPUT, "-parameterisation impedance inverts vp and rho vp: expected -invert_for with rho (%s)", expected);
+  PetscCheck(OptionsInverts(o, "rho") || (!o->rho_min && !o->rho_max), world, PETSC_ERR_USER_INPUT, "-rho_min and -rho_max bound an inverted density: expected -invert_for with rho (%s)", expected);
+  PetscCheck(OptionsInverts(o, "vs") || (!o->vpvs_min && !o->vpvs_max), world, PETSC_ERR_USER_INPUT, "-vpvs_min and -vpvs_max bound an inverted S velocity: expected -invert_for with vs (%s)",
+             expected);
+  var[0][0] = ToVariable(inv, 0, obj->vp_lo, 0);
+  var[0][1] = ToVariable(inv, 0, obj->vp_hi, 0);
+  for (PetscInt b = 1; b < inv->np; b++) { /* the S velocity's bounds are already on vs / vp */
+    var[b][0] = ByVp(inv, b) < 0 ? obj->lo[b] : ToVariable(inv, b, obj->lo[b], obj->vp_lo);
+    var[b][1] = ByVp(inv, b) < 0 ? obj->hi[b] : ToVariable(inv, b, obj->hi[b], obj->vp_hi);
   }
   for (PetscInt b = 0; b < inv->np; b++) {
     inv->scale[b] = inv->np > 1 ? PetscAbsReal(var[b][1] - var[b][0]) : 1;
     inv->lo[b]    = PetscMin(var[b][0], var[b][1]) / inv->scale[b];
     inv->hi[b]    = PetscMax(var[b][0], var[b][1]) / inv->scale[b];
   }
-  if (inv->np > 1)
-    PetscCall(PetscPrintf(world, "inverting for %s with %s (%s), bounds %.6g to %.6g %s, and %s (%s), bounds %.6g to %.6g; each over its bound range in TAO's variables\n",
-                          o->invert_for, inv->slowness ? "slowness" : "velocity", eq->parameter[0].unit, (double)inv->obj.vp_lo, (double)inv->obj.vp_hi, eq->parameter[0].unit,
-                          inv->impedance ? "impedance" : "density", inv->impedance ? "kg/(m^2 s)" : eq->parameter[1].unit, var[1][0], var[1][1]));
+  if (inv->np == 1) PetscFunctionReturn(0);
+  PetscCall(PetscSNPrintf(line, sizeof line, "inverting for %s with %s (%s), bounds %.6g to %.6g %s", o->invert_for, inv->slowness ? "slowness" : "velocity", eq->parameter[0].unit,
+                          (double)obj->vp_lo, (double)obj->vp_hi, eq->parameter[0].unit));
+  for (PetscInt b = 1; b < inv->np; b++) {
+    PetscCall(PetscStrlen(line, &len));
+    const char *what = ByVp(inv, b) > 0 ? "impedance" : ByVp(inv, b) < 0 ? "vs / vp" : eq->parameter[b].label, *unit = ByVp(inv, b) > 0 ? "kg/(m^2 s)" : ByVp(inv, b) < 0 ? "1" : eq->parameter[b].unit;
+    PetscCall(PetscSNPrintf(line + len, sizeof line - len, ", %s (%s), bounds %.6g to %.6g", what, unit, var[b][0], var[b][1]));
+  }
+  PetscCall(PetscPrintf(world, "%s; each over its bound range in TAO's variables%s\n", line, OptionsInverts(o, "vs") ? "; vs held at 0 where it starts at 0 (a fluid)" : ""));
   PetscFunctionReturn(0);
 }
 
@@ -585,17 +629,15 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(VecDuplicate(inv.X, &inv.XU));
     PetscCall(PetscMalloc4(nl + 1, &inv.weight, nl * neq + 1, &inv.vp, nl * np + 1, &inv.grad, nl * np + 1, &inv.gx));
     PetscCall(PetscArraycpy(inv.vp, inv.obj.vp_start, nl));
-    if (neq > 1) PetscCall(PetscArraycpy(inv.vp + nl, inv.obj.rho_start, nl));
-    if (np > 1) { /* the density moves with TAO's model, and its gradient comes back beside vp's */
-      inv.obj.rho       = inv.vp + nl;
-      inv.rest[0]       = inv.grad + nl;
+    for (PetscInt k = 1; k < neq; k++) PetscCall(PetscArraycpy(inv.vp + k * nl, inv.obj.start[k], nl));
+    for (PetscInt k = 1; k < np; k++) { /* the other parameters inverted move with TAO's model, and their gradients come back beside vp's */
+      inv.obj.rest[k]   = inv.vp + k * nl;
+      inv.rest[k - 1]   = inv.grad + k * nl;
       inv.obj.grad_rest = inv.rest;
     }
     PetscCall(VecGetArray(inv.X, &x));
-    for (PetscInt c = 0; c < n; c++) {
-      x[c] = ToVariable(&inv, inv.vp[c]) / inv.scale[0];
-      if (np > 1) x[n + c] = DensityVariable(&inv, inv.vp[nl + c], inv.vp[c]) / inv.scale[1];
-    }
+    for (PetscInt c = 0; c < n; c++)
+      for (PetscInt b = 0; b < np; b++) x[b * n + c] = ToVariable(&inv, b, inv.vp[b * nl + c], inv.vp[c]) / inv.scale[b];
     PetscCall(VecRestoreArray(inv.X, &x));
     PetscCall(VecGetArray(inv.XL, &x));
     for (PetscInt b = 0; b < np; b++)

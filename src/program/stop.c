@@ -50,11 +50,15 @@ static void OnSignal(int sig, siginfo_t *info, void *context)
     if (atomic_compare_exchange_strong(&signalled, &none, sig)) return;
   }
   if (watch.speaker) {
-    Say(sig == SIGINT ? "Stopped at once by SIGINT" : "Stopped at once by SIGTERM");
-    Say(launcher ? " from Open MPI's mpiexec, which kills the ranks a second later" : watch.boundaries ? " (the second request)" : "");
-    Say(": ");
-    Say(watch.kept);
-    Say("\n");
+    /* one write, so that no other thread's line lands inside it */
+    static char line[sizeof watch.kept + 160];
+    const char *const part[] = {sig == SIGINT ? "Stopped at once by SIGINT" : "Stopped at once by SIGTERM",
+                                launcher ? " from Open MPI's mpiexec, which kills the ranks a second later" : watch.boundaries ? " (the second request)" : "", ": ", watch.kept, "\n"};
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof part / sizeof part[0]; k++)
+      for (const char *c = part[k]; *c && n + 1 < sizeof line; c++) line[n++] = *c;
+    line[n] = 0;
+    Say(line);
   }
   /* wait for the launcher's SIGKILL: mpiexec stops passing output on once
      every rank has ended, and may drop the message of one that ends at once */

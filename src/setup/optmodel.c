@@ -1,12 +1,11 @@
 /* Options without effect with this model and survey: see optmodel.h. */
 #include "setup/optmodel.h"
 #include <stdlib.h>
-#include <string.h>
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Options of -mode invert alone, which the other modes read and ignore. */
-static const char *const invert_only[] = {"-restart", "-first_step", "-qc_shots", "-qc_illumination", "-invert_for", "-rho_min", "-rho_max"};
+static const char *const invert_only[] = {"-restart", "-first_step", "-qc_shots", "-qc_illumination", "-invert_for", "-rho_min", "-rho_max", "-vpvs_min", "-vpvs_max"};
 /* And of -mode forward alone: the misfit reads the equation's first component. */
 static const char *const forward_only[] = {"-record"};
 /* The CUDA core kernel's launch shape (Equation.gpu_launch_shape). */
@@ -44,10 +43,6 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const Equation
   PetscCheck(o->mode == MODE_FORWARD || o->gradient_method == GRADIENT_AUTO || eq->keeps[o->gradient_method], comm, PETSC_ERR_SUP,
              "-gradient_method %s: the %s equation does not offer it; expected auto or %s", GradientMethods[o->gradient_method], eq->name,
              GradientMethods[eq->keeps[GRADIENT_FULL] ? GRADIENT_FULL : GRADIENT_BOUNDARY]);
-  /* the inversion's blocks after vp are a density's (program/invert.c) */
-  PetscCheck(o->mode != MODE_INVERT || OptionsInvertedCount(o) < 2 || eq->nparameter < 2 || !strcmp(eq->parameter[1].name, "rho"), comm, PETSC_ERR_SUP,
-             "-invert_for %s with -physics %s: inverting for %s is not there yet; expected -invert_for vp (the other parameters held as given)", o->invert_for, eq->name,
-             eq->parameter[1].name);
   PetscCheck(o->gradient_smoothing_n != 2 || m->dim == 2, comm, PETSC_ERR_ARG_SIZ,
              "-gradient_smoothing %.6g,%.6g: two values for a 3D model; expected one value, or z,x,y", (double)o->gradient_smoothing[0], (double)o->gradient_smoothing[1]);
   for (PetscInt a = 0; a < 3; a++) {
