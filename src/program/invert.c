@@ -34,8 +34,9 @@ typedef struct {
      (-invert_for: the equation's first np parameters, vp first), stacked on
      each rank of group 0; block k holds variable k over scale[k] (1 for vp
      alone), the variables vp or 1/vp (-parameterisation slowness), rho or
-     the impedance rho vp (-parameterisation impedance), vs as it is. */
-  PetscInt       np;
+     the impedance rho vp (-parameterisation impedance), vs / vp for vs
+     (by_vp[b]: ByVp of block b, set with the blocks, for the loops over cells). */
+  PetscInt       np, by_vp[EQUATION_MAX_PARAMETERS];
   double         scale[EQUATION_MAX_PARAMETERS];
   double        *gx;        /* the gradient with respect to TAO's variables, every block */
   PetscBool      slowness, impedance;
@@ -75,14 +76,14 @@ static PetscInt ByVp(const Inversion *inv, PetscInt b)
 static double ToVariable(const Inversion *inv, PetscInt b, double m, double v)
 {
   if (!b) return inv->slowness ? 1 / m : m;
-  return ByVp(inv, b) > 0 ? m * v : ByVp(inv, b) < 0 ? m / v : m;
+  return inv->by_vp[b] > 0 ? m * v : inv->by_vp[b] < 0 ? m / v : m;
 }
 
 /* And back: block b's value of TAO's variable x where the velocity is v. */
 static double FromVariable(const Inversion *inv, PetscInt b, double x, double v)
 {
   if (!b) return inv->slowness ? 1 / x : x; /* its own inverse */
-  return ByVp(inv, b) > 0 ? x / v : ByVp(inv, b) < 0 ? x * v : x;
+  return inv->by_vp[b] > 0 ? x / v : inv->by_vp[b] < 0 ? x * v : x;
 }
 
 /* The model of X (group 0) on every group, as floats. */
@@ -152,8 +153,8 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
     for (PetscInt b = 1; b < inv->np; b++) {
       const double g = inv->grad[b * n + c], m = inv->vp[b * n + c];
       /* m = x v or x / v at fixed x: dJ/dv gains dJ/dm dm/dv, dJ/dx = dJ/dm dm/dx */
-      gv += ByVp(inv, b) > 0 ? -g * m / v : ByVp(inv, b) < 0 ? g * m / v : 0;
-      inv->gx[b * n + c] = g * (ByVp(inv, b) > 0 ? 1 / v : ByVp(inv, b) < 0 ? v : 1) * inv->scale[b];
+      gv += inv->by_vp[b] > 0 ? -g * m / v : inv->by_vp[b] < 0 ? g * m / v : 0;
+      inv->gx[b * n + c] = g * (inv->by_vp[b] > 0 ? 1 / v : inv->by_vp[b] < 0 ? v : 1) * inv->scale[b];
     }
     /* dJ/ds = dJ/dv dv/ds = -v^2 dJ/dv */
     inv->gx[c] = gv * (inv->slowness ? -v * v : 1) * inv->scale[0];
@@ -377,7 +378,7 @@ static PetscErrorCode Weights(Inversion *inv, PetscReal radius[2])
     const PetscBool fixed = CellFixed(inv, c);
     inv->weight[c]        = fixed ? 0 : 1;
     for (PetscInt b = 0; b < inv->np && !obj->e.l.group_id; b++) /* and an S velocity of 0, a fluid's */
-      if (fixed || (b == EquationParameterIndex(obj->e.backend.eq, "vs") && inv->vp[b * obj->ms.nlocal + c] == 0))
+      if (fixed || (inv->by_vp[b] < 0 && inv->vp[b * obj->ms.nlocal + c] == 0))
         xl[b * obj->ms.nlocal + c] = xu[b * obj->ms.nlocal + c] = x[b * obj->ms.nlocal + c];
   }
   PetscCall(VecRestoreArrayRead(inv->X, &x));
@@ -567,11 +568,12 @@ static PetscErrorCode Parameters(Inversion *inv)
   PetscCheck(OptionsInverts(o, "rho") || (!o->rho_min && !o->rho_max), world, PETSC_ERR_USER_INPUT, "-rho_min and -rho_max bound an inverted density: expected -invert_for with rho (%s)", expected);
   PetscCheck(OptionsInverts(o, "vs") || (!o->vpvs_min && !o->vpvs_max), world, PETSC_ERR_USER_INPUT, "-vpvs_min and -vpvs_max bound an inverted S velocity: expected -invert_for with vs (%s)",
              expected);
+  for (PetscInt b = 0; b < inv->np; b++) inv->by_vp[b] = ByVp(inv, b);
   var[0][0] = ToVariable(inv, 0, obj->vp_lo, 0);
   var[0][1] = ToVariable(inv, 0, obj->vp_hi, 0);
   for (PetscInt b = 1; b < inv->np; b++) { /* the S velocity's bounds are already on vs / vp */
-    var[b][0] = ByVp(inv, b) < 0 ? obj->lo[b] : ToVariable(inv, b, obj->lo[b], obj->vp_lo);
-    var[b][1] = ByVp(inv, b) < 0 ? obj->hi[b] : ToVariable(inv, b, obj->hi[b], obj->vp_hi);
+    var[b][0] = inv->by_vp[b] < 0 ? obj->lo[b] : ToVariable(inv, b, obj->lo[b], obj->vp_lo);
+    var[b][1] = inv->by_vp[b] < 0 ? obj->hi[b] : ToVariable(inv, b, obj->hi[b], obj->vp_hi);
   }
   for (PetscInt b = 0; b < inv->np; b++) {
     inv->scale[b] = inv->np > 1 ? PetscAbsReal(var[b][1] - var[b][0]) : 1;
@@ -583,7 +585,7 @@ static PetscErrorCode Parameters(Inversion *inv)
                           (double)obj->vp_lo, (double)obj->vp_hi, eq->parameter[0].unit));
   for (PetscInt b = 1; b < inv->np; b++) {
     PetscCall(PetscStrlen(line, &len));
-    const char *what = ByVp(inv, b) > 0 ? "impedance" : ByVp(inv, b) < 0 ? "vs / vp" : eq->parameter[b].label, *unit = ByVp(inv, b) > 0 ? "kg/(m^2 s)" : ByVp(inv, b) < 0 ? "1" : eq->parameter[b].unit;
+    const char *what = inv->by_vp[b] > 0 ? "impedance" : inv->by_vp[b] < 0 ? "vs / vp" : eq->parameter[b].label, *unit = inv->by_vp[b] > 0 ? "kg/(m^2 s)" : inv->by_vp[b] < 0 ? "1" : eq->parameter[b].unit;
     PetscCall(PetscSNPrintf(line + len, sizeof line - len, ", %s (%s), bounds %.6g to %.6g", what, unit, var[b][0], var[b][1]));
   }
   PetscCall(PetscPrintf(world, "%s; each over its bound range in TAO's variables%s\n", line, OptionsInverts(o, "vs") ? "; vs held at 0 where it starts at 0 (a fluid)" : ""));

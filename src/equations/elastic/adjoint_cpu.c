@@ -15,15 +15,14 @@ static unsigned SurfacesAt(const ELState *s, const PetscInt q[3])
   return surf;
 }
 
-/* The transposed CPML memory of the derivative along b at padded q (its
-   output at the node above along b where up, else at the centre), memory
-   psi at cell c: the operand from x. */
-static inline float OperandAt(const ELState *s, PetscInt b, PetscInt up, const PetscInt q[3], ptrdiff_t c, float *psi, float x)
-{
-  const PetscInt w = q[b];
+/* CPML weights of the derivative along b at cell i of a row from padded
+   q (the centres', or the nodes' above along b where up): per cell along
+   axis 0, one for the row along the others. */
+#define EL_PROFILE(s, w, b, up, q, i) ((up) ? (s)->h##w : (s)->p##w)[b][(b) ? (q)[b] : (q)[0] + (i)]
 
-  return StaggeredCpmlAdjoint(x, (up ? s->ha : s->pa)[b][w], (up ? s->hb : s->pb)[b][w], &psi[c]);
-}
+/* The operand from x of the derivative along b at padded q (one cell, i =
+   0), through its transposed CPML memory psi at cell c. */
+#define EL_OPERAND_AT(s, axis, up, q, c, psi, x) StaggeredCpmlAdjoint(x, EL_PROFILE(s, a, axis, up, q, 0), EL_PROFILE(s, b, axis, up, q, 0), &(psi)[c])
 
 /* Undoing the stress stage at cell c (padded q).  What the forward update
    s_a += lambda dt tr(e) + 2 mu dt e_a fed each strain rate e_b is
@@ -63,21 +62,16 @@ static void UndoStressCell(ELState *s, const PetscInt q[3], ptrdiff_t c)
   }
   for (PetscInt b = 0; b < D; b++) {
     const float sigma = surf >> b & 1 ? 0.0f : ls * tr + m2 * s->s[b][c];
-    s->op[b][b][c]    = OperandAt(s, b, 0, q, c, s->psi_s[b][b], sigma);
+    s->op[b][b][c]    = EL_OPERAND_AT(s, b, 0, q, c, s->psi_s[b][b], sigma);
   }
   for (PetscInt p = 0; p < P; p++) {
     const PetscInt a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
     const float    M = ELEdgeShear(s->csum[a], c, s->stride[b]), tau = M * s->t[p][c];
     if (s->keep) s->img_e[p][c] += M * tau * ELKeep(s, EL_KEEP_SHEAR, p, c)[0];
-    s->op[a][b][c] = OperandAt(s, b, 1, q, c, s->psi_s[a][b], tau);
-    s->op[b][a][c] = OperandAt(s, a, 1, q, c, s->psi_s[b][a], tau);
+    s->op[a][b][c] = EL_OPERAND_AT(s, b, 1, q, c, s->psi_s[a][b], tau);
+    s->op[b][a][c] = EL_OPERAND_AT(s, a, 1, q, c, s->psi_s[b][a], tau);
   }
 }
-
-/* CPML weights of the derivative along b at cell i of a row from padded
-   q (the centres', or the nodes' above along b where up): per cell along
-   axis 0, one for the row along the others. */
-#define EL_PROFILE(s, w, b, up, q, i) ((up) ? (s)->h##w : (s)->p##w)[b][(b) ? (q)[b] : (q)[0] + (i)]
 
 /* UndoStressCell over cells [i0, i1) of a row off every free surface, as
    vector loops: the normal rates' operands, then each pair's. */
