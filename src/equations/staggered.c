@@ -1,4 +1,5 @@
 #include "equations/staggered.h"
+#include <string.h>
 
 void StaggeredWeights(PetscInt radius, double c[])
 {
@@ -89,4 +90,25 @@ PetscErrorCode StaggeredProfilesDestroy(PetscInt dim, const BackendOps *b, float
     for (PetscInt k = 0; k < 4; k++) PetscCall(b->mem_free((void **)dev[k]));
   }
   PetscFunctionReturn(0);
+}
+
+void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], PetscBool save, unsigned mask, float *buf)
+{
+  size_t at = 0;
+
+  for (PetscInt k = 0; k < nband; k++) {
+    const Box     *b = &band[k].box;
+    const PetscInt m = b->hi[0] - b->lo[0];
+    if (!save && !(mask >> band[k].field & 1)) {
+      at += BoxCells(b);
+      continue;
+    }
+    for (PetscInt z = b->lo[2]; z < b->hi[2]; z++)
+      for (PetscInt y = b->lo[1]; y < b->hi[1]; y++, at += m) {
+        const PetscInt q[3] = {b->lo[0], y, z};
+        float *const   x    = f[band[k].field] + GridPaddedIndex(g, q);
+        if (save) memcpy(buf + at, x, m * sizeof(float));
+        else memcpy(x, buf + at, m * sizeof(float));
+      }
+  }
 }

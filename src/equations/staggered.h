@@ -57,6 +57,19 @@ PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const
                                        PetscInt plain[2][2]);
 PetscErrorCode StaggeredProfilesDestroy(PetscInt dim, const BackendOps *b, float *pa[3], float *pb[3], float *ha[3], float *hb[3]);
 
+/* A box of owned cells of one field that a boundary method saves each
+   step (field: the equation's own number of the fields it runs back). */
+typedef struct {
+  PetscInt field;
+  Box      box;
+} StaggeredBand;
+
+/* The nband bands of fields f[field] (host memory, over g's padded box)
+   to buf (save), or back from it for the bands whose field is in mask (a
+   bit per field); buf holds every band, box by box, each along axis 0,
+   then 1, then 2. */
+void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], PetscBool save, unsigned mask, float *buf);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,7 +23,10 @@
    into the images of lambda dt, mu dt (at the centres and on the edges)
    and dt / rho (on the faces).  The free surface's mirrors are
    transposed by the operands' values beyond it (AdjointSurface in the
-   backends), its zero stresses by zeroing their adjoints. */
+   backends), its zero stresses by zeroing their adjoints.  The boundary
+   method stores none of those terms: the forward fields run backwards
+   beside the adjoint (reconstruct.c) form them again, and its passes take
+   the images as they go. */
 #include "equations/elastic/kernels.h"
 #include "equations/store.h"
 #include "data/util.h"
@@ -73,7 +76,8 @@ PetscErrorCode ELAdjointRunBegin(ELState *s, WavefieldStore store)
 PetscErrorCode ELAdjointStepBegin(ELState *s, WavefieldStore store, PetscInt n)
 {
   PetscFunctionBeginUser;
-  PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
+  if (s->rec) PetscCall(ELReconstructionRead(s, store, n));
+  else PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
   PetscFunctionReturn(0);
 }
 
@@ -83,7 +87,8 @@ PetscErrorCode ELAdjointStepBegin(ELState *s, WavefieldStore store, PetscInt n)
    source's injection, scaled by the model, takes its share of the images.
    Stage 1 undoes the velocities' surface pass: each normal velocity's node
    past a surface was set again (to 0, or a mirror), so its adjoint counts
-   for nothing. */
+   for nothing.  The boundary method's fields follow the forward run's
+   order backwards (reconstruct.c). */
 PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationStepPoints *points)
 {
   const ELKernels *ops = s->ops;
@@ -96,6 +101,8 @@ PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationSte
   } else PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, s->v, PETSC_FALSE));
   PetscCall(ops->adjoint_operands(s, stage));
   PetscCall(ops->adjoint_surface(s, stage));
+  if (s->rec && stage == 0) PetscCall(ELReconstructionUndoStepEnd(s, points));
+  if (s->rec && stage == 1) PetscCall(ELReconstructionStresses(s));
   PetscFunctionReturn(0);
 }
 
@@ -104,7 +111,8 @@ PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, co
 {
   PetscFunctionBeginUser;
   PetscCall(s->ops->inject_residual(s, points->reach, points->residual));
-  PetscCall(WavefieldStoreReadEnd(store, n));
+  if (s->rec) PetscCall(ELReconstructionDone(s, store, n));
+  else PetscCall(WavefieldStoreReadEnd(store, n));
   s->keep = NULL;
   PetscFunctionReturn(0);
 }

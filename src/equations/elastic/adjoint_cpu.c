@@ -51,14 +51,7 @@ static void UndoStressCell(ELState *s, const PetscInt q[3], ptrdiff_t c)
       T += e[b];
       se += s->s[b][c] * e[b];
     }
-    if (surf) {
-      const float den = m2 + (float)k * l;
-      s->img_l[c] += tr * T * (m2 * m2 / (den * den));
-      s->img_m[c] += tr * T * (2 * (float)k * l * l / (den * den)) + 2 * se;
-    } else {
-      s->img_l[c] += tr * T;
-      s->img_m[c] += 2 * se;
-    }
+    ELNormalImage(&s->img_l[c], &s->img_m[c], tr, T, se, l, m2, k);
   }
   for (PetscInt b = 0; b < D; b++) {
     const float sigma = surf >> b & 1 ? 0.0f : ls * tr + m2 * s->s[b][c];
@@ -92,8 +85,7 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
         T += e;
         se += sn[b][c] * e;
       }
-      s->img_l[c] += tr * T;
-      s->img_m[c] += 2 * se;
+      ELNormalImage(&s->img_l[c], &s->img_m[c], tr, T, se, l, m2, 0);
     }
     for (PetscInt b = 0; b < D; b++) s->op[b][b][c] = StaggeredCpmlAdjoint(l * tr + m2 * sn[b][c], EL_PROFILE(s, a, b, 0, q, i), EL_PROFILE(s, b, b, 0, q, i), &s->psi_s[b][b][c]);
   }

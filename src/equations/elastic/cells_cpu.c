@@ -41,9 +41,9 @@ static PetscErrorCode Surface(ELState *s, StaggeredSurfaceOp op, float *const f[
   return 0;
 }
 
-static PetscErrorCode Inject(ELState *s, const PointMap *m, const float amp[])
+static PetscErrorCode Inject(ELState *s, const PointMap *m, const float amp[], PetscBool subtract)
 {
-  for (PetscInt i = 0; i < m->nrows; i++) ELInjectRow(s, m, i, amp);
+  for (PetscInt i = 0; i < m->nrows; i++) ELInjectRow(s, m, i, amp, subtract);
   return 0;
 }
 
@@ -147,5 +147,7 @@ const ELKernels ELKernelsCPU = {
   .inject_residual  = InjectResidual,
   .derive_image     = DeriveImage,
   .image            = Image,
+  .back_stress      = ELBackStressCPU,
+  .back_velocity    = ELBackVelocityCPU,
   .backend       = &BackendOpsCPU,
 };

@@ -8,7 +8,8 @@
    the centres where the normal stresses live, and mu on a shear stress's
    edge is the harmonic mean of its four cells' (0 where one of them is a
    fluid, so a fluid-solid contact carries no shear).  Its gradient: the
-   exact adjoint with full storage (adjoint.c), on the CPU. */
+   exact adjoint (adjoint.c), on the CPU, with full storage or with the
+   forward fields run backwards in the core (reconstruct.c). */
 #include "equations/elastic/kernels.h"
 #include <math.h>
 
@@ -43,16 +44,23 @@ static const EquationField fields[] = {
   [EL_IE + 0] = {"iezx", "adjoint: the image of mu dt on the zx edges (times its square)", EQUATION_FIELD_BOX},
   [EL_IE + 1] = {"iezy", "adjoint: the image of mu dt on the zy edges (times its square)", EQUATION_FIELD_BOX},
   [EL_IE + 2] = {"iexy", "adjoint: the image of mu dt on the xy edges (times its square)", EQUATION_FIELD_BOX},
+#define EL_BACKWARDS(f, name) [EL_FR + (f)] = {"f" name, "boundary method: the forward " name ", run backwards", EQUATION_FIELD_BOX}
+  EL_BACKWARDS(EL_VZ, "vz"),   EL_BACKWARDS(EL_VX, "vx"),   EL_BACKWARDS(EL_VY, "vy"),
+  EL_BACKWARDS(EL_SZZ, "szz"), EL_BACKWARDS(EL_SXX, "sxx"), EL_BACKWARDS(EL_SYY, "syy"),
+  EL_BACKWARDS(EL_SZX, "szx"), EL_BACKWARDS(EL_SZY, "szy"), EL_BACKWARDS(EL_SXY, "sxy"),
+#undef EL_BACKWARDS
 };
 
 /* The velocities read the stresses across faces and edges, the stresses
    the velocities; in the adjoint (adjoint.c) stage 0 undoes the stress
    stage and stage 1 the velocity stage, each from the operands its
-   transposed derivatives read. */
+   transposed derivatives read; the boundary method's forward fields run
+   back beside them, the stresses from the velocities in stage 0, the
+   velocities from the stresses in stage 1 (reconstruct.c). */
 #define EL_OPERANDS EL_OP + 0, EL_OP + 1, EL_OP + 2, EL_OP + 3, EL_OP + 4, EL_OP + 5, EL_OP + 6, EL_OP + 7, EL_OP + 8
 static const EquationStage stages[] = {
-  {"velocity", 6, {EL_SZZ, EL_SXX, EL_SYY, EL_SZX, EL_SZY, EL_SXY}, 9, {EL_OPERANDS}},
-  {"stress",   3, {EL_VZ, EL_VX, EL_VY},                            9, {EL_OPERANDS}},
+  {"velocity", 6, {EL_SZZ, EL_SXX, EL_SYY, EL_SZX, EL_SZY, EL_SXY}, 12, {EL_OPERANDS, EL_FR + EL_VZ, EL_FR + EL_VX, EL_FR + EL_VY}},
+  {"stress",   3, {EL_VZ, EL_VX, EL_VY},                            15, {EL_OPERANDS, EL_FR + EL_SZZ, EL_FR + EL_SXX, EL_FR + EL_SYY, EL_FR + EL_SZX, EL_FR + EL_SZY, EL_FR + EL_SXY}},
 };
 #undef EL_OPERANDS
 
@@ -138,23 +146,29 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   *layers = 2.0 * g->dim * g->dim * cells * sizeof(float);
 }
 
-/* Full storage: every step's strain rates and stress divergences
-   (ELKeep), over the padded box. */
+/* Every step: full storage, the strain rates and stress divergences
+   (ELKeep) over the padded box; the boundary method, the band of every
+   forward field beside the core (reconstruct.c). */
 static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
 {
   PetscInt padded[3];
 
-  *n      = (size_t)ELKeepRows(g->dim) * GridPaddedCells(g, padded);
+  if (m == GRADIENT_BOUNDARY) {
+    ELReconstruction rec;
+    ELReconstructionGeometry(g, &rec);
+    *n = rec.floats;
+  } else *n = (size_t)ELKeepRows(g->dim) * GridPaddedCells(g, padded);
   *nsteps = steps;
   *live   = (WavefieldLive){0, 0, 0};
 }
 
-/* The adjoint's operands and images, and the image handed out. */
+/* The adjoint's operands and images, and the image handed out; the
+   boundary method's forward fields run backwards besides. */
 static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m)
 {
   PetscInt padded[3];
 
-  return (double)ELAdjointArrays(g->dim) * GridPaddedCells(g, padded) * sizeof(float);
+  return (double)(ELAdjointArrays(g->dim) + (m == GRADIENT_BOUNDARY ? 2 * g->dim + ELPairs(g->dim) : 0)) * GridPaddedCells(g, padded) * sizeof(float);
 }
 
 /* From dJ/dlambda, dJ/dmu and dJ/db (lambda = rho (vp^2 - 2 vs^2), mu =
@@ -205,13 +219,13 @@ const Equation EquationElastic = {
   .cell_floats          = 18, /* 2D: ELStateFloats(2) */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
-  .keeps                = {[GRADIENT_FULL] = "every step's strain rates and stress divergences"},
+  .keeps                = {[GRADIENT_FULL] = "every step's strain rates and stress divergences", [GRADIENT_BOUNDARY] = "the band of every field beside the layers, every step"},
   /* scripts/bench-gradient (PHYSICS=elastic, 1 rank x 2 threads, order 8,
      20 layer cells, 2026-12-01 on the Intel Xeon): adjoint steps 3.0
      forward steps in 2D 512^2 and 2.3 in 3D 64^3; the forward step 2.4
      (2D) and 3.6 (3D) of the constant-density equation's per cell
      (docs/numerics.md, Elastic) */
-  .gradient_cost        = {{3.0, 3.0, 0, 2.4}, {2.3, 2.3, 0, 3.6}},
+  .gradient_cost        = {{3.0, 3.0, 1.0, 2.4}, {2.3, 2.3, 1.0, 3.6}},
   .nimage_field         = 6,
   .image_field          = {EL_IB + 0, EL_IB + 1, EL_IB + 2, EL_IE + 0, EL_IE + 1, EL_IE + 2},
   .nimage_derived       = 3,

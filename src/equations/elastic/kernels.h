@@ -26,8 +26,9 @@ typedef struct ELKernels {
   /* The normal velocity beyond every free surface (state.c, StageBegin). */
   PetscErrorCode (*surface_velocity)(ELState *s);
   /* The source's amplitudes through its map (PointMap: inject) into the
-     fields its kind drives (state.h: EL_SOURCE_*). */
-  PetscErrorCode (*inject)(ELState *s, const PointMap *m, const float amp[]);
+     fields its kind drives (state.h: EL_SOURCE_*), or out of them
+     (subtract). */
+  PetscErrorCode (*inject)(ELState *s, const PointMap *m, const float amp[], PetscBool subtract);
   /* out[i] = row i's sum over component c (0 the pressure, 1 + a the
      velocity along a; PointMap: record). */
   PetscErrorCode (*record)(ELState *s, PetscInt c, const PointMap *m, const float remote[], float out[]);
@@ -49,6 +50,14 @@ typedef struct ELKernels {
   PetscErrorCode (*inject_residual)(ELState *s, const PointMap *m, const float amp[]);
   PetscErrorCode (*derive_image)(ELState *s);
   PetscErrorCode (*image)(ELState *s, PetscInt k);
+  /* The boundary method (reconstruct.c; NULL on a backend that has none):
+     the forward stages run backwards over the cells of box b in the cores
+     (rec->core), on the fields run back (rec->f), each imaging its terms with
+     the adjoint fields as full storage's operands do from the store: the
+     stresses from the velocities (in adjoint stage 0), the velocities from
+     the stresses (in adjoint stage 1). */
+  PetscErrorCode (*back_stress)(ELState *s, const Box *b);
+  PetscErrorCode (*back_velocity)(ELState *s, const Box *b);
   const BackendOps *backend;
 } ELKernels;
 
@@ -70,12 +79,19 @@ extern const ELKernels ELKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
     else { const PetscBool K_ = PETSC_FALSE; CALL; } \
   } while (0)
 
+/* Which pass a CPU stage runs: the forward step, its adjoint, or the
+   forward step backwards on the fields run back, imaging its terms
+   (reconstruct.c). */
+typedef enum { EL_PASS_FORWARD, EL_PASS_ADJOINT, EL_PASS_BACK } ELPass;
+
 /* The CPU's stages (kernels_cpu.c). */
 PetscErrorCode ELVelocityCPU(ELState *s, const Box *b);
 PetscErrorCode ELStressCPU(ELState *s, const Box *b);
 PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b);
 PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b);
 PetscErrorCode ELAdjointOperandsCPU(ELState *s, PetscInt stage);
+PetscErrorCode ELBackStressCPU(ELState *s, const Box *b);
+PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *b);
 
 #ifdef __cplusplus
 }

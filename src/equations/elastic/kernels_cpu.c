@@ -3,7 +3,9 @@
    bits.  A row goes in pieces: its cells outside every absorbing layer in
    one pass without CPML memory, those in a layer with every derivative's
    memory (exact outside the layer, where its weights are 0), and the cells
-   on a free surface with the surface's condition. */
+   on a free surface with the surface's condition.  The same passes run the
+   adjoint (ELPass: on its operands) and, in the boundary method, the
+   forward step backwards in the core. */
 #include "equations/elastic/kernels.h"
 #include "equations/staggered_cpu.h"
 
@@ -37,24 +39,34 @@ STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt i, const
   return layer ? StaggeredCpml(t, d->la[b ? 0 : i], d->lb[b ? 0 : i], &d->psi[i]) : t;
 }
 
+/* The forward fields a pass reads and writes: the state's own, or in the
+   boundary method's backward pass those run back. */
+#define EL_V(s, P) ((P) == EL_PASS_BACK ? (s)->rec->f + EL_VZ : (s)->v)
+#define EL_S(s, P) ((P) == EL_PASS_BACK ? (s)->rec->f + EL_SZZ : (s)->s)
+#define EL_T(s, P) ((P) == EL_PASS_BACK ? (s)->rec->f + EL_SZX : (s)->t)
+
 /* v_a over cells [i0, i0 + m) of a row: g = D+_a s_a + sum_(b != a) D-_b
    t_ab, summed in axis order, v_a += (dt / rho on the face) g, g kept in
-   the store's row where K (the run keeps one).  The adjoint (A) takes the same
+   the store's row where K (the run keeps one).  The adjoint takes the same
    stencils of the operands op[a][b] (the transpose of the stress stage:
    D-^T = -D+, D+^T = -D-) and v_a -= g, without CPML (the operands carry
-   it).  No cell's update reads another's (ivdep, as in the
+   it).  Backwards (in the core: no CPML), v_a -= (dt / rho) g, and the
+   face's image of dt / rho takes v~_a g, as full storage's does from the
+   store.  No cell's update reads another's (ivdep, as in the
    variable-density kernels). */
-STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscBool A, PetscBool K, PetscInt R, PetscInt D)
+STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0, sa = s->stride[a];
   Derivative      d[3];
   float           w[3][FWI_MAX_RADIUS + 1]; /* copies the stores cannot alias */
-  float *restrict v    = s->v[a] + c;
+  float *restrict v    = EL_V(s, P)[a] + c;
   float *restrict keep = K ? ELKeep(s, EL_KEEP_DIVERGENCE, a, c) : NULL;
+  float *restrict img  = P == EL_PASS_BACK ? s->img_b[a] + c : NULL;
+  const float *restrict adj = P == EL_PASS_BACK ? s->v[a] + c : NULL;
   const float *restrict bdt = s->bdt + c;
 
   for (PetscInt b = 0; b < D; b++) {
-    d[b] = DerivativeOf(s, b, A ? s->op[a][b] : b == a ? s->s[a] : s->t[ELPair(a, b)], b == a, s->psi_v[a][b], c, q, i0);
+    d[b] = DerivativeOf(s, b, P == EL_PASS_ADJOINT ? s->op[a][b] : b == a ? EL_S(s, P)[a] : EL_T(s, P)[ELPair(a, b)], b == a, s->psi_v[a][b], c, q, i0);
     for (PetscInt k = 1; k <= R; k++) w[b][k] = s->w[b][k];
   }
 #pragma GCC ivdep
@@ -65,7 +77,11 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, cons
       g             = b ? g + t : t;
     }
     if (K) keep[i] = g;
-    v[i] = A ? v[i] - g : v[i] + StaggeredFaceMean(bdt, i, sa) * g;
+    if (P == EL_PASS_ADJOINT) v[i] = v[i] - g;
+    else if (P == EL_PASS_BACK) {
+      img[i] += adj[i] * g;
+      v[i] = v[i] - StaggeredFaceMean(bdt, i, sa) * g;
+    } else v[i] = v[i] + StaggeredFaceMean(bdt, i, sa) * g;
   }
 }
 
@@ -75,19 +91,23 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, cons
    axes vanish, which fixes their strains: with k such axes and T the sum
    of the others' e_b, div = 2 mu T / (2 mu + k lambda), and s_a (a not in
    surf) += 2 lambda mu / (2 mu + k lambda) T + 2 mu e_a (Levander 1988 for
-   one surface; s_a of an axis in surf is set to 0 after the step). */
-STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscBool K, PetscInt R, PetscInt D)
+   one surface; s_a of an axis in surf is set to 0 after the step).
+   Backwards (P: forward or back alone), the same terms taken off, and the
+   images of lambda dt and mu dt take theirs (ELNormalImage) with the
+   adjoint stresses. */
+STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
   const PetscInt k = ELSurfaceCount(surf, D);
   Derivative     dn[3];
   float          w[3][FWI_MAX_RADIUS + 1];
-  float *restrict sz = s->s[0] + c, *restrict sx = s->s[1] + c, *restrict sy = D > 2 ? s->s[2] + c : NULL;
+  float *const *const S  = EL_S(s, P);
+  float *restrict     sz = S[0] + c, *restrict sx = S[1] + c, *restrict sy = D > 2 ? S[2] + c : NULL;
   const float *restrict ldt = s->ldt + c, *restrict mdt = s->mdt + c;
 
   float *restrict kz = K ? ELKeep(s, EL_KEEP_NORMAL, 0, c) : NULL, *restrict kx = K ? ELKeep(s, EL_KEEP_NORMAL, 1, c) : NULL, *restrict ky = K && D > 2 ? ELKeep(s, EL_KEEP_NORMAL, 2, c) : NULL;
 
   for (PetscInt b = 0; b < D; b++) {
-    dn[b] = DerivativeOf(s, b, s->v[b], 0, s->psi_s[b][b], c, q, i0);
+    dn[b] = DerivativeOf(s, b, EL_V(s, P)[b], 0, s->psi_s[b][b], c, q, i0);
     for (PetscInt j = 1; j <= R; j++) w[b][j] = s->w[b][j];
   }
 #pragma GCC ivdep
@@ -107,7 +127,17 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
       sum   = first ? e[b] : sum + e[b];
       first = PETSC_FALSE;
     }
-    if (!surf)
+    if (P == EL_PASS_BACK) {
+      float tr = 0, se = 0;
+      for (PetscInt b = 0; b < D; b++)
+        if (!(surf >> b & 1)) {
+          tr += s->s[b][c + i];
+          se += s->s[b][c + i] * e[b];
+        }
+      ELNormalImage(&s->img_l[c + i], &s->img_m[c + i], tr, sum, se, l, m2, k);
+      for (PetscInt a = 0; a < D; a++)
+        if (!(surf >> a & 1)) *sn[a] = *sn[a] - (surf ? ELSurfaceLambda(l, m2, k) : l) * sum - m2 * e[a];
+    } else if (!surf)
       for (PetscInt a = 0; a < D; a++) {
         *sn[a] = *sn[a] + l * sum;
         *sn[a] = *sn[a] + m2 * e[a];
@@ -126,23 +156,33 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
 /* The shear stress of axes a < b over cells [i0, i0 + m) of a row: t_ab
    += (mu dt on the edge) g, g = D+_b v_a + D+_a v_b kept in the store's
    row where the run keeps one, a pass of its own, so that each pass's loop
-   stays vector code.  The adjoint (A): the same stencils of op[a][b] and
-   op[b][a], t_ab -= g, without CPML. */
-STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, PetscBool A, PetscBool K, PetscInt R)
+   stays vector code.  The adjoint: the same stencils of op[a][b] and
+   op[b][a], t_ab -= g, without CPML.  Backwards: t_ab -= M g (M: the
+   edge's mu dt), the edge's image taking M^2 t~_ab g. */
+STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, ELPass P, PetscBool K, PetscInt R)
 {
-  const Derivative d0 = DerivativeOf(s, b, A ? s->op[a][b] : s->v[a], 1, s->psi_s[a][b], c, q, i0), d1 = DerivativeOf(s, a, A ? s->op[b][a] : s->v[b], 1, s->psi_s[b][a], c, q, i0);
+  const PetscBool  A = P == EL_PASS_ADJOINT;
+  float *const    *V = EL_V(s, P);
+  const Derivative d0 = DerivativeOf(s, b, A ? s->op[a][b] : V[a], 1, s->psi_s[a][b], c, q, i0), d1 = DerivativeOf(s, a, A ? s->op[b][a] : V[b], 1, s->psi_s[b][a], c, q, i0);
   const ptrdiff_t  sb = s->stride[b];
   float            wa[FWI_MAX_RADIUS + 1], wb[FWI_MAX_RADIUS + 1];
-  float *restrict t    = s->t[ELPair(a, b)] + c;
+  float *restrict t    = EL_T(s, P)[ELPair(a, b)] + c;
   float *restrict keep = K ? ELKeep(s, EL_KEEP_SHEAR, ELPair(a, b), c) : NULL;
-  const float *restrict cs = s->csum[a] + c;
+  float *restrict img  = P == EL_PASS_BACK ? s->img_e[ELPair(a, b)] + c : NULL;
+  const float *restrict adj = P == EL_PASS_BACK ? s->t[ELPair(a, b)] + c : NULL;
+  const float *restrict cs  = s->csum[a] + c;
 
   for (PetscInt j = 1; j <= R; j++) wa[j] = s->w[a][j], wb[j] = s->w[b][j];
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
     const float g = Derive(&d0, b, i, wb, R, layer) + Derive(&d1, a, i, wa, R, layer);
     if (K) keep[i] = g;
-    t[i] = A ? t[i] - g : t[i] + ELEdgeShear(cs, i, sb) * g;
+    if (A) t[i] = t[i] - g;
+    else if (P == EL_PASS_BACK) {
+      const float M = ELEdgeShear(cs, i, sb);
+      img[i] += M * (M * adj[i]) * g;
+      t[i] = t[i] - M * g;
+    } else t[i] = t[i] + ELEdgeShear(cs, i, sb) * g;
   }
 }
 
@@ -168,18 +208,20 @@ STAGGERED_INLINE void NormalAdjointPieceR(ELState *s, ptrdiff_t c, const PetscIn
 }
 
 /* The stresses over cells [i0, i0 + m) of a row: the normal ones, then
-   each shear stress. */
-STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, PetscBool A, PetscBool K, PetscInt R, PetscInt D)
+   each shear stress (backwards the normal ones alone: each shear stress
+   has a core of its own, ELBackStressCPU). */
+STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0;
 
-  if (A) NormalAdjointPieceR(s, c, q, i0, m, R, D);
-  else NormalPieceR(s, c, q, i0, m, layer, surf, K, R, D);
+  if (P == EL_PASS_ADJOINT) NormalAdjointPieceR(s, c, q, i0, m, R, D);
+  else NormalPieceR(s, c, q, i0, m, layer, surf, P, K, R, D);
+  if (P == EL_PASS_BACK) return;
   /* the axes as literals: along axis 0 the CPML weights vary per cell */
-  ShearPieceR(s, 0, 1, c, q, i0, m, layer, A, K, R);
+  ShearPieceR(s, 0, 1, c, q, i0, m, layer, P, K, R);
   if (D > 2) {
-    ShearPieceR(s, 0, 2, c, q, i0, m, layer, A, K, R);
-    ShearPieceR(s, 1, 2, c, q, i0, m, layer, A, K, R);
+    ShearPieceR(s, 0, 2, c, q, i0, m, layer, P, K, R);
+    ShearPieceR(s, 1, 2, c, q, i0, m, layer, P, K, R);
   }
 }
 
@@ -198,20 +240,25 @@ static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 {
   if (!m) return;
   EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
-    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_TRUE, PETSC_FALSE, K_, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_FALSE, PETSC_FALSE, K_, R_, D_))
+    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_TRUE, EL_PASS_FORWARD, K_, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_FALSE, EL_PASS_FORWARD, K_, R_, D_))
   }));
 }
 
 /* A piece off the surfaces takes the literal 0 for surf, so that its pass
-   is the plain formula; a piece on one is taken as a layer piece. */
-static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf)
+   is the plain formula; a piece on one is taken as a layer piece forward
+   (backwards, in the core, none is in a layer). */
+static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, ELPass P)
 {
   if (!m) return;
-  EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
-    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, PETSC_FALSE, K_, R_, D_))
-    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, PETSC_FALSE, K_, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, PETSC_FALSE, K_, R_, D_))
+  if (P == EL_PASS_BACK) EL_WITH_DIM(s->dim, {
+      if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, surf, EL_PASS_BACK, PETSC_FALSE, R_, D_))
+      else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, EL_PASS_BACK, PETSC_FALSE, R_, D_))
+    });
+  else EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
+    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, EL_PASS_FORWARD, K_, R_, D_))
+    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, EL_PASS_FORWARD, K_, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, EL_PASS_FORWARD, K_, R_, D_))
   }));
 }
 
@@ -222,7 +269,7 @@ static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
   STAGGERED_EACH_ROW(s, b, {
     PetscInt cut[2];
     if (adjoint) {
-      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, 0, n, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, R_, D_)));
+      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, 0, n, PETSC_FALSE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
       continue;
     }
     PlainCut(s, q, 0, n, cut);
@@ -235,30 +282,59 @@ static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
   return 0;
 }
 
-static PetscErrorCode Stress(ELState *s, const Box *b, PetscBool adjoint)
+/* Forward and backwards a row's cells on a free surface are pieces of
+   their own, with the surface's condition. */
+static PetscErrorCode Stress(ELState *s, const Box *b, ELPass P)
 {
   const PetscInt R = s->radius;
 
   STAGGERED_EACH_ROW(s, b, {
     unsigned surf = 0;
     PetscInt lo = 0, hi = n, cut[2];
-    if (adjoint) {
-      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, PETSC_FALSE, 0, PETSC_TRUE, PETSC_FALSE, R_, D_)));
+    if (P == EL_PASS_ADJOINT) {
+      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, PETSC_FALSE, 0, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
       continue;
     }
     for (PetscInt a = 1; a < s->dim; a++)
       if ((s->free_surface[a][0] && q[a] == R) || (s->free_surface[a][1] && q[a] == R + s->n[a] - 1)) surf |= 1u << a;
-    if (s->free_surface[0][0] && q[0] == R) StressPiece(s, row, q, lo++, 1, PETSC_TRUE, surf | 1u);
-    if (s->free_surface[0][1] && q[0] + n == R + s->n[0] && hi > lo) StressPiece(s, row, q, --hi, 1, PETSC_TRUE, surf | 1u);
+    if (s->free_surface[0][0] && q[0] == R) StressPiece(s, row, q, lo++, 1, PETSC_TRUE, surf | 1u, P);
+    if (s->free_surface[0][1] && q[0] + n == R + s->n[0] && hi > lo) StressPiece(s, row, q, --hi, 1, PETSC_TRUE, surf | 1u, P);
     PlainCut(s, q, lo, hi, cut);
-    StressPiece(s, row, q, cut[0], cut[1] - cut[0], surf != 0, surf);
-    StressPiece(s, row, q, lo, cut[0] - lo, PETSC_TRUE, surf);
-    StressPiece(s, row, q, cut[1], hi - cut[1], PETSC_TRUE, surf);
+    StressPiece(s, row, q, cut[0], cut[1] - cut[0], surf != 0, surf, P);
+    StressPiece(s, row, q, lo, cut[0] - lo, PETSC_TRUE, surf, P);
+    StressPiece(s, row, q, cut[1], hi - cut[1], PETSC_TRUE, surf, P);
   });
   return 0;
 }
 
 PetscErrorCode ELVelocityCPU(ELState *s, const Box *b) { return Velocity(s, b, PETSC_FALSE); }
-PetscErrorCode ELStressCPU(ELState *s, const Box *b) { return Stress(s, b, PETSC_FALSE); }
+PetscErrorCode ELStressCPU(ELState *s, const Box *b) { return Stress(s, b, EL_PASS_FORWARD); }
 PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b) { return Velocity(s, b, PETSC_TRUE); }
-PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b) { return Stress(s, b, PETSC_TRUE); }
+PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b) { return Stress(s, b, EL_PASS_ADJOINT); }
+
+/* The boundary method's backward passes over each field's core in box b
+   (reconstruct.c): the normal stresses as the forward stage has them, the
+   free surfaces' cells included; each shear stress and velocity in one
+   piece a row (no cell of a core lies in a layer). */
+PetscErrorCode ELBackStressCPU(ELState *s, const Box *box)
+{
+  Box b;
+
+  if (BoxWithin(box, &s->rec->core[EL_SZZ], &b)) PetscCall(Stress(s, &b, EL_PASS_BACK));
+  for (PetscInt p = 0; p < ELPairs(s->dim); p++) {
+    const PetscInt a = p == 2 ? 1 : 0, c = p == 0 ? 1 : 2;
+    if (!BoxWithin(box, &s->rec->core[EL_SZX + p], &b)) continue;
+    STAGGERED_EACH_ROW(s, &b, STAGGERED_WITH_RADIUS(s->radius, ShearPieceR(s, a, c, row, q, 0, n, PETSC_FALSE, EL_PASS_BACK, PETSC_FALSE, R_)));
+  }
+  return 0;
+}
+
+PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *box)
+{
+  for (PetscInt a = 0; a < s->dim; a++) {
+    Box b;
+    if (!BoxWithin(box, &s->rec->core[EL_VZ + a], &b)) continue;
+    STAGGERED_EACH_ROW(s, &b, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, 0, n, PETSC_FALSE, EL_PASS_BACK, PETSC_FALSE, R_, D_))));
+  }
+  return 0;
+}

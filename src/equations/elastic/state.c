@@ -69,6 +69,7 @@ static PetscErrorCode Destroy(EquationState **state)
   PetscCall(StaggeredProfilesDestroy(s->dim, s->backend, s->pa, s->pb, s->ha, s->hb));
   for (PetscInt k = 0; k < 4; k++) PetscCall(PetscFree(s->host_model[k]));
   PetscCall(ELAdjointFree(s));
+  PetscCall(ELReconstructionDestroy(s));
   PetscCall(s->ops->lanes_destroy(s));
   PetscCall(PetscFree(s));
   *state = NULL;
@@ -117,7 +118,8 @@ static float *FieldData(const EquationState *state, PetscInt k, PetscInt a, Pets
   if (k == EL_CDT) return s->cdt;
   if (k >= EL_OP && k < EL_IB) return (k - EL_OP) / 3 < s->dim && (k - EL_OP) % 3 < s->dim ? s->op[(k - EL_OP) / 3][(k - EL_OP) % 3] : NULL;
   if (k >= EL_IB && k < EL_IE) return k - EL_IB < s->dim ? s->img_b[k - EL_IB] : NULL;
-  if (k >= EL_IE && k < EL_NFIELD) return k - EL_IE < ELPairs(s->dim) ? s->img_e[k - EL_IE] : NULL;
+  if (k >= EL_IE && k < EL_FR) return k - EL_IE < ELPairs(s->dim) ? s->img_e[k - EL_IE] : NULL;
+  if (k >= EL_FR && k < EL_NFIELD) return s->rec ? s->rec->f[k - EL_FR] : NULL;
   return NULL;
 }
 
@@ -129,7 +131,8 @@ static PetscErrorCode SetMethod(EquationState *state, GradientMethod m)
 
   PetscFunctionBeginUser;
   PetscCheck(s->ops->adjoint_operands, PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic gradient has no %s kernels yet: expected -backend cpu", s->backend->name);
-  PetscCheck(m == GRADIENT_FULL, PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation's gradient method is full storage, not %s", GradientMethods[m]);
+  PetscCheck(m == GRADIENT_FULL || m == GRADIENT_BOUNDARY, PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation's gradient methods are full and boundary, not %s", GradientMethods[m]);
+  PetscCall(ELReconstructionSetUp(s, m));
   PetscFunctionReturn(0);
 }
 
@@ -139,6 +142,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
 
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(ELAdjointRunBegin(s, store));
+  if (adjoint && s->rec) ELReconstructionStart(s);
 #define EL_ZERO(x) PetscCall(s->backend->mem_zero(s->lanes, (x), s->ncells * sizeof(float)))
   for (PetscInt a = 0; a < s->dim; a++) {
     EL_ZERO(s->v[a]);
@@ -155,14 +159,16 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
 
 static PetscErrorCode RunEnd(EquationState *s, PetscBool adjoint, WavefieldStore store) { return 0; }
 
-/* Forward step n writes its terms into the store's slot n; reverse step n
-   reads them. */
+/* Forward step n writes its terms into the store's slot n (the boundary
+   method: the band of the fields it starts from); reverse step n reads
+   them. */
 static PetscErrorCode StepBegin(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, PetscInt nsteps)
 {
   ELState *s = ELStateOf(state);
 
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(ELAdjointStepBegin(s, store, n));
+  else if (store && s->rec) PetscCall(ELReconstructionSave(s, store, n));
   else if (store) PetscCall(WavefieldStoreWriteBegin(store, n, &s->keep));
   PetscFunctionReturn(0);
 }
@@ -190,12 +196,19 @@ static PetscErrorCode StageBegin(EquationState *state, PetscInt stage, PetscBool
   PetscFunctionReturn(0);
 }
 
+/* The boundary method runs the forward stage that the adjoint stage
+   undoes backwards beside it. */
 static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool adjoint, const Box *box)
 {
   ELState *s = ELStateOf(state);
 
-  if (adjoint) return stage == 0 ? s->ops->adjoint_velocity(s, box) : s->ops->adjoint_stress(s, box);
-  return stage == 0 ? s->ops->velocity(s, box) : s->ops->stress(s, box);
+  PetscFunctionBeginUser;
+  if (!adjoint) PetscCall(stage == 0 ? s->ops->velocity(s, box) : s->ops->stress(s, box));
+  else {
+    PetscCall(stage == 0 ? s->ops->adjoint_velocity(s, box) : s->ops->adjoint_stress(s, box));
+    if (s->rec) PetscCall(stage == 0 ? s->ops->back_stress(s, box) : s->ops->back_velocity(s, box));
+  }
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions) { return 0; }
@@ -209,7 +222,7 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(ELAdjointStepEnd(s, store, n, points));
   else {
-    PetscCall(s->ops->inject(s, points->src, points->wav));
+    PetscCall(s->ops->inject(s, points->src, points->wav, PETSC_FALSE));
     PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
     if (s->keep) PetscCall(WavefieldStoreWriteEnd(store, n));
     s->keep = NULL;

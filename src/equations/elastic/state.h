@@ -18,8 +18,30 @@
 /* Its fields, in the order of the Equation table (elastic.c): the
    forward's, the model's, then the adjoint's operands (EL_OP + 3 a + b:
    of the derivative along b in v_a's equation or of v_a) and its images
-   on the faces (EL_IB + a) and the edges (EL_IE + ELPair). */
-enum { EL_VZ, EL_VX, EL_VY, EL_SZZ, EL_SXX, EL_SYY, EL_SZX, EL_SZY, EL_SXY, EL_BDT, EL_CDT, EL_CSZ, EL_CSX, EL_OP, EL_IB = EL_OP + 9, EL_IE = EL_IB + 3, EL_NFIELD = EL_IE + 3 };
+   on the faces (EL_IB + a) and the edges (EL_IE + ELPair); last the
+   boundary method's forward fields run backwards (EL_FR + the forward
+   field's own, EL_VZ to EL_SXY). */
+enum { EL_VZ, EL_VX, EL_VY, EL_SZZ, EL_SXX, EL_SYY, EL_SZX, EL_SZY, EL_SXY, EL_BDT, EL_CDT, EL_CSZ, EL_CSX, EL_OP, EL_IB = EL_OP + 9, EL_IE = EL_IB + 3, EL_FR = EL_IE + 3, EL_NFIELD = EL_FR + 9 };
+
+/* The forward fields by that number (EL_VZ .. EL_SXY): v, s, t. */
+#define EL_FORWARD_FIELDS 9
+
+/* The boundary method (reconstruct.c): the forward run saves, each step,
+   a band of every forward field beyond the core (the cells outside every
+   absorbing layer), as far as the core's stencils read; the adjoint runs
+   the forward fields backwards in the core beside the adjoint fields, the
+   band put back each step.  core[f]: the owned cells where field f is run
+   back (the centres' core, less the last node of an axis along which f
+   lies half a cell up, which lies in the layer or past a free surface);
+   f[k]: the fields run backwards, by the forward field's number. */
+typedef struct {
+  Box           core[EL_FORWARD_FIELDS];
+  PetscInt      nband;
+  StaggeredBand band[3 * 2 * EL_FORWARD_FIELDS];
+  size_t        floats; /* the band's floats, a step */
+  float        *f[EL_FORWARD_FIELDS];
+  float        *saved;  /* the store's slot of the reverse step being run */
+} ELReconstruction;
 
 /* The sources (Equation.source_kind): an explosion, or a force along an
    axis (EL_SOURCE_FORCE + a). */
@@ -58,6 +80,7 @@ typedef struct ELState {
   float                  *keep;
   float                  *op[3][3];
   float                  *img_l, *img_m, *img_b[3], *img_e[3], *image;
+  ELReconstruction       *rec; /* the boundary method's (host memory; NULL with full storage) */
 } ELState;
 
 static inline ELState *ELStateOf(EquationState *s) { return (ELState *)s; }
@@ -88,6 +111,22 @@ PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationSte
 PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points);
 PetscErrorCode ELAdjointImage(ELState *s, PetscInt k, const float **padded);
 PetscErrorCode ELAdjointFree(ELState *s);
+
+/* The boundary method (reconstruct.c).  Geometry: its cores and band on
+   g's block.  SetUp allocates the fields run backwards (Destroy frees
+   them); Save writes the band of v^(n-1/2), s^n and t^n to the store's
+   slot n; Start takes the forward run's last fields as those to run back
+   (the adjoint's own are zeroed after); the rest are reverse step n's
+   parts, as adjoint.c calls them. */
+void           ELReconstructionGeometry(const Grid *g, ELReconstruction *rec);
+PetscErrorCode ELReconstructionSetUp(ELState *s, GradientMethod m);
+PetscErrorCode ELReconstructionDestroy(ELState *s);
+PetscErrorCode ELReconstructionSave(ELState *s, WavefieldStore store, PetscInt n);
+void           ELReconstructionStart(ELState *s);
+PetscErrorCode ELReconstructionRead(ELState *s, WavefieldStore store, PetscInt n);
+PetscErrorCode ELReconstructionDone(ELState *s, WavefieldStore store, PetscInt n);
+PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints *points);
+PetscErrorCode ELReconstructionStresses(ELState *s);
 
 /* The shear stress of axes a != b: t[ELPair(a, b)] ((0, 1), (0, 2), (1, 2)). */
 FWI_HD static inline PetscInt ELPair(PetscInt a, PetscInt b) { return a + b - 1; }
@@ -139,18 +178,20 @@ FWI_HD static inline PetscBool ELSurfaceFluid(const ELState *s, ptrdiff_t row, p
    drives: an explosion, every normal stress -= (the bulk modulus dt) q,
    q the injected volume rate over the cell volume (the pressure rises by
    it); a force along a, v_a += (dt / rho on the face) f, f the force over
-   the cell volume. */
-FWI_HD static inline void ELInjectRow(const ELState *s, const PointMap *m, PetscInt i, const float amp[])
+   the cell volume; with subtract, taken out again (the boundary method's
+   reverse step). */
+FWI_HD static inline void ELInjectRow(const ELState *s, const PointMap *m, PetscInt i, const float amp[], PetscBool subtract)
 {
   const ptrdiff_t c = m->cell[i];
   const float     q = (float)PointMapRowSum(m, i, amp, NULL);
 
   if (s->source_kind == EL_SOURCE_PRESSURE) {
     const float t = ELBulkDt(s, c) * q;
-    for (PetscInt a = 0; a < s->dim; a++) s->s[a][c] = s->s[a][c] - t;
+    for (PetscInt a = 0; a < s->dim; a++) s->s[a][c] = subtract ? s->s[a][c] + t : s->s[a][c] - t;
   } else {
     const PetscInt a = s->source_kind - EL_SOURCE_FORCE;
-    s->v[a][c]       = s->v[a][c] + StaggeredFaceMean(s->bdt, c, s->stride[a]) * q;
+    const float    f = StaggeredFaceMean(s->bdt, c, s->stride[a]) * q;
+    s->v[a][c]       = subtract ? s->v[a][c] - f : s->v[a][c] + f;
   }
 }
 
@@ -196,6 +237,24 @@ FWI_HD static inline PetscInt ELSurfaceCount(unsigned surf, PetscInt dim)
 
   for (PetscInt a = 0; a < dim; a++) k += surf >> a & 1;
   return k;
+}
+
+/* The images of lambda dt and mu dt of one cell's normal stress update
+   (adjoint.c): tr the adjoint normal stresses' sum and T the strain
+   rates' over the axes off the cell's k free surfaces, se the sum of
+   their products, l lambda dt, m2 2 mu dt.  Off a surface the update's
+   derivatives are tr T and 2 se; on one, through the surface's lambda
+   share (ELSurfaceLambda) and its derivatives. */
+FWI_HD static inline void ELNormalImage(float *img_l, float *img_m, float tr, float T, float se, float l, float m2, PetscInt k)
+{
+  if (k) {
+    const float den = m2 + (float)k * l;
+    *img_l += tr * T * (m2 * m2 / (den * den));
+    *img_m += tr * T * (2 * (float)k * l * l / (den * den)) + 2 * se;
+  } else {
+    *img_l += tr * T;
+    *img_m += 2 * se;
+  }
 }
 
 /* The source's own term in the images at row i of its map (PointMap:

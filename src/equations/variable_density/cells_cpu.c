@@ -64,26 +64,10 @@ static PetscErrorCode Image(VDState *s, PetscInt k)
   return 0;
 }
 
+/* The pressure's band is field 0, the velocities' 1 + a. */
 static PetscErrorCode BandCopy(VDState *s, float *const f[4], PetscBool save, PetscBool pressure, float *buf)
 {
-  size_t at = 0;
-
-  for (PetscInt k = 0; k < s->rec.nband; k++) {
-    const VDBand  *band = &s->rec.band[k];
-    const Box     *b    = &band->box;
-    const PetscInt m    = b->hi[0] - b->lo[0];
-    if (!save && (band->field == 0) != pressure) {
-      at += BoxCells(b);
-      continue;
-    }
-    for (PetscInt z = b->lo[2]; z < b->hi[2]; z++)
-      for (PetscInt y = b->lo[1]; y < b->hi[1]; y++, at += m) {
-        const PetscInt q[3] = {b->lo[0], y, z};
-        float *const   x    = f[band->field] + GridPaddedIndex(s->grid, q);
-        if (save) PetscCall(PetscArraycpy(buf + at, x, m));
-        else PetscCall(PetscArraycpy(x, buf + at, m));
-      }
-  }
+  StaggeredBandCopy(s->grid, s->rec.nband, s->rec.band, f, save, pressure ? 1u : ~1u, buf);
   return 0;
 }
 

@@ -44,7 +44,7 @@ void VDReconstructionGeometry(const Grid *g, VDReconstruction *rec)
       if (!b.layer[a][side]) continue; /* a free surface: the mirrors stand beyond it */
       for (PetscInt field = 0; field < 2; field++) {
         const PetscInt lo = side ? (field ? H - 1 : H) : (field ? L - R : L + 1 - R), hi = side ? H - 1 + R : L;
-        VDBand         band = {field ? 1 + a : 0, rec->pcore};
+        StaggeredBand         band = {field ? 1 + a : 0, rec->pcore};
         band.box.lo[a]      = PetscMax(0, lo);
         band.box.hi[a]      = PetscMax(band.box.lo[a], PetscMin(n, hi));
         if (!BoxCells(&band.box)) continue;

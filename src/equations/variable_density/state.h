@@ -13,13 +13,6 @@
    axis and its images on the velocity nodes. */
 enum { VD_P, VD_VZ, VD_VX, VD_VY, VD_BDT, VD_DZ, VD_DX, VD_DY, VD_IZ, VD_IX, VD_IY, VD_FP, VD_FVZ, VD_FVX, VD_FVY, VD_NFIELD };
 
-/* A box of one field the boundary method saves each step: field 0 the
-   pressure, 1 + a the velocity along axis a. */
-typedef struct {
-  PetscInt field;
-  Box      box;
-} VDBand;
-
 /* The boundary method (reconstruct.c): the forward run saves, each step,
    the band of p and v that the core's stencils read beyond the core; the
    adjoint runs the forward fields backwards in the core beside the
@@ -28,7 +21,7 @@ typedef struct {
 typedef struct {
   Box      pcore, vcore[3];
   PetscInt nband;
-  VDBand   band[4 * 3];
+  StaggeredBand band[4 * 3]; /* field 0 the pressure, 1 + a the velocity along axis a */
   size_t   floats;      /* the band's floats, a step */
   float   *p, *v[3];    /* the forward fields, run backwards */
   float   *saved;       /* the store's slot of the reverse step being run */

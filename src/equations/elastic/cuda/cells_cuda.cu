@@ -61,10 +61,10 @@ static PetscErrorCode SurfaceFaces(ELState *s, StaggeredSurfaceOp op, float *con
 static PetscErrorCode Surface(ELState *s, StaggeredSurfaceOp op, float *const f[3], PetscBool shear) { return SurfaceFaces(s, op, f, shear ? 1 : 0, 0); }
 static PetscErrorCode SurfaceVelocity(ELState *s) { return SurfaceFaces(s, STAGGERED_ZERO_PAST_SURFACE, NULL, 0, 1); }
 
-__global__ void InjectKernel(const ELState s, const PointMap m, const float *amp)
+__global__ void InjectKernel(const ELState s, const PointMap m, const float *amp, PetscBool subtract)
 {
   const PetscInt i = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < m.nrows) ELInjectRow(&s, &m, i, amp);
+  if (i < m.nrows) ELInjectRow(&s, &m, i, amp, subtract);
 }
 
 __global__ void RecordKernel(const ELState s, int comp, const PointMap m, const float *remote, float *out)
@@ -73,11 +73,11 @@ __global__ void RecordKernel(const ELState s, int comp, const PointMap m, const 
   if (i < m.nrows) out[i] = ELRecordRow(&s, comp, &m, i, remote);
 }
 
-static PetscErrorCode Inject(ELState *s, const PointMap *m, const float amp[])
+static PetscErrorCode Inject(ELState *s, const PointMap *m, const float amp[], PetscBool subtract)
 {
   PetscFunctionBeginUser;
   if (!m->nrows) PetscFunctionReturn(0);
-  CudaLaunch(InjectKernel, dim3((unsigned)((m->nrows + 127) / 128)), dim3(128), ELLane(s), *s, *m, amp);
+  CudaLaunch(InjectKernel, dim3((unsigned)((m->nrows + 127) / 128)), dim3(128), ELLane(s), *s, *m, amp, subtract);
   CUDA_LAUNCHED();
   PetscFunctionReturn(0);
 }

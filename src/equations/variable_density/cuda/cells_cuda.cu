@@ -77,7 +77,7 @@ static PetscErrorCode BandCopy(VDState *s, float *const f[4], PetscBool save, Pe
   PetscFunctionBeginUser;
   for (PetscInt a = 0; a < s->dim; a++) origin += s->radius * s->stride[a];
   for (PetscInt k = 0; k < s->rec.nband; k++) {
-    const VDBand *band = &s->rec.band[k];
+    const StaggeredBand *band = &s->rec.band[k];
     if (save || (band->field == 0) == pressure) PetscCall(CudaBoxesPack(VDLanes(s), f[band->field], s->stride, origin, 1, &band->box, buf + at, save ? PETSC_FALSE : PETSC_TRUE));
     at += BoxCells(&band->box);
   }
