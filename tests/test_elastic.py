@@ -25,8 +25,8 @@
   root of the Rayleigh equation) and the ratio of its horizontal to its
   vertical velocity over the wavelet's band (the Rayleigh
   eigenfunctions), on 10 m and 5 m cells: the finer within thresholds,
-  both errors shrinking with the cells (Lamb's problem against Garvin's
-  seismograms is not here yet).
+  both errors shrinking with the cells (Lamb's problem, a buried
+  explosion against Garvin's exact solution, is tests/test_lamb.py).
 
 Every trace is compared over a window that ends before the absorbing
 layers' reflections arrive (P from the image of the source in the nearest
