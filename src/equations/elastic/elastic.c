@@ -219,7 +219,7 @@ const Equation EquationElastic = {
   .cell_floats          = 18, /* 2D: ELStateFloats(2) */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
-  .keeps                = {[GRADIENT_FULL] = "every step's strain rates and stress divergences", [GRADIENT_BOUNDARY] = "the band of every field beside the layers, every step"},
+  .keeps                = {[GRADIENT_FULL] = "every step's strain rates and stress divergences", [GRADIENT_BOUNDARY] = "every field's band beside the layers"},
   /* scripts/bench-gradient (PHYSICS=elastic, 1 rank x 2 threads, order 8,
      20 layer cells, 2026-12-01 on the Intel Xeon): adjoint steps 3.0
      forward steps in 2D 512^2 and 2.3 in 3D 64^3; the forward step 2.4

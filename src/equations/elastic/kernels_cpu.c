@@ -92,7 +92,8 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, cons
    of the others' e_b, div = 2 mu T / (2 mu + k lambda), and s_a (a not in
    surf) += 2 lambda mu / (2 mu + k lambda) T + 2 mu e_a (Levander 1988 for
    one surface; s_a of an axis in surf is set to 0 after the step).
-   Backwards (P: forward or back alone), the same terms taken off, and the
+   P is the forward pass or the backward one (the adjoint's is
+   NormalAdjointPieceR): backwards the same terms are taken off, and the
    images of lambda dt and mu dt take theirs (ELNormalImage) with the
    adjoint stresses. */
 STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, ELPass P, PetscBool K, PetscInt R, PetscInt D)
