@@ -27,6 +27,11 @@
    along which it lies half a cell up (a bit each). */
 static PetscBool FieldExists(PetscInt f, PetscInt dim) { return f < EL_SZZ ? f < dim : f < EL_SZX ? f - EL_SZZ < dim : f - EL_SZX < ELPairs(dim); }
 
+/* The forward fields a band restore puts back, a bit each: the
+   velocities, or the normal and shear stresses. */
+#define EL_VELOCITIES (7u << EL_VZ)
+#define EL_STRESSES   (63u << EL_SZZ)
+
 static unsigned NodeAxes(PetscInt f)
 {
   if (f < EL_SZZ) return 1u << (f - EL_VZ);
@@ -150,7 +155,7 @@ PetscErrorCode ELReconstructionRead(ELState *s, WavefieldStore store, PetscInt n
 PetscErrorCode ELReconstructionDone(ELState *s, WavefieldStore store, PetscInt n)
 {
   PetscFunctionBeginUser;
-  StaggeredBandCopy(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, 7u << EL_VZ, s->rec->saved);
+  StaggeredBandCopy(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, EL_VELOCITIES, s->rec->saved);
   PetscCall(WavefieldStoreReadEnd(store, n));
   s->rec->saved = NULL;
   PetscFunctionReturn(0);
@@ -158,9 +163,8 @@ PetscErrorCode ELReconstructionDone(ELState *s, WavefieldStore store, PetscInt n
 
 /* The forward passes of state.c run on the fields run backwards, swapped
    into the state's place while they run.  Before reverse stage 0: step
-   n's injection out of s^(n+1) (or
-   v^(n+1/2)), then the velocities beyond the free surfaces as the
-   forward stage 1 read them. */
+   n's injection out of s^(n+1) (or v^(n+1/2)), then the velocities beyond
+   the free surfaces as the forward stage 1 read them. */
 PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints *points)
 {
   PetscFunctionBeginUser;
@@ -178,7 +182,7 @@ PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints 
 PetscErrorCode ELReconstructionStresses(ELState *s)
 {
   PetscFunctionBeginUser;
-  StaggeredBandCopy(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, 63u << EL_SZZ, s->rec->saved);
+  StaggeredBandCopy(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved);
   Swap(s);
   PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
   PetscCall(s->ops->surface(s, STAGGERED_MIRROR_CENTRES, s->s, PETSC_FALSE));
