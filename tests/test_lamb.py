@@ -57,13 +57,12 @@ face of the grid); on 10 m and 5 m cells (the finer on 2 ranks), at
 orders 2 and 8: within thresholds on the finer cells, and the errors
 falling at least 3 times as the cells halve (4 for a second-order error),
 so that a mismatch that does not fall with the cells fails whatever its
-size.  Order 2's stresses read no velocity beyond the surface; order 8's
-in the three rows under it do.
+size.  No stress stencil reads a velocity beyond the surface: at order 8
+those of the three rows under it are narrowed (docs/numerics.md,
+"Elastic"), which this test holds to the exact solution.
 
-The orders to check are the arguments (default 2).  Order 8 fails today,
-a known defect of the free surface at orders above 2 (docs/numerics.md,
-"Elastic"): ctest runs it as lamb_order8, expected to fail, so that the
-fix shows as that test's unexpected pass.
+The orders to check are the arguments (default 2); ctest runs order 8
+as lamb_order8.
 """
 import shutil
 import sys
@@ -91,14 +90,12 @@ WINDOW = 0.6  # s: the Rayleigh pulse has passed the farthest receiver
 # cells: order 2, vz 0.0891 / 0.0201 and vx 0.0597 / 0.0144 (4.4 and 4.1
 # times less; a reference a step late: 0.0275 and 0.0284 on 5 m, falling
 # 2.1 and 2.2 times; vs 2% high: 0.32 and 0.16; the source a cell deeper:
-# 0.22 and 0.11).  Order 8 (2026-12-02): vz 0.1188 / 0.0704, vx 0.0799 /
-# 0.0615 (1.7 and 1.3 times less), the traces 0.93-0.94 of Garvin's on
-# either grid (0.943 on 2.5 m cells): its stresses' stencils in the three
-# rows under the surface read the velocities beyond it, which the program
-# holds at 0.  The scheme written anew in numpy gives those
-# figures to 4 digits, and with those stencils narrowed so that they read
-# no velocity beyond the surface, 0.094 / 0.027 (vz) and 0.047 / 0.0135
-# (vx), 3.5 times less: order 8's thresholds are set over those.
+# 0.22 and 0.11).  Order 8 (2026-12-02), with the
+# stress stencils under the surface narrowed: vz 0.0942 / 0.0271, vx
+# 0.0469 / 0.0135 (3.5 times less each), the traces 0.986-1.000 of
+# Garvin's (before, reading velocities held at 0 beyond the surface:
+# 0.119 / 0.070 and 0.080 / 0.062, the traces 0.93-0.94 of Garvin's
+# whatever the cells, which these thresholds fail).
 THRESH = {"order 2 vz": 0.028, "order 2 vx": 0.02, "order 8 vz": 0.04, "order 8 vx": 0.025}
 FALL = 3.0
 

@@ -101,6 +101,7 @@ PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationSte
   } else PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, s->v, PETSC_FALSE));
   PetscCall(ops->adjoint_operands(s, stage));
   PetscCall(ops->adjoint_surface(s, stage));
+  if (stage == 0) PetscCall(ops->adjoint_narrowed(s));
   if (s->rec && stage == 0) PetscCall(ELReconstructionUndoStepEnd(s, points));
   if (s->rec && stage == 1) PetscCall(ELReconstructionStresses(s));
   PetscFunctionReturn(0);

@@ -85,6 +85,51 @@ static PetscErrorCode AdjointSurface(ELState *s, PetscInt stage)
   return 0;
 }
 
+/* Contribution of the narrowed stencils (state.h: ELStencilRadius) to
+   the transposed derivative along a at padded index j of a row (stride st,
+   owned cells [lo, hi) in the band of one surface): stage 0's uniform
+   transpose took each output's full weights w, so each output c in the
+   band adds what its own weights W_c differ by, (W_c - w)[m] x[c] at the
+   inputs its stencil reads (c + m - 1 + up, and c - m + up with the other
+   sign). */
+static float NarrowedTransposeAt(const ELState *s, PetscInt a, PetscInt up, const float *x, ptrdiff_t row, ptrdiff_t st, PetscInt lo, PetscInt hi, PetscInt j)
+{
+  const PetscInt R   = s->radius;
+  float          acc = 0;
+
+  for (PetscInt m = 1; m <= R; m++)
+    for (PetscInt k = 0; k < 2; k++) {
+      const PetscInt c = k ? j + 1 - up - m : j + m - up; /* the output whose input m (or -m) is j */
+      if (c < lo || c >= hi) continue;
+      const float *W = ELWeights(s, a, ELStencilRadius(s, a, up, R + c, row + c * st));
+      const float  d = W[m] - s->w[a][m];
+      acc            = k ? acc - d * x[row + c * st] : acc + d * x[row + c * st];
+    }
+  return acc;
+}
+
+/* adjoint.c: the narrowed stencils' transposes, after stage 0's operands:
+   each velocity within reach of a free surface's band (2 R cells)
+   takes from the band's normal rates' operands (op[a][a], the normal
+   velocity v_a) and shear rates' (op[b][a], the tangential v_b) what
+   their narrowed weights differ by from the uniform transpose's. */
+static PetscErrorCode AdjointNarrowed(ELState *s)
+{
+  const PetscInt R = s->radius;
+
+  if (R == 1) return 0;
+  STAGGERED_EACH_SURFACE_ROW(s, {
+    const PetscInt lo = side ? n - R : 0, hi = side ? n : R; /* the band's outputs, owned indices along a */
+    for (PetscInt b = 0; b < s->dim; b++) {
+      const PetscInt up = b == a ? 0 : 1;
+      float         *v  = s->v[b];
+      const float   *x  = s->op[b][a];
+      for (PetscInt i = side ? n - 2 * R : 0; i < (side ? n : 2 * R); i++) v[row + i * st] = v[row + i * st] - NarrowedTransposeAt(s, a, up, x, row, st, lo, hi, i);
+    }
+  });
+  return 0;
+}
+
 static PetscErrorCode SourceImage(ELState *s, const PointMap *m, const float amp[])
 {
   for (PetscInt i = 0; i < m->nrows; i++) ELSourceImageRow(s, m, i, amp);
@@ -143,6 +188,7 @@ const ELKernels ELKernelsCPU = {
   .adjoint_stress   = ELAdjointStressCPU,
   .adjoint_operands = ELAdjointOperandsCPU,
   .adjoint_surface  = AdjointSurface,
+  .adjoint_narrowed = AdjointNarrowed,
   .source_image     = SourceImage,
   .inject_residual  = InjectResidual,
   .derive_image     = DeriveImage,

@@ -8,6 +8,7 @@
    forward step backwards in the core. */
 #include "equations/elastic/kernels.h"
 #include "equations/staggered_cpu.h"
+#include <string.h>
 
 /* A derivative along axis b over a row piece: its operand (at the piece's
    first cell), stride, direction (up: D+, to the node above), weights, and
@@ -19,6 +20,13 @@ typedef struct {
   ptrdiff_t    st;
   PetscInt     up;
 } Derivative;
+
+/* The stress stage's stencil radius along each axis over a piece (state.h:
+   ELStencilRadius): the normal rates' (n, D- at the centres) and the shear
+   rates' (e, D+ at the edges); R off the free surfaces' bands. */
+typedef struct {
+  PetscInt n[3], e[3];
+} ELRadii;
 
 /* The derivative along b of field f for the cells from padded c (the
    row's padded coordinates q, first cell at q[0] + i0): at the node above
@@ -96,7 +104,7 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, cons
    NormalAdjointPieceR): backwards the same terms are taken off, and the
    images of lambda dt and mu dt take theirs (ELNormalImage) with the
    adjoint stresses. */
-STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, ELPass P, PetscBool K, PetscInt R, PetscInt D)
+STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
   const PetscInt k = ELSurfaceCount(surf, D);
   Derivative     dn[3];
@@ -108,8 +116,9 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
   float *restrict kz = K ? ELKeep(s, EL_KEEP_NORMAL, 0, c) : NULL, *restrict kx = K ? ELKeep(s, EL_KEEP_NORMAL, 1, c) : NULL, *restrict ky = K && D > 2 ? ELKeep(s, EL_KEEP_NORMAL, 2, c) : NULL;
 
   for (PetscInt b = 0; b < D; b++) {
-    dn[b] = DerivativeOf(s, b, EL_V(s, P)[b], 0, s->psi_s[b][b], c, q, i0);
-    for (PetscInt j = 1; j <= R; j++) w[b][j] = s->w[b][j];
+    const float *wb = ELWeights(s, b, rad->n[b]);
+    dn[b]           = DerivativeOf(s, b, EL_V(s, P)[b], 0, s->psi_s[b][b], c, q, i0);
+    for (PetscInt j = 1; j <= R; j++) w[b][j] = wb[j];
   }
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
@@ -160,7 +169,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
    stays vector code.  The adjoint: the same stencils of op[a][b] and
    op[b][a], t_ab -= g, without CPML.  Backwards: t_ab -= M g (M: the
    edge's mu dt), the edge's image taking M^2 t~_ab g. */
-STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, ELPass P, PetscBool K, PetscInt R)
+STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R)
 {
   const PetscBool  A = P == EL_PASS_ADJOINT;
   float *const    *V = EL_V(s, P);
@@ -172,8 +181,9 @@ STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t 
   float *restrict img  = P == EL_PASS_BACK ? s->img_e[ELPair(a, b)] + c : NULL;
   const float *restrict adj = P == EL_PASS_BACK ? s->t[ELPair(a, b)] + c : NULL;
   const float *restrict cs  = s->csum[a] + c;
+  const float *ra = ELWeights(s, a, rad->e[a]), *rb = ELWeights(s, b, rad->e[b]);
 
-  for (PetscInt j = 1; j <= R; j++) wa[j] = s->w[a][j], wb[j] = s->w[b][j];
+  for (PetscInt j = 1; j <= R; j++) wa[j] = ra[j], wb[j] = rb[j];
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
     const float g = Derive(&d0, b, i, wb, R, layer) + Derive(&d1, a, i, wa, R, layer);
@@ -211,18 +221,18 @@ STAGGERED_INLINE void NormalAdjointPieceR(ELState *s, ptrdiff_t c, const PetscIn
 /* The stresses over cells [i0, i0 + m) of a row: the normal ones, then
    each shear stress (backwards the normal ones alone: each shear stress
    has a core of its own, ELBackStressCPU). */
-STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, ELPass P, PetscBool K, PetscInt R, PetscInt D)
+STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0;
 
   if (P == EL_PASS_ADJOINT) NormalAdjointPieceR(s, c, q, i0, m, R, D);
-  else NormalPieceR(s, c, q, i0, m, layer, surf, P, K, R, D);
+  else NormalPieceR(s, c, q, i0, m, layer, surf, rad, P, K, R, D);
   if (P == EL_PASS_BACK) return;
   /* the axes as literals: along axis 0 the CPML weights vary per cell */
-  ShearPieceR(s, 0, 1, c, q, i0, m, layer, P, K, R);
+  ShearPieceR(s, 0, 1, c, q, i0, m, layer, rad, P, K, R);
   if (D > 2) {
-    ShearPieceR(s, 0, 2, c, q, i0, m, layer, P, K, R);
-    ShearPieceR(s, 1, 2, c, q, i0, m, layer, P, K, R);
+    ShearPieceR(s, 0, 2, c, q, i0, m, layer, rad, P, K, R);
+    ShearPieceR(s, 1, 2, c, q, i0, m, layer, rad, P, K, R);
   }
 }
 
@@ -249,18 +259,73 @@ static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 /* A piece off the surfaces takes the literal 0 for surf, so that its pass
    is the plain formula; a piece on one is taken as a layer piece forward
    (backwards, in the core, none is in a layer). */
-static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, ELPass P)
+static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, const ELRadii *rad, ELPass P)
 {
   if (!m) return;
   if (P == EL_PASS_BACK) EL_WITH_DIM(s->dim, {
-      if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, surf, EL_PASS_BACK, PETSC_FALSE, R_, D_))
-      else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, EL_PASS_BACK, PETSC_FALSE, R_, D_))
+      if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, surf, rad, EL_PASS_BACK, PETSC_FALSE, R_, D_))
+      else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, rad, EL_PASS_BACK, PETSC_FALSE, R_, D_))
     });
   else EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
-    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, EL_PASS_FORWARD, K_, R_, D_))
-    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, EL_PASS_FORWARD, K_, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, EL_PASS_FORWARD, K_, R_, D_))
+    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, rad, EL_PASS_FORWARD, K_, R_, D_))
+    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, rad, EL_PASS_FORWARD, K_, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, rad, EL_PASS_FORWARD, K_, R_, D_))
   }));
+}
+
+/* Pair p's shear stress backwards over cells [i0, i0 + m) of a row. */
+static void BackShearPiece(ELState *s, PetscInt p, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, const ELRadii *rad)
+{
+  const PetscInt a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
+
+  if (m) STAGGERED_WITH_RADIUS(s->radius, ShearPieceR(s, a, b, row + i0, q, i0, m, PETSC_FALSE, rad, EL_PASS_BACK, PETSC_FALSE, R_));
+}
+
+/* The free surfaces (a bit per axis) that cell i of the row from padded q
+   lies on, and its stencils' radii (state.h: ELStencilRadius). */
+static unsigned StencilsAt(const ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i, ELRadii *r)
+{
+  unsigned surf = 0;
+
+  for (PetscInt a = 0; a < 3; a++) r->n[a] = r->e[a] = s->radius;
+  for (PetscInt a = 0; a < s->dim; a++) {
+    const PetscInt qa = a ? q[a] : q[0] + i;
+    r->n[a]           = ELStencilRadius(s, a, 0, qa, row + i);
+    r->e[a]           = ELStencilRadius(s, a, 1, qa, row + i);
+    if (ELSurfaceDistance(s, a, qa) == 0) surf |= 1u << a;
+  }
+  return surf;
+}
+
+/* The cells [lo, hi) of a row's n that lie outside every free surface's
+   band (ELNearSurface): none of a row in the band of another axis. */
+static void FullRange(const ELState *s, const PetscInt q[3], PetscInt n, PetscInt *lo, PetscInt *hi)
+{
+  const PetscInt R = s->radius;
+
+  *lo = 0, *hi = n;
+  for (PetscInt a = 1; a < s->dim; a++)
+    if (ELSurfaceDistance(s, a, q[a]) < R) {
+      *lo = *hi = n;
+      return;
+    }
+  if (s->free_surface[0][0]) *lo = PetscMax(0, PetscMin(n, 2 * R - q[0]));
+  if (s->free_surface[0][1]) *hi = PetscMax(*lo, PetscMin(n, s->n[0] - q[0]));
+}
+
+/* Cells [i0, i1) of a row in the surfaces' bands, in runs of the same
+   surfaces and stencils, each a piece (forward a layer piece, exact off
+   the layers): of the stress stage (pair < 0), or of that pair's shear
+   stress backwards. */
+static void BandRuns(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, ELPass P, PetscInt pair)
+{
+  for (PetscInt i = i0, e; i < i1; i = e) {
+    ELRadii        r, x;
+    const unsigned surf = StencilsAt(s, row, q, i, &r);
+    for (e = i + 1; e < i1 && StencilsAt(s, row, q, e, &x) == surf && !memcmp(&x, &r, sizeof r); e++) {}
+    if (pair < 0) StressPiece(s, row, q, i, e - i, PETSC_TRUE, surf, &r, P);
+    else BackShearPiece(s, pair, row, q, i, e - i, &r);
+  }
 }
 
 /* The adjoint's rows are one piece each: the layers and the free surfaces
@@ -283,27 +348,26 @@ static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
   return 0;
 }
 
-/* Forward and backwards a row's cells on a free surface are pieces of
-   their own, with the surface's condition. */
+/* Forward and backwards a row's cells in a free surface's band (on it, or
+   within reach of its narrowed stencils) are pieces of their own. */
 static PetscErrorCode Stress(ELState *s, const Box *b, ELPass P)
 {
-  const PetscInt R = s->radius;
+  const PetscInt R    = s->radius;
+  const ELRadii  full = {{R, R, R}, {R, R, R}};
 
   STAGGERED_EACH_ROW(s, b, {
-    unsigned surf = 0;
-    PetscInt lo = 0, hi = n, cut[2];
+    PetscInt lo, hi, cut[2];
     if (P == EL_PASS_ADJOINT) {
-      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, PETSC_FALSE, 0, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
+      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, PETSC_FALSE, 0, &full, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
       continue;
     }
-    for (PetscInt a = 1; a < s->dim; a++)
-      if ((s->free_surface[a][0] && q[a] == R) || (s->free_surface[a][1] && q[a] == R + s->n[a] - 1)) surf |= 1u << a;
-    if (s->free_surface[0][0] && q[0] == R) StressPiece(s, row, q, lo++, 1, PETSC_TRUE, surf | 1u, P);
-    if (s->free_surface[0][1] && q[0] + n == R + s->n[0] && hi > lo) StressPiece(s, row, q, --hi, 1, PETSC_TRUE, surf | 1u, P);
+    FullRange(s, q, n, &lo, &hi);
+    BandRuns(s, row, q, 0, lo, P, -1);
+    BandRuns(s, row, q, hi, n, P, -1);
     PlainCut(s, q, lo, hi, cut);
-    StressPiece(s, row, q, cut[0], cut[1] - cut[0], surf != 0, surf, P);
-    StressPiece(s, row, q, lo, cut[0] - lo, PETSC_TRUE, surf, P);
-    StressPiece(s, row, q, cut[1], hi - cut[1], PETSC_TRUE, surf, P);
+    StressPiece(s, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE, 0, &full, P);
+    StressPiece(s, row, q, lo, cut[0] - lo, PETSC_TRUE, 0, &full, P);
+    StressPiece(s, row, q, cut[1], hi - cut[1], PETSC_TRUE, 0, &full, P);
   });
   return 0;
 }
@@ -315,17 +379,25 @@ PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b) { return Stress(s, b
 
 /* The boundary method's backward passes over each field's core in box b
    (reconstruct.c): the normal stresses as the forward stage has them, the
-   free surfaces' cells included; each shear stress and velocity in one
-   piece a row (no cell of a core lies in a layer). */
+   free surfaces' bands included; each shear stress and velocity in one
+   piece a row (no cell of a core lies in a layer) but for the shear
+   stresses' cells in a surface's band. */
 PetscErrorCode ELBackStressCPU(ELState *s, const Box *box)
 {
-  Box b;
+  const PetscInt R    = s->radius;
+  const ELRadii  full = {{R, R, R}, {R, R, R}};
+  Box            b;
 
   if (BoxWithin(box, &s->rec->core[EL_SZZ], &b)) PetscCall(Stress(s, &b, EL_PASS_BACK));
   for (PetscInt p = 0; p < ELPairs(s->dim); p++) {
-    const PetscInt a = p == 2 ? 1 : 0, c = p == 0 ? 1 : 2;
     if (!BoxWithin(box, &s->rec->core[EL_SZX + p], &b)) continue;
-    STAGGERED_EACH_ROW(s, &b, STAGGERED_WITH_RADIUS(s->radius, ShearPieceR(s, a, c, row, q, 0, n, PETSC_FALSE, EL_PASS_BACK, PETSC_FALSE, R_)));
+    STAGGERED_EACH_ROW(s, &b, {
+      PetscInt lo, hi;
+      FullRange(s, q, n, &lo, &hi);
+      BandRuns(s, row, q, 0, lo, EL_PASS_BACK, p);
+      BandRuns(s, row, q, hi, n, EL_PASS_BACK, p);
+      BackShearPiece(s, p, row, q, lo, hi - lo, &full);
+    });
   }
   return 0;
 }

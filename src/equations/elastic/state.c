@@ -32,6 +32,29 @@
     for (PetscInt a_ = 0; a_ + 1 < (s)->dim; a_++) X((s)->csum[a_]); \
   } while (0)
 
+/* The free surface's narrowed stencils' weights (state.h: ELWeights), and
+   the surface rank's 2 R cells along the axis that they and their
+   transposes reach. */
+static PetscErrorCode NarrowedWeights(const Grid *g, ELState *s)
+{
+  static const char *const axis_name[3] = {"z", "x", "y"};
+  const PetscInt           R            = g->radius;
+  double                   c[FWI_MAX_RADIUS + 1];
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < g->dim; a++) {
+    PetscCheck(!(s->free_surface[a][0] || s->free_surface[a][1]) || s->n[a] >= 2 * R, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+               "Subdomain on the free surface too thin for -physics elastic: %" PetscInt_FMT " cells along %s, at least %" PetscInt_FMT
+               " needed at order %" PetscInt_FMT " (the stresses' stencils narrow over the %" PetscInt_FMT " cells under the surface); use fewer subdomains along %s (-da_processors_%s)",
+               s->n[a], axis_name[a], 2 * R, 2 * R, R - 1, axis_name[a], axis_name[a]);
+    for (PetscInt r = 1; r < R; r++) {
+      StaggeredWeights(r, c);
+      for (PetscInt m = 1; m <= FWI_MAX_RADIUS; m++) s->wn[a][r][m] = m <= r ? (float)(c[m] / g->d[a]) : 0.0f;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const EquationStateSettings *settings, EquationState **out)
 {
   ELState *s;
@@ -48,6 +71,7 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   s->source_kind = settings->source_kind;
   for (PetscInt a = 0; a < 3; a++) s->last[a] = a < g->dim && g->start[a] + g->size[a] == g->N[a];
   StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
+  PetscCall(NarrowedWeights(g, s));
 #define EL_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), s->ncells * sizeof(float)), "the wavefields", ELStateFloats(g->dim) * s->ncells * sizeof(float))
   EL_ARRAYS(s, EL_ALLOC);
 #undef EL_ALLOC

@@ -60,6 +60,7 @@ typedef struct ELState {
   PetscReal               dt;
   PetscInt                source_kind;                 /* Equation.source_kind's index */
   float                   w[3][FWI_MAX_RADIUS + 1];    /* staggered first-derivative weights / d, per axis */
+  float                   wn[3][FWI_MAX_RADIUS][FWI_MAX_RADIUS + 1]; /* and those of radius r = 1 .. R - 1, 0 beyond r (ELWeights) */
   float                  *v[3], *s[3], *t[3];          /* t[ELPair(a, b)] */
   float                  *bdt, *ldt, *mdt, *cdt;       /* dt / rho, lambda dt, mu dt, 1 / (mu dt) at the centres */
   float                  *csum[2];                     /* csum[a][c] = cdt[c] + cdt[c + stride a], a = 0, 1 */
@@ -136,6 +137,58 @@ FWI_HD static inline PetscInt ELPair(PetscInt a, PetscInt b) { return a + b - 1;
    compliances' sums across the faces of a (csum[a]), at c and at c + st,
    st the stride of b. */
 FWI_HD static inline float ELEdgeShear(const float *cs, ptrdiff_t c, ptrdiff_t st) { return 4.0f / (cs[c] + cs[c + st]); }
+
+/* The free surface's narrowed stencils.  The stress images beyond a
+   surface are exact, but the velocities have none there: so within R - 1
+   cells of a solid's surface the stress stage's derivatives across it
+   take the highest order whose stencil reads nothing beyond it, the
+   normal rate D-_a v_a at a centre d cells from the surface radius d,
+   each shear rate D+_a v_b at the edge d + 1/2 from it radius d + 1 (the
+   full R from there on, and on the surface cell, whose normal rate along
+   a the condition replaces).  A fluid's column keeps the full stencil:
+   its normal velocity's even mirror beyond the surface is exact, the
+   pressure being odd about it.  The surface rank holds at least 2 R
+   cells along the axis (state.c), so that every stencil and transpose
+   these touch is its own.
+
+   ELSurfaceDistance: the distance, in cells, of the centre at padded
+   index qa along axis a from the nearest free surface of the block
+   (R or more where none is nearer than that, negative beyond it). */
+FWI_HD static inline PetscInt ELSurfaceDistance(const ELState *s, PetscInt a, PetscInt qa)
+{
+  const PetscInt R = s->radius, last = R + s->n[a] - 1;
+  PetscInt       d = R;
+
+  if (s->free_surface[a][0] && qa - R < d) d = qa - R;
+  if (s->free_surface[a][1] && last - qa < d) d = last - qa;
+  return d;
+}
+
+/* Whether the centre at padded q lies within R - 1 cells of a free
+   surface along any axis, or on one. */
+FWI_HD static inline PetscBool ELNearSurface(const ELState *s, const PetscInt q[3])
+{
+  for (PetscInt a = 0; a < s->dim; a++)
+    if (ELSurfaceDistance(s, a, q[a]) < s->radius) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* The radius of the stress stage's derivative along a at padded index qa
+   of that axis, of padded cell c: the normal rate's at the centre (up 0)
+   or a shear rate's at the edge half a cell further (up 1). */
+FWI_HD static inline PetscInt ELStencilRadius(const ELState *s, PetscInt a, PetscInt up, PetscInt qa, ptrdiff_t c)
+{
+  const PetscInt R = s->radius, last = R + s->n[a] - 1;
+
+  for (PetscInt side = 0; side < 2; side++) {
+    const PetscInt d = side ? last - qa - up : qa - R, r = up ? d + 1 : d;
+    if (s->free_surface[a][side] && d >= 0 && r >= 1 && r < R && (up || s->mdt[c + ((side ? last : R) - qa) * s->stride[a]] > 0)) return r;
+  }
+  return R;
+}
+
+/* The weights / d along a of a stencil of radius r (the full ones at R). */
+FWI_HD static inline const float *ELWeights(const ELState *s, PetscInt a, PetscInt r) { return r < s->radius ? s->wn[a][r] : s->w[a]; }
 
 /* lambda dt's share of a surface cell's tangential normal stresses, with k
    of its axes' normal stresses held at 0 (l = lambda dt, m2 = 2 mu dt):

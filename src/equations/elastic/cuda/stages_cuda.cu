@@ -2,8 +2,9 @@
    summed in the same order, as the CPU's (kernels_cpu.c), so that the two
    agree bit for bit; a cell takes every derivative's CPML memory where the
    CPU's row pieces give it that (outside the plain range along axis 0, in
-   a row whose profile along another axis is not 0, or on a free
-   surface). */
+   a row whose profile along another axis is not 0, or in a free
+   surface's band), and the same narrowed stencils there (state.h:
+   ELStencilRadius). */
 #include "equations/elastic/cuda/el_cuda.h"
 
 /* Whether the cell at padded q lies in a layer of any axis, at the
@@ -25,12 +26,13 @@ __device__ static inline unsigned OnSurface(const ELState &s, const PetscInt q[3
   return surf;
 }
 
-/* The derivative along b of f at padded cell c, D+ (UP) or D-, with its
-   CPML memory psi where layer (the profile of its output's position). */
+/* The derivative along b of f at padded cell c, D+ (UP) or D-, with
+   weights w, and its CPML memory psi where layer (the profile of its
+   output's position). */
 template <int R, int UP>
-__device__ static inline float Derive(const ELState &s, int b, const float *f, float *psi, ptrdiff_t c, const PetscInt q[3], bool layer)
+__device__ static inline float Derive(const ELState &s, int b, const float *w, const float *f, float *psi, ptrdiff_t c, const PetscInt q[3], bool layer)
 {
-  const float t = StaggeredStencilCUDA<R, UP>(f + c, s.stride[b], s.w[b]);
+  const float t = StaggeredStencilCUDA<R, UP>(f + c, s.stride[b], w);
 
   if (!layer) return t;
   return StaggeredCpmlCUDA(t, (UP ? s.ha[b] : s.pa[b])[q[b]], (UP ? s.hb[b] : s.pb[b])[q[b]], psi + c);
@@ -46,7 +48,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) VelocityKernel(const ELStat
   for (int a = 0; a < s.dim; a++) {
     float g = 0;
     for (int k = 0; k < s.dim; k++) {
-      const float t = k == a ? Derive<R, 1>(s, k, s.s[a], s.psi_v[a][k], c, q, layer) : Derive<R, 0>(s, k, s.t[ELPair(a, k)], s.psi_v[a][k], c, q, layer);
+      const float t = k == a ? Derive<R, 1>(s, k, s.w[k], s.s[a], s.psi_v[a][k], c, q, layer) : Derive<R, 0>(s, k, s.w[k], s.t[ELPair(a, k)], s.psi_v[a][k], c, q, layer);
       g             = k ? g + t : t;
     }
     s.v[a][c] = s.v[a][c] + StaggeredFaceMean(s.bdt, c, s.stride[a]) * g;
@@ -60,12 +62,12 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) StressKernel(const ELState 
   if (!BoxCell(b, i)) return;
   const ptrdiff_t c = StaggeredCellCUDA(s.dim, s.radius, s.stride, i, q);
   const unsigned  surf = OnSurface(s, q);
-  const bool      layer = surf || InLayer(s, q);
+  const bool      layer = ELNearSurface(&s, q) || InLayer(s, q); /* a free surface's band: the CPU's layer pieces */
   const float     l = s.ldt[c], m2 = s.mdt[c] + s.mdt[c];
   float           e[3], sum = 0;
   bool            first = true;
   for (int k = 0; k < s.dim; k++) {
-    e[k] = Derive<R, 0>(s, k, s.v[k], s.psi_s[k][k], c, q, layer);
+    e[k] = Derive<R, 0>(s, k, ELWeights(&s, k, ELStencilRadius(&s, k, 0, q[k], c)), s.v[k], s.psi_s[k][k], c, q, layer);
     if (surf >> k & 1) continue;
     sum   = first ? e[k] : sum + e[k];
     first = false;
@@ -85,7 +87,8 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) StressKernel(const ELState 
   }
   for (int p = 0; p < ELPairs(s.dim); p++) {
     const int   a = p == 2 ? 1 : 0, k = p == 0 ? 1 : 2;
-    const float g = Derive<R, 1>(s, k, s.v[a], s.psi_s[a][k], c, q, layer) + Derive<R, 1>(s, a, s.v[k], s.psi_s[k][a], c, q, layer);
+    const float g = Derive<R, 1>(s, k, ELWeights(&s, k, ELStencilRadius(&s, k, 1, q[k], c)), s.v[a], s.psi_s[a][k], c, q, layer) +
+                    Derive<R, 1>(s, a, ELWeights(&s, a, ELStencilRadius(&s, a, 1, q[a], c)), s.v[k], s.psi_s[k][a], c, q, layer);
     s.t[p][c]     = s.t[p][c] + ELEdgeShear(s.csum[a], c, s.stride[k]) * g;
   }
 }
