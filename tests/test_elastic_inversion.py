@@ -17,10 +17,14 @@
   variable of a small model), for vp,vs and vp,vs,rho (also with
   -parameterisation impedance): the blocks' chain rules and scales
   (limit 5e-3 of |G|);
+- the same for a misfit of velocity data (-record vz, vx: the data are
+  that component, the residuals go into the adjoint velocity on its own
+  nodes), vz also under a free surface with the boundary method's
+  planner choice overridden as above;
 - bad input is refused before any work, naming the value: -invert_for
   vp,rho (not the elastic equation's order), -vpvs_min without vs
   inverted, a starting vp / vs below -vpvs_min, -vpvs_min 1 (vs < vp
-  wants above 1).
+  wants above 1), two components for one misfit.
 """
 import os
 import re
@@ -79,6 +83,7 @@ def bad_input(tmp, paths, obs):
         (["-vpvs_min", 1.5], "-vpvs_min"),
         (["-invert_for", "vp,vs", "-vpvs_min", 2.05], "outside the bounds"),
         (["-invert_for", "vp,vs", "-vpvs_min", 1], "-vpvs_min 1"),
+        (["-record", "vz,vx"], "one component"),
     ]
     for k, (args, want) in enumerate(cases):
         out_dir = os.path.join(tmp, f"bad{k}")
@@ -96,20 +101,26 @@ def tao_gradient(tmp):
              "-source_depth", 30, "-receiver_depth", 30, "-order", 4, "-f0", 20]
     obs = os.path.join(tmp, "small_obs")
     run(1, small + ["-vs", 1300, "-rho", 2200], obs)
-    for params, par in (("vp,vs", "velocity"), ("vp,vs,rho", "velocity"), ("vp,vs,rho", "impedance")):
+    cases = [("vp,vs", "velocity", []), ("vp,vs,rho", "velocity", []), ("vp,vs,rho", "impedance", []), ("vp,vs,rho", "velocity", ["-record", "vx"]),
+             ("vp,vs,rho", "velocity", ["-record", "vz", "-pml_top", 0])]
+    for params, par, data in cases:
+        name = f"-invert_for {params} -parameterisation {par} {' '.join(map(str, data))}".strip()
+        data_dir = os.path.join(tmp, "small_obs_" + "_".join(map(str, data))) if data else obs
+        if data:
+            run(1, small + ["-vs", 1300, "-rho", 2200] + data, data_dir)
         # TAO reads -tao_test_gradient and -tao_fd_delta where halofwi's
         # check of the options cannot see them: -unused_options warn; full
         # storage, as the boundary method (which the planner takes for one
         # evaluation) leaves the layer cells no gradient, every variable here
-        out = run(1, small + ["-mode", "invert", "-vs", 1400, "-rho", 2000, "-observed_dir", obs, "-invert_for", params, "-parameterisation", par, "-tao_max_it", 0,
+        out = run(1, small + ["-mode", "invert", "-vs", 1400, "-rho", 2000, "-observed_dir", data_dir, "-invert_for", params, "-parameterisation", par, "-tao_max_it", 0,
                               "-tao_test_gradient", "-tao_fd_delta", 1e-3, "-source_taper", 0, "-receiver_taper", 0, "-precondition", "none", "-unused_options", "warn",
-                              "-gradient_method", "full"],
-                  os.path.join(tmp, f"small_{params}_{par}"))
+                              "-gradient_method", "full"] + data,
+                  os.path.join(tmp, f"small_{params}_{par}_{len(data)}{data[1] if data else ''}"))
         m = re.search(r"2-norm \|\|G - Gfd\|\|/\|\|G\|\| = ([0-9.eE+-]+)", out)
-        check(m is not None, f"-invert_for {params} -parameterisation {par}: TAO printed no gradient test")
+        check(m is not None, f"{name}: TAO printed no gradient test")
         err = float(m.group(1))
-        print(f"-invert_for {params} -parameterisation {par}: TAO's gradient against central differences, |G - Gfd| / |G| = {err:.3g}")
-        check(err < 5e-3, f"-invert_for {params} -parameterisation {par}: the gradient TAO receives is not the derivative of its objective (|G - Gfd| / |G| = {err:.3g}, limit 5e-3)")
+        print(f"{name}: TAO's gradient against central differences, |G - Gfd| / |G| = {err:.3g}")
+        check(err < 5e-3, f"{name}: the gradient TAO receives is not the derivative of its objective (|G - Gfd| / |G| = {err:.3g}, limit 5e-3)")
     # water (vs = 0) in the top 3 rows: held there by the bounds
     z = np.arange(12)[None, :] * D
     vs = np.broadcast_to(np.where(z < 30, 0, 1400), (16, 12)).astype(np.float32)

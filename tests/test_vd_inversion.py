@@ -95,6 +95,7 @@ def bad_input(tmp, paths, obs):
         (vd + ["-parameterisation", "impedance"], "-parameterisation impedance"),
         (vd + ["-rho_min", 1500], "-rho_min"),
         (vd + ["-invert_for", "vp,rho", "-rho_min", 2100], "outside the bounds"),
+        (vd + ["-record", "vz"], "reads p alone"),
     ]
     acoustic = [a for a in base if a not in ("-physics", "variable_density")] + ["-invert_for", "vp,rho"]
     for k, (args, want) in enumerate(cases + [(None, "-invert_for vp,rho")]):

@@ -214,7 +214,8 @@ typedef struct Equation {
      mirror images (ShotPlacement). */
   PetscBool                surface_no_parity;
   PetscInt                 ncomponent;   /* what receivers can record */
-  const EquationComponent *component;    /* the first is recorded by default, and is what the misfit reads */
+  const EquationComponent *component;    /* the first is recorded by default, and is what the misfit reads unless -record names another */
+  PetscInt                 nmisfit;      /* the first components whose residuals the adjoint takes (the misfit can read) */
 
   /* What the state keeps of the model along a row of n cells, out[i],
      from the parameters' values there (value[k][i]: parameter k) and the
@@ -315,12 +316,14 @@ typedef struct {
    backend memory, at that step: the source's map (src), its cells alone
    with weight 1 (src_cells) and its amplitude (wav, one value); in the
    adjoint, the residuals (residual, one per reached receiver) and the
-   receivers that reach this rank (reach), and where the adjoint field at
-   the source's cells goes (at_src, one per source cell). */
+   receivers that reach this rank (reach) and the component they read
+   (Equation.component), and where the adjoint field at the source's
+   cells goes (at_src, one per source cell). */
 typedef struct {
   const PointMap *src, *src_cells, *reach;
   const float    *wav, *residual;
   float          *at_src;
+  PetscInt        component;
 } EquationStepPoints;
 
 /* The boxes a pass (forward or adjoint) steps, interior [0] and shell [1]. */

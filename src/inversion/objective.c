@@ -350,7 +350,7 @@ static PetscErrorCode Modelled(Objective *obj, PetscInt k, WavefieldStore store,
   TimePhase       was;
 
   PetscFunctionBeginUser;
-  PetscCall(ExperimentShotLocalize(&obj->e, k, sl));
+  PetscCall(ExperimentShotLocalizeMisfit(&obj->e, k, sl));
   ntraces = PetscMax(sl->nrec, sl->nreach);
   *all    = NULL;
   MemoryCall(PetscMalloc1((size_t)ntraces * t->nt + 1, mine), "the shot's traces", 4.0 * ntraces * t->nt);

@@ -8,38 +8,6 @@
 #include "program/stop.h"
 #include "data/timing.h"
 #include "data/util.h"
-#include <string.h>
-
-/* The components -record names (Equation.component indices, the first
-   first), each checked against the equation and the model's dimension. */
-static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, PetscInt *n, PetscInt comp[EQUATION_MAX_COMPONENTS])
-{
-  const Equation *eq = e->backend.eq;
-  char            offered[256] = "";
-  PetscInt        noffered     = 0;
-  size_t          len;
-
-  PetscFunctionBeginUser;
-  for (PetscInt c = 0; c < eq->ncomponent; c++)
-    if (eq->component[c].axis < e->model[0].dim) {
-      PetscCall(PetscStrlcat(offered, noffered++ ? ", " : "", sizeof offered));
-      PetscCall(PetscStrlcat(offered, eq->component[c].name, sizeof offered));
-    }
-  *n = 0;
-  if (!e->o->record[0]) {
-    comp[(*n)++] = 0;
-    PetscFunctionReturn(0);
-  }
-  for (const char *p = e->o->record, *item; OptionsListNext(&p, &item, &len);) {
-    PetscInt c = 0;
-    while (c < eq->ncomponent && !(strlen(eq->component[c].name) == len && !strncmp(eq->component[c].name, item, len) && eq->component[c].axis < e->model[0].dim)) c++;
-    PetscCheck(c < eq->ncomponent, comm, PETSC_ERR_USER_INPUT, "-record %s: '%.*s' is not a component the %s equation records in %" PetscInt_FMT "D; expected names from %s, comma-separated",
-               e->o->record, (int)len, item, eq->name, e->model[0].dim, offered);
-    for (PetscInt k = 0; k < *n; k++) PetscCheck(comp[k] != c, comm, PETSC_ERR_USER_INPUT, "-record %s: %s is listed twice; expected each component once", e->o->record, eq->component[c].name);
-    comp[(*n)++] = c;
-  }
-  PetscFunctionReturn(0);
-}
 
 /* Gathers the shot's traces on group rank 0, which writes it: component
    NULL into shot_NNNN.rsf (with its coordinates beside it), another into
@@ -77,14 +45,14 @@ static PetscErrorCode WriteShot(const Experiment *e, const ShotLocal *sl, PetscI
   PetscFunctionReturn(0);
 }
 
-/* The group's shot k: its gathers (one per component recorded, comp[])
+/* The group's shot k: its gathers (one per component recorded, e->component[])
    written and a progress line, with what is left of the group's shots at
    their mean time so far (started: when its first began). */
-static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscInt ncomp, const PetscInt comp[], PetscLogDouble started)
+static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscLogDouble started)
 {
   const Options   *o = e->o;
   const Equation  *eq = e->backend.eq;
-  const PetscInt   s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
+  const PetscInt   s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s], ncomp = e->ncomponent, *comp = e->component;
   ShotLocal        sl, at[EQUATION_MAX_COMPONENTS]; /* the source's and centres' receivers; each staggered component's */
   ShotRecord       rec[EQUATION_MAX_COMPONENTS];
   PetscLogDouble   t0, t1;
@@ -130,7 +98,7 @@ static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscInt ncomp, con
 PetscErrorCode RunForward(MPI_Comm world, const Options *o)
 {
   Experiment e;
-  PetscInt       rounds, k, ncomp = 0, comp[EQUATION_MAX_COMPONENTS];
+  PetscInt       rounds, k;
   PetscBool      stop = PETSC_FALSE;
   PetscLogDouble started;
   char       kept[PETSC_MAX_PATH_LEN + 128];
@@ -139,7 +107,6 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   PetscCall(PetscSNPrintf(kept, sizeof(kept), "the shots reported written are complete in %s; rerun with -overwrite to run every shot", o->output_dir));
   PetscCall(StopWatch(world, o->output_dir, PETSC_TRUE, kept));
   PetscCall(ExperimentCreate(world, o, &e));
-  PetscCall(RecordedComponents(world, &e, &ncomp, comp));
   PetscCall(OutputPrepare(world, o, e.geo.nshots));
   PetscCall(ExperimentLoadModel(&e));
   PetscCall(ExperimentSetUp(&e, e.range[0][1], e.vslow));
@@ -152,7 +119,7 @@ PetscErrorCode RunForward(MPI_Comm world, const Options *o)
   for (k = 0; k < rounds; k++) {
     if (k) PetscCall(StopCheck(world, &stop));
     if (stop) break;
-    if (k < e.nshots) PetscCall(ForwardShot(&e, k, ncomp, comp, started));
+    if (k < e.nshots) PetscCall(ForwardShot(&e, k, started));
   }
   PetscCallMPI(MPI_Barrier(world));
   if (stop) {

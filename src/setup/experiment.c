@@ -8,6 +8,7 @@
 #include "data/timing.h"
 #include "data/util.h"
 #include "data/wavelet.h"
+#include <string.h>
 
 /* The equation -physics names. */
 static const Equation *PhysicsEquation(Physics physics)
@@ -49,6 +50,43 @@ static PetscErrorCode SourceKind(MPI_Comm comm, const Options *o, const Equation
   SETERRQ(comm, PETSC_ERR_USER_INPUT, "-source_type %s: not a source the %s equation takes; expected one of %s", o->source_type, eq->name, offered);
 }
 
+/* The components -record names (Equation.component indices, the first
+   first), each checked against the equation and the model's dimension;
+   with a misfit (the modes other than forward), the one it reads, which
+   the equation's adjoint must take the residuals of. */
+static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, PetscInt *n, PetscInt comp[EQUATION_MAX_COMPONENTS])
+{
+  const Equation *eq = e->backend.eq;
+  char            offered[256] = "";
+  PetscInt        noffered     = 0;
+  size_t          len;
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < eq->ncomponent; c++)
+    if (eq->component[c].axis < e->model[0].dim) {
+      PetscCall(PetscStrlcat(offered, noffered++ ? ", " : "", sizeof offered));
+      PetscCall(PetscStrlcat(offered, eq->component[c].name, sizeof offered));
+    }
+  *n = 0;
+  if (!e->o->record[0]) {
+    comp[(*n)++] = 0;
+    PetscFunctionReturn(0);
+  }
+  for (const char *p = e->o->record, *item; OptionsListNext(&p, &item, &len);) {
+    PetscInt c = 0;
+    while (c < eq->ncomponent && !(strlen(eq->component[c].name) == len && !strncmp(eq->component[c].name, item, len) && eq->component[c].axis < e->model[0].dim)) c++;
+    PetscCheck(c < eq->ncomponent, comm, PETSC_ERR_USER_INPUT, "-record %s: '%.*s' is not a component the %s equation records in %" PetscInt_FMT "D; expected names from %s, comma-separated",
+               e->o->record, (int)len, item, eq->name, e->model[0].dim, offered);
+    for (PetscInt k = 0; k < *n; k++) PetscCheck(comp[k] != c, comm, PETSC_ERR_USER_INPUT, "-record %s: %s is listed twice; expected each component once", e->o->record, eq->component[c].name);
+    comp[(*n)++] = c;
+  }
+  if (e->o->mode == MODE_FORWARD) PetscFunctionReturn(0);
+  PetscCheck(*n == 1, comm, PETSC_ERR_USER_INPUT, "-record %s with -mode %s: the misfit reads one component; expected one name, the data's (of %s)", e->o->record, RunModeNames[e->o->mode], offered);
+  PetscCheck(comp[0] < eq->nmisfit, comm, PETSC_ERR_USER_INPUT, "-record %s with -mode %s: the %s equation's misfit reads %s alone, not %s", e->o->record, RunModeNames[e->o->mode], eq->name,
+             eq->component[0].name, eq->component[comp[0]].name);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
 {
   const TimePhase was = TimingEnter(TIME_SETUP);
@@ -63,6 +101,7 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   for (PetscInt k = 1; k < eq->nparameter; k++) PetscCall(ModelDescribeParameter(world, o, eq->parameter[k].option, &e->model[0], &e->model[k]));
   PetscCall(OptionsCheckModel(world, o, eq, &e->model[0]));
   PetscCall(SourceKind(world, o, eq, e->model[0].dim, &e->source_kind));
+  PetscCall(RecordedComponents(world, e, &e->ncomponent, e->component));
   PetscCall(SurveyRead(world, o, &e->model[0], &e->geo));
   PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->model[0], &e->geo, NULL, NULL, NULL));
   TimingLeave(was);
@@ -126,6 +165,8 @@ static PetscInt SourceNode(const Experiment *e) { return e->backend.eq->nsource_
 
 PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, -1, sl); }
 
+PetscErrorCode ExperimentShotLocalizeMisfit(const Experiment *e, PetscInt k, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, e->backend.eq->component[e->component[0]].axis, sl); }
+
 PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscInt node, ShotLocal *sl)
 {
   const ShotPlacement at = {SourceNode(e), node, e->backend.eq->surface_no_parity ? PETSC_FALSE : PETSC_TRUE};
@@ -147,6 +188,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
                                  .skip_quiet         = o->adjoint_skip_quiet,
                                  .gpu_tile           = o->gpu_tile,
                                  .source_kind        = e->source_kind,
+                                 .component          = e->component[0],
                                  .watch              = SnapshotWrite,
                                  .watch_ctx          = e};
   const PetscBool    gradient = o->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;

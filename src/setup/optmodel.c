@@ -6,8 +6,6 @@
 
 /* Options of -mode invert alone, which the other modes read and ignore. */
 static const char *const invert_only[] = {"-restart", "-first_step", "-qc_shots", "-qc_illumination", "-invert_for", "-rho_min", "-rho_max", "-vpvs_min", "-vpvs_max"};
-/* And of -mode forward alone: the misfit reads the equation's first component. */
-static const char *const forward_only[] = {"-record"};
 /* The CUDA core kernel's launch shape (Equation.gpu_launch_shape). */
 static const char *const launch_shape[] = {"-gpu_tile", "-gpu_tile_shared"};
 
@@ -64,8 +62,6 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const Equation
   if (o->gradient_smoothing_n == 3 && m->dim == 2)
     PetscCall(NoEffect("-gradient_smoothing", NULL, "the model is 2D: the third value, y, is not used", msg, sizeof msg, &count));
   for (size_t k = 0; o->mode != MODE_INVERT && k < COUNT(invert_only); k++) PetscCall(NoEffect(invert_only[k], NULL, "only -mode invert reads it", msg, sizeof msg, &count));
-  for (size_t k = 0; o->mode != MODE_FORWARD && k < COUNT(forward_only); k++)
-    PetscCall(NoEffect(forward_only[k], NULL, "only -mode forward reads it: the misfit reads the pressure", msg, sizeof msg, &count));
   if (!eq->gpu_launch_shape) {
     PetscCall(PetscSNPrintf(why, sizeof why, "the %s equation's CUDA kernels take a thread per cell, in no launch shape", eq->name));
     for (size_t k = 0; k < COUNT(launch_shape); k++) PetscCall(NoEffect(launch_shape[k], NULL, why, msg, sizeof msg, &count));

@@ -243,6 +243,7 @@ PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const Sh
   float            *amp;
 
   PetscFunctionBeginUser;
+  d->component = p->settings.component;
   PetscCall(PetscMalloc1(t->nsteps, &amp));
   for (PetscInt n = 0; n < t->nsteps; n++) amp[n] = wavelet[n] * shot->src_scale;
   PetscCall(backend->mem_alloc((void **)&d->wav, t->nsteps * sizeof(float)));
@@ -353,7 +354,8 @@ EquationStepPoints ShotPointsAt(const ShotLocal *shot, const ShotPoints *d, Pets
                               .reach     = &d->reach,
                               .wav       = d->wav + n,
                               .residual  = d->traces ? d->traces + (size_t)n * shot->nreach : NULL, /* forward: none */
-                              .at_src    = d->at_src + (size_t)n * shot->src.nrows};
+                              .at_src    = d->at_src + (size_t)n * shot->src.nrows,
+                              .component = d->component};
 }
 
 /* The equation's step over the boxes of a pass, interior (which = 0) or shell (1). */
@@ -403,7 +405,7 @@ PetscErrorCode StepStages(Propagator *p, PetscBool adjoint, const EquationStepPo
 
 PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet, float *traces, WavefieldStore store)
 {
-  const ShotRecord first = {0, shot, traces};
+  const ShotRecord first = {p->settings.component, shot, traces};
 
   PetscFunctionBeginUser;
   PetscCall(PropagatorRunRecords(p, t, shot, shot_id, wavelet, 1, &first, store));

@@ -22,6 +22,7 @@ typedef struct {
   PetscBool skip_quiet;         /* the adjoint leaves work it can prove is nothing undone, where the equation's backend can (-adjoint_skip_quiet) */
   GpuTile   gpu_tile;           /* device backends: the core kernel's launch shape (-gpu_tile) */
   PetscInt  source_kind;        /* what the sources are (Equation.source_kind; 0 where it offers one kind) */
+  PetscInt  component;          /* what PropagatorRun records and the misfit reads: PropagatorAdjoint's residuals (Equation.component; below Equation.nmisfit) */
   /* a look at the forward field (snapshots, the pseudo-Hessian): every
      watch_steps internal steps (0 = never), watch(ctx, shot, steps done,
      field) with the equation's watch_field at that time (backend memory,
@@ -57,8 +58,8 @@ PetscErrorCode PropagatorDestroy(Propagator *p);
 PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *const model[]);
 
 /* Runs one shot: wavelet[] at the internal step (t->nsteps samples); traces[]
-   receives the local receivers' traces of the equation's first component
-   at the recording interval, trace k at traces[k * nt].  With a store,
+   receives the local receivers' traces of the settings' component (shot
+   localized at its nodes) at the recording interval, trace k at traces[k * nt].  With a store,
    every step also leaves there what the adjoint needs.  Collective over
    the group; shot names errors. */
 PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id,

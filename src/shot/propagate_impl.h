@@ -12,6 +12,7 @@
 typedef struct {
   PointMap src, src_cells, reach;
   float   *wav, *at_src, *traces;
+  PetscInt component; /* the residuals' (PropagatorSettings.component) */
 } ShotPoints;
 
 /* wavelet: at the internal step, before the source scaling; adjoint: with

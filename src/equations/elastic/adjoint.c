@@ -107,11 +107,11 @@ PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationSte
   PetscFunctionReturn(0);
 }
 
-/* The residuals go in as the records took p out. */
+/* The residuals go in as the records took their component out. */
 PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
 {
   PetscFunctionBeginUser;
-  PetscCall(s->ops->inject_residual(s, points->reach, points->residual));
+  PetscCall(s->ops->inject_residual(s, points->component, points->reach, points->residual));
   if (s->rec) PetscCall(ELReconstructionDone(s, store, n));
   else PetscCall(WavefieldStoreReadEnd(store, n));
   s->keep = NULL;

@@ -136,9 +136,9 @@ static PetscErrorCode SourceImage(ELState *s, const PointMap *m, const float amp
   return 0;
 }
 
-static PetscErrorCode InjectResidual(ELState *s, const PointMap *m, const float amp[])
+static PetscErrorCode InjectResidual(ELState *s, PetscInt comp, const PointMap *m, const float amp[])
 {
-  for (PetscInt i = 0; i < m->nrows; i++) ELResidualRow(s, m, i, amp);
+  for (PetscInt i = 0; i < m->nrows; i++) ELResidualRow(s, comp, m, i, amp);
   return 0;
 }
 

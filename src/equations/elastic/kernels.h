@@ -41,15 +41,15 @@ typedef struct ELKernels {
      every owned cell, with its images; their values beyond the free
      surfaces; the narrowed stencils' share of stage 0 (state.h:
      ELStencilRadius), into the velocities near the surfaces; the source's own term in the images, and the residuals
-     into the adjoint stresses (PointMap: inject, as the receivers read
-     p); the images' partial sums, and image k. */
+     of component comp into the adjoint fields (PointMap: inject, as the
+     receivers read it); the images' partial sums, and image k. */
   PetscErrorCode (*adjoint_velocity)(ELState *s, const Box *b);
   PetscErrorCode (*adjoint_stress)(ELState *s, const Box *b);
   PetscErrorCode (*adjoint_operands)(ELState *s, PetscInt stage);
   PetscErrorCode (*adjoint_surface)(ELState *s, PetscInt stage);
   PetscErrorCode (*adjoint_narrowed)(ELState *s);
   PetscErrorCode (*source_image)(ELState *s, const PointMap *m, const float amp[]);
-  PetscErrorCode (*inject_residual)(ELState *s, const PointMap *m, const float amp[]);
+  PetscErrorCode (*inject_residual)(ELState *s, PetscInt comp, const PointMap *m, const float amp[]);
   PetscErrorCode (*derive_image)(ELState *s);
   PetscErrorCode (*image)(ELState *s, PetscInt k);
   /* The boundary method (reconstruct.c; NULL on a backend that has none):

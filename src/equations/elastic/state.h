@@ -330,14 +330,17 @@ FWI_HD static inline void ELSourceImageRow(const ELState *s, const PointMap *m, 
   }
 }
 
-/* The residuals at row i of the reach map into the adjoint stresses, as
-   the receivers took p = -(sum_a s_a) / dim out (ELRecordRow). */
-FWI_HD static inline void ELResidualRow(const ELState *s, const PointMap *m, PetscInt i, const float amp[])
+/* The residuals at row i of the reach map into the adjoint fields, as
+   the receivers took component comp out (ELRecordRow): p = -(sum_a s_a) /
+   dim into every adjoint normal stress, a velocity into its own. */
+FWI_HD static inline void ELResidualRow(const ELState *s, PetscInt comp, const PointMap *m, PetscInt i, const float amp[])
 {
   const ptrdiff_t c = m->cell[i];
-  const float     r = (float)(-PointMapRowSum(m, i, amp, NULL) / s->dim);
+  const double    r = PointMapRowSum(m, i, amp, NULL);
 
-  for (PetscInt a = 0; a < s->dim; a++) s->s[a][c] = s->s[a][c] + r;
+  if (comp) s->v[comp - 1][c] = s->v[comp - 1][c] + (float)r;
+  else
+    for (PetscInt a = 0; a < s->dim; a++) s->s[a][c] = s->s[a][c] + (float)(-r / s->dim);
 }
 
 /* Whether owned cell o (owned coordinates) is the last of the grid along
