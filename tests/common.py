@@ -73,7 +73,7 @@ class Scratch:
 
 def _fmt(a):
     if isinstance(a, float):
-        return repr(a)  # full precision, round-trips
+        return repr(float(a))  # full precision, round-trips (numpy 2's repr of its own floats names the type)
     return str(a)
 
 

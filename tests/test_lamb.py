@@ -253,7 +253,7 @@ def surface_case(scr, dx):
             refs[comp].append((x - src[0], z, -AMP * garvin(t[:m] - dt, x - src[0], z, src[1])[j]))
     args = ["-physics", "elastic", "-vp", VP, "-vs", VS, "-rho", RHO, "-nz", nz, "-nx", nx, "-dx", dx, "-f0", F0, "-dt", dt, "-nt", nt,
             "-pml_top", 0, "-geometry", geo, "-record", "vz,vx"]
-    return {"dx": dx, "dt": dt, "args": args, "refs": refs}
+    return {"dx": dx, "dt": dt, "args": args, "refs": refs, "src": src}
 
 
 def lamb(scr, case, order, nranks=1):
