@@ -24,7 +24,10 @@
 - bad input is refused before any work, naming the value: -invert_for
   vp,rho (not the elastic equation's order), -vpvs_min without vs
   inverted, a starting vp / vs below -vpvs_min, -vpvs_min 1 (vs < vp
-  wants above 1), two components for one misfit.
+  wants above 1), two components for one misfit, -vs_min without vs
+  inverted, a starting vs above -vs_max's box;
+- -vs_min holds vs above it where the data pull it below (the box on vs /
+  vp it gives, vs_min / vp_min, reached).
 """
 import os
 import re
@@ -84,6 +87,8 @@ def bad_input(tmp, paths, obs):
         (["-invert_for", "vp,vs", "-vpvs_min", 2.05], "outside the bounds"),
         (["-invert_for", "vp,vs", "-vpvs_min", 1], "-vpvs_min 1"),
         (["-record", "vz,vx"], "one component"),
+        (["-vs_min", 500], "-vs_min"),
+        (["-invert_for", "vp,vs", "-vs_max", 1800], "outside the bounds"),
     ]
     for k, (args, want) in enumerate(cases):
         out_dir = os.path.join(tmp, f"bad{k}")
@@ -133,6 +138,15 @@ def tao_gradient(tmp):
     moved = float(np.abs(got - vs)[vs > 0].max())
     print(f"water held: its vs {float(np.abs(got[vs == 0]).max()):.3g} m/s after 2 iterations; the solid's moved up to {moved:.3g} m/s")
     check(np.all(got[vs == 0] == 0) and moved > 0, f"vs in water {float(np.abs(got[vs == 0]).max()):.3g} m/s (expected 0), the solid's moved {moved:.3g}")
+    # -vs_min: the data's vs (1300) lies below it, so the inversion presses
+    # on the box it gives vs / vp (vs_min / vp_min): vs stays above it
+    out_dir = os.path.join(tmp, "small_vs_min")
+    run(1, small + ["-mode", "invert", "-vs", 1400, "-rho", 2200, "-observed_dir", obs, "-invert_for", "vp,vs", "-tao_max_it", 3, "-vp_min", 2500, "-vp_max", 2700, "-vs_min", 1340], out_dir)
+    vs_got, vp_got = (read_rsf(os.path.join(out_dir, n + ".rsf"))[0] for n in ("vs", "vp"))
+    ratio = float((vs_got / vp_got).min())
+    print(f"-vs_min 1340 over vp's bounds 2500 to 2700: vs {float(vs_got.min()):.1f} to {float(vs_got.max()):.1f} m/s after 3 iterations, vs / vp down to {ratio:.5f} (its bound {1340 / 2500:.5f})")
+    check(vs_got.min() >= 1340 * (1 - 1e-6) and vp_got.min() >= 2500 * (1 - 1e-6), f"vs {float(vs_got.min()):.1f} below -vs_min 1340 (vp down to {float(vp_got.min()):.1f})")
+    check(ratio <= 1340 / 2500 * (1 + 1e-4), f"vs / vp {ratio:.5f}: the bound {1340 / 2500:.5f} was never reached, so the test shows nothing")
 
 
 def test():

@@ -67,8 +67,10 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
    options or from its range: a density's, over every cell; an S
    velocity's as bounds on vs / vp (TAO's variable for it: program/invert.c),
    from -vpvs_max and -vpvs_min or the range of vp / vs over the solid cells
-   (an S velocity of 0 is a fluid's, held at 0).  Inverting for it, those
-   cells must lie within them. */
+   (an S velocity of 0 is a fluid's, held at 0), narrowed by -vs_min and
+   -vs_max over vp's bounds, so that vs = (vs / vp) vp keeps within them
+   whatever vp becomes.  Inverting for it, those cells must lie within
+   them. */
 static PetscErrorCode ParameterBounds(MPI_Comm world, const Options *o, Objective *obj, PetscInt k)
 {
   const EquationParameter *par = &obj->e.backend.eq->parameter[k];
@@ -89,15 +91,23 @@ static PetscErrorCode ParameterBounds(MPI_Comm world, const Options *o, Objectiv
   lo = rho ? (o->rho_min > 0 ? o->rho_min : PetscMax(MIN_DENSITY, 0.8 * all[0])) : (o->vpvs_min > 0 ? o->vpvs_min : PetscMax(1.1, 0.8 * all[0]));
   hi = rho ? (o->rho_max > 0 ? o->rho_max : 1.25 * -all[1]) : (o->vpvs_max > 0 ? o->vpvs_max : 1.25 * -all[1]);
   /* a density's bounds; an S velocity's on vs / vp, the inverse ratio's */
-  obj->lo[k] = rho ? lo : 1 / hi;
-  obj->hi[k] = rho ? hi : 1 / lo;
+  obj->lo[k] = rho ? lo : PetscMax(1 / hi, o->vs_min / obj->vp_lo);
+  obj->hi[k] = rho ? hi : o->vs_max > 0 ? PetscMin(1 / lo, o->vs_max / obj->vp_hi) : 1 / lo;
   if (o->mode != MODE_INVERT || !OptionsInverts(o, par->name)) PetscFunctionReturn(0);
   PetscCheck(all[0] < PETSC_MAX_REAL, world, PETSC_ERR_USER_INPUT, "-invert_for %s: the starting %s %s is 0 in every cell, with nothing to invert; expected a positive %s somewhere", o->invert_for,
              par->label, obj->e.model[k].name, par->name);
-  PetscCheck(lo < hi, world, PETSC_ERR_ARG_OUTOFRANGE, "%s bounds %.6g to %.6g (%s or their defaults): expected the lower below the upper", rho ? "Density" : "vp / vs", (double)lo, (double)hi,
-             rho ? "-rho_min, -rho_max" : "-vpvs_min, -vpvs_max");
-  PetscCheck(all[0] >= lo && -all[1] <= hi, world, PETSC_ERR_USER_INPUT, "The starting %s %s spans %.6g to %.6g, outside the bounds %.6g to %.6g (%s): widen the bounds or fix the model",
-             rho ? "density" : "vp / vs of", obj->e.model[k].name, (double)all[0], (double)-all[1], (double)lo, (double)hi, rho ? "-rho_min, -rho_max" : "-vpvs_min, -vpvs_max");
+  if (rho) {
+    PetscCheck(lo < hi, world, PETSC_ERR_ARG_OUTOFRANGE, "Density bounds %.6g to %.6g (-rho_min, -rho_max or their defaults): expected the lower below the upper", (double)lo, (double)hi);
+    PetscCheck(all[0] >= lo && -all[1] <= hi, world, PETSC_ERR_USER_INPUT, "The starting density %s spans %.6g to %.6g, outside the bounds %.6g to %.6g (-rho_min, -rho_max): widen the bounds or fix the model",
+               obj->e.model[k].name, (double)all[0], (double)-all[1], (double)lo, (double)hi);
+  } else {
+    PetscCheck(obj->lo[k] < obj->hi[k], world, PETSC_ERR_ARG_OUTOFRANGE,
+               "vs / vp bounds %.6g to %.6g (from -vpvs_min, -vpvs_max, and -vs_min, -vs_max over vp's bounds %.6g to %.6g m/s, or their defaults): expected the lower below the upper",
+               (double)obj->lo[k], (double)obj->hi[k], (double)obj->vp_lo, (double)obj->vp_hi);
+    PetscCheck(1 / -all[1] >= obj->lo[k] && 1 / all[0] <= obj->hi[k], world, PETSC_ERR_USER_INPUT,
+               "The starting vs / vp of %s spans %.6g to %.6g, outside the bounds %.6g to %.6g (from -vpvs_min, -vpvs_max, and -vs_min, -vs_max over vp's bounds %.6g to %.6g m/s): widen the bounds or fix the model",
+               obj->e.model[k].name, 1 / (double)-all[1], 1 / (double)all[0], (double)obj->lo[k], (double)obj->hi[k], (double)obj->vp_lo, (double)obj->vp_hi);
+  }
   PetscFunctionReturn(0);
 }
 

@@ -350,6 +350,12 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                             PETSC_FALSE, "a ratio above 1", &o->vpvs_min));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-vpvs_max", "Invert, -invert_for with vs: upper bound on vp / vs in the solid cells; auto = 1.25 x the starting model's greatest", 1.0,
                             PETSC_FALSE, "a ratio above 1", &o->vpvs_max));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-vs_min",
+                            "Invert, -invert_for with vs: lower bound on vs in the solid cells (m/s), as vs / vp >= vs_min / vp_min (so it holds whatever vp becomes); auto = none", 0.0, PETSC_FALSE,
+                            "a velocity of 0 or more", &o->vs_min));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-vs_max",
+                            "Invert, -invert_for with vs: upper bound on vs (m/s), as vs / vp <= vs_max / vp_max (so it holds whatever vp becomes); auto = none", MIN_VELOCITY, PETSC_FALSE,
+                            "a velocity of at least 1 m/s", &o->vs_max));
   PetscCall(PetscOptionsString("-invert_for", "Invert: the parameters inverted, vp or vp,rho (-physics variable_density), vp, vp,vs or vp,vs,rho (-physics elastic); the others are held as given", NULL, o->invert_for,
                                o->invert_for, sizeof(o->invert_for), NULL));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-wavefield_memory",
@@ -533,6 +539,8 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
              (double)o->rho_min, (double)o->rho_max);
   PetscCheck(!o->vpvs_min || !o->vpvs_max || o->vpvs_min < o->vpvs_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vpvs_min %.6g is not below -vpvs_max %.6g: expected vpvs_min < vpvs_max",
              (double)o->vpvs_min, (double)o->vpvs_max);
+  PetscCheck(!o->vs_min || !o->vs_max || o->vs_min < o->vs_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vs_min %.6g is not below -vs_max %.6g: expected vs_min < vs_max", (double)o->vs_min,
+             (double)o->vs_max);
   PetscCheck(!o->vpvs_min || o->vpvs_min > 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-vpvs_min %.6g: expected a ratio above 1 (vs < vp)", (double)o->vpvs_min);
   PetscCheck(o->fix_above >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fix_above %.6g: expected a depth of 0 m or more", (double)o->fix_above);
   PetscCheck(o->source_estimation_eps > 0 && o->source_estimation_eps < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,

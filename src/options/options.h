@@ -132,6 +132,7 @@ typedef struct {
   PetscReal vp_min, vp_max;      /* bounds (m/s); vp_max also sets the time step and layers; 0 = from the model */
   PetscReal rho_min, rho_max;    /* density bounds (kg/m^3) where -invert_for takes rho; 0 = from the model */
   PetscReal vpvs_min, vpvs_max;  /* bounds on vp / vs where -invert_for takes vs; 0 = from the model */
+  PetscReal vs_min, vs_max;      /* and on vs itself, taken over vp's bounds into those on vs / vp; 0 = none */
   char      record[64];          /* the components receivers record, comma-separated names (Equation.component; the misfit's alone in the modes with one); empty: the first */
   char      invert_for[64];      /* -mode invert: the parameters inverted, comma-separated names (Equation.parameter) */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */

@@ -566,8 +566,8 @@ static PetscErrorCode Parameters(Inversion *inv)
   inv->impedance = o->parameterisation == PARAMETERISATION_IMPEDANCE ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(!inv->impedance || OptionsInverts(o, "rho"), world, PETSC_ERR_USER_INPUT, "-parameterisation impedance inverts vp and rho vp: expected -invert_for with rho (%s)", expected);
   PetscCheck(OptionsInverts(o, "rho") || (!o->rho_min && !o->rho_max), world, PETSC_ERR_USER_INPUT, "-rho_min and -rho_max bound an inverted density: expected -invert_for with rho (%s)", expected);
-  PetscCheck(OptionsInverts(o, "vs") || (!o->vpvs_min && !o->vpvs_max), world, PETSC_ERR_USER_INPUT, "-vpvs_min and -vpvs_max bound an inverted S velocity: expected -invert_for with vs (%s)",
-             expected);
+  PetscCheck(OptionsInverts(o, "vs") || (!o->vpvs_min && !o->vpvs_max && !o->vs_min && !o->vs_max), world, PETSC_ERR_USER_INPUT,
+             "-vpvs_min, -vpvs_max, -vs_min and -vs_max bound an inverted S velocity: expected -invert_for with vs (%s)", expected);
   for (PetscInt b = 0; b < inv->np; b++) inv->by_vp[b] = ByVp(inv, b);
   var[0][0] = ToVariable(inv, 0, obj->vp_lo, 0);
   var[0][1] = ToVariable(inv, 0, obj->vp_hi, 0);
