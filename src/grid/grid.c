@@ -4,6 +4,18 @@
 
 static const char *const axis_name[3] = {"z", "x", "y"};
 
+PetscErrorCode GridCheckSurfaceDepth(const Grid *g, PetscInt cells, const char *why)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < g->dim; a++)
+    for (PetscInt s = 0; s < 2; s++)
+      PetscCheck(!GridFreeSurface(g, a, s) || g->size[a] >= cells, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+                 "Subdomain on the free surface too thin: %" PetscInt_FMT " cells along %s, at least %" PetscInt_FMT " needed at order %" PetscInt_FMT
+                 " (%s); use fewer subdomains along %s (-da_processors_%s)",
+                 g->size[a], axis_name[a], cells, 2 * g->radius, why, axis_name[a], axis_name[a]);
+  PetscFunctionReturn(0);
+}
+
 /* The DMDA counts the cells of the extended grid in PetscInt: a grid beyond
    that is refused here, before PETSc's sizes wrap round. */
 PetscErrorCode GridCheckCellCount(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscInt pml[3][2])
@@ -131,14 +143,7 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
                "; use fewer subdomains along %s (-da_processors_%s)",
                g->size[a], axis_name[a], g->radius, order, axis_name[a], axis_name[a]);
   }
-  /* the ghosts beyond a free surface mirror the first `radius` cells past the
-     surface sample, which must therefore be this rank's own */
-  for (PetscInt a = 0; a < dim; a++)
-    for (PetscInt s = 0; s < 2; s++)
-      PetscCheck(!GridFreeSurface(g, a, s) || g->size[a] > g->radius, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-                 "Subdomain on the free surface too thin: %" PetscInt_FMT " cells along %s, at least %" PetscInt_FMT " needed at order %" PetscInt_FMT
-                 "; use fewer subdomains along %s (-da_processors_%s)",
-                 g->size[a], axis_name[a], g->radius + 1, order, axis_name[a], axis_name[a]);
+  PetscCall(GridCheckSurfaceDepth(g, g->radius + 1, "the ghosts beyond it mirror the cells past it, which must be this rank's own"));
   /* DMDAGetNeighbors: 3^dim ranks, first DMDA axis fastest, -1 off the grid. */
   {
     const PetscInt centre = dim == 2 ? 4 : 13;

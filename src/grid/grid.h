@@ -42,6 +42,10 @@ PetscErrorCode GridDestroy(Grid *g);
 PetscBool GridFaceNearLayer(const Grid *g, PetscInt a, PetscInt t, PetscInt s);
 /* Is face (a, s) of the owned box a free surface (global edge, zero width)? */
 PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s);
+/* Refuses, naming why and -da_processors_*, a subdomain on a free surface
+   with fewer than `cells` cells along the surface's axis (what reaches
+   into it from the surface must be this rank's own). */
+PetscErrorCode GridCheckSurfaceDepth(const Grid *g, PetscInt cells, const char *why);
 /* The CPML weights a (pa) and b (pb) of every padded index of this rank's
    box along axis a, and the first difference of a (pda, at the grid's
    order, in the layers only): zero in the core and in ghosts beyond the

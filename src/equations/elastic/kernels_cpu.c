@@ -28,6 +28,9 @@ typedef struct {
   PetscInt n[3], e[3];
 } ELRadii;
 
+/* Every stencil at its full radius R. */
+static inline ELRadii FullRadii(PetscInt R) { return (ELRadii){{R, R, R}, {R, R, R}}; }
+
 /* The derivative along b of field f for the cells from padded c (the
    row's padded coordinates q, first cell at q[0] + i0): at the node above
    along b (up) or at the centre, with the matching CPML profile and the
@@ -287,7 +290,7 @@ static unsigned StencilsAt(const ELState *s, ptrdiff_t row, const PetscInt q[3],
 {
   unsigned surf = 0;
 
-  for (PetscInt a = 0; a < 3; a++) r->n[a] = r->e[a] = s->radius;
+  *r = FullRadii(s->radius);
   for (PetscInt a = 0; a < s->dim; a++) {
     const PetscInt qa = a ? q[a] : q[0] + i;
     r->n[a]           = ELStencilRadius(s, a, 0, qa, row + i);
@@ -352,8 +355,7 @@ static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
    within reach of its narrowed stencils) are pieces of their own. */
 static PetscErrorCode Stress(ELState *s, const Box *b, ELPass P)
 {
-  const PetscInt R    = s->radius;
-  const ELRadii  full = {{R, R, R}, {R, R, R}};
+  const ELRadii full = FullRadii(s->radius);
 
   STAGGERED_EACH_ROW(s, b, {
     PetscInt lo, hi, cut[2];
@@ -384,9 +386,8 @@ PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b) { return Stress(s, b
    stresses' cells in a surface's band. */
 PetscErrorCode ELBackStressCPU(ELState *s, const Box *box)
 {
-  const PetscInt R    = s->radius;
-  const ELRadii  full = {{R, R, R}, {R, R, R}};
-  Box            b;
+  const ELRadii full = FullRadii(s->radius);
+  Box           b;
 
   if (BoxWithin(box, &s->rec->core[EL_SZZ], &b)) PetscCall(Stress(s, &b, EL_PASS_BACK));
   for (PetscInt p = 0; p < ELPairs(s->dim); p++) {

@@ -37,21 +37,16 @@
    transposes reach. */
 static PetscErrorCode NarrowedWeights(const Grid *g, ELState *s)
 {
-  static const char *const axis_name[3] = {"z", "x", "y"};
-  const PetscInt           R            = g->radius;
-  double                   c[FWI_MAX_RADIUS + 1];
+  const PetscInt R = g->radius;
+  double         c[FWI_MAX_RADIUS + 1];
 
   PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < g->dim; a++) {
-    PetscCheck(!(s->free_surface[a][0] || s->free_surface[a][1]) || s->n[a] >= 2 * R, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-               "Subdomain on the free surface too thin for -physics elastic: %" PetscInt_FMT " cells along %s, at least %" PetscInt_FMT
-               " needed at order %" PetscInt_FMT " (the stresses' stencils narrow over the %" PetscInt_FMT " cells under the surface); use fewer subdomains along %s (-da_processors_%s)",
-               s->n[a], axis_name[a], 2 * R, 2 * R, R - 1, axis_name[a], axis_name[a]);
+  PetscCall(GridCheckSurfaceDepth(g, 2 * R, "-physics elastic: the stress stencils narrow under the surface, and their transposes reach twice the stencil radius into it"));
+  for (PetscInt a = 0; a < g->dim; a++)
     for (PetscInt r = 1; r < R; r++) {
       StaggeredWeights(r, c);
       for (PetscInt m = 1; m <= FWI_MAX_RADIUS; m++) s->wn[a][r][m] = m <= r ? (float)(c[m] / g->d[a]) : 0.0f;
     }
-  }
   PetscFunctionReturn(0);
 }
 
