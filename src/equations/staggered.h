@@ -99,6 +99,20 @@ typedef enum {
   STAGGERED_ZERO_BEYOND_NODES
 } StaggeredSurfaceOp;
 
+/* The transpose of a derivative's CPML memory (StaggeredCpml), run
+   backwards in time: the operand d of the derivative's transpose from x,
+   the adjoint of what the derivative fed (t + psi), with the adjoint
+   memory m: d = x - a (m - x), m = b (m - x).  Outside the layers (a = b =
+   0) d = x but perhaps for the sign of a zero, which no stencil's sum
+   (from +0) can tell. */
+FWI_HD static inline float StaggeredCpmlAdjoint(float x, float a, float b, float *m)
+{
+  const float e = *m - x;
+
+  *m = b * e;
+  return x - a * e;
+}
+
 /* Pass op on field x along the row at padded index row (its owned cell 0;
    n owned cells along the axis of stride st) that ends on the surface at
    side, R the radius.  The node at i + 1/2 mirrors that at -(i + 1/2)

@@ -26,19 +26,6 @@ STAGGERED_INLINE float StaggeredCpml(float t, float a, float b, float *restrict 
   return t + *psi;
 }
 
-/* Its transpose, run backwards in time: the operand d of the derivative's
-   transpose from x, the adjoint of what the derivative fed (t + psi), with
-   the adjoint memory m: d = x - a (m - x), m = b (m - x).  Outside the
-   layers (a = b = 0) d = x but perhaps for the sign of a zero, which no
-   stencil's sum (from +0) can tell. */
-STAGGERED_INLINE float StaggeredCpmlAdjoint(float x, float a, float b, float *restrict m)
-{
-  const float e = *m - x;
-
-  *m = b * e;
-  return x - a * e;
-}
-
 /* The padded index of owned cell (0, j, k) of a padded box of radius R. */
 static inline ptrdiff_t StaggeredRowStart(PetscInt R, PetscInt dim, const ptrdiff_t stride[3], PetscInt j, PetscInt k)
 {

@@ -45,16 +45,17 @@
    faces in the layers, which it does not image), lies within 1e-5
    (relative L2) of full storage's on the cells two or more from the
    layers, and is the same bits on every decomposition.
-   With -against_cuda the CUDA backend runs every variable-density case
+   With -against_cuda the CUDA backend runs every case of the equation
    beside the CPU's, on the decomposition mpiexec gives, and its traces and
-   both methods' gradients must be the CPU's bits: unit_vd_cuda_host runs
-   its kernels compiled for the host (no GPU needed), unit_vd_cuda on a GPU
-   (exit 77, skipped, without one). */
+   both methods' gradients must be the CPU's bits:
+   unit_staggered_gradient_cuda_host runs its kernels compiled for the host
+   (no GPU needed), unit_staggered_gradient_cuda on a GPU (exit 77,
+   skipped, without one). */
 #include "data/events.h"
 #include "data/geometry.h"
 #include "data/wavelet.h"
 #include "equations/variable_density/kernels.h"
-#include "equations/elastic/state.h"
+#include "equations/elastic/kernels.h"
 #include "grid/grid.h"
 #include "grid/timeaxis.h"
 #include "shot/propagate.h"
@@ -253,7 +254,7 @@ static PetscErrorCode Survey(const Case *c, Geometry *geo)
 }
 
 /* The kernels of a run: the CPU's, or CUDA's (HALOFWI_CUDA_HOST: compiled
-   for the host, whatever the build has; the variable-density equation's). */
+   for the host, whatever the build has). */
 static PetscErrorCode RunKernels(PetscBool cuda, EquationKernels *k, HaloType *halo)
 {
   const Equation *eq = phys->eq;
@@ -262,7 +263,8 @@ static PetscErrorCode RunKernels(PetscBool cuda, EquationKernels *k, HaloType *h
   *halo = HALO_HOST;
 #ifdef HALOFWI_CUDA_HOST
   if (cuda) {
-    *k = (EquationKernels){(const struct KernelOps *)&VDKernelsCUDA, VDKernelsCUDA.backend, PETSC_TRUE};
+    const PetscBool el = eq == &EquationElastic ? PETSC_TRUE : PETSC_FALSE;
+    *k = (EquationKernels){el ? (const struct KernelOps *)&ELKernelsCUDA : (const struct KernelOps *)&VDKernelsCUDA, el ? ELKernelsCUDA.backend : VDKernelsCUDA.backend, PETSC_TRUE};
     PetscFunctionReturn(0);
   }
 #else
@@ -748,7 +750,6 @@ int main(int argc, char **argv)
   for (size_t k = 0; k < sizeof(tested) / sizeof(tested[0]); k++)
     if (!strcmp(name, tested[k].eq->name)) phys = &tested[k];
   PetscCheck(phys, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-physics %s: expected variable_density or elastic", name);
-  PetscCheck(!against_cuda || phys->eq == &EquationVariableDensity, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-against_cuda: the %s gradient has no CUDA kernels; expected -physics variable_density", name);
 #ifndef HALOFWI_CUDA_HOST
   if (against_cuda) {
     PetscBool missing;

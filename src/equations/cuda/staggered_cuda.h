@@ -46,3 +46,44 @@ __device__ static inline float StaggeredCpmlCUDA(float t, float a, float b, floa
       CUDA_LAUNCHED(); \
     } \
   } while (0)
+
+/* The padded index of owned cell 0 of the row along axis a this thread
+   takes, a thread per owned row of a face (STAGGERED_SURFACE_LAUNCH), on a
+   padded box of dim axes, radius R, strides stride, n owned cells; false
+   past the face's rows. */
+__device__ static inline bool StaggeredSurfaceThreadRow(PetscInt dim, PetscInt R, const ptrdiff_t stride[3], const PetscInt n[3], int a, ptrdiff_t *row)
+{
+  const int      b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
+  const PetscInt nj = n[b1], nk = dim > b2 ? n[b2] : 1, t = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (t >= nj * nk) return false;
+  *row = StaggeredSurfaceRowStart(R, stride, dim, a, t % nj, t / nj);
+  return true;
+}
+
+/* A field per axis, by value for a kernel (the one of a face's axis). */
+struct StaggeredAxisFields {
+  float *x[3];
+};
+
+static inline StaggeredAxisFields StaggeredAxisFieldsOf(float *const f[3])
+{
+  StaggeredAxisFields a = {{NULL, NULL, NULL}};
+  for (int k = 0; f && k < 3; k++) a.x[k] = f[k];
+  return a;
+}
+
+/* Launches kernel(state, a, side, ...) with a thread per owned row of
+   every free face (a, side) of state s (its dim, n and free_surface), face
+   by face in the CPU's order (STAGGERED_EACH_SURFACE_ROW), so that the
+   cells where faces meet take their terms in that order. */
+#define STAGGERED_SURFACE_LAUNCH(s, lane, kernel, ...) \
+  do { \
+    for (int a_ = 0; a_ < (s)->dim; a_++) \
+      for (int side_ = 0; side_ < 2; side_++) { \
+        const int      b1_ = a_ == 0 ? 1 : 0, b2_ = a_ == 2 ? 1 : 2; \
+        const PetscInt rows_ = (s)->n[b1_] * ((s)->dim > b2_ ? (s)->n[b2_] : 1); \
+        if (!(s)->free_surface[a_][side_]) continue; \
+        CudaLaunch(kernel, dim3((unsigned)((rows_ + 127) / 128)), dim3(128), lane, *(s), a_, side_, __VA_ARGS__); \
+        CUDA_LAUNCHED(); \
+      } \
+  } while (0)

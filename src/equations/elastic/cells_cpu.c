@@ -1,6 +1,7 @@
 /* The elastic equation's CPU operations on particular cells (the model's
    face sums, the free surface, the points) and the CPU's table
    (kernels.h); the stages are in kernels_cpu.c. */
+#include "equations/elastic/adjoint_cells.h"
 #include "equations/elastic/kernels.h"
 #include "equations/staggered_cpu.h"
 #include <math.h>
@@ -66,67 +67,18 @@ static PetscErrorCode AllFinite(ELState *s, PetscBool *finite)
   return 0;
 }
 
-/* adjoint.c: the operands beyond each free surface, for the stage's
-   transposed stencils to read.  Stage 0 (undoing the stress stage, read
-   by the velocities): the forward run holds the velocities beyond a
-   surface at 0, so nothing there takes a share, but for a fluid's normal
-   velocity, mirrored even, whose rate's operand is odd.  Stage 1 (undoing
-   the velocity stage, read by the stresses): s_a and t_ab are odd beyond
-   it, so the operands of their derivatives are even, t_ab's folded at the
-   surface centre (ELFoldedCentre). */
+/* adjoint.c: the operands beyond each free surface (ELAdjointSurfaceRow). */
 static PetscErrorCode AdjointSurface(ELState *s, PetscInt stage)
 {
-  STAGGERED_EACH_SURFACE_ROW(s, {
-    const StaggeredSurfaceOp normal = stage ? STAGGERED_MIRROR_NODES : ELSurfaceFluid(s, row, st, n, side) ? STAGGERED_MIRROR_CENTRES : STAGGERED_ZERO_BEYOND_CENTRES;
-    StaggeredSurfaceRow(normal, s->op[a][a], row, st, n, side, s->radius);
-    for (PetscInt b = 0; b < s->dim; b++)
-      if (b != a) StaggeredSurfaceRow(stage ? STAGGERED_FOLD_CENTRES : STAGGERED_ZERO_BEYOND_NODES, s->op[b][a], row, st, n, side, s->radius);
-  });
+  STAGGERED_EACH_SURFACE_ROW(s, ELAdjointSurfaceRow(s, stage, a, side, row, st, n));
   return 0;
 }
 
-/* Contribution of the narrowed stencils (state.h: ELStencilRadius) to
-   the transposed derivative along a at padded index j of a row (stride st,
-   owned cells [lo, hi) in the band of one surface): stage 0's uniform
-   transpose took each output's full weights w, so each output c in the
-   band adds what its own weights W_c differ by, (W_c - w)[m] x[c] at the
-   inputs its stencil reads (c + m - 1 + up, and c - m + up with the other
-   sign). */
-static float NarrowedTransposeAt(const ELState *s, PetscInt a, PetscInt up, const float *x, ptrdiff_t row, ptrdiff_t st, PetscInt lo, PetscInt hi, PetscInt j)
-{
-  const PetscInt R   = s->radius;
-  float          acc = 0;
-
-  for (PetscInt m = 1; m <= R; m++)
-    for (PetscInt k = 0; k < 2; k++) {
-      const PetscInt c = k ? j + 1 - up - m : j + m - up; /* the output whose input m (or -m) is j */
-      if (c < lo || c >= hi) continue;
-      const float *W = ELWeights(s, a, ELStencilRadius(s, a, up, R + c, row + c * st));
-      const float  d = W[m] - s->w[a][m];
-      acc            = k ? acc - d * x[row + c * st] : acc + d * x[row + c * st];
-    }
-  return acc;
-}
-
-/* adjoint.c: the narrowed stencils' transposes, after stage 0's operands:
-   each velocity within reach of a free surface's band (2 R cells)
-   takes from the band's normal rates' operands (op[a][a], the normal
-   velocity v_a) and shear rates' (op[b][a], the tangential v_b) what
-   their narrowed weights differ by from the uniform transpose's. */
+/* adjoint.c: the narrowed stencils' transposes (ELNarrowedRow). */
 static PetscErrorCode AdjointNarrowed(ELState *s)
 {
-  const PetscInt R = s->radius;
-
-  if (R == 1) return 0;
-  STAGGERED_EACH_SURFACE_ROW(s, {
-    const PetscInt lo = side ? n - R : 0, hi = side ? n : R; /* the band's outputs, owned indices along a */
-    for (PetscInt b = 0; b < s->dim; b++) {
-      const PetscInt up = b == a ? 0 : 1;
-      float         *v  = s->v[b];
-      const float   *x  = s->op[b][a];
-      for (PetscInt i = side ? n - 2 * R : 0; i < (side ? n : 2 * R); i++) v[row + i * st] = v[row + i * st] - NarrowedTransposeAt(s, a, up, x, row, st, lo, hi, i);
-    }
-  });
+  if (s->radius == 1) return 0;
+  STAGGERED_EACH_SURFACE_ROW(s, ELNarrowedRow(s, a, side, row, st, n));
   return 0;
 }
 
@@ -173,6 +125,12 @@ static PetscErrorCode Image(ELState *s, PetscInt param)
   return 0;
 }
 
+static PetscErrorCode BandCopy(ELState *s, float *const f[], PetscBool save, unsigned mask, float *buf)
+{
+  StaggeredBandCopy(s->grid, s->rec->nband, s->rec->band, f, save, mask, buf);
+  return 0;
+}
+
 const ELKernels ELKernelsCPU = {
   .lanes_create  = LanesCreate,
   .lanes_destroy = LanesDestroy,
@@ -195,5 +153,6 @@ const ELKernels ELKernelsCPU = {
   .image            = Image,
   .back_stress      = ELBackStressCPU,
   .back_velocity    = ELBackVelocityCPU,
+  .band_copy        = BandCopy,
   .backend       = &BackendOpsCPU,
 };

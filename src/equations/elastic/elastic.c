@@ -8,8 +8,8 @@
    the centres where the normal stresses live, and mu on a shear stress's
    edge is the harmonic mean of its four cells' (0 where one of them is a
    fluid, so a fluid-solid contact carries no shear).  Its gradient: the
-   exact adjoint (adjoint.c), on the CPU, with full storage or with the
-   forward fields run backwards in the core (reconstruct.c). */
+   exact adjoint (adjoint.c), with full storage or with the forward fields
+   run backwards in the core (reconstruct.c), on either backend. */
 #include "equations/elastic/kernels.h"
 #include <math.h>
 
@@ -192,7 +192,7 @@ static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
   if (backend == BACKEND_CUDA) ops = &ELKernelsCUDA;
 #endif
   if (!ops) return PETSC_FALSE;
-  *k = (EquationKernels){(const struct KernelOps *)ops, ops->backend, ops->adjoint_operands != NULL};
+  *k = (EquationKernels){(const struct KernelOps *)ops, ops->backend, PETSC_TRUE};
   return PETSC_TRUE;
 }
 

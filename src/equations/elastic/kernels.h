@@ -34,7 +34,7 @@ typedef struct ELKernels {
   PetscErrorCode (*record)(ELState *s, PetscInt c, const PointMap *m, const float remote[], float out[]);
   /* Whether the stresses are finite everywhere; waits for the queued work. */
   PetscErrorCode (*all_finite)(ELState *s, PetscBool *finite);
-  /* The adjoint (adjoint.c; NULL on a backend that has none): the
+  /* The adjoint (adjoint.c): the
      transposed stages over the owned cells of box b, from the operands
      (stage 0 the velocities, undoing the stress stage; stage 1 the
      stresses, undoing the velocity stage); the operands of a stage over
@@ -52,7 +52,7 @@ typedef struct ELKernels {
   PetscErrorCode (*inject_residual)(ELState *s, PetscInt comp, const PointMap *m, const float amp[]);
   PetscErrorCode (*derive_image)(ELState *s);
   PetscErrorCode (*image)(ELState *s, PetscInt k);
-  /* The boundary method (reconstruct.c; NULL on a backend that has none):
+  /* The boundary method (reconstruct.c):
      the forward stages run backwards over the cells of box b in the cores
      (rec->core), on the fields run back (rec->f), each imaging its terms with
      the adjoint fields as full storage's operands do from the store: the
@@ -60,6 +60,10 @@ typedef struct ELKernels {
      the stresses (in adjoint stage 1). */
   PetscErrorCode (*back_stress)(ELState *s, const Box *b);
   PetscErrorCode (*back_velocity)(ELState *s, const Box *b);
+  /* The band (s->rec) of the fields f, by the forward field's number,
+     into buf (save), or back from it for the fields in mask (a bit each);
+     buf holds every band, in turn (StaggeredBandCopy). */
+  PetscErrorCode (*band_copy)(ELState *s, float *const f[], PetscBool save, unsigned mask, float *buf);
   const BackendOps *backend;
 } ELKernels;
 

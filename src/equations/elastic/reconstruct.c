@@ -120,7 +120,7 @@ PetscErrorCode ELReconstructionSave(ELState *s, WavefieldStore store, PetscInt n
   ForwardFields(s, field);
   for (PetscInt k = 0; k < EL_FORWARD_FIELDS; k++) f[k] = *field[k];
   PetscCall(WavefieldStoreWriteBegin(store, n, &buf));
-  StaggeredBandCopy(s->grid, s->rec->nband, s->rec->band, f, PETSC_TRUE, ~0u, buf);
+  PetscCall(s->ops->band_copy(s, f, PETSC_TRUE, ~0u, buf));
   PetscCall(WavefieldStoreWriteEnd(store, n));
   PetscFunctionReturn(0);
 }
@@ -155,7 +155,7 @@ PetscErrorCode ELReconstructionRead(ELState *s, WavefieldStore store, PetscInt n
 PetscErrorCode ELReconstructionDone(ELState *s, WavefieldStore store, PetscInt n)
 {
   PetscFunctionBeginUser;
-  StaggeredBandCopy(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, EL_VELOCITIES, s->rec->saved);
+  PetscCall(s->ops->band_copy(s, s->rec->f, PETSC_FALSE, EL_VELOCITIES, s->rec->saved));
   PetscCall(WavefieldStoreReadEnd(store, n));
   s->rec->saved = NULL;
   PetscFunctionReturn(0);
@@ -182,7 +182,7 @@ PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints 
 PetscErrorCode ELReconstructionStresses(ELState *s)
 {
   PetscFunctionBeginUser;
-  StaggeredBandCopy(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved);
+  PetscCall(s->ops->band_copy(s, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved));
   Swap(s);
   PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
   PetscCall(s->ops->surface(s, STAGGERED_MIRROR_CENTRES, s->s, PETSC_FALSE));

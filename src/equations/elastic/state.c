@@ -149,7 +149,6 @@ static PetscErrorCode SetMethod(EquationState *state, GradientMethod m)
   ELState *s = ELStateOf(state);
 
   PetscFunctionBeginUser;
-  PetscCheck(s->ops->adjoint_operands, PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic gradient has no %s kernels yet: expected -backend cpu", s->backend->name);
   PetscCheck(m == GRADIENT_FULL || m == GRADIENT_BOUNDARY, PETSC_COMM_SELF, PETSC_ERR_SUP, "The elastic equation's gradient methods are full and boundary, not %s", GradientMethods[m]);
   PetscCall(ELReconstructionSetUp(s, m));
   PetscFunctionReturn(0);

@@ -99,7 +99,7 @@ FWI_HD static inline PetscInt ELKeepRow(PetscInt dim, ELKeepKind kind, PetscInt 
 
 /* Row k of kind of the store's slot the state keeps, at padded cell c;
    NULL where the run keeps none. */
-static inline float *ELKeep(const ELState *s, ELKeepKind kind, PetscInt k, ptrdiff_t c) { return s->keep ? s->keep + (size_t)ELKeepRow(s->dim, kind, k) * s->ncells + c : NULL; }
+FWI_HD static inline float *ELKeep(const ELState *s, ELKeepKind kind, PetscInt k, ptrdiff_t c) { return s->keep ? s->keep + (size_t)ELKeepRow(s->dim, kind, k) * s->ncells + c : NULL; }
 
 extern const EquationScheme ElasticScheme;
 

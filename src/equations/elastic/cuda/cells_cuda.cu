@@ -1,6 +1,7 @@
 /* The elastic equation's CUDA operations on particular cells (the model's
    face sums, the free surface, the points), and its CUDA table
-   (kernels.h): the same formulas as cells_cpu.c. */
+   (kernels.h): the same formulas as cells_cpu.c; the adjoint's are in
+   adjoint_cuda.cu. */
 #include "equations/elastic/cuda/el_cuda.h"
 
 static PetscErrorCode LanesCreate(ELState *s, const GpuTile *tile) { return CudaLanesCreate(tile, (CudaLanes **)&s->lanes); }
@@ -28,33 +29,24 @@ static PetscErrorCode DeriveModel(ELState *s)
 }
 
 /* A thread per owned row along axis a that ends on the free face (a,
-   side): op on x, or (shear) on every shear stress of a, or (velocity)
-   the normal velocity's pass of its surface cell's kind. */
-__global__ void SurfaceKernel(const ELState s, StaggeredSurfaceOp op, int a, int side, float *x, int shear, int velocity)
+   side): op on f's field of axis a, or (shear) on every shear stress of a,
+   or (velocity) the normal velocity's pass of its surface cell's kind. */
+__global__ void SurfaceKernel(const ELState s, int a, int side, StaggeredSurfaceOp op, StaggeredAxisFields f, int shear, int velocity)
 {
-  const int       b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
-  const PetscInt  nj = s.n[b1], nk = s.dim > b2 ? s.n[b2] : 1, t = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (t >= nj * nk) return;
-  const ptrdiff_t row = StaggeredSurfaceRowStart(s.radius, s.stride, s.dim, a, t % nj, t / nj), st = s.stride[a];
+  ptrdiff_t row;
+  if (!StaggeredSurfaceThreadRow(s.dim, s.radius, s.stride, s.n, a, &row)) return;
+  const ptrdiff_t st = s.stride[a];
   if (velocity) StaggeredSurfaceRow(ELSurfaceFluid(&s, row, st, s.n[a], side) ? STAGGERED_MIRROR_NODES : STAGGERED_ZERO_PAST_SURFACE, s.v[a], row, st, s.n[a], side, s.radius);
-  else if (!shear) StaggeredSurfaceRow(op, x, row, st, s.n[a], side, s.radius);
+  else if (!shear) StaggeredSurfaceRow(op, f.x[a], row, st, s.n[a], side, s.radius);
   else
     for (int b = 0; b < s.dim; b++)
       if (b != a) StaggeredSurfaceRow(op, s.t[ELPair(a, b)], row, st, s.n[a], side, s.radius);
 }
 
-/* Every free face in the CPU's order (STAGGERED_EACH_SURFACE_ROW). */
 static PetscErrorCode SurfaceFaces(ELState *s, StaggeredSurfaceOp op, float *const f[3], int shear, int velocity)
 {
   PetscFunctionBeginUser;
-  for (int a = 0; a < s->dim; a++)
-    for (int side = 0; side < 2; side++) {
-      const int      b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
-      const PetscInt rows = s->n[b1] * (s->dim > b2 ? s->n[b2] : 1);
-      if (!s->free_surface[a][side]) continue;
-      CudaLaunch(SurfaceKernel, dim3((unsigned)((rows + 127) / 128)), dim3(128), ELLane(s), *s, op, a, side, f ? f[a] : (float *)NULL, shear, velocity);
-      CUDA_LAUNCHED();
-    }
+  STAGGERED_SURFACE_LAUNCH(s, ELLane(s), SurfaceKernel, op, StaggeredAxisFieldsOf(f), shear, velocity);
   PetscFunctionReturn(0);
 }
 
@@ -110,5 +102,17 @@ extern "C" const ELKernels ELKernelsCUDA = {
   .inject           = Inject,
   .record           = Record,
   .all_finite       = AllFinite,
+  .adjoint_velocity = ELAdjointVelocityCUDA,
+  .adjoint_stress   = ELAdjointStressCUDA,
+  .adjoint_operands = ELAdjointOperandsCUDA,
+  .adjoint_surface  = ELAdjointSurfaceCUDA,
+  .adjoint_narrowed = ELAdjointNarrowedCUDA,
+  .source_image     = ELSourceImageCUDA,
+  .inject_residual  = ELInjectResidualCUDA,
+  .derive_image     = ELDeriveImageCUDA,
+  .image            = ELImageCUDA,
+  .back_stress      = ELBackStressCUDA,
+  .back_velocity    = ELBackVelocityCUDA,
+  .band_copy        = ELBandCopyCUDA,
   .backend          = &BackendOpsCUDA,
 };

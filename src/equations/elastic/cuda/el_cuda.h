@@ -14,3 +14,17 @@ static inline cudaStream_t ELLane(const ELState *s) { return CudaLanesStream(ELL
 /* stages_cuda.cu */
 PetscErrorCode ELVelocityCUDA(ELState *s, const Box *b);
 PetscErrorCode ELStressCUDA(ELState *s, const Box *b);
+PetscErrorCode ELAdjointVelocityCUDA(ELState *s, const Box *b);
+PetscErrorCode ELAdjointStressCUDA(ELState *s, const Box *b);
+PetscErrorCode ELBackStressCUDA(ELState *s, const Box *b);
+PetscErrorCode ELBackVelocityCUDA(ELState *s, const Box *b);
+
+/* adjoint_cuda.cu */
+PetscErrorCode ELAdjointOperandsCUDA(ELState *s, PetscInt stage);
+PetscErrorCode ELAdjointSurfaceCUDA(ELState *s, PetscInt stage);
+PetscErrorCode ELAdjointNarrowedCUDA(ELState *s);
+PetscErrorCode ELSourceImageCUDA(ELState *s, const PointMap *m, const float amp[]);
+PetscErrorCode ELInjectResidualCUDA(ELState *s, PetscInt comp, const PointMap *m, const float amp[]);
+PetscErrorCode ELDeriveImageCUDA(ELState *s);
+PetscErrorCode ELImageCUDA(ELState *s, PetscInt k);
+PetscErrorCode ELBandCopyCUDA(ELState *s, float *const f[], PetscBool save, unsigned mask, float *buf);

@@ -6,27 +6,18 @@
 static PetscErrorCode LanesCreate(VDState *s, const GpuTile *tile) { return CudaLanesCreate(tile, (CudaLanes **)&s->lanes); }
 static PetscErrorCode LanesDestroy(VDState *s) { return CudaLanesDestroy((CudaLanes **)&s->lanes); }
 
-/* A thread per owned row along axis a that ends on the free face (a, side). */
-__global__ void SurfaceKernel(const VDState s, StaggeredSurfaceOp op, int a, int side, float *x)
+/* A thread per owned row along axis a that ends on the free face (a,
+   side): op on f's field of axis a. */
+__global__ void SurfaceKernel(const VDState s, int a, int side, StaggeredSurfaceOp op, StaggeredAxisFields f)
 {
-  const int      b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
-  const PetscInt nj = s.n[b1], nk = s.dim > b2 ? s.n[b2] : 1, t = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (t >= nj * nk) return;
-  StaggeredSurfaceRow(op, x, StaggeredSurfaceRowStart(s.radius, s.stride, s.dim, a, t % nj, t / nj), s.stride[a], s.n[a], side, s.radius);
+  ptrdiff_t row;
+  if (StaggeredSurfaceThreadRow(s.dim, s.radius, s.stride, s.n, a, &row)) StaggeredSurfaceRow(op, f.x[a], row, s.stride[a], s.n[a], side, s.radius);
 }
 
-/* Every free face in the CPU's order (STAGGERED_EACH_SURFACE_ROW). */
 static PetscErrorCode Surface(VDState *s, StaggeredSurfaceOp op, float *const f[3])
 {
   PetscFunctionBeginUser;
-  for (int a = 0; a < s->dim; a++)
-    for (int side = 0; side < 2; side++) {
-      const int      b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2;
-      const PetscInt rows = s->n[b1] * (s->dim > b2 ? s->n[b2] : 1);
-      if (!s->free_surface[a][side]) continue;
-      CudaLaunch(SurfaceKernel, dim3((unsigned)((rows + 127) / 128)), dim3(128), VDLane(s), *s, op, a, side, f[a]);
-      CUDA_LAUNCHED();
-    }
+  STAGGERED_SURFACE_LAUNCH(s, VDLane(s), SurfaceKernel, op, StaggeredAxisFieldsOf(f));
   PetscFunctionReturn(0);
 }
 

@@ -58,12 +58,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) OperandsKernel(const VDStat
     const float *pa = stage ? s.ha[a] : s.pa[a], *pb = stage ? s.hb[a] : s.pb[a];
     if (stage && s.keep) s.image_b[a][c] += x * s.keep[(1 + a) * s.ncells + c];
     if (!InLayer(s, stage, a, q[a], pb)) s.d[a][c] = x;
-    else {
-      float *const m = (stage ? s.psi_p[a] : s.psi_v[a]) + c;
-      const float  e = *m - x;
-      s.d[a][c]      = x - pa[q[a]] * e;
-      *m             = pb[q[a]] * e;
-    }
+    else s.d[a][c] = StaggeredCpmlAdjoint(x, pa[q[a]], pb[q[a]], (stage ? s.psi_p[a] : s.psi_v[a]) + c);
   }
 }
 
