@@ -214,8 +214,7 @@ typedef struct Equation {
      mirror images (ShotPlacement). */
   PetscBool                surface_no_parity;
   PetscInt                 ncomponent;   /* what receivers can record */
-  const EquationComponent *component;    /* the first is recorded by default, and is what the misfit reads unless -record names another */
-  PetscInt                 nmisfit;      /* the first components whose residuals the adjoint takes (the misfit can read) */
+  const EquationComponent *component;    /* the first is recorded by default, and is what the misfit reads unless -record names another (the adjoint takes every component's residuals) */
 
   /* What the state keeps of the model along a row of n cells, out[i],
      from the parameters' values there (value[k][i]: parameter k) and the

@@ -82,8 +82,6 @@ static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, Pet
   }
   if (e->o->mode == MODE_FORWARD) PetscFunctionReturn(0);
   PetscCheck(*n == 1, comm, PETSC_ERR_USER_INPUT, "-record %s with -mode %s: the misfit reads one component; expected one name, the data's (of %s)", e->o->record, RunModeNames[e->o->mode], offered);
-  PetscCheck(comp[0] < eq->nmisfit, comm, PETSC_ERR_USER_INPUT, "-record %s with -mode %s: the %s equation's misfit reads %s alone, not %s", e->o->record, RunModeNames[e->o->mode], eq->name,
-             eq->component[0].name, eq->component[comp[0]].name);
   PetscFunctionReturn(0);
 }
 

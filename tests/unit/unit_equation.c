@@ -32,7 +32,6 @@ static PetscErrorCode CheckTable(const Equation *eq)
   PetscFunctionBeginUser;
   CHECK(eq->name && eq->summary && eq->source, "%s: name, summary and source must be set", eq->name);
   CHECK(eq->nparameter >= 1 && eq->ncomponent >= 1 && eq->nstage >= 1, "%s: no parameter, component or stage", eq->name);
-  CHECK(eq->nmisfit >= 1 && eq->nmisfit <= eq->ncomponent, "%s: the misfit's components (nmisfit %" PetscInt_FMT ") must be 1 to its %" PetscInt_FMT, eq->name, eq->nmisfit, eq->ncomponent);
   for (PetscInt p = 0; p < eq->nparameter; p++)
     CHECK(eq->parameter[p].name && eq->parameter[p].option && eq->parameter[p].unit && eq->parameter[p].label, "%s: parameter %" PetscInt_FMT " incomplete", eq->name, p);
   for (PetscInt s = 0; s < eq->nstage; s++) {

@@ -299,7 +299,6 @@ static const Equation EquationMock = {
   .source_image         = -1,
   .ncomponent           = 1,
   .component            = mock_components,
-  .nmisfit              = 1,
   .cell_model           = CellModel,
   .stable_step          = StableStep,
   .cells_per_wavelength = CellsPerWavelength,

@@ -129,7 +129,6 @@ const Equation EquationAcoustic = {
   .name                 = "acoustic",
   .summary              = "constant-density acoustic, second order in time",
   EQUATION_LISTS(parameters, fields, stages, components),
-  .nmisfit = 1,
   .watch_field          = ACOUSTIC_U,
   .cell_model           = CellModel,
   .source               = "pressure: the wavelet times v^2 dt^2 / cell volume, added to u",

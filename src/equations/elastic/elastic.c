@@ -200,7 +200,6 @@ const Equation EquationElastic = {
   .name                 = "elastic",
   .summary              = "isotropic elastic: particle velocity and stress, first order in time, staggered",
   EQUATION_LISTS(parameters, fields, stages, components),
-  .nmisfit = EQUATION_COUNT(components), /* p and every velocity */
   .nmodel_field         = 2,
   .model_field          = {EL_BDT, EL_CDT},
   .nmodel_derived       = 2,

@@ -19,6 +19,12 @@ static PetscErrorCode Surface(VDState *s, StaggeredSurfaceOp op, float *const f[
   return 0;
 }
 
+static PetscErrorCode InjectResidual(VDState *s, PetscInt comp, const PointMap *m, const float amp[])
+{
+  for (PetscInt i = 0; i < m->nrows; i++) VDResidualRow(s, comp, m, i, amp);
+  return 0;
+}
+
 static PetscErrorCode Inject(VDState *s, float *p, PetscBool subtract, const PointMap *m, const float amp[])
 {
   for (PetscInt i = 0; i < m->nrows; i++) {
@@ -82,6 +88,7 @@ const VDKernels VDKernelsCPU = {
   .surface              = Surface,
   .inject               = Inject,
   .at_source            = AtSource,
+  .inject_residual      = InjectResidual,
   .record               = Record,
   .all_finite           = AllFinite,
   .image                = Image,

@@ -30,6 +30,9 @@ typedef struct VDKernels {
      field (PointMap: record). */
   PetscErrorCode (*inject)(VDState *s, float *p, PetscBool subtract, const PointMap *m, const float amp[]);
   PetscErrorCode (*at_source)(VDState *s, const PointMap *m, float out[]);
+  /* The residuals of component comp into the adjoint run's variables
+     (PointMap: inject, as the receivers read it; VDResidualRow). */
+  PetscErrorCode (*inject_residual)(VDState *s, PetscInt comp, const PointMap *m, const float amp[]);
   PetscErrorCode (*record)(VDState *s, const float *field, const PointMap *m, const float remote[], float out[]);
   /* Whether p is finite everywhere; waits for the queued work. */
   PetscErrorCode (*all_finite)(VDState *s, PetscBool *finite);

@@ -108,6 +108,19 @@ PetscErrorCode VDReconstructionRestore(VDState *s, PetscBool pressure);
    the axis of stride st): the mean of the two cells' (docs/numerics.md). */
 FWI_HD static inline float VDFaceBuoyancy(const float *bdt, ptrdiff_t c, ptrdiff_t st) { return StaggeredFaceMean(bdt, c, st); }
 
+/* The residuals at row i of the reach map into the adjoint run's
+   variables (adjoint.c), as the receivers took component comp out: the
+   pressure's into u = K dt p~ (u += K dt R^T r), velocity v_a's into w_a =
+   B_a v~_a (w_a += B_a R^T r, B_a the face's dt / rho). */
+FWI_HD static inline void VDResidualRow(const VDState *s, PetscInt comp, const PointMap *m, PetscInt i, const float amp[])
+{
+  const ptrdiff_t c = m->cell[i];
+  const float     r = (float)PointMapRowSum(m, i, amp, NULL);
+
+  if (comp) s->v[comp - 1][c] = s->v[comp - 1][c] + VDFaceBuoyancy(s->bdt, c, s->stride[comp - 1]) * r;
+  else s->p[c] = s->p[c] + s->kdt[c] * r;
+}
+
 /* The adjoint run's image of parameter k at padded cell c (adjoint.c):
    0, dJ/dK at the centre; 1, dJ/db (b = 1 / rho), half of each face's
    image to each of its cells. */

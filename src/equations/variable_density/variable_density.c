@@ -129,7 +129,6 @@ const Equation EquationVariableDensity = {
   .name                 = "variable_density",
   .summary              = "variable-density acoustic: pressure and particle velocity, first order in time, staggered",
   EQUATION_LISTS(parameters, fields, stages, components),
-  .nmisfit = 1, /* p: its adjoint takes no velocity residuals yet */
   .nmodel_field         = 1,
   .model_field          = {VD_BDT},
   .nimage_field         = 3,

@@ -39,6 +39,21 @@ static PetscErrorCode AtSource(VDState *s, const PointMap *m, float out[])
   PetscFunctionReturn(0);
 }
 
+__global__ void ResidualKernel(const VDState s, int comp, const PointMap m, const float *amp)
+{
+  const PetscInt i = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < m.nrows) VDResidualRow(&s, comp, &m, i, amp);
+}
+
+static PetscErrorCode InjectResidual(VDState *s, PetscInt comp, const PointMap *m, const float amp[])
+{
+  PetscFunctionBeginUser;
+  if (!m->nrows) PetscFunctionReturn(0);
+  CudaLaunch(ResidualKernel, dim3((unsigned)((m->nrows + 127) / 128)), dim3(128), VDLane(s), *s, (int)comp, *m, amp);
+  CUDA_LAUNCHED();
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Record(VDState *s, const float *field, const PointMap *m, const float remote[], float out[]) { return CudaPointsRecord(VDLanes(s), field, m, remote, out); }
 
 static PetscErrorCode AllFinite(VDState *s, PetscBool *finite) { return CudaFieldFinite(VDLanes(s), s->p, s->ncells, finite); }
@@ -86,6 +101,7 @@ extern "C" const VDKernels VDKernelsCUDA = {
   .surface              = Surface,
   .inject               = Inject,
   .at_source            = AtSource,
+  .inject_residual      = InjectResidual,
   .record               = Record,
   .all_finite           = AllFinite,
   .image                = Image,
