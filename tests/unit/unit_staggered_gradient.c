@@ -27,7 +27,10 @@
    axis's far side: 2D order 8, 3D order 4), where the mirrors beyond the
    far side differ from the top's; the elastic equation also with a water
    layer (vs = 0) under the free surface, with a vertical force for its
-   source, and with a horizontal one.
+   source, and with a horizontal one; and each equation with velocity
+   data under a free surface (vz for variable density, vx for the
+   elastic: receivers on the velocity's nodes, the residuals going into
+   the adjoint's velocity).
    On more than one rank the gradient of the decomposition mpiexec gives,
    and at 4 ranks of split ones chosen here (2 x 2 x 1, and 4 x 1 x 1 in 2D
    or 1 x 2 x 2 in 3D, each left out where it is the default; 2 x 2 x 1
@@ -70,8 +73,10 @@
    free_top, nor on the last axis's far side with free_far: free surfaces
    there), the order, nt samples at dt (the internal step: dt is below the
    stable step), the Ricker wavelet's peak f0 (Hz), the source's kind
-   (Equation.source_kind) and whether the top rows are water (vs = 0, the
-   elastic equation).  Every extended N[a] is a multiple of 4, so that 2
+   (Equation.source_kind), whether the top rows are water (vs = 0, the
+   elastic equation), and the component the receivers record and the
+   misfit reads (Equation.component: 0 the pressure, else a velocity on
+   its own nodes, whose residuals the adjoint takes into that velocity).  Every extended N[a] is a multiple of 4, so that 2
    or 4 ranks along an axis split it at N[a] / 2 (the density steps). */
 typedef struct {
   const char *name;
@@ -81,6 +86,7 @@ typedef struct {
   PetscBool   free_far;
   PetscInt    source_kind;
   PetscBool   water;
+  PetscInt    component;
 } Case;
 
 static const PetscReal d[3] = {10, 10, 10};
@@ -149,28 +155,30 @@ typedef struct {
 /* 2D: 60 x 68 cells and layers of 12 (84 x 92), 400 steps of 1 ms at 15 Hz;
    3D: 24^3 and layers of 8 (40^3), 180 steps at 25 Hz */
 static const Case vd_cases[] = {
-  {"2D absorbing", 2, 8, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE},
-  {"2D free surface", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE},
-  {"3D absorbing", 3, 4, {24, 24, 24}, 8,  180, PETSC_FALSE, 1e-3, 25, PETSC_FALSE, 0, PETSC_FALSE},
-  {"2D absorbing, order 2", 2, 2, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 12, PETSC_FALSE, 0, PETSC_FALSE},
-  {"2D free surface, order 6", 2, 6, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE},
-  {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25, PETSC_FALSE, 0, PETSC_FALSE},
-  {"2D free surfaces on top and right", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 15, PETSC_TRUE, 0, PETSC_FALSE},
-  {"3D free surfaces on top and far y", 3, 4, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25, PETSC_TRUE, 0, PETSC_FALSE},
+  {"2D absorbing", 2, 8, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"2D free surface", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"3D absorbing", 3, 4, {24, 24, 24}, 8,  180, PETSC_FALSE, 1e-3, 25, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"2D absorbing, order 2", 2, 2, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 12, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"2D free surface, order 6", 2, 6, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"2D free surfaces on top and right", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 15, PETSC_TRUE, 0, PETSC_FALSE, 0},
+  {"3D free surfaces on top and far y", 3, 4, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 25, PETSC_TRUE, 0, PETSC_FALSE, 0},
+  {"2D free surface, vz data", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 15, PETSC_FALSE, 0, PETSC_FALSE, 1},
 };
 
 /* The same grids; the S waves' shorter wavelengths take lower peaks. */
 static const Case el_cases[] = {
-  {"2D absorbing", 2, 8, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 12, PETSC_FALSE, 0, PETSC_FALSE},
-  {"2D free surface", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 12, PETSC_FALSE, 0, PETSC_FALSE},
-  {"2D water over solid, free surface", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 12, PETSC_FALSE, 0, PETSC_TRUE},
-  {"2D free surface, vertical force", 2, 6, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 12, PETSC_FALSE, 1, PETSC_FALSE},
-  {"2D absorbing, order 2", 2, 2, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 10, PETSC_FALSE, 0, PETSC_FALSE},
-  {"2D free surface, horizontal force", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 12, PETSC_FALSE, 2, PETSC_FALSE},
-  {"3D absorbing", 3, 4, {24, 24, 24}, 8,  180, PETSC_FALSE, 1e-3, 20, PETSC_FALSE, 0, PETSC_FALSE},
-  {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 20, PETSC_FALSE, 0, PETSC_FALSE},
-  {"2D free surfaces on top and right", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 12, PETSC_TRUE, 0, PETSC_FALSE},
-  {"3D free surfaces on top and far y, water", 3, 4, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 20, PETSC_TRUE, 0, PETSC_TRUE},
+  {"2D absorbing", 2, 8, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 12, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"2D free surface", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 12, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"2D water over solid, free surface", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 12, PETSC_FALSE, 0, PETSC_TRUE, 0},
+  {"2D free surface, vertical force", 2, 6, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 12, PETSC_FALSE, 1, PETSC_FALSE, 0},
+  {"2D absorbing, order 2", 2, 2, {60, 68, 1},  12, 400, PETSC_FALSE, 1e-3, 10, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"2D free surface, horizontal force", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 12, PETSC_FALSE, 2, PETSC_FALSE, 0},
+  {"3D absorbing", 3, 4, {24, 24, 24}, 8,  180, PETSC_FALSE, 1e-3, 20, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"3D free surface, order 8", 3, 8, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 20, PETSC_FALSE, 0, PETSC_FALSE, 0},
+  {"2D free surfaces on top and right", 2, 8, {60, 68, 1},  12, 400, PETSC_TRUE, 1e-3, 12, PETSC_TRUE, 0, PETSC_FALSE, 0},
+  {"3D free surfaces on top and far y, water", 3, 4, {24, 24, 24}, 8,  180, PETSC_TRUE, 1e-3, 20, PETSC_TRUE, 0, PETSC_TRUE, 0},
+  {"2D free surface, vx data", 2, 4, {60, 68, 1},  12, 400, PETSC_TRUE,  1e-3, 10, PETSC_FALSE, 0, PETSC_FALSE, 2},
 };
 
 static const Tested tested[] = {
@@ -301,11 +309,15 @@ static PetscErrorCode RunCreate(MPI_Comm comm, const Case *c, const PetscInt pro
   PetscCheck(r->t.m == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "test set-up: dt %g above 0.9 of the stable step %g", (double)c->dt, (double)r->t.dt_stable);
   PetscCall(RunKernels(cuda, &r->k, &halo));
   {
-    const PropagatorSettings settings = {.f_pml = c->f0, .nan_check_interval = 100, .halo_type = halo, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE, .source_kind = c->source_kind};
+    const PropagatorSettings settings = {.f_pml = c->f0, .nan_check_interval = 100, .halo_type = halo, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE, .source_kind = c->source_kind,
+                                         .component = c->component};
     PetscCall(PropagatorCreate(&r->g, eq, &r->k, (const float *const *)r->model, vmax, &r->t, &settings, &r->p));
   }
   PetscCall(Survey(c, &geo));
-  PetscCall(ShotLocalize(&r->g, &geo, 0, PETSC_FALSE, &r->sl));
+  if (c->component) {
+    const ShotPlacement at = {-1, eq->component[c->component].axis, eq->surface_no_parity ? PETSC_FALSE : PETSC_TRUE};
+    PetscCall(ShotLocalizeAt(&r->g, &geo, 0, PETSC_FALSE, &at, &r->sl));
+  } else PetscCall(ShotLocalize(&r->g, &geo, 0, PETSC_FALSE, &r->sl));
   PetscCall(GeometryDestroy(&geo));
   PetscCall(PetscMalloc1(r->t.nsteps, &r->w));
   PetscCall(PetscMalloc1(r->sl.nrec * r->t.nt + 1, &r->obs));
