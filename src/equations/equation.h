@@ -95,7 +95,6 @@ extern const BackendOps BackendOpsCPU;
 typedef struct {
   const struct KernelOps *ops; /* NULL for an equation whose scheme works the backend's memory itself */
   const BackendOps       *backend;
-  PetscBool               adjoint; /* whether they include the adjoint's (the gradient's) */
 } EquationKernels;
 
 /* Bytes of backend memory at dev, to read on the host: *host is dev itself

@@ -313,7 +313,7 @@ static PetscErrorCode ReadOutput(PetscOptionItems *PetscOptionsObject, Options *
   PetscCall(PetscOptionsString("-record",
                                "The components receivers record, comma-separated: p, and with -physics variable_density or elastic vz, vx and (3D) vy, each at its own staggered "
                                "position; forward: the first into shot_NNNN.rsf, each other into shot_NNNN_NAME.rsf (.sgy likewise); gradient and invert: one, what the data are "
-                               "and the misfit reads (p, or with -physics elastic a velocity); default the equation's first, p",
+                               "and the misfit reads (p, or with -physics variable_density or elastic a velocity); default the equation's first, p",
                                NULL, o->record, o->record, sizeof(o->record), NULL));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-snapshot_interval", "Forward: the wavefield every this many recorded samples, snapshot_SHOT_SAMPLE.rsf; 0 = none", 0,
                             PETSC_MAX_INT, &o->snapshot_interval));

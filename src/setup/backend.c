@@ -57,9 +57,8 @@ PetscErrorCode BackendSetUp(const Layout *l, const Options *o, const Equation *e
   PetscFunctionBeginUser;
   PetscCall(DeviceCount(&count, why, sizeof(why)));
   PetscCallMPI(MPI_Allreduce(&count, &least, 1, MPI_INT, MPI_MIN, l->world));
-  /* auto takes the GPU where the equation has kernels for it, for a
-     gradient the adjoint's too */
-  cuda = o->backend == BACKEND_CUDA || (o->backend == BACKEND_AUTO && least > 0 && eq->kernels(BACKEND_CUDA, &k) && (o->mode == MODE_FORWARD || k.adjoint)) ? PETSC_TRUE : PETSC_FALSE;
+  /* auto takes the GPU where the equation has kernels for it */
+  cuda = o->backend == BACKEND_CUDA || (o->backend == BACKEND_AUTO && least > 0 && eq->kernels(BACKEND_CUDA, &k)) ? PETSC_TRUE : PETSC_FALSE;
   if (count) PetscCall(PetscSNPrintf(why, sizeof(why), "on another rank"));
   PetscCheck(!cuda || least > 0, l->world, PETSC_ERR_SUP, "-backend cuda: no CUDA device is visible (%s); use -backend cpu", why);
   b->eq        = eq;
@@ -73,7 +72,6 @@ PetscErrorCode BackendSetUp(const Layout *l, const Options *o, const Equation *e
   }
 #endif
   PetscCheck(eq->kernels(cuda ? BACKEND_CUDA : BACKEND_CPU, &k), l->world, PETSC_ERR_SUP, "the %s equation has no %s kernels in this build", eq->name, cuda ? "CUDA" : "CPU");
-  PetscCheck(o->mode == MODE_FORWARD || k.adjoint, l->world, PETSC_ERR_SUP, "-mode %s with -physics %s: the equation's gradient has no %s kernels yet; expected -backend cpu", RunModeNames[o->mode], eq->name, cuda ? "CUDA" : "CPU");
   b->ops    = k.ops;
   b->memory = k.backend;
   if (o->halo_type >= 0) b->halo_type = (HaloType)o->halo_type;

@@ -52,8 +52,7 @@ static PetscErrorCode SourceKind(MPI_Comm comm, const Options *o, const Equation
 
 /* The components -record names (Equation.component indices, the first
    first), each checked against the equation and the model's dimension;
-   with a misfit (the modes other than forward), the one it reads, which
-   the equation's adjoint must take the residuals of. */
+   with a misfit (the modes other than forward), the one it reads. */
 static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, PetscInt *n, PetscInt comp[EQUATION_MAX_COMPONENTS])
 {
   const Equation *eq = e->backend.eq;
@@ -203,7 +202,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   PetscCall(NoteGhosts(world, o, &e->model[0], &e->geo, vslow));
   setup = TimingEnter(TIME_ALLOCATION); /* the fields, every page mapped */
   {
-    const EquationKernels k = {e->backend.ops, e->backend.memory, gradient};
+    const EquationKernels k = {e->backend.ops, e->backend.memory};
     PetscCall(PropagatorCreate(&e->g, e->backend.eq, &k, (const float *const *)e->ext, vfast, &e->t, &settings, &e->p));
   }
   TimingLeave(setup);

@@ -284,7 +284,7 @@ static PetscErrorCode CheckWithoutSupport(const Grid *g, const TimeAxis *t, cons
   PetscFunctionBeginUser;
   memory.host_memory = PETSC_FALSE;
   ops.backend        = &memory;
-  PetscCall(PropagatorCreate(g, &EquationAcoustic, &(EquationKernels){&ops, ops.backend, PETSC_TRUE}, (const float *const[]){v}, 2600, t, &settings, &p));
+  PetscCall(PropagatorCreate(g, &EquationAcoustic, &(EquationKernels){&ops, ops.backend}, (const float *const[]){v}, 2600, t, &settings, &p));
   PetscCall(PropagatorSetGradientMethod(&p, GRADIENT_BOUNDARY));
   GradientStoreShape(&ops, &State(&p)->f, GRADIENT_BOUNDARY, t->nsteps, &n, &nsteps, &live);
   PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, ops.backend, State(&p)->f.backend, n, nsteps, STORAGE_AUTO, &live, "boundary", &store));
@@ -351,7 +351,7 @@ static PetscErrorCode CheckCase(const Case *c)
   geo.rec[0].c[0] = 1.5 * d[0];
   {
     const PropagatorSettings settings = {.f_pml = 15, .nan_check_interval = 50, .progress_interval = 0, .halo_type = HALO_HOST, .overlap = PETSC_TRUE, .skip_quiet = PETSC_TRUE};
-    PetscCall(PropagatorCreate(&g, &EquationAcoustic, &(EquationKernels){&KernelOpsCPU, KernelOpsCPU.backend, PETSC_TRUE}, (const float *const[]){v}, vmax, &t, &settings, &p));
+    PetscCall(PropagatorCreate(&g, &EquationAcoustic, &(EquationKernels){&KernelOpsCPU, KernelOpsCPU.backend}, (const float *const[]){v}, vmax, &t, &settings, &p));
   }
   PetscCall(ShotLocalize(&g, &geo, 0, PETSC_FALSE, &sl));
   PetscCall(PetscMalloc2(t.nt, &w, t.nsteps, &wint));

@@ -66,7 +66,7 @@ static PetscErrorCode Run(MPI_Comm comm, const Case *x, PetscBool cuda, float *t
   for (PetscInt r = 0; r < NREC; r++) geo.rec[r] = (Position){{15.0 + 20 * r, 20.0 + (x->n[1] - 5) * 2.5 * r, x->dim > 2 ? 25.0 + 17 * r : 0}};
   PetscCall(TimeAxisSetUp(&g, eq->stable_step(&g, 3500), x->nt, dt, 0.9, &t));
 #ifdef HALOFWI_CUDA_HOST
-  if (cuda) k = (EquationKernels){(const struct KernelOps *)&ELKernelsCUDA, ELKernelsCUDA.backend, PETSC_FALSE};
+  if (cuda) k = (EquationKernels){(const struct KernelOps *)&ELKernelsCUDA, ELKernelsCUDA.backend};
   else
 #endif
     PetscCheck(eq->kernels(cuda ? BACKEND_CUDA : BACKEND_CPU, &k), PETSC_COMM_SELF, PETSC_ERR_PLIB, "elastic: no %s kernels", cuda ? "CUDA" : "CPU");

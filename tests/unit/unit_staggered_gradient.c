@@ -272,7 +272,7 @@ static PetscErrorCode RunKernels(PetscBool cuda, EquationKernels *k, HaloType *h
 #ifdef HALOFWI_CUDA_HOST
   if (cuda) {
     const PetscBool el = eq == &EquationElastic ? PETSC_TRUE : PETSC_FALSE;
-    *k = (EquationKernels){el ? (const struct KernelOps *)&ELKernelsCUDA : (const struct KernelOps *)&VDKernelsCUDA, el ? ELKernelsCUDA.backend : VDKernelsCUDA.backend, PETSC_TRUE};
+    *k = (EquationKernels){el ? (const struct KernelOps *)&ELKernelsCUDA : (const struct KernelOps *)&VDKernelsCUDA, el ? ELKernelsCUDA.backend : VDKernelsCUDA.backend};
     PetscFunctionReturn(0);
   }
 #else

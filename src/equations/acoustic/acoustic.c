@@ -121,7 +121,7 @@ static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
   if (backend == BACKEND_CUDA) ops = &KernelOpsCUDA;
 #endif
   if (!ops) return PETSC_FALSE;
-  *k = (EquationKernels){ops, ops->backend, PETSC_TRUE};
+  *k = (EquationKernels){ops, ops->backend};
   return PETSC_TRUE;
 }
 

@@ -60,6 +60,25 @@ __device__ static inline bool StaggeredSurfaceThreadRow(PetscInt dim, PetscInt R
   return true;
 }
 
+/* StaggeredBandCopy on the device: the bands of the fields f (by the
+   band's field) into buf (save), or back from it for the fields in mask
+   (a bit each), box by box on lanes l; R, dim and stride those of the
+   padded box. */
+static inline PetscErrorCode StaggeredBandCopyCUDA(const CudaLanes *l, PetscInt R, PetscInt dim, const ptrdiff_t stride[3], PetscInt nband, const StaggeredBand *band, float *const f[],
+                                                   PetscBool save, unsigned mask, float *buf)
+{
+  ptrdiff_t origin = 0; /* owned cell 0's padded index */
+  size_t    at     = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt a = 0; a < dim; a++) origin += R * stride[a];
+  for (PetscInt k = 0; k < nband; k++) {
+    if (save || (mask >> band[k].field & 1)) PetscCall(CudaBoxesPack(l, f[band[k].field], stride, origin, 1, &band[k].box, buf + at, save ? PETSC_FALSE : PETSC_TRUE));
+    at += BoxCells(&band[k].box);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* A field per axis, by value for a kernel (the one of a face's axis). */
 struct StaggeredAxisFields {
   float *x[3];

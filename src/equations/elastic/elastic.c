@@ -192,7 +192,7 @@ static PetscBool Kernels(BackendChoice backend, EquationKernels *k)
   if (backend == BACKEND_CUDA) ops = &ELKernelsCUDA;
 #endif
   if (!ops) return PETSC_FALSE;
-  *k = (EquationKernels){(const struct KernelOps *)ops, ops->backend, PETSC_TRUE};
+  *k = (EquationKernels){(const struct KernelOps *)ops, ops->backend};
   return PETSC_TRUE;
 }
 

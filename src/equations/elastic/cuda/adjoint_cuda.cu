@@ -119,18 +119,8 @@ PetscErrorCode ELImageCUDA(ELState *s, PetscInt k)
   PetscFunctionReturn(0);
 }
 
-/* The boundary method's band (StaggeredBandCopy's layout), box by box. */
+/* The boundary method's band. */
 PetscErrorCode ELBandCopyCUDA(ELState *s, float *const f[], PetscBool save, unsigned mask, float *buf)
 {
-  ptrdiff_t origin = 0; /* owned cell 0's padded index */
-  size_t    at     = 0;
-
-  PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < s->dim; a++) origin += s->radius * s->stride[a];
-  for (PetscInt k = 0; k < s->rec->nband; k++) {
-    const StaggeredBand *band = &s->rec->band[k];
-    if (save || (mask >> band->field & 1)) PetscCall(CudaBoxesPack(ELLanes(s), f[band->field], s->stride, origin, 1, &band->box, buf + at, save ? PETSC_FALSE : PETSC_TRUE));
-    at += BoxCells(&band->box);
-  }
-  PetscFunctionReturn(0);
+  return StaggeredBandCopyCUDA(ELLanes(s), s->radius, s->dim, s->stride, s->rec->nband, s->rec->band, f, save, mask, buf);
 }

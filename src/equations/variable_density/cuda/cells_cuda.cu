@@ -75,19 +75,10 @@ static PetscErrorCode Image(VDState *s, PetscInt k)
   PetscFunctionReturn(0);
 }
 
+/* The pressure's band is field 0, the velocities' 1 + a (cells_cpu.c's). */
 static PetscErrorCode BandCopy(VDState *s, float *const f[4], PetscBool save, PetscBool pressure, float *buf)
 {
-  ptrdiff_t origin = 0; /* owned cell 0's padded index */
-  size_t    at     = 0;
-
-  PetscFunctionBeginUser;
-  for (PetscInt a = 0; a < s->dim; a++) origin += s->radius * s->stride[a];
-  for (PetscInt k = 0; k < s->rec.nband; k++) {
-    const StaggeredBand *band = &s->rec.band[k];
-    if (save || (band->field == 0) == pressure) PetscCall(CudaBoxesPack(VDLanes(s), f[band->field], s->stride, origin, 1, &band->box, buf + at, save ? PETSC_FALSE : PETSC_TRUE));
-    at += BoxCells(&band->box);
-  }
-  PetscFunctionReturn(0);
+  return StaggeredBandCopyCUDA(VDLanes(s), s->radius, s->dim, s->stride, s->rec.nband, s->rec.band, f, save, pressure ? 1u : ~1u, buf);
 }
 
 extern "C" const VDKernels VDKernelsCUDA = {
