@@ -16,14 +16,11 @@ void StaggeredWeights(PetscInt radius, double c[])
 
 void StaggeredPlainRange(PetscInt n, PetscInt R, const float *b, PetscInt r[2])
 {
-  PetscInt lo = R, hi = n - R;
-
-  while (lo < hi && b[lo] != 0) lo++;
-  while (hi > lo && b[hi - 1] != 0) hi--;
-  r[0] = lo;
-  r[1] = hi;
-  for (PetscInt i = lo; i < hi; i++)
-    if (b[i] != 0) r[0] = r[1] = 0;
+  r[0] = r[1] = R;
+  for (PetscInt lo = R, hi; lo < n - R; lo = hi + 1) {
+    for (hi = lo; hi < n - R && b[hi] == 0; hi++) {}
+    if (hi - lo > r[1] - r[0]) r[0] = lo, r[1] = hi;
+  }
 }
 
 PetscReal StaggeredStableStep(const Grid *g, PetscReal vmax)

@@ -33,9 +33,9 @@ extern "C" {
 void StaggeredWeights(PetscInt radius, double c[]);
 
 /* The padded range [r[0], r[1]) of the owned cells (padded R .. n - R)
-   between the layers of a profile, whose b is 0 there (empty where that
-   range is not one piece: the kernels then take every cell as a layer
-   cell, which is exact). */
+   between the layers of a profile: its longest run of cells whose b is 0
+   (the cells outside it the kernels take as layer cells, which is exact
+   where b is 0 too: a node past the last cell has a b of 0 as well). */
 void StaggeredPlainRange(PetscInt n, PetscInt R, const float *b, PetscInt r[2]);
 
 /* The leapfrog's largest stable step on grid g where the fastest wave

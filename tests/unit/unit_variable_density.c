@@ -11,9 +11,13 @@
      event against the homogeneous medium's direct wave at the image
      source's distance;
    - decomposed runs (any number of ranks, split along z and x) against one
-     rank: the same bits. */
+     rank: the same bits;
+   - the cells the staggered kernels take without CPML (StaggeredPlainRange):
+     on every rank's block, exactly its cells between the layers along z,
+     centres and nodes. */
 #include "data/geometry.h"
 #include "data/wavelet.h"
+#include "equations/staggered.h"
 #include "grid/grid.h"
 #include "grid/timeaxis.h"
 #include "shot/propagate.h"
@@ -155,6 +159,50 @@ static PetscErrorCode CheckReflection(Experiment x)
   PetscFunctionReturn(0);
 }
 
+/* Along z (absorbing on top or free, 20 layer cells below) each rank's
+   plain ranges are its owned centres lo <= x <= hi and nodes x + 1/2 <= hi
+   between the layers (lo, hi the first and last global interior cell), in
+   padded indices: the kernels take those without CPML, the rest as layer
+   cells. */
+static PetscErrorCode CheckPlainRanges(PetscInt order, PetscBool free_top)
+{
+  const PetscInt  n[3] = {90, 40, 1}, procs[3] = {PETSC_DECIDE, 1, 1};
+  const PetscReal d[3] = {10, 10, 10};
+  PetscInt        pml[3][2] = {{free_top ? 0 : 20, 20}, {20, 20}, {0, 0}};
+  Grid            g;
+  float          *pa, *pb;
+
+  PetscFunctionBeginUser;
+  PetscCall(GridCreate(PETSC_COMM_WORLD, 2, n, d, order, pml, procs, &g));
+  {
+    const PetscInt R = g.radius, np = g.size[0] + 2 * R, lo = g.pml[0][0], hi = g.pml[0][0] + g.n[0] - 1;
+    PetscCall(PetscMalloc2(np, &pa, np, &pb));
+    for (PetscInt nodes = 0; nodes < 2; nodes++) {
+      PetscInt r[2], want[2] = {0, 0};
+      if (nodes) GridLayerProfileHalf(&g, 0, 3000, 10, 1e-3, pa, pb);
+      else {
+        float *da;
+        PetscCall(PetscMalloc1(np, &da));
+        PetscCall(GridLayerProfile(&g, 0, 3000, 10, 1e-3, pa, pb, da));
+        PetscCall(PetscFree(da));
+      }
+      StaggeredPlainRange(np, R, pb, r);
+      for (PetscInt k = R; k < np - R; k++) { /* the owned interior cells, one run */
+        const PetscInt x = g.start[0] + k - R;
+        if (x >= lo && (nodes ? x + 1 <= hi : x <= hi)) want[1] = k + 1, want[0] = want[0] ? want[0] : k;
+      }
+      if (want[1] - want[0] == 0) continue; /* no interior here: any empty range will do */
+      PetscCheck(r[0] == want[0] && r[1] == want[1], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "order %d, top %s, rank block from %" PetscInt_FMT ": plain %s [%" PetscInt_FMT ", %" PetscInt_FMT "), expected [%" PetscInt_FMT ", %" PetscInt_FMT ")", (int)order,
+                 free_top ? "free" : "absorbing", g.start[0], nodes ? "nodes" : "centres", r[0], r[1], want[0], want[1]);
+    }
+    PetscCall(PetscFree2(pa, pb));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "order %d, top %s: every rank's plain ranges are its interior cells\n", (int)order, free_top ? "free" : "absorbing"));
+  PetscCall(GridDestroy(&g));
+  PetscFunctionReturn(0);
+}
+
 /* The world's ranks split along every axis PETSc chooses against one rank:
    the same bits. */
 static PetscErrorCode CheckDecomposition(const Experiment *x)
@@ -185,6 +233,8 @@ int main(int argc, char **argv)
   Experiment x3 = x2;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  for (PetscInt order = 2; order <= 8; order += 6)
+    for (PetscInt free_top = 0; free_top < 2; free_top++) PetscCall(CheckPlainRanges(order, (PetscBool)free_top));
   PetscCall(CheckConstantDensity(&x2, 5e-3));
   x2.free_top = PETSC_TRUE;
   PetscCall(CheckConstantDensity(&x2, 5e-3));
