@@ -1,6 +1,7 @@
-/* A test that needs a GPU says so and gives ctest's skip status (77,
-   SKIP_RETURN_CODE) where none is visible. */
+/* A test that needs a GPU says so and gives ctest's skip status
+   (GPU_SKIPPED, the tests' SKIP_RETURN_CODE) where none is visible. */
 #pragma once
+#include "gpu_skipped.h"
 #include "setup/device.h"
 
 /* Whether no CUDA device is visible: then the reason is printed. */

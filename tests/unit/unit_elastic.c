@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     PetscCall(GpuMissing(&missing));
     if (missing) {
       PetscCall(PetscFinalize());
-      return 77;
+      return GPU_SKIPPED;
     }
   }
 #endif

@@ -4,8 +4,9 @@
    work runs on a second stream, several exchanges back to back with nothing
    waited for in between.  nccl runs only where every rank has a GPU of its
    own; where ranks share one, HaloCreate must refuse it with a clear error.
-   Ranks use GPU (node rank % GPU count).  Without a GPU: exit 77 (skipped). */
+   Ranks use GPU (node rank % GPU count).  Without a GPU: exit GPU_SKIPPED (skipped). */
 #include "unit_halo_grid.h"
+#include "gpu_skipped.h"
 #include "unit_check.h"
 #include <cuda_runtime_api.h>
 
@@ -14,8 +15,6 @@
     const cudaError_t e_ = (call); \
     PetscCheck(e_ == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s failed: %s", #call, cudaGetErrorString(e_)); \
   } while (0)
-
-#define SKIPPED 77
 
 typedef struct {
   HaloType     type;
@@ -147,7 +146,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_halo_device: no CUDA device on some rank (cudaGetDeviceCount here: %s, %d devices): skipped\n",
                           cudaGetErrorString(err), ndevices));
     PetscCall(PetscFinalize());
-    return SKIPPED;
+    return GPU_SKIPPED;
   }
   PetscCall(SelectDevice(ndevices, &device));
   PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "unit_halo_device: rank %d on GPU %d of %d\n", rank, device, ndevices));

@@ -49,7 +49,7 @@
    the partial blocks and runs.  -gpu_tile_shared: the core kernel reads
    through its shared-memory tile.
 
-   Returns 77 (skipped) where there is no CUDA device.  With -cpu_only the
+   Returns GPU_SKIPPED (skipped) where there is no CUDA device.  With -cpu_only the
    second block is a CPU one too and the device-only calls are left out:
    that runs without a GPU and checks that every call the harness makes
    keeps to the CPU backend's contract (a call it refuses fails), the half
@@ -64,8 +64,7 @@
 #include "grid/box.h"
 #include "backend_harness.h"
 #include "fields_setup.h"
-
-#define SKIPPED   77
+#include "gpu_skipped.h"
 
 /* The second block's backend: CUDA's, or the CPU's with -cpu_only. */
 static const KernelOps *second = &KernelOpsCUDA;
@@ -720,7 +719,7 @@ int main(int argc, char **argv)
   else PetscCall(FindDevice(&none));
   if (none) {
     PetscCall(PetscFinalize());
-    return SKIPPED;
+    return GPU_SKIPPED;
   }
   for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
     for (PetscInt j = 0; j < FWI_MAX_RADIUS; j++) {

@@ -52,7 +52,7 @@
    beside the CPU's, on the decomposition mpiexec gives, and its traces and
    both methods' gradients must be the CPU's bits:
    unit_staggered_gradient_cuda_host runs its kernels compiled for the host
-   (no GPU needed), unit_staggered_gradient_cuda on a GPU (exit 77,
+   (no GPU needed), unit_staggered_gradient_cuda on a GPU (GPU_SKIPPED,
    skipped, without one). */
 #include "data/events.h"
 #include "data/geometry.h"
@@ -768,7 +768,7 @@ int main(int argc, char **argv)
     PetscCall(GpuMissing(&missing));
     if (missing) {
       PetscCall(PetscFinalize());
-      return 77;
+      return GPU_SKIPPED;
     }
   }
 #endif
