@@ -20,11 +20,12 @@
 - the same for a misfit of velocity data (-record vz, vx: the data are
   that component, the residuals go into the adjoint velocity on its own
   nodes), vz also under a free surface with the boundary method's
-  planner choice overridden as above;
+  planner choice overridden as above, and for a misfit of p, vz and vx
+  together (each component's residuals into its own adjoint field);
 - bad input is refused before any work, naming the value: -invert_for
   vp,rho (not the elastic equation's order), -vpvs_min without vs
   inverted, a starting vp / vs below -vpvs_min, -vpvs_min 1 (vs < vp
-  wants above 1), two components for one misfit, -vs_min without vs
+  wants above 1), a second component's data missing, -vs_min without vs
   inverted, a starting vs above -vs_max's box;
 - -vs_min holds vs above it where the data pull it below (the box on vs /
   vp it gives, vs_min / vp_min, reached).
@@ -86,7 +87,7 @@ def bad_input(tmp, paths, obs):
         (["-vpvs_min", 1.5], "-vpvs_min"),
         (["-invert_for", "vp,vs", "-vpvs_min", 2.05], "outside the bounds"),
         (["-invert_for", "vp,vs", "-vpvs_min", 1], "-vpvs_min 1"),
-        (["-record", "vz,vx"], "one component"),
+        (["-record", "p,vz"], "shot_0000_vz.rsf is missing"),
         (["-vs_min", 500], "-vs_min"),
         (["-invert_for", "vp,vs", "-vs_max", 1800], "outside the bounds"),
     ]
@@ -107,10 +108,10 @@ def tao_gradient(tmp):
     obs = os.path.join(tmp, "small_obs")
     run(1, small + ["-vs", 1300, "-rho", 2200], obs)
     cases = [("vp,vs", "velocity", []), ("vp,vs,rho", "velocity", []), ("vp,vs,rho", "impedance", []), ("vp,vs,rho", "velocity", ["-record", "vx"]),
-             ("vp,vs,rho", "velocity", ["-record", "vz", "-pml_top", 0])]
+             ("vp,vs,rho", "velocity", ["-record", "vz", "-pml_top", 0]), ("vp,vs,rho", "velocity", ["-record", "p,vz,vx", "-pml_top", 0])]
     for params, par, data in cases:
         name = f"-invert_for {params} -parameterisation {par} {' '.join(map(str, data))}".strip()
-        data_dir = os.path.join(tmp, "small_obs_" + "_".join(map(str, data))) if data else obs
+        data_dir = os.path.join(tmp, "small_obs_" + "_".join(map(str, data)).replace(",", "")) if data else obs
         if data:
             run(1, small + ["-vs", 1300, "-rho", 2200] + data, data_dir)
         # TAO reads -tao_test_gradient and -tao_fd_delta where halofwi's
@@ -120,7 +121,7 @@ def tao_gradient(tmp):
         out = run(1, small + ["-mode", "invert", "-vs", 1400, "-rho", 2000, "-observed_dir", data_dir, "-invert_for", params, "-parameterisation", par, "-tao_max_it", 0,
                               "-tao_test_gradient", "-tao_fd_delta", 1e-3, "-source_taper", 0, "-receiver_taper", 0, "-precondition", "none", "-unused_options", "warn",
                               "-gradient_method", "full"] + data,
-                  os.path.join(tmp, f"small_{params}_{par}_{len(data)}{data[1] if data else ''}"))
+                  os.path.join(tmp, f"small_{params}_{par}_{len(data)}{data[1].replace(',', '') if data else ''}"))
         m = re.search(r"2-norm \|\|G - Gfd\|\|/\|\|G\|\| = ([0-9.eE+-]+)", out)
         check(m is not None, f"{name}: TAO printed no gradient test")
         err = float(m.group(1))

@@ -15,8 +15,8 @@ velocity beside the pressure.
 - 2D on 2 x 2 ranks and 3D on 2 x 2 x 1 ranks (vy too) give the bits of 1
   for every component, with receivers next to the rank boundaries;
 - refused before any work, naming the value: a component the equation or
-  the dimension lacks, a component twice, two components for -mode
-  gradient's misfit; and a
+  the dimension lacks, a component twice, -mode gradient's misfit of a
+  component whose gather is missing from -observed_dir; and a
   leftover shot_NNNN_vz.rsf is not overwritten without -overwrite.
 """
 import os
@@ -97,7 +97,7 @@ def bad_input(tmp, common, out):
         (common + ["-record", "p,vy"], "'vy' is not a component"),
         (common + ["-record", "p,vz,p"], "p is listed twice"),
         ([a for a in common if a not in ("-physics", "variable_density", "-rho", RHO)] + ["-record", "p,vz"], "'vz' is not a component the acoustic"),
-        (common + ["-mode", "gradient", "-observed_dir", out, "-record", "p,vz"], "-record p,vz with -mode gradient: the misfit reads one component"),
+        (common + ["-mode", "gradient", "-observed_dir", out, "-record", "vx,vz,p"], "shot_0000_p.rsf is missing"),
     ]
     for k, (args, want) in enumerate(cases):
         msg = error_message(run(1, args, os.path.join(tmp, f"bad{k}"), expect_fail=True))

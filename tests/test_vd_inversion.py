@@ -20,7 +20,8 @@
   |G|; measured 5e-4 to 6e-4, and 0.37 for impedance with dJ/dv taken at
   fixed density), and for velocity data (-record vx; -record vz under a
   free surface: geophones), whose residuals the adjoint takes into the
-  velocities;
+  velocities, and for pressure and vz data together (-record p,vz: dual
+  sensors, the misfits weighted by the data's energies);
 - bad input is refused before any work, naming the value: -invert_for
   with an unknown name, without vp first, rho under -physics acoustic;
   -parameterisation impedance or -rho_min without rho inverted.
@@ -117,10 +118,11 @@ def tao_gradient(tmp):
              "-source_depth", 30, "-receiver_depth", 30, "-order", 4, "-f0", 25]
     # each parameterisation on pressure data; velocity data (geophones),
     # recorded and read with -record, vz under a free surface
-    cases = [("velocity", []), ("slowness", []), ("impedance", []), ("velocity", ["-record", "vx"]), ("velocity", ["-record", "vz", "-pml_top", 0])]
+    cases = [("velocity", []), ("slowness", []), ("impedance", []), ("velocity", ["-record", "vx"]), ("velocity", ["-record", "vz", "-pml_top", 0]),
+             ("velocity", ["-record", "p,vz", "-pml_top", 0])]
     for k, (par, data) in enumerate(cases):
         name = f"-parameterisation {par} {' '.join(map(str, data))}".strip()
-        obs = os.path.join(tmp, f"small_obs{len(data)}{data[1] if data else ''}")
+        obs = os.path.join(tmp, f"small_obs{len(data)}{data[1].replace(',', '') if data else ''}")
         if not os.path.exists(obs):
             run(1, small + ["-rho", 2200] + data, obs)
         # TAO reads -tao_test_gradient and -tao_fd_delta where halofwi's

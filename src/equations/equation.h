@@ -310,18 +310,28 @@ typedef struct {
   PetscInt  source_kind; /* Equation.source_kind's index (0 where it has none) */
 } EquationStateSettings;
 
+/* One recorded component's residuals in an adjoint step, in backend
+   memory: the receivers that reach this rank (reach), reading component
+   `component` (Equation.component), and their residuals at that step
+   (residual, one per reached receiver). */
+typedef struct {
+  const PointMap *reach;
+  const float    *residual;
+  PetscInt        component;
+} EquationResidual;
+
 /* What one step of a shot injects and records besides the receivers, in
    backend memory, at that step: the source's map (src), its cells alone
-   with weight 1 (src_cells) and its amplitude (wav, one value); in the
-   adjoint, the residuals (residual, one per reached receiver) and the
-   receivers that reach this rank (reach) and the component they read
-   (Equation.component), and where the adjoint field at the source's
-   cells goes (at_src, one per source cell). */
+   with weight 1 (src_cells) and its amplitude (wav, one value); where the
+   adjoint field at the source's cells goes (at_src, one per source cell);
+   and in the adjoint the residuals of each component the misfit reads
+   (nresidual of them: 0 in a forward run, at most one per component). */
 typedef struct {
-  const PointMap *src, *src_cells, *reach;
-  const float    *wav, *residual;
-  float          *at_src;
-  PetscInt        component;
+  const PointMap  *src, *src_cells;
+  const float     *wav;
+  float           *at_src;
+  PetscInt         nresidual;
+  EquationResidual residual[EQUATION_MAX_COMPONENTS];
 } EquationStepPoints;
 
 /* The boxes a pass (forward or adjoint) steps, interior [0] and shell [1]. */

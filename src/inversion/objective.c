@@ -17,35 +17,53 @@
 #include "grid/timeaxis.h"
 #include "data/timing.h"
 
-/* Every shot's observed gather must exist with nt samples at dt and one trace
-   per receiver of the shot; errors name the shot and the file.  (A SEG-Y
-   survey is its own data: -nt and -dt were checked against it.) */
-static PetscErrorCode ObservedCheck(MPI_Comm world, const Options *o, const Geometry *geo)
+/* Shot s's observed gather of recorded component j in -observed_dir: the
+   first component's shot_NNNN.rsf, each further one's
+   shot_NNNN_<component>.rsf, as -mode forward writes them. */
+static PetscErrorCode ObservedPath(const Experiment *e, PetscInt s, PetscInt j, char path[PETSC_MAX_PATH_LEN])
 {
-  PetscMPIInt rank;
+  return OutputComponentPath(e->o->observed_dir, s, j ? e->backend.eq->component[e->component[j]].name : NULL, FORMAT_RSF, path);
+}
+
+/* Every shot's observed gather of every component the misfit reads must
+   exist with nt samples at dt and one trace per receiver of the shot;
+   errors name the shot and the file.  (A SEG-Y survey is its own data, of
+   one component: -nt and -dt were checked against it.) */
+static PetscErrorCode ObservedCheck(MPI_Comm world, const Experiment *e)
+{
+  const Options  *o  = e->o;
+  const Geometry *geo = &e->geo;
+  PetscMPIInt     rank;
 
   PetscFunctionBeginUser;
+  PetscCheck(!o->observed_segy[0] || e->ncomponent == 1, world, PETSC_ERR_USER_INPUT,
+             "-observed_segy %s with -record %s: a SEG-Y survey holds one component; expected the data of several as RSF gathers in -observed_dir (shot_NNNN.rsf, shot_NNNN_<component>.rsf)",
+             o->observed_segy, o->record);
   if (o->observed_segy[0]) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(world, &rank));
-  for (PetscInt s = 0; s < geo->nshots; s++) {
-    char           path[PETSC_MAX_PATH_LEN], msg[FWI_MSG_LEN] = "";
-    RsfHeader      h;
-    const PetscInt nrec = geo->rec_start[s + 1] - geo->rec_start[s];
-    PetscCall(OutputShotPath(o->observed_dir, s, FORMAT_RSF, path));
-    if (!rank) {
-      PetscBool exists;
-      PetscCall(PetscTestFile(path, 'r', &exists));
-      if (!exists) snprintf(msg, sizeof(msg), "Observed data for shot %d: %s is missing (expected one shot_NNNN.rsf per shot in -observed_dir)", (int)s, path);
+  for (PetscInt s = 0; s < geo->nshots; s++)
+    for (PetscInt j = 0; j < e->ncomponent; j++) {
+      char           path[PETSC_MAX_PATH_LEN], msg[FWI_MSG_LEN] = "";
+      RsfHeader      h;
+      const PetscInt nrec = geo->rec_start[s + 1] - geo->rec_start[s];
+      PetscCall(ObservedPath(e, s, j, path));
+      if (!rank) {
+        PetscBool exists;
+        PetscCall(PetscTestFile(path, 'r', &exists));
+        if (!exists)
+          snprintf(msg, sizeof(msg), "Observed data for shot %d: %s is missing (expected one %s per shot in -observed_dir%s%s)", (int)s, path,
+                   j ? "shot_NNNN_<component>.rsf" : "shot_NNNN.rsf", j ? " for each component -record names after the first, here " : "",
+                   j ? e->backend.eq->component[e->component[j]].name : "");
+      }
+      PetscCall(RootCheck(world, msg));
+      PetscCall(RsfReadHeader(world, path, &h));
+      PetscCheck(h.n[0] == o->nt && h.n[1] == nrec && h.n[2] == 1, world, PETSC_ERR_USER_INPUT,
+                 "Observed data for shot %" PetscInt_FMT ": %s holds %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " samples, expected %" PetscInt_FMT
+                 " samples (-nt) x %" PetscInt_FMT " receivers",
+                 s, path, h.n[0], h.n[1], h.n[2], o->nt, nrec);
+      PetscCheck(PetscAbsReal(h.d[0] - o->dt) <= 1e-6 * o->dt, world, PETSC_ERR_USER_INPUT, "Observed data for shot %" PetscInt_FMT ": %s is sampled at d1=%.6g s, expected -dt %.6g s", s,
+                 path, (double)h.d[0], (double)o->dt);
     }
-    PetscCall(RootCheck(world, msg));
-    PetscCall(RsfReadHeader(world, path, &h));
-    PetscCheck(h.n[0] == o->nt && h.n[1] == nrec && h.n[2] == 1, world, PETSC_ERR_USER_INPUT,
-               "Observed data for shot %" PetscInt_FMT ": %s holds %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " samples, expected %" PetscInt_FMT
-               " samples (-nt) x %" PetscInt_FMT " receivers",
-               s, path, h.n[0], h.n[1], h.n[2], o->nt, nrec);
-    PetscCheck(PetscAbsReal(h.d[0] - o->dt) <= 1e-6 * o->dt, world, PETSC_ERR_USER_INPUT, "Observed data for shot %" PetscInt_FMT ": %s is sampled at d1=%.6g s, expected -dt %.6g s", s,
-               path, (double)h.d[0], (double)o->dt);
-  }
   PetscFunctionReturn(0);
 }
 
@@ -111,9 +129,10 @@ static PetscErrorCode ParameterBounds(MPI_Comm world, const Options *o, Objectiv
   PetscFunctionReturn(0);
 }
 
-/* Shot s's observed gather (nrec traces) into buf: from its RSF file, or
-   from the SEG-Y survey l, whose traces are the survey's receivers in order. */
-static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt s, PetscInt nrec, float *buf)
+/* Shot s's observed gather (nrec traces) of recorded component j into
+   buf: from its RSF file, or from the SEG-Y survey l (one component),
+   whose traces are the survey's receivers in order. */
+static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt s, PetscInt j, PetscInt nrec, float *buf)
 {
   const Experiment *e = &obj->e;
   const PetscInt    start[3] = {0, 0, 0}, count[3] = {e->t.nt, nrec, 1};
@@ -125,14 +144,15 @@ static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt
     PetscCall(SegyListRead(l, e->geo.rec_start[s], nrec, buf));
     PetscFunctionReturn(0);
   }
-  PetscCall(OutputShotPath(obj->o->observed_dir, s, FORMAT_RSF, path));
+  PetscCall(ObservedPath(e, s, j, path));
   PetscCall(RsfReadHeader(PETSC_COMM_SELF, path, &h));
   PetscCall(RsfReadBlock(PETSC_COMM_SELF, &h, start, count, buf));
   PetscCall(InputCheckFinite("observed data", path, e->t.nt, 0, nrec, 0, e->t.dt, buf));
   PetscFunctionReturn(0);
 }
 
-/* Group rank 0: this group's observed gathers, as read; every rank: the
+/* Group rank 0: this group's observed gathers, as read, each shot's
+   components one after the other (Objective.obs_raw); every rank: the
    checksum of every shot's samples (restart/run.txt records them), taken
    from the gathers in memory rather than by reading the files again. */
 static PetscErrorCode ReadObserved(Objective *obj)
@@ -150,9 +170,10 @@ static PetscErrorCode ReadObserved(Objective *obj)
     if (segy) PetscCall(SegyListOpen(obj->o->observed_segy, &l));
     for (PetscInt k = 0; k < e->nshots; k++) {
       const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
-      MemoryCall(PetscMalloc2((size_t)nrec * e->t.nt, &obj->obs_raw[k], (size_t)nrec * e->t.nt, &obj->obs[k]), "the observed data", 8.0 * nrec * e->t.nt);
-      PetscCall(ReadShot(obj, segy ? &l : NULL, s, nrec, obj->obs_raw[k]));
-      obj->obs_sum[s] = Fnv1a(FNV_START, obj->obs_raw[k], sizeof(float) * (size_t)nrec * e->t.nt);
+      const size_t   n = (size_t)nrec * e->t.nt, all = n * e->ncomponent;
+      MemoryCall(PetscMalloc2(all, &obj->obs_raw[k], all, &obj->obs[k]), "the observed data", 8.0 * all);
+      for (PetscInt j = 0; j < e->ncomponent; j++) PetscCall(ReadShot(obj, segy ? &l : NULL, s, j, nrec, obj->obs_raw[k] + j * n));
+      obj->obs_sum[s] = Fnv1a(FNV_START, obj->obs_raw[k], sizeof(float) * all);
     }
     if (segy) PetscCall(SegyListDestroy(&l));
     PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
@@ -194,7 +215,7 @@ static PetscErrorCode CheckSomethingToFit(Objective *obj)
   PetscCall(PetscCalloc1(nbands, &kept));
   for (PetscInt k = 0; k < e->nshots && !e->l.group_rank; k++) {
     const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
-    for (size_t i = 0; i < (size_t)nrec * e->t.nt && !nonzero; i++) nonzero = obj->obs_raw[k][i] != 0;
+    for (size_t i = 0; i < (size_t)nrec * e->t.nt * e->ncomponent && !nonzero; i++) nonzero = obj->obs_raw[k][i] != 0;
     for (PetscInt b = 0; b < nbands; b++) {
       PetscInt n;
       PetscCall(SelectionKeptTraces(o, b, &e->geo, obj->killed, s, e->model[0].dim, e->t.nt, e->t.dt, obj->obs_raw[k], &n));
@@ -255,7 +276,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(ExperimentCreate(world, o, e));
   PetscCall(ExperimentLoadModel(e));
   PetscCall(ResolveBounds(world, o, obj));
-  PetscCall(ObservedCheck(world, o, &e->geo));
+  PetscCall(ObservedCheck(world, e));
   PetscCall(ExperimentSetUp(e, obj->vp_hi, obj->vp_lo));
   PetscCall(PetscPrintf(world, "velocity bounds %.6g to %.6g m/s; the time step and absorbing layers are set for %.6g m/s\n", (double)obj->vp_lo, (double)obj->vp_hi,
                         (double)obj->vp_hi));
@@ -295,6 +316,54 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
   PetscFunctionReturn(0);
 }
 
+/* Each component's weight in the band's misfit (Objective.weight): 1 for
+   the first; with -misfit l2, a further one's the first's observed energy
+   over its own in the band (summed over every shot), so that each
+   component counts alike whatever its units (pascals against metres per
+   second: the impedance squared apart); 1 for the misfits blind to
+   scale.  A further component whose band holds no energy is refused.  The
+   energies are summed over the shots exactly, so that the weights do not
+   depend on how the shots were spread over groups. */
+static PetscErrorCode ComponentWeights(Objective *obj)
+{
+  const Experiment *e = &obj->e;
+  const PetscInt    nc = e->ncomponent;
+  ExactSum          sum[EQUATION_MAX_COMPONENTS] = {{{0}}};
+  double            energy[EQUATION_MAX_COMPONENTS];
+  MPI_Datatype      type;
+  MPI_Op            op;
+  int               bad = 0;
+  char              line[256] = "";
+
+  PetscFunctionBeginUser;
+  for (PetscInt j = 0; j < nc; j++) obj->weight[j] = 1;
+  if (nc == 1 || obj->o->misfit != MISFIT_L2) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < e->nshots && !e->l.group_rank; k++) {
+    const size_t n = (size_t)(e->geo.rec_start[e->shot[k] + 1] - e->geo.rec_start[e->shot[k]]) * e->t.nt;
+    for (PetscInt j = 0; j < nc; j++) {
+      double shot = 0;
+      for (size_t i = 0; i < n; i++) shot += (double)obj->obs[k][j * n + i] * obj->obs[k][j * n + i];
+      bad |= ExactSumAdd(&sum[j], shot);
+    }
+  }
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The observed data's energy in a shot is not finite or exceeds 2^128: expected finite samples below 1e19");
+  PetscCall(ExactSumMPI(&type, &op));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sum, (PetscMPIInt)nc, type, op, e->l.world));
+  for (PetscInt j = 0; j < nc; j++) energy[j] = ExactSumValue(&sum[j]);
+  for (PetscInt j = 0; j < nc; j++) {
+    const char *name = e->backend.eq->component[e->component[j]].name;
+    PetscCheck(energy[j] > 0, e->l.world, PETSC_ERR_USER_INPUT,
+               "Band %" PetscInt_FMT ": the observed %s data are zero in every sample (after the band's filter), so the misfit cannot weigh -record %s's components against each other; expected recorded %s gathers",
+               obj->band + 1, name, obj->o->record, name);
+    obj->weight[j] = energy[0] / energy[j];
+    PetscCall(PetscStrlcat(line, j ? ", " : "", sizeof line));
+    PetscCall(PetscStrlcat(line, name, sizeof line));
+    PetscCall(PetscSNPrintf(line + strlen(line), sizeof line - strlen(line), " %.4g", obj->weight[j]));
+  }
+  PetscCall(PetscPrintf(e->l.world, "band %" PetscInt_FMT ": the misfit weighs its components %s (each scaled to the observed energy of the first)\n", obj->band + 1, line));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut)
 {
   const TimeAxis *t = &obj->e.t;
@@ -308,40 +377,52 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut)
   if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, 1, w));
   PetscCall(ResampleUp(t->nt, w, t->m, t->nsteps, obj->e.wint));
   for (PetscInt k = 0; k < obj->e.nshots; k++) {
-    const PetscInt nrec = obj->e.geo.rec_start[obj->e.shot[k] + 1] - obj->e.geo.rec_start[obj->e.shot[k]];
+    const PetscInt ntraces = (obj->e.geo.rec_start[obj->e.shot[k] + 1] - obj->e.geo.rec_start[obj->e.shot[k]]) * obj->e.ncomponent;
     if (!obj->obs[k]) continue;
-    PetscCall(PetscArraycpy(obj->obs[k], obj->obs_raw[k], (size_t)nrec * t->nt));
-    if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, nrec, obj->obs[k]));
+    PetscCall(PetscArraycpy(obj->obs[k], obj->obs_raw[k], (size_t)ntraces * t->nt));
+    if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, ntraces, obj->obs[k]));
   }
+  PetscCall(ComponentWeights(obj));
   PetscFunctionReturn(0);
 }
 
-/* Group rank 0: the misfit of shot k's modelled gather all[] (nrec x nt)
-   over the selected data, and in all[] its adjoint source: both gathers
-   weighted by the selection, and the adjoint source by it once more (the
-   transpose). */
+/* Group rank 0: the misfit of shot k's modelled gathers all[] (nrec x nt
+   of each component, one after the other) over the selected data, and in
+   all[] their adjoint sources: both gathers weighted by the selection (the
+   same for every component, chosen on the first's traces), and the
+   adjoint source by it once more (the transpose); the components' misfits
+   summed with their weights (Objective.weight). */
 static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, double *J)
 {
   const TimeAxis *t = &obj->e.t;
   const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
   const size_t    n = (size_t)nrec * t->nt;
-  float          *w, *o;
+  const PetscBool all_kept = SelectionKeepsAll(obj->o, obj->band, &obj->e.geo, obj->killed, s, t->nt, obj->obs_raw[k]);
+  float          *w = NULL, *o = NULL;
 
   PetscFunctionBeginUser;
-  if (SelectionKeepsAll(obj->o, obj->band, &obj->e.geo, obj->killed, s, t->nt, obj->obs_raw[k])) { /* weights of 1 change no value */
-    *J = MisfitGather(obj->o->misfit, nrec, t->nt, all, obj->obs[k], all);
-    PetscFunctionReturn(0);
+  if (!all_kept) { /* weights of 1 change no value */
+    MemoryCall(PetscMalloc2(n, &w, n, &o), "the data selection", 8.0 * n);
+    SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.model[0].dim, t->nt, t->dt, obj->obs_raw[k], w);
   }
-  MemoryCall(PetscMalloc2(n, &w, n, &o), "the data selection", 8.0 * n);
-  SelectionWeights(obj->o, obj->band, &obj->e.geo, obj->killed, s, obj->e.model[0].dim, t->nt, t->dt, obj->obs_raw[k], w);
+  *J = 0;
+  for (PetscInt j = 0; j < obj->e.ncomponent; j++) {
+    float *const       syn = all + j * n;
+    const float *const obs = obj->obs[k] + j * n;
+    const float        scale = (float)obj->weight[j];
+    if (!all_kept) {
 #pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < n; i++) {
-    all[i] *= w[i];
-    o[i] = obj->obs[k][i] * w[i];
+      for (size_t i = 0; i < n; i++) {
+        syn[i] *= w[i];
+        o[i] = obs[i] * w[i];
+      }
+    }
+    *J += obj->weight[j] * MisfitGather(obj->o->misfit, nrec, t->nt, syn, all_kept ? obs : o, syn);
+    if (!all_kept || scale != 1) {
+#pragma omp parallel for schedule(static)
+      for (size_t i = 0; i < n; i++) syn[i] *= (all_kept ? 1 : w[i]) * scale;
+    }
   }
-  *J = MisfitGather(obj->o->misfit, nrec, t->nt, all, o, all);
-#pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < n; i++) all[i] *= w[i];
   PetscCall(PetscFree2(w, o));
   PetscFunctionReturn(0);
 }
@@ -349,64 +430,96 @@ static PetscErrorCode SelectedMisfit(Objective *obj, PetscInt k, float *all, dou
 /* The internal-step wavelet of the group's shot k: estimated, or the band's. */
 static const float *ShotWavelet(const Objective *obj, PetscInt k) { return obj->wint_shot ? obj->wint_shot[k] : obj->e.wint; }
 
-/* Shot k's forward run (storing for the adjoint when store is set): this
-   rank's traces in *mine (room for the adjoint's residuals too), the gather
-   in *all on the group's first rank (NULL elsewhere); sl localised here. */
-static PetscErrorCode Modelled(Objective *obj, PetscInt k, WavefieldStore store, ShotLocal *sl, float **mine, float **all)
+/* A shot's recorded components (the first nc of Experiment.component):
+   each one's receivers localized at its nodes (sl[j]) and this rank's
+   traces of it (mine[j], with room for the adjoint's residuals too). */
+typedef struct {
+  PetscInt  nc;
+  ShotLocal sl[EQUATION_MAX_COMPONENTS];
+  float    *mine[EQUATION_MAX_COMPONENTS];
+} ShotTraces;
+
+static PetscErrorCode ShotTracesDestroy(ShotTraces *st)
 {
-  const TimeAxis *t = &obj->e.t;
-  const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
-  PetscInt        ntraces;
-  TimePhase       was;
+  PetscFunctionBeginUser;
+  for (PetscInt j = 0; j < st->nc; j++) {
+    PetscCall(PetscFree(st->mine[j]));
+    PetscCall(ShotLocalDestroy(&st->sl[j]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Shot k's forward run recording its first nc components (storing for the
+   adjoint when store is set) into st, and the gathers in *all on the
+   group's first rank (nrec x nt of each component, one after the other;
+   NULL elsewhere). */
+static PetscErrorCode Modelled(Objective *obj, PetscInt k, PetscInt nc, WavefieldStore store, ShotTraces *st, float **all)
+{
+  const Experiment *e = &obj->e;
+  const TimeAxis   *t = &e->t;
+  const PetscInt    s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
+  const size_t      n = (size_t)nrec * t->nt;
+  ShotRecord        rec[EQUATION_MAX_COMPONENTS];
+  TimePhase         was;
 
   PetscFunctionBeginUser;
-  PetscCall(ExperimentShotLocalizeMisfit(&obj->e, k, sl));
-  ntraces = PetscMax(sl->nrec, sl->nreach);
-  *all    = NULL;
-  MemoryCall(PetscMalloc1((size_t)ntraces * t->nt + 1, mine), "the shot's traces", 4.0 * ntraces * t->nt);
+  st->nc = 0;
+  *all   = NULL;
+  for (PetscInt j = 0; j < nc; j++) {
+    ShotLocal *sl = &st->sl[j];
+    PetscInt   ntraces;
+    PetscCall(ExperimentShotLocalizeRecorded(e, k, j, sl));
+    st->nc++;
+    ntraces = PetscMax(sl->nrec, sl->nreach);
+    MemoryCall(PetscMalloc1((size_t)ntraces * t->nt + 1, &st->mine[j]), "the shot's traces", 4.0 * ntraces * t->nt);
+    rec[j] = (ShotRecord){e->component[j], sl, st->mine[j]};
+  }
   was = TimingEnter(TIME_FORWARD);
-  PetscCall(PropagatorRun(&obj->e.p, t, sl, s, ShotWavelet(obj, k), *mine, store));
+  PetscCall(PropagatorRunRecords(&obj->e.p, t, &st->sl[0], s, ShotWavelet(obj, k), nc, rec, store));
   TimingLeave(was);
-  if (!obj->e.l.group_rank) MemoryCall(PetscMalloc1((size_t)nrec * t->nt, all), "the shot's gather", 4.0 * nrec * t->nt);
-  PetscCall(ShotGather(&obj->e.l, t->nt, sl, s, nrec, *mine, *all));
+  if (!e->l.group_rank) MemoryCall(PetscMalloc1(n * nc, all), "the shot's gathers", 4.0 * n * nc);
+  for (PetscInt j = 0; j < nc; j++) PetscCall(ShotGather(&e->l, t->nt, &st->sl[j], s, nrec, st->mine[j], *all ? *all + j * n : NULL));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, float **all)
 {
-  ShotLocal sl;
-  float    *mine;
+  ShotTraces st;
 
   PetscFunctionBeginUser;
-  PetscCall(Modelled(obj, k, NULL, &sl, &mine, all));
-  PetscCall(PetscFree(mine));
-  PetscCall(ShotLocalDestroy(&sl));
+  PetscCall(Modelled(obj, k, 1, NULL, &st, all));
+  PetscCall(ShotTracesDestroy(&st));
   PetscFunctionReturn(0);
 }
 
-/* One shot: modelled traces, residual and misfit on the group's first rank,
-   and with a gradient the adjoint run.  *J gets this shot's misfit on the
-   group's first rank. */
+/* One shot: modelled traces, residuals and misfit on the group's first
+   rank, and with a gradient the adjoint run taking every component's
+   residuals.  *J gets this shot's misfit on the group's first rank. */
 static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J)
 {
-  const TimeAxis *t = &obj->e.t;
-  const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
-  ShotLocal       sl;
-  float          *mine, *all;
+  const Experiment *e = &obj->e;
+  const TimeAxis   *t = &e->t;
+  const PetscInt    s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
+  const size_t      n = (size_t)nrec * t->nt;
+  ShotTraces        st;
+  float            *all;
 
   PetscFunctionBeginUser;
-  PetscCall(Modelled(obj, k, grad ? obj->store : NULL, &sl, &mine, &all));
+  PetscCall(Modelled(obj, k, e->ncomponent, grad ? obj->store : NULL, &st, &all));
   *J = 0;
-  if (!obj->e.l.group_rank) PetscCall(SelectedMisfit(obj, k, all, J));
+  if (!e->l.group_rank) PetscCall(SelectedMisfit(obj, k, all, J));
   if (grad) {
     const TimePhase was = TimingEnter(TIME_ADJOINT);
-    PetscCall(ShotScatter(&obj->e.l, t->nt, &sl, nrec, all, mine));
-    PetscCall(PropagatorAdjoint(&obj->e.p, t, &sl, s, ShotWavelet(obj, k), mine, obj->store));
+    ShotResidual    res[EQUATION_MAX_COMPONENTS];
+    for (PetscInt j = 0; j < st.nc; j++) {
+      PetscCall(ShotScatter(&e->l, t->nt, &st.sl[j], nrec, all ? all + j * n : NULL, st.mine[j]));
+      res[j] = (ShotResidual){e->component[j], &st.sl[j], st.mine[j]};
+    }
+    PetscCall(PropagatorAdjointResiduals(&obj->e.p, t, &st.sl[0], s, ShotWavelet(obj, k), st.nc, res, obj->store));
     TimingLeave(was);
   }
   PetscCall(PetscFree(all));
-  PetscCall(PetscFree(mine));
-  PetscCall(ShotLocalDestroy(&sl));
+  PetscCall(ShotTracesDestroy(&st));
   PetscFunctionReturn(0);
 }
 

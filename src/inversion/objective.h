@@ -1,5 +1,6 @@
 /* The misfit J (by default 1/2 sum over shots, receivers and recorded
-   samples of (modelled - observed)^2; -misfit, misfit.h) and its exact gradient with respect to the user's
+   samples of (modelled - observed)^2; -misfit, misfit.h; with -record
+   naming several components, their weighted sum, ObjectiveSetBand) and its exact gradient with respect to the user's
    velocity model.  Every group models its shots; J is summed over the world
    and the gradient reduced over the cross comm into group 0 (see
    docs/architecture.md). */
@@ -15,7 +16,8 @@ typedef struct {
   ModelSpace     ms;
   WavefieldStore store;
   PetscReal      vp_lo, vp_hi;   /* bounds; vp_hi also set the time step and the layers */
-  float        **obs_raw, **obs; /* group rank 0: this group's gathers as read, and low-passed for the band */
+  float        **obs_raw, **obs; /* group rank 0: this group's gathers as read, and low-passed for the band (each shot's components, e.ncomponent, one after the other) */
+  double         weight[EQUATION_MAX_COMPONENTS]; /* each component's weight in the band's misfit (ObjectiveSetBand) */
   uint64_t      *obs_sum;        /* every shot's observed samples, FNV-1a 64 (Fnv1a), on every rank */
   PetscBool     *killed;         /* -kill_traces: a flag per trace of the survey (NULL: no list) */
   float         *vp_start;       /* the starting model's user cells on this rank */
@@ -45,7 +47,9 @@ PetscErrorCode ObjectiveDestroy(Objective *obj);
    warned about. */
 PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weight, const PetscReal radius[2]);
 /* Band `band` (0-based): low-passes the wavelet and the observed data at
-   fcut Hz (0: as given), and selects the band's data selection. */
+   fcut Hz (0: as given), selects the band's data selection, and sets each
+   component's weight in the misfit: the first's 1, a further one's, with
+   -misfit l2, the first's observed energy in the band over its own. */
 PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut);
 /* The propagators' model: vp, this rank's user cells, the same on every
    group, with obj->rest[k] where set; refused (on every rank) outside (0,
@@ -53,7 +57,7 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut);
    (Equation.check_model: 0 <= vs < vp). */
 PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp);
 /* The group's shot k modelled with the model set and its wavelet: the
-   gather (nrec x nt) in *all on the group's first rank, to free; NULL
+   gather (nrec x nt) of the first component in *all on the group's first rank, to free; NULL
    elsewhere.  Collective over the group. */
 PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, float **all);
 /* vp: this rank's user cells, the same model on every group.  J on every

@@ -99,13 +99,21 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
     Put(fp, "-receiver_depth", "%.17g", (double)o->receiver_depth);
   }
   Put(fp, "-point_interpolation", "%s", PointInterpolations[o->point_interpolation]);
+  {
+    char names[128] = ""; /* the components the misfit reads, as -record resolved them */
+    for (PetscInt j = 0; j < obj->e.ncomponent; j++) {
+      PetscCall(PetscStrlcat(names, j ? "," : "", sizeof names));
+      PetscCall(PetscStrlcat(names, obj->e.backend.eq->component[obj->e.component[j]].name, sizeof names));
+    }
+    Put(fp, "-record", "%s", names);
+  }
   if (o->observed_segy[0]) PutPath(fp, "-observed_segy", o->observed_segy);
   else PutPath(fp, "-observed_dir", o->observed_dir);
   Put(fp, "-segy_origin_z -segy_origin_x -segy_origin_y", "%.17g %.17g %.17g", (double)o->segy_origin[0], (double)o->segy_origin[1], (double)o->segy_origin[2]);
   for (PetscInt s = 0; s < obj->e.geo.nshots; s++) {
     char key[64];
     if (o->observed_segy[0]) PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_segy shot %d (FFID %d) samples", (int)s, (int)obj->e.geo.record[s]));
-    else PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples", (int)s));
+    else PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples%s", (int)s, obj->e.ncomponent > 1 ? " (with its other components')" : ""));
     PutSum(fp, key, obj->obs_sum[s]);
   }
   PetscFunctionReturn(0);

@@ -52,7 +52,7 @@ static PetscErrorCode SourceKind(MPI_Comm comm, const Options *o, const Equation
 
 /* The components -record names (Equation.component indices, the first
    first), each checked against the equation and the model's dimension;
-   with a misfit (the modes other than forward), the one it reads. */
+   with a misfit (the modes other than forward), the ones it reads. */
 static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, PetscInt *n, PetscInt comp[EQUATION_MAX_COMPONENTS])
 {
   const Equation *eq = e->backend.eq;
@@ -79,8 +79,6 @@ static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, Pet
     for (PetscInt k = 0; k < *n; k++) PetscCheck(comp[k] != c, comm, PETSC_ERR_USER_INPUT, "-record %s: %s is listed twice; expected each component once", e->o->record, eq->component[c].name);
     comp[(*n)++] = c;
   }
-  if (e->o->mode == MODE_FORWARD) PetscFunctionReturn(0);
-  PetscCheck(*n == 1, comm, PETSC_ERR_USER_INPUT, "-record %s with -mode %s: the misfit reads one component; expected one name, the data's (of %s)", e->o->record, RunModeNames[e->o->mode], offered);
   PetscFunctionReturn(0);
 }
 
@@ -162,7 +160,7 @@ static PetscInt SourceNode(const Experiment *e) { return e->backend.eq->nsource_
 
 PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, -1, sl); }
 
-PetscErrorCode ExperimentShotLocalizeMisfit(const Experiment *e, PetscInt k, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, e->backend.eq->component[e->component[0]].axis, sl); }
+PetscErrorCode ExperimentShotLocalizeRecorded(const Experiment *e, PetscInt k, PetscInt j, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, e->backend.eq->component[e->component[j]].axis, sl); }
 
 PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscInt node, ShotLocal *sl)
 {

@@ -31,7 +31,7 @@ typedef struct {
   PetscReal      range[EQUATION_MAX_PARAMETERS][2];
   PetscReal      vslow;      /* the slowest wave the model carries (m/s) */
   PetscInt       source_kind; /* the sources' kind (-source_type: an index into Equation.source_kind, 0 where it offers none) */
-  PetscInt       ncomponent;  /* what the receivers record (-record: indices into Equation.component), the first the misfit's */
+  PetscInt       ncomponent;  /* what the receivers record (-record: indices into Equation.component), and the misfit reads */
   PetscInt       component[EQUATION_MAX_COMPONENTS];
   PetscInt       nshots;     /* this group's shots (round robin): shot[k], k < nshots */
   PetscInt      *shot;
@@ -60,8 +60,9 @@ PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal
 /* The same with the receivers on the nodes along axis node (-1: the
    centres), where a staggered component lives (Equation.component). */
 PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscInt node, ShotLocal *sl);
-/* The same with the receivers on the nodes of the component the misfit reads. */
-PetscErrorCode ExperimentShotLocalizeMisfit(const Experiment *e, PetscInt k, ShotLocal *sl);
+/* The same with the receivers on the nodes of recorded component j
+   (component[j]). */
+PetscErrorCode ExperimentShotLocalizeRecorded(const Experiment *e, PetscInt k, PetscInt j, ShotLocal *sl);
 PetscErrorCode ExperimentDestroy(Experiment *e);
 /* The index of the equation's density among its parameters, or -1. */
 PetscInt ExperimentDensity(const Experiment *e);

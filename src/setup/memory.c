@@ -250,7 +250,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   for (PetscInt k = l->group_id; k < r->geo->nshots; k += l->ngroups) {
     const double nrec = (double)(r->geo->rec_start[k + 1] - r->geo->rec_start[k]);
     nrec_max = PetscMax(nrec_max, nrec);
-    observed += 2 * nrec * nt * fl; /* as read, and low-passed for the band */
+    observed += 2 * r->records * nrec * nt * fl; /* every component as read, and low-passed for the band */
   }
   /* PETSc's DMDA maps (two indices a ghosted cell), each parameter's model
      as read, kept and staged; the gradient's exact sum over shots and its
@@ -267,10 +267,12 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   /* this rank's receivers at the recording rate, per component recorded,
      with, while the shot runs, the same at every internal step in backend
      memory (and one component's downloaded from a device), or, once it is
-     done, a component's whole shot gathered twice on the group's first
-     rank (in rank order, then in receiver order); the wavelet at both rates
+     done, the whole shot on the group's first rank: a component's gathered
+     in rank order, and in receiver order each component's (the misfit's
+     all at once), or one at a time (forward); the wavelet at both rates
      and on the backend */
-  bytes[MEM_TRACES] = fl * (r->records * s.local_rec * nt + PetscMax((r->records + copies) * s.local_rec * r->nsteps, l->group_rank ? 0 : 2 * nrec_max * nt) + 2 * nt +
+  bytes[MEM_TRACES] = fl * (r->records * s.local_rec * nt +
+                            PetscMax((r->records + copies) * s.local_rec * r->nsteps, l->group_rank ? 0 : (gradient ? r->records + 1 : 2) * nrec_max * nt) + 2 * nt +
                             3.0 * r->nsteps);
   bytes[MEM_OBSERVED]  = gradient && !l->group_rank ? observed : 0;
   bytes[MEM_OPTIMISER] = r->mode == MODE_INVERT && !l->group_id
@@ -372,7 +374,7 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const Backend 
     r->preconditioner_arrays       = (pseudo_hessian ? 1 : 0) + (pseudo_hessian || smoothing ? 1 : 0);
   }
   r->blocks  = OptionsInvertedCount(o);
-  r->records = o->mode == MODE_FORWARD ? OptionsRecordedCount(o) : 1;
+  r->records = OptionsRecordedCount(o);
   r->dim    = m->dim;
   r->nt     = o->nt;
   r->nsteps = t ? t->nsteps : o->nt;

@@ -130,15 +130,15 @@ PetscErrorCode PropagatorGradient(Propagator *p, const float *const model[], dou
 
 /* Reverse step n, or n and n - 1 where the equation takes two at once;
    *taken says how many. */
-static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsteps, PetscInt *taken)
+static PetscErrorCode ReverseStep(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsteps, PetscInt *taken)
 {
   const EquationScheme    *sc     = p->eq->scheme;
-  const EquationStepPoints points = ShotPointsAt(shot, d, n);
+  const EquationStepPoints points = ShotPointsAt(d, n);
   PetscBool                two    = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   if (sc->reverse_pair && n >= 1) {
-    const EquationStepPoints both[2] = {points, ShotPointsAt(shot, d, n - 1)};
+    const EquationStepPoints both[2] = {points, ShotPointsAt(d, n - 1)};
     PetscCall(sc->reverse_pair(p->state, store, n, both, &two));
   }
   if (!two) {
@@ -153,29 +153,52 @@ static PetscErrorCode ReverseStep(Propagator *p, const ShotLocal *shot, const Sh
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
                                  const float *residual, WavefieldStore store)
 {
+  const ShotResidual only = {p->settings.component, shot, residual};
+
+  PetscFunctionBeginUser;
+  PetscCall(PropagatorAdjointResiduals(p, t, shot, shot_id, wavelet, 1, &only, store));
+  PetscFunctionReturn(0);
+}
+
+/* Each component's residuals at every internal step, from the recording
+   interval, into backend memory (through host memory on device backends). */
+static PetscErrorCode ResidualsUpload(const Propagator *p, const TimeAxis *t, const ShotResidual residual[], ShotPoints *d)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < d->nresidual; i++) {
+    const size_t n    = (size_t)t->nsteps * d->nreach[i];
+    float       *host = NULL;
+    if (!p->backend->host_memory) PetscCall(PetscMalloc1(n + 1, &host));
+    DecimatorGatherAll(&p->decimator, t->nsteps, d->nreach[i], residual[i].residual, host ? host : d->traces[i]);
+    if (host) PetscCall(p->backend->mem_upload(d->traces[i], host, n * sizeof(float)));
+    PetscCall(PetscFree(host));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorAdjointResiduals(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet, PetscInt nresidual,
+                                          const ShotResidual residual[], WavefieldStore store)
+{
   const EquationScheme *sc = p->eq->scheme;
-  const size_t          n  = (size_t)t->nsteps * shot->nreach;
   ShotPoints            d;
-  float                *host = NULL; /* the residuals over the steps, formed here before their upload (device backends) */
   double               *src_sum;
   PetscLogDouble        last[2] = {0, 0};
 
   PetscFunctionBeginUser;
   PetscCheck(p->gsum, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
+  PetscCheck(nresidual >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The adjoint takes the residuals of at least one component, not %" PetscInt_FMT, nresidual);
   PetscCall(PetscMalloc1(shot->src.nrows + 1, &src_sum));
-  PetscCall(ShotPointsCreate(p, t, shot, wavelet, PETSC_TRUE, &d));
-  if (!p->backend->host_memory) PetscCall(PetscMalloc1(n + 1, &host));
-  DecimatorGatherAll(&p->decimator, t->nsteps, shot->nreach, residual, host ? host : d.traces);
-  if (host) PetscCall(p->backend->mem_upload(d.traces, host, n * sizeof(float)));
+  PetscCall(ShotPointsCreate(p, t, shot, wavelet, nresidual, residual, &d));
+  PetscCall(ResidualsUpload(p, t, residual, &d));
   {
-    const EquationStepPoints first = ShotPointsAt(shot, &d, t->nsteps - 1);
+    const EquationStepPoints first = ShotPointsAt(&d, t->nsteps - 1);
     PetscCall(sc->run_begin(p->state, PETSC_TRUE, store, &first, t->nsteps));
   }
   PetscCall(PetscTime(&last[0]));
   for (PetscInt n = t->nsteps - 1; n >= 0;) {
     PetscInt taken = 1;
     PetscCall(PhaseBegin(FWI_ADJOINT_STEP));
-    PetscCall(ReverseStep(p, shot, &d, store, n, t->nsteps, &taken));
+    PetscCall(ReverseStep(p, &d, store, n, t->nsteps, &taken));
     PetscCall(PhaseEnd(FWI_ADJOINT_STEP));
     n -= taken;
     PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - 1 - n, last));
@@ -190,7 +213,6 @@ PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLoc
   PetscCall(SourceTerm(p, t, shot, &d, wavelet, src_sum));
   PetscCall(ImageAdd(p, &shot->src, src_sum));
   PetscCall(ShotPointsDestroy(p, &d));
-  PetscCall(PetscFree(host));
   PetscCall(PetscFree(src_sum));
   PetscFunctionReturn(0);
 }

@@ -237,13 +237,18 @@ static PetscErrorCode SourceCells(const BackendOps *backend, const PointMap *src
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, PetscBool adjoint, ShotPoints *d)
+PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, PetscInt nresidual, const ShotResidual residual[],
+                                ShotPoints *d)
 {
   const BackendOps *backend = p->backend;
   float            *amp;
 
   PetscFunctionBeginUser;
-  d->component = p->settings.component;
+  PetscCall(PetscMemzero(d, sizeof(*d)));
+  PetscCheck(nresidual >= 0 && nresidual <= EQUATION_MAX_COMPONENTS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%" PetscInt_FMT " residual components: expected 0 to %d", nresidual,
+             EQUATION_MAX_COMPONENTS);
+  d->nsrc      = shot->src.nrows;
+  d->nresidual = nresidual;
   PetscCall(PetscMalloc1(t->nsteps, &amp));
   for (PetscInt n = 0; n < t->nsteps; n++) amp[n] = wavelet[n] * shot->src_scale;
   PetscCall(backend->mem_alloc((void **)&d->wav, t->nsteps * sizeof(float)));
@@ -251,23 +256,32 @@ PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const Sh
   PetscCall(PetscFree(amp));
   PetscCall(PointMapUpload(backend, &shot->src, &d->src));
   PetscCall(SourceCells(backend, &shot->src, &d->src_cells));
-  PetscCall(PointMapUpload(backend, &shot->reach, &d->reach));
   PetscCall(backend->mem_alloc((void **)&d->at_src, (size_t)t->nsteps * shot->src.nrows * sizeof(float)));
-  d->traces = NULL;
-  if (adjoint) PetscCall(backend->mem_alloc((void **)&d->traces, (size_t)t->nsteps * shot->nreach * sizeof(float)));
+  for (PetscInt i = 0; i < nresidual; i++) {
+    const ShotLocal *at = residual[i].at;
+    PetscCheck(residual[i].component >= 0 && residual[i].component < p->eq->ncomponent, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "The %s equation's adjoint takes the residuals of components 0 to %" PetscInt_FMT ", not %" PetscInt_FMT, p->eq->name, p->eq->ncomponent - 1, residual[i].component);
+    d->component[i] = residual[i].component;
+    d->nreach[i]    = at->nreach;
+    PetscCall(PointMapUpload(backend, &at->reach, &d->reach[i]));
+    PetscCall(backend->mem_alloc((void **)&d->traces[i], (size_t)t->nsteps * at->nreach * sizeof(float)));
+  }
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d)
 {
   const BackendOps *backend = p->backend;
-  PointMap         *map[]   = {&d->src, &d->src_cells, &d->reach};
+  PointMap         *map[]   = {&d->src, &d->src_cells};
 
   PetscFunctionBeginUser;
   for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++) PetscCall(PointMapFree(backend, map[k]));
   PetscCall(backend->mem_free((void **)&d->wav));
   PetscCall(backend->mem_free((void **)&d->at_src));
-  PetscCall(backend->mem_free((void **)&d->traces));
+  for (PetscInt i = 0; i < d->nresidual; i++) {
+    PetscCall(PointMapFree(backend, &d->reach[i]));
+    PetscCall(backend->mem_free((void **)&d->traces[i]));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -347,15 +361,12 @@ static PetscErrorCode PointsExchange(Propagator *p, ShotReceivers *d)
   PetscFunctionReturn(0);
 }
 
-EquationStepPoints ShotPointsAt(const ShotLocal *shot, const ShotPoints *d, PetscInt n)
+EquationStepPoints ShotPointsAt(const ShotPoints *d, PetscInt n)
 {
-  return (EquationStepPoints){.src       = &d->src,
-                              .src_cells = &d->src_cells,
-                              .reach     = &d->reach,
-                              .wav       = d->wav + n,
-                              .residual  = d->traces ? d->traces + (size_t)n * shot->nreach : NULL, /* forward: none */
-                              .at_src    = d->at_src + (size_t)n * shot->src.nrows,
-                              .component = d->component};
+  EquationStepPoints at = {.src = &d->src, .src_cells = &d->src_cells, .wav = d->wav + n, .at_src = d->at_src + (size_t)n * d->nsrc, .nresidual = d->nresidual};
+
+  for (PetscInt i = 0; i < d->nresidual; i++) at.residual[i] = (EquationResidual){&d->reach[i], d->traces[i] + (size_t)n * d->nreach[i], d->component[i]};
+  return at;
 }
 
 /* The equation's step over the boxes of a pass, interior (which = 0) or shell (1). */
@@ -421,16 +432,16 @@ PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const Shot
   PetscLogDouble        last[2] = {0, 0}; /* time and step of the last progress line */
 
   PetscFunctionBeginUser;
-  PetscCall(ShotPointsCreate(p, t, shot, wavelet, PETSC_FALSE, &d));
+  PetscCall(ShotPointsCreate(p, t, shot, wavelet, 0, NULL, &d));
   PetscCall(PetscCalloc1(nrecord, &rec));
   for (PetscInt k = 0; k < nrecord; k++) PetscCall(ShotReceiversCreate(p, t, &record[k], &rec[k]));
   {
-    const EquationStepPoints first = ShotPointsAt(shot, &d, 0);
+    const EquationStepPoints first = ShotPointsAt(&d, 0);
     PetscCall(sc->run_begin(p->state, PETSC_FALSE, store, &first, t->nsteps));
   }
   PetscCall(PetscTime(&last[0]));
   for (PetscInt n = 0; n < t->nsteps; n++) {
-    const EquationStepPoints points = ShotPointsAt(shot, &d, n);
+    const EquationStepPoints points = ShotPointsAt(&d, n);
 
     PetscCall(PhaseBegin(FWI_STEP));
     PetscCall(sc->step_begin(p->state, PETSC_FALSE, store, n, t->nsteps));

@@ -22,7 +22,7 @@ typedef struct {
   PetscBool skip_quiet;         /* the adjoint leaves work it can prove is nothing undone, where the equation's backend can (-adjoint_skip_quiet) */
   GpuTile   gpu_tile;           /* device backends: the core kernel's launch shape (-gpu_tile) */
   PetscInt  source_kind;        /* what the sources are (Equation.source_kind; 0 where it offers one kind) */
-  PetscInt  component;          /* what PropagatorRun records and the misfit reads: PropagatorAdjoint's residuals (Equation.component; below Equation.nmisfit) */
+  PetscInt  component;          /* what PropagatorRun records and PropagatorAdjoint takes the residuals of (Equation.component) */
   /* a look at the forward field (snapshots, the pseudo-Hessian): every
      watch_steps internal steps (0 = never), watch(ctx, shot, steps done,
      field) with the equation's watch_field at that time (backend memory,
@@ -98,6 +98,19 @@ PetscErrorCode PropagatorGradientReset(Propagator *p);
    or the grouping of the shots. */
 PetscErrorCode PropagatorAdjoint(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet,
                                  const float *residual, WavefieldStore store);
+/* The residuals of one component (Equation.component) for the receivers
+   that reach this rank's cells as `at` localizes them (ShotLocalizeAt, at
+   that component's nodes: at->reach_id), as PropagatorAdjoint takes them. */
+typedef struct {
+  PetscInt         component;
+  const ShotLocal *at;
+  const float     *residual;
+} ShotResidual;
+/* PropagatorAdjoint for a misfit of several components, the adjoint of
+   PropagatorRunRecords: each of the nresidual components' residuals go in
+   at every step (the shot's source from `shot`). */
+PetscErrorCode PropagatorAdjointResiduals(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet, PetscInt nresidual,
+                                          const ShotResidual residual[], WavefieldStore store);
 /* Collective over comm: the equation's line on the work its adjoint left
    undone (PropagatorSettings.skip_quiet), where it left any. */
 PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p);

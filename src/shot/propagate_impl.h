@@ -7,20 +7,29 @@
    the values other ranks' receivers read: the maps of survey.h (src_cells:
    the source's cells alone, weight 1), and per internal step the source
    amplitude injected (wav), the field at the source's cells (at_src,
-   adjoint), and the residuals the adjoint injects (traces, one per reached
-   receiver; the forward's samples are its ShotReceivers'). */
+   adjoint), and in the adjoint each residual component's receivers that
+   reach this rank (reach[i], nreach[i] of them) and their residuals
+   (traces[i], one per reached receiver; the forward's samples are its
+   ShotReceivers'). */
 typedef struct {
-  PointMap src, src_cells, reach;
-  float   *wav, *at_src, *traces;
-  PetscInt component; /* the residuals' (PropagatorSettings.component) */
+  PointMap src, src_cells;
+  float   *wav, *at_src;
+  PetscInt nsrc; /* the source's rows */
+  PetscInt nresidual;
+  PetscInt component[EQUATION_MAX_COMPONENTS], nreach[EQUATION_MAX_COMPONENTS];
+  PointMap reach[EQUATION_MAX_COMPONENTS];
+  float   *traces[EQUATION_MAX_COMPONENTS];
 } ShotPoints;
 
-/* wavelet: at the internal step, before the source scaling; adjoint: with
-   room for the residuals (traces). */
-PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, PetscBool adjoint, ShotPoints *d);
+/* wavelet: at the internal step, before the source scaling; the adjoint's
+   nresidual residual components (ShotResidual: their component and the
+   localization whose reach they use), with room for their residuals
+   (traces), none in a forward run. */
+PetscErrorCode ShotPointsCreate(const Propagator *p, const TimeAxis *t, const ShotLocal *shot, const float *wavelet, PetscInt nresidual, const ShotResidual residual[],
+                                ShotPoints *d);
 PetscErrorCode ShotPointsDestroy(const Propagator *p, ShotPoints *d);
 /* What step n injects and records besides the receivers (EquationStepPoints). */
-EquationStepPoints ShotPointsAt(const ShotLocal *shot, const ShotPoints *d, PetscInt n);
+EquationStepPoints ShotPointsAt(const ShotPoints *d, PetscInt n);
 /* The stages of a step between the equation's step_begin and step_end:
    for each, its stage_begin, its boxes over the interior (on the side lane)
    while the stage's halos travel, or after them without overlap, then over

@@ -104,14 +104,14 @@ PetscErrorCode ReconstructionEnd(AcousticState *a, const EquationStepPoints *poi
 
 PetscErrorCode ReconstructionPair(AcousticState *a, WavefieldStore store, PetscInt n, const EquationStepPoints points[2])
 {
-  AdjointPair w = {.rec = &a->rec.f, .reach = points[0].reach, .src = points[0].src, .src_cells = points[0].src_cells, .nband = a->rec.nband, .bands = a->rec.band,
+  AdjointPair w = {.rec = &a->rec.f, .reach = points[0].residual[0].reach, .src = points[0].src, .src_cells = points[0].src_cells, .nband = a->rec.nband, .bands = a->rec.band,
                    .scratch = a->rec.scratch};
   float      *band[2] = {NULL, NULL};
   Box         now[2]; /* step n - 1's support; step n's is Begin's */
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < 2; k++) {
-    w.residual[k] = points[k].residual;
+    w.residual[k] = points[k].residual[0].residual;
     w.wav[k]      = points[k].wav;
     w.at_src[k]   = points[k].at_src;
     if (n - k >= 1) PetscCall(WavefieldStoreReadBegin(store, n - k - 1, &band[k]));

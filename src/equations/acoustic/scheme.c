@@ -109,8 +109,8 @@ static PetscErrorCode StageBegin(EquationState *s, PetscInt stage, PetscBool adj
   PetscCall(ops->mirror_ghosts(f));
   a->in_step = adjoint && ops->adjoint_injects && ops->adjoint_injects(f) ? PETSC_TRUE : PETSC_FALSE;
   if (a->in_step) {
-    f->inject     = points->reach;
-    f->inject_amp = points->residual;
+    f->inject     = points->residual[0].reach; /* the pressure, the one component */
+    f->inject_amp = points->residual[0].residual;
   }
   PetscFunctionReturn(0);
 }
@@ -152,7 +152,7 @@ static PetscErrorCode StepEnd(EquationState *s, PetscBool adjoint, WavefieldStor
   PetscFunctionBeginUser;
   PetscCall(PhaseBegin(FWI_INJREC));
   if (!adjoint) PetscCall(ops->inject(f, points->src, points->wav));
-  else if (!a->in_step) PetscCall(ops->inject(f, points->reach, points->residual));
+  else if (!a->in_step) PetscCall(ops->inject(f, points->residual[0].reach, points->residual[0].residual));
   PetscCall(ops->zero_surface(f));
   PetscCall(PhaseEnd(FWI_INJREC));
   if (adjoint && store && a->method == GRADIENT_BOUNDARY) PetscCall(ReconstructionEnd(a, points, store, n));

@@ -107,11 +107,14 @@ PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationSte
   PetscFunctionReturn(0);
 }
 
-/* The residuals go in as the records took their component out. */
+/* Each component's residuals go in as the records took it out. */
 PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
 {
   PetscFunctionBeginUser;
-  PetscCall(s->ops->inject_residual(s, points->component, points->reach, points->residual));
+  for (PetscInt i = 0; i < points->nresidual; i++) {
+    const EquationResidual *r = &points->residual[i];
+    PetscCall(s->ops->inject_residual(s, r->component, r->reach, r->residual));
+  }
   if (s->rec) PetscCall(ELReconstructionDone(s, store, n));
   else PetscCall(WavefieldStoreReadEnd(store, n));
   s->keep = NULL;

@@ -110,12 +110,15 @@ PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationSte
   PetscFunctionReturn(0);
 }
 
-/* The residuals go in as the records took their component out: u += K dt
+/* Each component's residuals go in as the records took it out: u += K dt
    R^T r for the pressure, w_a += B_a R^T r for v_a (VDResidualRow). */
 PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
 {
   PetscFunctionBeginUser;
-  PetscCall(s->ops->inject_residual(s, points->component, points->reach, points->residual));
+  for (PetscInt i = 0; i < points->nresidual; i++) {
+    const EquationResidual *r = &points->residual[i];
+    PetscCall(s->ops->inject_residual(s, r->component, r->reach, r->residual));
+  }
   if (s->method == GRADIENT_BOUNDARY) {
     PetscCall(VDReconstructionRestore(s, PETSC_FALSE));
     PetscCall(VDReconstructionDone(s, store, n));

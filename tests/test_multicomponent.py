@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""A misfit of several components: -record p,vz (and more) with -mode
+gradient or invert reads shot_NNNN.rsf as the first component's data and
+shot_NNNN_<component>.rsf as each further one's, and sums their misfits.
+
+- Variable density, 2D, two shots: J and the gradient of a p,vz misfit are
+  those of p alone plus w times those of vz alone, w being the observed
+  pressure's energy over the vertical velocity's (computed here from the
+  files, the rule docs/options.md states): J to 1e-9, the gradients to
+  1e-5 (relative L2; the two adjoint runs round differently from the one
+  that takes both residuals at once), vz's share of each above 0.01.  With -misfit trace_l2, blind to
+  scale, the weights are 1: J is the sum.
+- Elastic, 2D, p,vz,vx: 2 ranks (split along x) and 2 shot groups give the
+  gradients and misfit of 1 rank bit for bit.
+- Refused before any work, naming the value: a further component's file
+  missing, a further component zero in every sample, -observed_segy (one
+  component) with two.
+"""
+import os
+import re
+
+import numpy as np
+
+from common import Scratch, check, error_message, main, read_rsf, run, write_rsf
+
+GRID = ["-dx", 10, "-nx", 48, "-nz", 36, "-pml_width", 8, "-order", 4, "-f0", 15, "-rho", 2000]
+SURVEY = ["-nshots", 2, "-nrec", 12, "-nt", 400, "-dt", 0.001, "-source_depth", 60, "-receiver_depth", 40]
+VD = ["-physics", "variable_density"] + GRID + SURVEY
+EL = ["-physics", "elastic", "-vs", 1100, "-pml_top", 0] + GRID + SURVEY
+
+
+def one_shot(args):
+    """args with -nshots 1 in place of its value."""
+    k = args.index("-nshots")
+    return args[:k + 1] + [1] + args[k + 2:]
+
+
+def misfit(out):
+    m = re.search(r"^misfit ([0-9.eE+-]+)$", out, re.M)
+    check(m is not None, "the gradient run printed no misfit")
+    return float(m.group(1))
+
+
+def gradient(tmp, tag, args):
+    out_dir = os.path.join(tmp, tag)
+    out = run(1, args + ["-mode", "gradient"], out_dir)
+    return misfit(out), read_rsf(os.path.join(out_dir, "gradient.rsf"))[0].astype(np.float64), out
+
+
+def energy(obs, name):
+    return sum(float(np.sum(read_rsf(os.path.join(obs, f"shot_{s:04d}{name}.rsf"))[0].astype(np.float64) ** 2)) for s in range(2))
+
+
+def sums(tmp):
+    both, vz_only = os.path.join(tmp, "obs"), os.path.join(tmp, "obs_vz")
+    run(1, VD + ["-vp", 2000, "-record", "p,vz"], both)
+    run(1, VD + ["-vp", 2000, "-record", "vz"], vz_only)
+    start = VD + ["-vp", 2080, "-gradient_method", "full"]
+    w = energy(both, "") / energy(both, "_vz")
+    for kind, weight in (("l2", w), ("trace_l2", 1.0)):
+        J, G, out = gradient(tmp, f"pvz_{kind}", start + ["-observed_dir", both, "-record", "p,vz", "-misfit", kind])
+        Jp, Gp, _ = gradient(tmp, f"p_{kind}", start + ["-observed_dir", both, "-record", "p", "-misfit", kind])
+        Jz, Gz, _ = gradient(tmp, f"vz_{kind}", start + ["-observed_dir", vz_only, "-record", "vz", "-misfit", kind])
+        want_J, want_G = Jp + weight * Jz, Gp + weight * Gz
+        errJ = abs(J - want_J) / abs(want_J)
+        errG = float(np.linalg.norm(G - want_G) / np.linalg.norm(want_G))
+        share = (weight * Jz / want_J, float(np.linalg.norm(weight * Gz) / np.linalg.norm(want_G)))
+        print(f"-misfit {kind}: vz weighted {weight:.6g}, its share of J {share[0]:.3f} and of |G| {share[1]:.3f}; J against p's + w vz's {errJ:.2e}, the gradient {errG:.2e} (relative L2)")
+        check(min(share) > 0.01 and share[0] < 0.99, f"-misfit {kind}: vz's shares of J and |G| are {share[0]:.3f} and {share[1]:.3f}, so the test shows little of the sum")
+        check(errJ < 1e-9, f"-misfit {kind}: J of p,vz {J:.17g} is not J(p) + {weight:.6g} J(vz) = {want_J:.17g}")
+        check(errG < 1e-5, f"-misfit {kind}: the p,vz gradient differs from p's + {weight:.6g} vz's by {errG:.2e} (limit 1e-5)")
+        if kind == "l2":
+            m = re.search(r"misfit weighs its components p 1, vz ([0-9.eE+-]+)", out)
+            check(m is not None and abs(float(m.group(1)) - w) <= 1e-3 * w, f"the run did not print vz's weight {w:.4g}: {m.group(0) if m else 'no line'}")
+    return both
+
+
+def decomposition(tmp):
+    obs = os.path.join(tmp, "el_obs")
+    run(1, EL + ["-vp", 2000, "-record", "p,vz,vx"], obs)
+    args = EL + ["-vp", 2080, "-observed_dir", obs, "-record", "p,vz,vx", "-mode", "gradient", "-gradient_method", "full"]
+    ref = os.path.join(tmp, "el_one")
+    J1 = misfit(run(1, args, ref))
+    for tag, n, extra in (("split", 2, ["-da_processors_x", 2]), ("groups", 2, ["-shot_groups", 2])):
+        out_dir = os.path.join(tmp, "el_" + tag)
+        J = misfit(run(n, args + extra, out_dir))
+        same = all(open(os.path.join(ref, f + "@"), "rb").read() == open(os.path.join(out_dir, f + "@"), "rb").read()
+                   for f in ("gradient.rsf", "gradient_vs.rsf", "gradient_rho.rsf"))
+        print(f"elastic p,vz,vx, {tag} ({n} ranks): J {J:.17g} against {J1:.17g} on 1; gradients {'the same bits' if same else 'differ'}")
+        check(J == J1 and same, f"elastic p,vz,vx: {tag} on {n} ranks gives another misfit or gradient than 1 rank")
+
+
+def bad_input(tmp, both):
+    zero = os.path.join(tmp, "obs_zero")
+    os.makedirs(zero)
+    for s in range(2):
+        for name in ("", "_vz"):
+            a, h = read_rsf(os.path.join(both, f"shot_{s:04d}{name}.rsf"))
+            a = a.reshape(int(h["n2"]), int(h["n1"]))
+            write_rsf(os.path.join(zero, f"shot_{s:04d}{name}.rsf"), a * 0 if name else a, d=(float(h["d1"]), 1.0))
+    segy = os.path.join(tmp, "segy")
+    run(1, one_shot(VD) + ["-vp", 2000, "-output_format", "segy"], segy)
+    base = VD + ["-vp", 2080, "-mode", "gradient"]
+    cases = [
+        (base + ["-observed_dir", both, "-record", "p,vz,vx"], "shot_0000_vx.rsf is missing"),
+        (base + ["-observed_dir", zero, "-record", "p,vz"], "the observed vz data are zero in every sample"),
+        (["-physics", "variable_density"] + GRID + ["-vp", 2080, "-mode", "gradient", "-observed_segy", os.path.join(segy, "shot_0000.sgy"), "-record", "p,vz"], "a SEG-Y survey holds one component"),
+    ]
+    for k, (args, want) in enumerate(cases):
+        out_dir = os.path.join(tmp, f"bad{k}")
+        msg = error_message(run(1, args, out_dir, expect_fail=True))
+        print(f"  {want}: {msg}")
+        check(want in msg, f"the message does not say \"{want}\": {msg}")
+        check(not os.path.exists(os.path.join(out_dir, "gradient.rsf")), f"{args}: a gradient was written")
+
+
+def test():
+    with Scratch("multicomponent") as tmp:
+        both = sums(tmp)
+        decomposition(tmp)
+        bad_input(tmp, both)
+
+
+if __name__ == "__main__":
+    main(test)
