@@ -515,6 +515,7 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
       PetscCall(ShotScatter(&e->l, t->nt, &st.sl[j], nrec, all ? all + j * n : NULL, st.mine[j]));
       res[j] = (ShotResidual){e->component[j], &st.sl[j], st.mine[j]};
     }
+    PetscCall(PetscFree(all)); /* scattered: not held through the adjoint run */
     PetscCall(PropagatorAdjointResiduals(&obj->e.p, t, &st.sl[0], s, ShotWavelet(obj, k), st.nc, res, obj->store));
     TimingLeave(was);
   }
