@@ -9,12 +9,14 @@ shot_NNNN_<component>.rsf as each further one's, and sums their misfits.
   files, the rule docs/options.md states): J to 1e-9, the gradients to
   1e-5 (relative L2; the two adjoint runs round differently from the one
   that takes both residuals at once), vz's share of each above 0.01.  With -misfit trace_l2, blind to
-  scale, the weights are 1: J is the sum.
+  scale, the weights are 1: J is the sum.  -record_weights 2,3 and 1,0
+  multiply the balanced weights (J to 1e-9, the gradients to 1e-5).
 - Elastic, 2D, p,vz,vx: 2 ranks (split along x) and 2 shot groups give the
   gradients and misfit of 1 rank bit for bit.
 - Refused before any work, naming the value: a further component's file
   missing, a further component zero in every sample, -observed_segy (one
-  component) with two.
+  component) with two, -record_weights of another count than the
+  components, a negative weight, every weight 0.
 """
 import os
 import re
@@ -72,6 +74,13 @@ def sums(tmp):
         if kind == "l2":
             m = re.search(r"misfit weighs its components p 1, vz ([0-9.eE+-]+)", out)
             check(m is not None and abs(float(m.group(1)) - w) <= 1e-3 * w, f"the run did not print vz's weight {w:.4g}: {m.group(0) if m else 'no line'}")
+            # -record_weights multiply the balance: 2 and 3, and vz left out (0)
+            for weights, a, b in (("2,3", 2.0, 3.0), ("1,0", 1.0, 0.0)):
+                Jw, Gw, _ = gradient(tmp, f"pvz_w{weights.replace(',', '_')}", start + ["-observed_dir", both, "-record", "p,vz", "-record_weights", weights])
+                want_J, want_G = a * Jp + b * w * Jz, a * Gp + b * w * Gz
+                errJ, errG = abs(Jw - want_J) / want_J, float(np.linalg.norm(Gw - want_G) / np.linalg.norm(want_G))
+                print(f"-record_weights {weights}: J against {a:g} J(p) + {b:g} w J(vz) {errJ:.2e}, the gradient {errG:.2e}")
+                check(errJ < 1e-9 and errG < 1e-5, f"-record_weights {weights}: J {Jw:.17g} against {want_J:.17g}, gradient {errG:.2e} (limits 1e-9, 1e-5)")
     return both
 
 
@@ -105,6 +114,9 @@ def bad_input(tmp, both):
         (base + ["-observed_dir", both, "-record", "p,vz,vx"], "shot_0000_vx.rsf is missing"),
         (base + ["-observed_dir", zero, "-record", "p,vz"], "the observed vz data are zero in every sample"),
         (["-physics", "variable_density"] + GRID + ["-vp", 2080, "-mode", "gradient", "-observed_segy", os.path.join(segy, "shot_0000.sgy"), "-record", "p,vz"], "a SEG-Y survey holds one component"),
+        (base + ["-observed_dir", both, "-record", "p,vz", "-record_weights", 1], "-record_weights: 1 weight for the 2 components"),
+        (base + ["-observed_dir", both, "-record", "p,vz", "-record_weights", "1,-2"], "-record_weights: -2 for vz; expected a weight of 0 or more"),
+        (base + ["-observed_dir", both, "-record", "p,vz", "-record_weights", "0,0"], "every weight is 0"),
     ]
     for k, (args, want) in enumerate(cases):
         out_dir = os.path.join(tmp, f"bad{k}")

@@ -321,9 +321,10 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
    over its own in the band (summed over every shot), so that each
    component counts alike whatever its units (pascals against metres per
    second: the impedance squared apart); 1 for the misfits blind to
-   scale.  A further component whose band holds no energy is refused.  The
-   energies are summed over the shots exactly, so that the weights do not
-   depend on how the shots were spread over groups. */
+   scale; each times its -record_weights.  A further component whose band
+   holds no energy is refused.  The energies are summed over the shots
+   exactly, so that the weights do not depend on how the shots were spread
+   over groups. */
 static PetscErrorCode ComponentWeights(Objective *obj)
 {
   const Experiment *e = &obj->e;
@@ -336,7 +337,7 @@ static PetscErrorCode ComponentWeights(Objective *obj)
   char              line[256] = "";
 
   PetscFunctionBeginUser;
-  for (PetscInt j = 0; j < nc; j++) obj->weight[j] = 1;
+  for (PetscInt j = 0; j < nc; j++) obj->weight[j] = obj->o->record_weights_n ? obj->o->record_weights[j] : 1;
   if (nc == 1 || obj->o->misfit != MISFIT_L2) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < e->nshots && !e->l.group_rank; k++) {
     const size_t n = (size_t)(e->geo.rec_start[e->shot[k] + 1] - e->geo.rec_start[e->shot[k]]) * e->t.nt;
@@ -355,12 +356,13 @@ static PetscErrorCode ComponentWeights(Objective *obj)
     PetscCheck(energy[j] > 0, e->l.world, PETSC_ERR_USER_INPUT,
                "Band %" PetscInt_FMT ": the observed %s data are zero in every sample (after the band's filter), so the misfit cannot weigh -record %s's components against each other; expected recorded %s gathers",
                obj->band + 1, name, obj->o->record, name);
-    obj->weight[j] = energy[0] / energy[j];
+    obj->weight[j] *= energy[0] / energy[j];
     PetscCall(PetscStrlcat(line, j ? ", " : "", sizeof line));
     PetscCall(PetscStrlcat(line, name, sizeof line));
     PetscCall(PetscSNPrintf(line + strlen(line), sizeof line - strlen(line), " %.4g", obj->weight[j]));
   }
-  PetscCall(PetscPrintf(e->l.world, "band %" PetscInt_FMT ": the misfit weighs its components %s (each scaled to the observed energy of the first)\n", obj->band + 1, line));
+  PetscCall(PetscPrintf(e->l.world, "band %" PetscInt_FMT ": the misfit weighs its components %s (each scaled to the observed energy of the first%s)\n", obj->band + 1, line,
+                        obj->o->record_weights_n ? ", times -record_weights" : ""));
   PetscFunctionReturn(0);
 }
 

@@ -312,8 +312,8 @@ static PetscErrorCode ReadOutput(PetscOptionItems *PetscOptionsObject, Options *
                                NULL, o->source_type, o->source_type, sizeof(o->source_type), NULL));
   PetscCall(PetscOptionsString("-record",
                                "The components receivers record, comma-separated: p, and with -physics variable_density or elastic vz, vx and (3D) vy, each at its own staggered "
-                               "position; forward: the first into shot_NNNN.rsf, each other into shot_NNNN_NAME.rsf (.sgy likewise); gradient and invert: one, what the data are "
-                               "and the misfit reads (p, or with -physics variable_density or elastic a velocity); default the equation's first, p",
+                               "position; forward: the first into shot_NNNN.rsf, each other into shot_NNNN_NAME.rsf (.sgy likewise); gradient and invert: what the data are "
+                               "and the misfit reads, in the same files (p, or with -physics variable_density or elastic the velocities too); default the equation's first, p",
                                NULL, o->record, o->record, sizeof(o->record), NULL));
   PetscCall(OptionsIntRange(PetscOptionsObject, "-snapshot_interval", "Forward: the wavefield every this many recorded samples, snapshot_SHOT_SAMPLE.rsf; 0 = none", 0,
                             PETSC_MAX_INT, &o->snapshot_interval));
@@ -370,6 +370,9 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsEnum("-misfit",
                              "Misfit: l2 (samples), trace_l2 (each trace normalised: amplitudes ignored) or correlation (normalised cross-correlation of each shot's gather)",
                              NULL, MisfitKinds, (PetscEnum)o->misfit, (PetscEnum *)&o->misfit, NULL));
+  PetscCall(OptionsRealList(PetscOptionsObject, "-record_weights",
+                            "Gradient and invert: each -record component's weight in the misfit, one per component, multiplying the balance of their observed energies (-misfit l2)",
+                            "1 each", "one weight of 0 or more per -record component, comma-separated", OPTIONS_MAX_RECORDED, o->record_weights, &o->record_weights_n, &set));
   PetscCall(PetscOptionsEnum("-source_estimation",
                              "Invert: the wavelet that best fits the data for the current model at the start of every band: none, survey (one) or shot (one per shot)", NULL,
                              SourceEstimations, (PetscEnum)o->source_estimation, (PetscEnum *)&o->source_estimation, NULL));

@@ -53,6 +53,8 @@ typedef enum { PARAMETERISATION_VELOCITY, PARAMETERISATION_SLOWNESS, PARAMETERIS
 typedef enum { FORMAT_RSF, FORMAT_SEGY } FileFormat;
 
 #define MAX_BANDS 16
+/* The most components -record may name (EQUATION_MAX_COMPONENTS). */
+#define OPTIONS_MAX_RECORDED 8
 
 /* A setting given once for every band or once per band (-bands). */
 typedef struct {
@@ -133,7 +135,9 @@ typedef struct {
   PetscReal rho_min, rho_max;    /* density bounds (kg/m^3) where -invert_for takes rho; 0 = from the model */
   PetscReal vpvs_min, vpvs_max;  /* bounds on vp / vs where -invert_for takes vs; 0 = from the model */
   PetscReal vs_min, vs_max;      /* and on vs itself, taken over vp's bounds into those on vs / vp; 0 = none */
-  char      record[64];          /* the components receivers record, comma-separated names (Equation.component; the misfit's alone in the modes with one); empty: the first */
+  char      record[64];          /* the components receivers record, comma-separated names (Equation.component; in the modes with a misfit, what it reads); empty: the first */
+  PetscReal record_weights[OPTIONS_MAX_RECORDED]; /* each recorded component's weight in the misfit (-record_weights; record_weights_n given, 0: 1 each) */
+  PetscInt  record_weights_n;
   char      invert_for[64];      /* -mode invert: the parameters inverted, comma-separated names (Equation.parameter) */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */

@@ -82,6 +82,29 @@ static PetscErrorCode RecordedComponents(MPI_Comm comm, const Experiment *e, Pet
   PetscFunctionReturn(0);
 }
 
+_Static_assert(OPTIONS_MAX_RECORDED == EQUATION_MAX_COMPONENTS, "-record_weights holds one weight per component an equation can record");
+
+/* -record_weights: one weight of 0 or more per component the misfit
+   reads, not all 0. */
+static PetscErrorCode CheckRecordWeights(MPI_Comm comm, const Experiment *e)
+{
+  const Options *o   = e->o;
+  PetscReal      sum = 0;
+
+  PetscFunctionBeginUser;
+  if (!o->record_weights_n) PetscFunctionReturn(0);
+  PetscCheck(o->mode != MODE_FORWARD, comm, PETSC_ERR_USER_INPUT, "-record_weights with -mode forward: the weights are the misfit's (-mode gradient or invert); expected no weights");
+  PetscCheck(o->record_weights_n == e->ncomponent, comm, PETSC_ERR_ARG_SIZ, "-record_weights: %" PetscInt_FMT " weight%s for the %" PetscInt_FMT " component%s of -record %s; expected one per component",
+             o->record_weights_n, o->record_weights_n == 1 ? "" : "s", e->ncomponent, e->ncomponent == 1 ? "" : "s", o->record[0] ? o->record : "(default: the first)");
+  for (PetscInt j = 0; j < e->ncomponent; j++) {
+    PetscCheck(o->record_weights[j] >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-record_weights: %.6g for %s; expected a weight of 0 or more", (double)o->record_weights[j],
+               e->backend.eq->component[e->component[j]].name);
+    sum += o->record_weights[j];
+  }
+  PetscCheck(sum > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-record_weights: every weight is 0, which leaves nothing to fit; expected at least one above 0");
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
 {
   const TimePhase was = TimingEnter(TIME_SETUP);
@@ -97,6 +120,7 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   PetscCall(OptionsCheckModel(world, o, eq, &e->model[0]));
   PetscCall(SourceKind(world, o, eq, e->model[0].dim, &e->source_kind));
   PetscCall(RecordedComponents(world, e, &e->ncomponent, e->component));
+  PetscCall(CheckRecordWeights(world, e));
   PetscCall(SurveyRead(world, o, &e->model[0], &e->geo));
   PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->model[0], &e->geo, NULL, NULL, NULL));
   TimingLeave(was);
