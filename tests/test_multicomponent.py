@@ -16,7 +16,8 @@ shot_NNNN_<component>.rsf as each further one's, and sums their misfits.
 - Refused before any work, naming the value: a further component's file
   missing, a further component zero in every sample, -observed_segy (one
   component) with two, -record_weights of another count than the
-  components, a negative weight, every weight 0.
+  components, a negative weight, every weight 0; -restart of an inversion
+  of p and vz with -record p.
 """
 import os
 import re
@@ -124,6 +125,16 @@ def bad_input(tmp, both):
         print(f"  {want}: {msg}")
         check(want in msg, f"the message does not say \"{want}\": {msg}")
         check(not os.path.exists(os.path.join(out_dir, "gradient.rsf")), f"{args}: a gradient was written")
+    # an inversion of p and vz, its result removed as if it had been stopped,
+    # is not carried on with -record p: restart/run.txt records -record
+    inv = os.path.join(tmp, "inv_pvz")
+    invert = VD + ["-vp", 2080, "-mode", "invert", "-observed_dir", both, "-tao_max_it", 1]
+    run(1, invert + ["-record", "p,vz"], inv)
+    for name in ("vp.rsf", "vp.rsf@"):
+        os.remove(os.path.join(inv, name))
+    msg = error_message(run(1, invert + ["-record", "p", "-restart"], inv, expect_fail=True))
+    print(f"  -restart with another -record: {msg[:120]}...")
+    check("-record was p,vz, now p" in msg, f"-restart with -record p after p,vz does not name -record: {msg}")
 
 
 def test():

@@ -264,6 +264,8 @@ PetscErrorCode ObjectiveCheckFreeCells(const Objective *obj, const double *weigh
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode SetBand(Objective *obj, PetscInt band, PetscReal fcut, PetscBool tell);
+
 PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
 {
   Experiment     *e   = &obj->e;
@@ -292,7 +294,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(ReadObserved(obj));
   PetscCall(SelectionKillList(world, o->kill_traces, &e->geo, &obj->killed));
   PetscCall(CheckSomethingToFit(obj));
-  PetscCall(ObjectiveSetBand(obj, 0, 0));
+  PetscCall(SetBand(obj, 0, 0, o->mode != MODE_INVERT)); /* an inversion sets each band's as it starts it */
   TimingLeave(was);
   PetscFunctionReturn(0);
 }
@@ -324,8 +326,8 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
    scale; each times its -record_weights.  A further component whose band
    holds no energy is refused.  The energies are summed over the shots
    exactly, so that the weights do not depend on how the shots were spread
-   over groups. */
-static PetscErrorCode ComponentWeights(Objective *obj)
+   over groups.  tell: print them. */
+static PetscErrorCode ComponentWeights(Objective *obj, PetscBool tell)
 {
   const Experiment *e = &obj->e;
   const PetscInt    nc = e->ncomponent;
@@ -361,12 +363,15 @@ static PetscErrorCode ComponentWeights(Objective *obj)
     PetscCall(PetscStrlcat(line, name, sizeof line));
     PetscCall(PetscSNPrintf(line + strlen(line), sizeof line - strlen(line), " %.4g", obj->weight[j]));
   }
-  PetscCall(PetscPrintf(e->l.world, "band %" PetscInt_FMT ": the misfit weighs its components %s (each scaled to the observed energy of the first%s)\n", obj->band + 1, line,
+  if (!tell) PetscFunctionReturn(0);
+  if (obj->o->mode == MODE_INVERT) PetscCall(PetscPrintf(e->l.world, "band %" PetscInt_FMT ": ", obj->band + 1));
+  PetscCall(PetscPrintf(e->l.world, "the misfit weighs its components %s (each scaled to the observed energy of the first%s)\n", line,
                         obj->o->record_weights_n ? ", times -record_weights" : ""));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut)
+/* ObjectiveSetBand, printing the weights where tell is set. */
+static PetscErrorCode SetBand(Objective *obj, PetscInt band, PetscReal fcut, PetscBool tell)
 {
   const TimeAxis *t = &obj->e.t;
   float          *w;
@@ -384,9 +389,11 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut)
     PetscCall(PetscArraycpy(obj->obs[k], obj->obs_raw[k], (size_t)ntraces * t->nt));
     if (fcut > 0) PetscCall(LowPassZeroPhase(fcut, t->dt, t->nt, ntraces, obj->obs[k]));
   }
-  PetscCall(ComponentWeights(obj));
+  PetscCall(ComponentWeights(obj, tell));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut) { return SetBand(obj, band, fcut, PETSC_TRUE); }
 
 /* Group rank 0: the misfit of shot k's modelled gathers all[] (nrec x nt
    of each component, one after the other) over the selected data, and in

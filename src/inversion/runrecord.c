@@ -113,7 +113,7 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
   for (PetscInt s = 0; s < obj->e.geo.nshots; s++) {
     char key[64];
     if (o->observed_segy[0]) PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_segy shot %d (FFID %d) samples", (int)s, (int)obj->e.geo.record[s]));
-    else PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples%s", (int)s, obj->e.ncomponent > 1 ? " (with its other components')" : ""));
+    else PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples%s", (int)s, obj->e.ncomponent > 1 ? " (every component)" : ""));
     PutSum(fp, key, obj->obs_sum[s]);
   }
   PetscFunctionReturn(0);
