@@ -13,6 +13,8 @@ shot_NNNN_<component>.rsf as each further one's, and sums their misfits.
   multiply the balanced weights (J to 1e-9, the gradients to 1e-5).
 - Elastic, 2D, p,vz,vx: 2 ranks (split along x) and 2 shot groups give the
   gradients and misfit of 1 rank bit for bit.
+- -qc_shots writes each component's observed, modelled and residual
+  gathers (the further ones' names end _NAME).
 - Refused before any work, naming the value: a further component's file
   missing, a further component zero in every sample, -observed_segy (one
   component) with two, -record_weights of another count than the
@@ -129,7 +131,13 @@ def bad_input(tmp, both):
     # is not carried on with -record p: restart/run.txt records -record
     inv = os.path.join(tmp, "inv_pvz")
     invert = VD + ["-vp", 2080, "-mode", "invert", "-observed_dir", both, "-tao_max_it", 1]
-    run(1, invert + ["-record", "p,vz"], inv)
+    run(1, invert + ["-record", "p,vz", "-qc_shots", 0], inv)
+    # the QC gathers of both components (one band: the data as given)
+    qc = {part: read_rsf(os.path.join(inv, "qc", f"band_1_shot_0000_{part}_vz.rsf"))[0] for part in ("observed", "modelled", "residual")}
+    same = qc["observed"].tobytes() == read_rsf(os.path.join(both, "shot_0000_vz.rsf"))[0].tobytes()
+    check(same and np.abs(qc["residual"] - (qc["modelled"] - qc["observed"])).max() <= 1e-6 * np.abs(qc["residual"]).max() and os.path.exists(os.path.join(inv, "qc", "band_1_shot_0000_observed.rsf")),
+          "-qc_shots 0 with -record p,vz: the vz QC gathers are not vz's data, modelled and residual (or p's are missing)")
+    print("  -qc_shots 0: band_1_shot_0000_{observed,modelled,residual}_vz.rsf beside p's, the observed vz's bits, residual = modelled - observed (to 1e-6 of its peak: the program flushes subnormals)")
     for name in ("vp.rsf", "vp.rsf@"):
         os.remove(os.path.join(inv, name))
     msg = error_message(run(1, invert + ["-record", "p", "-restart"], inv, expect_fail=True))

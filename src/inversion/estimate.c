@@ -166,7 +166,7 @@ PetscErrorCode SourceEstimate(Objective *obj, const float *vp, PetscInt band)
     float *syn;
     /* this band's wavelet, not the previous estimate, models the shot */
     PetscCall(PetscArraycpy(obj->wint_shot[k], e->wint, t->nsteps));
-    PetscCall(ObjectiveModelShot(obj, k, &syn));
+    PetscCall(ObjectiveModelShot(obj, k, 1, &syn));
     if (!e->l.group_rank) PetscCall(AddShot(obj, k, syn, &sp));
     PetscCall(PetscFree(syn));
     if (!survey) {

@@ -491,12 +491,13 @@ static PetscErrorCode Modelled(Objective *obj, PetscInt k, PetscInt nc, Wavefiel
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, float **all)
+PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, PetscInt nc, float **all)
 {
   ShotTraces st;
 
   PetscFunctionBeginUser;
-  PetscCall(Modelled(obj, k, 1, NULL, &st, all));
+  PetscCheck(nc >= 1 && nc <= obj->e.ncomponent, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%" PetscInt_FMT " components: expected 1 to %" PetscInt_FMT, nc, obj->e.ncomponent);
+  PetscCall(Modelled(obj, k, nc, NULL, &st, all));
   PetscCall(ShotTracesDestroy(&st));
   PetscFunctionReturn(0);
 }

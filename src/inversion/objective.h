@@ -57,9 +57,10 @@ PetscErrorCode ObjectiveSetBand(Objective *obj, PetscInt band, PetscReal fcut);
    (Equation.check_model: 0 <= vs < vp). */
 PetscErrorCode ObjectiveSetModel(Objective *obj, const float *vp);
 /* The group's shot k modelled with the model set and its wavelet: the
-   gather (nrec x nt) of the first component in *all on the group's first rank, to free; NULL
+   gathers (nrec x nt) of the first nc components the misfit reads, one
+   after the other, in *all on the group's first rank, to free; NULL
    elsewhere.  Collective over the group. */
-PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, float **all);
+PetscErrorCode ObjectiveModelShot(Objective *obj, PetscInt k, PetscInt nc, float **all);
 /* vp: this rank's user cells, the same model on every group.  J on every
    rank; grad (this rank's user cells, may be NULL) complete on group 0. */
 PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, double *grad);

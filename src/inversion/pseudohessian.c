@@ -41,7 +41,7 @@ PetscErrorCode PseudoHessian(Objective *obj, const float *vp, double *energy)
   p->settings.watch_steps = obj->e.t.m;
   for (PetscInt k = 0; k < obj->e.nshots; k++) {
     float *syn;
-    PetscCall(ObjectiveModelShot(obj, k, &syn));
+    PetscCall(ObjectiveModelShot(obj, k, 1, &syn));
     PetscCall(PetscFree(syn));
   }
   p->settings = keep;

@@ -11,11 +11,16 @@
 
 static const char *const qc_parts[] = {"observed", "modelled", "residual"};
 
-/* dir/qc/band_B_shot_NNNN_PART.rsf, B from 1 */
-static PetscErrorCode QcPath(const char *dir, PetscInt band, PetscInt shot, const char *part, char path[PETSC_MAX_PATH_LEN])
+/* dir/qc/band_B_shot_NNNN_PART.rsf, B from 1, of the misfit's first
+   component; dir/qc/band_B_shot_NNNN_PART_NAME.rsf of its component j > 0
+   (Experiment.component). */
+static PetscErrorCode QcPath(const Objective *obj, PetscInt band, PetscInt shot, const char *part, PetscInt j, char path[PETSC_MAX_PATH_LEN])
 {
+  const Experiment *e = &obj->e;
+
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/qc/band_%" PetscInt_FMT "_shot_%04" PetscInt_FMT "_%s.rsf", dir, band + 1, shot, part));
+  PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/qc/band_%" PetscInt_FMT "_shot_%04" PetscInt_FMT "_%s%s%s.rsf", obj->o->output_dir, band + 1, shot, part, j ? "_" : "",
+                          j ? e->backend.eq->component[e->component[j]].name : ""));
   PetscFunctionReturn(0);
 }
 
@@ -83,10 +88,11 @@ static PetscErrorCode PrepareFolder(void *ctx)
   }
   for (PetscInt b = 0; b < nbands; b++) {
     for (PetscInt s = 0; s < obj->e.geo.nshots; s++)
-      for (PetscInt p = 0; p < 3 && qc->chosen[s]; p++) {
-        PetscCall(QcPath(o->output_dir, b, s, qc_parts[p], path));
-        PetscCall(RefuseExisting(path));
-      }
+      for (PetscInt p = 0; p < 3 && qc->chosen[s]; p++)
+        for (PetscInt j = 0; j < obj->e.ncomponent; j++) {
+          PetscCall(QcPath(obj, b, s, qc_parts[p], j, path));
+          PetscCall(RefuseExisting(path));
+        }
     if (!o->qc_illumination) continue;
     PetscCall(PseudoHessianName(o->output_format, b, name));
     PetscCall(PetscSNPrintf(path, sizeof path, "%s/%s", o->output_dir, name));
@@ -113,24 +119,28 @@ PetscErrorCode QcDestroy(Qc *qc)
   PetscFunctionReturn(0);
 }
 
-/* Group rank 0: the group's shot k's three gathers and its positions; syn
-   becomes the residual. */
+/* Group rank 0: the group's shot k's three gathers of each component the
+   misfit reads (syn: the modelled ones, one after the other, which become
+   the residuals) and its positions. */
 static PetscErrorCode WriteShot(const Objective *obj, PetscInt band, PetscInt k, float *syn)
 {
   const TimeAxis *t = &obj->e.t;
   const PetscInt  s = obj->e.shot[k], nrec = obj->e.geo.rec_start[s + 1] - obj->e.geo.rec_start[s];
-  const float    *data[3] = {obj->obs[k], syn, syn};
+  const size_t    n = (size_t)nrec * t->nt;
   RsfAxes         axes;
   char            path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
   GatherAxes(t->nt, t->dt, nrec, &axes);
-  for (PetscInt p = 0; p < 3; p++) {
-    if (p == 2)
-      for (size_t i = 0; i < (size_t)nrec * t->nt; i++) syn[i] -= obj->obs[k][i];
-    PetscCall(QcPath(obj->o->output_dir, band, s, qc_parts[p], path));
-    /* this run's own file: an earlier run's was refused at the start (QcCreate) */
-    PetscCall(RsfWrite(path, &axes, data[p], PETSC_TRUE));
+  for (PetscInt j = 0; j < obj->e.ncomponent; j++) {
+    const float *obs = obj->obs[k] + j * n, *data[3] = {obs, syn + j * n, syn + j * n};
+    for (PetscInt p = 0; p < 3; p++) {
+      if (p == 2)
+        for (size_t i = 0; i < n; i++) syn[j * n + i] -= obs[i];
+      PetscCall(QcPath(obj, band, s, qc_parts[p], j, path));
+      /* this run's own file: an earlier run's was refused at the start (QcCreate) */
+      PetscCall(RsfWrite(path, &axes, data[p], PETSC_TRUE));
+    }
   }
   PetscCall(CoordsPath(obj->o->output_dir, s, path));
   PetscCall(GeometryWriteCoords(&obj->e.geo, s, path, PETSC_TRUE));
@@ -145,7 +155,7 @@ PetscErrorCode QcWriteBand(Objective *obj, const Qc *qc, const float *vp, PetscI
   for (PetscInt k = 0; k < obj->e.nshots; k++) {
     float *syn;
     if (!qc->chosen[obj->e.shot[k]]) continue;
-    PetscCall(ObjectiveModelShot(obj, k, &syn));
+    PetscCall(ObjectiveModelShot(obj, k, obj->e.ncomponent, &syn));
     if (!obj->e.l.group_rank) PetscCall(WriteShot(obj, band, k, syn));
     PetscCall(PetscFree(syn));
   }

@@ -20,7 +20,9 @@ PetscErrorCode QcDestroy(Qc *qc);
    group): each chosen shot's gathers, the observed as the band fits them
    (low-passed), the modelled and modelled - observed, written by the group
    rank 0 that holds the shot to qc/band_B_shot_NNNN_{observed,modelled,
-   residual}.rsf.  Nothing without -qc_shots.  Collective over the world. */
+   residual}.rsf, and those of each further component the misfit reads to
+   ..._{observed,modelled,residual}_NAME.rsf.  Nothing without -qc_shots.
+   Collective over the world. */
 PetscErrorCode QcWriteBand(Objective *obj, const Qc *qc, const float *vp, PetscInt band);
 /* -qc_illumination where the inversion computes no pseudo-Hessian
    (-precondition none): computes it for model vp and writes it as
