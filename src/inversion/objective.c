@@ -22,7 +22,7 @@
    shot_NNNN_<component>.rsf, as -mode forward writes them. */
 static PetscErrorCode ObservedPath(const Experiment *e, PetscInt s, PetscInt j, char path[PETSC_MAX_PATH_LEN])
 {
-  return OutputComponentPath(e->o->observed_dir, s, j ? e->backend.eq->component[e->component[j]].name : NULL, FORMAT_RSF, path);
+  return OutputComponentPath(e->o->observed_dir, s, j ? ExperimentComponentName(e, j) : NULL, FORMAT_RSF, path);
 }
 
 /* Every shot's observed gather of every component the misfit reads must
@@ -53,7 +53,7 @@ static PetscErrorCode ObservedCheck(MPI_Comm world, const Experiment *e)
         if (!exists)
           snprintf(msg, sizeof(msg), "Observed data for shot %d: %s is missing (expected one %s per shot in -observed_dir%s%s)", (int)s, path,
                    j ? "shot_NNNN_<component>.rsf" : "shot_NNNN.rsf", j ? " for each component -record names after the first, here " : "",
-                   j ? e->backend.eq->component[e->component[j]].name : "");
+                   j ? ExperimentComponentName(e, j) : "");
       }
       PetscCall(RootCheck(world, msg));
       PetscCall(RsfReadHeader(world, path, &h));
@@ -332,7 +332,7 @@ static PetscErrorCode ComponentWeights(Objective *obj, PetscBool tell)
   const Experiment *e = &obj->e;
   const PetscInt    nc = e->ncomponent;
   ExactSum          sum[EQUATION_MAX_COMPONENTS] = {{{0}}};
-  double            energy[EQUATION_MAX_COMPONENTS];
+  double            first;
   MPI_Datatype      type;
   MPI_Op            op;
   int               bad = 0;
@@ -352,13 +352,14 @@ static PetscErrorCode ComponentWeights(Objective *obj, PetscBool tell)
   PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The observed data's energy in a shot is not finite or exceeds 2^128: expected finite samples below 1e19");
   PetscCall(ExactSumMPI(&type, &op));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sum, (PetscMPIInt)nc, type, op, e->l.world));
-  for (PetscInt j = 0; j < nc; j++) energy[j] = ExactSumValue(&sum[j]);
+  first = ExactSumValue(&sum[0]);
   for (PetscInt j = 0; j < nc; j++) {
-    const char *name = e->backend.eq->component[e->component[j]].name;
-    PetscCheck(energy[j] > 0, e->l.world, PETSC_ERR_USER_INPUT,
+    const char  *name   = ExperimentComponentName(e, j);
+    const double energy = ExactSumValue(&sum[j]);
+    PetscCheck(energy > 0, e->l.world, PETSC_ERR_USER_INPUT,
                "Band %" PetscInt_FMT ": the observed %s data are zero in every sample (after the band's filter), so the misfit cannot weigh -record %s's components against each other; expected recorded %s gathers",
                obj->band + 1, name, obj->o->record, name);
-    obj->weight[j] *= energy[0] / energy[j];
+    obj->weight[j] *= first / energy;
     PetscCall(PetscStrlcat(line, j ? ", " : "", sizeof line));
     PetscCall(PetscStrlcat(line, name, sizeof line));
     PetscCall(PetscSNPrintf(line + strlen(line), sizeof line - strlen(line), " %.4g", obj->weight[j]));

@@ -16,11 +16,9 @@ static const char *const qc_parts[] = {"observed", "modelled", "residual"};
    (Experiment.component). */
 static PetscErrorCode QcPath(const Objective *obj, PetscInt band, PetscInt shot, const char *part, PetscInt j, char path[PETSC_MAX_PATH_LEN])
 {
-  const Experiment *e = &obj->e;
-
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(path, PETSC_MAX_PATH_LEN, "%s/qc/band_%" PetscInt_FMT "_shot_%04" PetscInt_FMT "_%s%s%s.rsf", obj->o->output_dir, band + 1, shot, part, j ? "_" : "",
-                          j ? e->backend.eq->component[e->component[j]].name : ""));
+                          j ? ExperimentComponentName(&obj->e, j) : ""));
   PetscFunctionReturn(0);
 }
 

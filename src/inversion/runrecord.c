@@ -103,7 +103,7 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
     char names[128] = ""; /* the components the misfit reads, as -record resolved them */
     for (PetscInt j = 0; j < obj->e.ncomponent; j++) {
       PetscCall(PetscStrlcat(names, j ? "," : "", sizeof names));
-      PetscCall(PetscStrlcat(names, obj->e.backend.eq->component[obj->e.component[j]].name, sizeof names));
+      PetscCall(PetscStrlcat(names, ExperimentComponentName(&obj->e, j), sizeof names));
     }
     Put(fp, "-record", "%s", names);
   }

@@ -71,7 +71,7 @@ static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscLogDouble star
   PetscCall(PropagatorRunRecords(&e->p, &e->t, &sl, s, e->wint, ncomp, rec, NULL));
   TimingLeave(was);
   for (PetscInt j = 0; j < ncomp; j++) {
-    PetscCall(WriteShot(e, rec[j].at, s, nrec, rec[j].traces, j ? eq->component[comp[j]].name : NULL));
+    PetscCall(WriteShot(e, rec[j].at, s, nrec, rec[j].traces, j ? ExperimentComponentName(e, j) : NULL));
     PetscCall(PetscFree(rec[j].traces));
     if (rec[j].at != &sl) PetscCall(ShotLocalDestroy(&at[j]));
   }
@@ -84,7 +84,7 @@ static PetscErrorCode ForwardShot(Experiment *e, PetscInt k, PetscLogDouble star
     if (e->l.ngroups > 1) PetscCall(PetscSNPrintf(group, sizeof group, " (group %d)", e->l.group_id));
     for (PetscInt j = 1; j < ncomp; j++) { /* the other components' gathers beside it */
       char other[PETSC_MAX_PATH_LEN];
-      PetscCall(OutputComponentPath(".", s, eq->component[comp[j]].name, o->output_format, other));
+      PetscCall(OutputComponentPath(".", s, ExperimentComponentName(e, j), o->output_format, other));
       PetscCall(PetscStrlcat(more, ", ", sizeof more));
       PetscCall(PetscStrlcat(more, other + 2, sizeof more)); /* its name alone */
     }

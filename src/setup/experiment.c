@@ -98,7 +98,7 @@ static PetscErrorCode CheckRecordWeights(MPI_Comm comm, const Experiment *e)
              o->record_weights_n, o->record_weights_n == 1 ? "" : "s", e->ncomponent, e->ncomponent == 1 ? "" : "s", o->record[0] ? o->record : "(default: the first)");
   for (PetscInt j = 0; j < e->ncomponent; j++) {
     PetscCheck(o->record_weights[j] >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-record_weights: %.6g for %s; expected a weight of 0 or more", (double)o->record_weights[j],
-               e->backend.eq->component[e->component[j]].name);
+               ExperimentComponentName(e, j));
     sum += o->record_weights[j];
   }
   PetscCheck(sum > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-record_weights: every weight is 0, which leaves nothing to fit; expected at least one above 0");
@@ -183,6 +183,8 @@ static PetscErrorCode GroupShots(Experiment *e)
 static PetscInt SourceNode(const Experiment *e) { return e->backend.eq->nsource_kind ? e->backend.eq->source_kind[e->source_kind].axis : -1; }
 
 PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, -1, sl); }
+
+const char *ExperimentComponentName(const Experiment *e, PetscInt j) { return e->backend.eq->component[e->component[j]].name; }
 
 PetscErrorCode ExperimentShotLocalizeRecorded(const Experiment *e, PetscInt k, PetscInt j, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, e->backend.eq->component[e->component[j]].axis, sl); }
 

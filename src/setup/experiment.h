@@ -63,6 +63,8 @@ PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscIn
 /* The same with the receivers on the nodes of recorded component j
    (component[j]). */
 PetscErrorCode ExperimentShotLocalizeRecorded(const Experiment *e, PetscInt k, PetscInt j, ShotLocal *sl);
+/* The name of recorded component j (component[j]: Equation.component's). */
+const char *ExperimentComponentName(const Experiment *e, PetscInt j);
 PetscErrorCode ExperimentDestroy(Experiment *e);
 /* The index of the equation's density among its parameters, or -1. */
 PetscInt ExperimentDensity(const Experiment *e);
