@@ -15,12 +15,20 @@ shot_NNNN_<component>.rsf as each further one's, and sums their misfits.
   gradients and misfit of 1 rank bit for bit.
 - -qc_shots writes each component's observed, modelled and residual
   gathers (the further ones' names end _NAME).
+- SEG-Y: -observed_segy on the folder -mode forward -output_format segy
+  -record p,vz wrote (shot_NNNN.sgy, shot_NNNN_vz.sgy) gives the misfit and
+  gradient of the RSF gathers bit for bit, with -record p,vz and with
+  -record p (which reads the p files alone: the folder's vz files are not
+  taken for more shots or receivers); a single file x.sgy takes its
+  further components from x_vz.sgy beside it.
 - Refused before any work, naming the value: a further component's file
-  missing, a further component zero in every sample, -observed_segy (one
-  component) with two, -record_weights of another count than the
-  components, a negative weight, every weight 0; -restart of an inversion
-  of p and vz with -record p.
+  missing (RSF, and SEG-Y files named for it), SEG-Y files of a further
+  component that hold another survey, a further component zero in every
+  sample, -record_weights of another count than the components, a
+  negative weight, every weight 0; -restart of an inversion of p and vz
+  with -record p.
 """
+import shutil
 import os
 import re
 
@@ -32,12 +40,6 @@ GRID = ["-dx", 10, "-nx", 48, "-nz", 36, "-pml_width", 8, "-order", 4, "-f0", 15
 SURVEY = ["-nshots", 2, "-nrec", 12, "-nt", 400, "-dt", 0.001, "-source_depth", 60, "-receiver_depth", 40]
 VD = ["-physics", "variable_density"] + GRID + SURVEY
 EL = ["-physics", "elastic", "-vs", 1100, "-pml_top", 0] + GRID + SURVEY
-
-
-def one_shot(args):
-    """args with -nshots 1 in place of its value."""
-    k = args.index("-nshots")
-    return args[:k + 1] + [1] + args[k + 2:]
 
 
 def misfit(out):
@@ -102,7 +104,37 @@ def decomposition(tmp):
         check(J == J1 and same, f"elastic p,vz,vx: {tag} on {n} ranks gives another misfit or gradient than 1 rank")
 
 
-def bad_input(tmp, both):
+def segy_components(tmp):
+    """The folder of SEG-Y gathers of p and vz against the RSF gathers, on a
+    survey whose positions SEG-Y headers hold exactly."""
+    geometry = os.path.join(tmp, "survey.txt")
+    with open(geometry, "w") as f:
+        for sx in (100, 380):
+            f.write(f"S {sx} 60\n" + "".join(f"R {rx} 40\n" for rx in range(20, 470, 40)))
+    model = ["-physics", "variable_density"] + GRID + ["-nt", 400, "-dt", 0.001]
+    rsf_dir, segy_dir = os.path.join(tmp, "obs_rsf"), os.path.join(tmp, "obs_segy")
+    run(1, model + ["-vp", 2000, "-geometry", geometry, "-record", "p,vz"], rsf_dir)
+    run(1, model + ["-vp", 2000, "-geometry", geometry, "-record", "p,vz", "-output_format", "segy"], segy_dir)
+    start = model + ["-vp", 2080, "-gradient_method", "full"]
+    for record in ("p,vz", "p"):
+        J, G, _ = gradient(tmp, f"rsf_{record}", start + ["-geometry", geometry, "-observed_dir", rsf_dir, "-record", record])
+        Js, Gs, out = gradient(tmp, f"segy_{record}", start + ["-observed_segy", segy_dir, "-record", record])
+        survey = re.search(r"^survey .*$", out, re.M)
+        print(f"-observed_segy of p and vz files, -record {record}: J {Js:.17g} against the RSF gathers' {J:.17g}; gradients {'the same bits' if Gs.tobytes() == G.tobytes() else 'differ'}; {survey.group(0) if survey else ''}")
+        check(J == Js and G.tobytes() == Gs.tobytes(), f"-observed_segy with -record {record}: another misfit or gradient than the RSF gathers")
+    one = os.path.join(tmp, "segy_one")
+    os.makedirs(one)
+    shutil.copy(os.path.join(segy_dir, "shot_0000.sgy"), os.path.join(one, "x.sgy"))
+    shutil.copy(os.path.join(segy_dir, "shot_0000_vz.sgy"), os.path.join(one, "x_vz.sgy"))
+    J1, _, _ = gradient(tmp, "segy_file", start + ["-observed_segy", os.path.join(one, "x.sgy"), "-record", "p,vz"])
+    check(J1 > 0, "-observed_segy x.sgy -record p,vz: no misfit")
+    print(f"  -observed_segy x.sgy -record p,vz (x_vz.sgy beside it): J {J1:.6g}")
+    shutil.copy(os.path.join(segy_dir, "shot_0001_vz.sgy"), os.path.join(one, "y_vz.sgy"))
+    shutil.copy(os.path.join(segy_dir, "shot_0000.sgy"), os.path.join(one, "y.sgy"))
+    return segy_dir, os.path.join(one, "y.sgy"), start
+
+
+def bad_input(tmp, both, segy):
     zero = os.path.join(tmp, "obs_zero")
     os.makedirs(zero)
     for s in range(2):
@@ -110,13 +142,13 @@ def bad_input(tmp, both):
             a, h = read_rsf(os.path.join(both, f"shot_{s:04d}{name}.rsf"))
             a = a.reshape(int(h["n2"]), int(h["n1"]))
             write_rsf(os.path.join(zero, f"shot_{s:04d}{name}.rsf"), a * 0 if name else a, d=(float(h["d1"]), 1.0))
-    segy = os.path.join(tmp, "segy")
-    run(1, one_shot(VD) + ["-vp", 2000, "-output_format", "segy"], segy)
+    segy_dir, other_survey, segy_start = segy
     base = VD + ["-vp", 2080, "-mode", "gradient"]
     cases = [
         (base + ["-observed_dir", both, "-record", "p,vz,vx"], "shot_0000_vx.rsf is missing"),
         (base + ["-observed_dir", zero, "-record", "p,vz"], "the observed vz data are zero in every sample"),
-        (["-physics", "variable_density"] + GRID + ["-vp", 2080, "-mode", "gradient", "-observed_segy", os.path.join(segy, "shot_0000.sgy"), "-record", "p,vz"], "a SEG-Y survey holds one component"),
+        (segy_start + ["-mode", "gradient", "-observed_segy", segy_dir, "-record", "p,vx"], "holds no *_vx.sgy or *_vx.segy files (the recorded component vx)"),
+        (segy_start + ["-mode", "gradient", "-observed_segy", other_survey, "-record", "p,vz"], "the vz traces (files named *_vz) hold another survey than the p traces"),
         (base + ["-observed_dir", both, "-record", "p,vz", "-record_weights", 1], "-record_weights: 1 weight for the 2 components"),
         (base + ["-observed_dir", both, "-record", "p,vz", "-record_weights", "1,-2"], "-record_weights: -2 for vz; expected a weight of 0 or more"),
         (base + ["-observed_dir", both, "-record", "p,vz", "-record_weights", "0,0"], "every weight is 0"),
@@ -149,7 +181,7 @@ def test():
     with Scratch("multicomponent") as tmp:
         both = sums(tmp)
         decomposition(tmp)
-        bad_input(tmp, both)
+        bad_input(tmp, both, segy_components(tmp))
 
 
 if __name__ == "__main__":

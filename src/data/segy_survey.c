@@ -12,8 +12,40 @@
 
 static int IsSegyEntry(const struct dirent *e) { return SegyIsPath(e->d_name); }
 
-/* The file names: path itself, or its SEG-Y entries in name order. */
-static PetscErrorCode ListNames(const char *path, SegyList *l)
+/* Whether a SEG-Y file's name (its extension after the last '.') ends in
+   _part before the extension. */
+static PetscBool NamedPart(const char *name, const char *part)
+{
+  const size_t stem = (size_t)(strrchr(name, '.') - name), n = strlen(part);
+
+  return stem > n && name[stem - n - 1] == '_' && !strncmp(name + stem - n, part, n) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static PetscBool Selected(const char *name, const SegyPart *which)
+{
+  if (!which) return PETSC_TRUE;
+  if (which->part) return NamedPart(name, which->part);
+  for (PetscInt k = 0; k < which->nparts; k++)
+    if (NamedPart(name, which->parts[k])) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* The file beside path named for part: a/b.sgy -> a/b_part.sgy. */
+static PetscErrorCode PartPath(const char *path, const char *part, char out[PETSC_MAX_PATH_LEN])
+{
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  const int   stem = dot && (!slash || dot > slash) ? (int)(dot - path) : (int)strlen(path);
+
+  PetscFunctionBeginUser;
+  PetscCheck(snprintf(out, PETSC_MAX_PATH_LEN, "%.*s_%s%s", stem, path, part, path + stem) < PETSC_MAX_PATH_LEN, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "SEG-Y %s: the name of its %s file is longer than %d characters", path, part, PETSC_MAX_PATH_LEN - 1);
+  PetscFunctionReturn(0);
+}
+
+/* The file names: path itself (or the file beside it named for which's
+   part), or the SEG-Y entries of the folder path that which selects, in
+   name order. */
+static PetscErrorCode ListNames(const char *path, const SegyPart *which, SegyList *l)
 {
   struct stat     st;
   struct dirent **entries;
@@ -23,26 +55,32 @@ static PetscErrorCode ListNames(const char *path, SegyList *l)
   if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
     l->nfiles = 1;
     PetscCall(PetscMalloc1(1, &l->name));
-    PetscCall(PetscStrncpy(l->name[0], path, PETSC_MAX_PATH_LEN));
+    if (which && which->part) PetscCall(PartPath(path, which->part, l->name[0]));
+    else PetscCall(PetscStrncpy(l->name[0], path, PETSC_MAX_PATH_LEN));
     PetscFunctionReturn(0);
   }
   n = scandir(path, &entries, IsSegyEntry, alphasort);
-  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "SEG-Y folder %s holds no .sgy or .segy files", path);
-  l->nfiles = n;
-  PetscCall(PetscMalloc1(n, &l->name));
+  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "SEG-Y folder %s cannot be read", path);
+  PetscCall(PetscMalloc1(n + 1, &l->name));
+  l->nfiles = 0;
   for (int k = 0; k < n; k++) {
-    snprintf(l->name[k], PETSC_MAX_PATH_LEN, "%s/%s", path, entries[k]->d_name);
+    if (Selected(entries[k]->d_name, which)) snprintf(l->name[l->nfiles++], PETSC_MAX_PATH_LEN, "%s/%s", path, entries[k]->d_name);
     free(entries[k]);
   }
   free(entries);
+  if (which && which->part)
+    PetscCheck(l->nfiles > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "SEG-Y folder %s holds no *_%s.sgy or *_%s.segy files (the recorded component %s)", path, which->part,
+               which->part, which->part);
+  PetscCheck(l->nfiles > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "SEG-Y folder %s holds no .sgy or .segy files%s", path,
+             which && which->nparts ? " besides those of further components (*_NAME.sgy)" : "");
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SegyListOpen(const char *path, SegyList *l)
+PetscErrorCode SegyListOpen(const char *path, const SegyPart *which, SegyList *l)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(l, sizeof *l));
-  PetscCall(ListNames(path, l));
+  PetscCall(ListNames(path, which, l));
   PetscCall(PetscMalloc1(l->nfiles + 1, &l->first));
   l->first[0] = 0;
   for (PetscInt f = 0; f < l->nfiles; f++) {
@@ -92,35 +130,38 @@ PetscErrorCode SegyListRead(const SegyList *l, PetscInt first, PetscInt count, f
 }
 
 typedef struct {
-  const char *path;
-  PetscBool   nt_set, dt_set;
-  PetscInt   *nt;
-  PetscReal  *dt;
+  const char     *path;
+  const SegyPart *which;
+  PetscBool       nt_set, dt_set;
+  PetscInt       *nt;
+  PetscReal      *dt;
 } TimeJob;
 
 static PetscErrorCode SurveyTime(void *ctx)
 {
   TimeJob *job = (TimeJob *)ctx;
   SegyList l;
+  char     name[PETSC_MAX_PATH_LEN]; /* the first file: every other agrees with it */
 
   PetscFunctionBeginUser;
-  PetscCall(SegyListOpen(job->path, &l));
+  PetscCall(SegyListOpen(job->path, job->which, &l));
+  PetscCall(PetscStrncpy(name, l.name[0], sizeof name));
   PetscCall(SegyListDestroy(&l));
   PetscCheck(!job->nt_set || *job->nt == l.ns, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
-             "SEG-Y %s holds %d samples per trace, but -nt %" PetscInt_FMT ": expected them to agree (or no -nt)", job->path, l.ns, *job->nt);
+             "SEG-Y %s holds %d samples per trace, but -nt %" PetscInt_FMT ": expected them to agree (or no -nt)", name, l.ns, *job->nt);
   *job->nt = l.ns;
   PetscCheck(l.interval > 0 || job->dt_set, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
-             "SEG-Y %s has no sample interval (binary header bytes 3217-3218 and the first trace's 117-118 are 0, or disagree): give -dt", job->path);
+             "SEG-Y %s has no sample interval (binary header bytes 3217-3218 and the first trace's 117-118 are 0, or disagree): give -dt", name);
   PetscCheck(!job->dt_set || !l.interval || PetscAbsReal(*job->dt * 1e6 - l.interval) <= 1e-6 * l.interval, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
-             "SEG-Y %s is sampled at %d us, but -dt %.9g s: expected them to agree (or no -dt)", job->path, l.interval, (double)*job->dt);
+             "SEG-Y %s is sampled at %d us, but -dt %.9g s: expected them to agree (or no -dt)", name, l.interval, (double)*job->dt);
   /* a division, so that 1000 us is the double strtod gives for 0.001 */
   if (!job->dt_set) *job->dt = l.interval / 1e6;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SegySurveyTime(MPI_Comm comm, const char *path, PetscBool nt_set, PetscBool dt_set, PetscInt *nt, PetscReal *dt)
+PetscErrorCode SegySurveyTime(MPI_Comm comm, const char *path, const SegyPart *which, PetscBool nt_set, PetscBool dt_set, PetscInt *nt, PetscReal *dt)
 {
-  TimeJob job = {path, nt_set, dt_set, nt, dt};
+  TimeJob job = {path, which, nt_set, dt_set, nt, dt};
 
   PetscFunctionBeginUser;
   PetscCall(RootRun(comm, SurveyTime, &job));
@@ -213,8 +254,9 @@ static PetscErrorCode ScanList(const SegyList *l, Scan *sc)
 }
 
 typedef struct {
-  const char *path;
-  PetscInt    dim;
+  const char     *path;
+  const SegyPart *which;
+  PetscInt        dim;
 } SurveyJob;
 
 static PetscErrorCode ParseSurvey(void *ctx, Geometry *g)
@@ -225,7 +267,7 @@ static PetscErrorCode ParseSurvey(void *ctx, Geometry *g)
   PetscErrorCode   ierr;
 
   PetscFunctionBeginUser;
-  PetscCall(SegyListOpen(job->path, &l));
+  PetscCall(SegyListOpen(job->path, job->which, &l));
   ierr = ScanList(&l, &count);
   if (!ierr) ierr = GeometryAlloc(count.nshots, l.first[l.nfiles], job->path, g);
   fill.g = g;
@@ -235,9 +277,9 @@ static PetscErrorCode ParseSurvey(void *ctx, Geometry *g)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, PetscInt dim, const PetscReal segy_origin[3], const PetscReal model[3], Geometry *g)
+PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, const SegyPart *which, PetscInt dim, const PetscReal segy_origin[3], const PetscReal model[3], Geometry *g)
 {
-  SurveyJob job = {path, dim};
+  SurveyJob job = {path, which, dim};
   PetscReal place[3];
 
   PetscFunctionBeginUser;

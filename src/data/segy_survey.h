@@ -21,21 +21,34 @@ typedef struct {
   int       ns, interval;
 } SegyList;
 
-/* Serial. */
-PetscErrorCode SegyListOpen(const char *path, SegyList *l);
+/* Which SEG-Y files hold one recorded component where several lie side by
+   side, as -mode forward -output_format segy writes them (shot_NNNN.sgy,
+   shot_NNNN_vz.sgy, ...): with part, a folder's files whose names end in
+   _PART (before .sgy or .segy) and, for a single file, the one named so
+   beside it; without, a folder's files whose names end in none of the
+   nparts names parts[] (the other components') and a single file itself. */
+typedef struct {
+  const char        *part;
+  const char *const *parts;
+  PetscInt           nparts;
+} SegyPart;
+
+/* Serial: the files of path that which selects (NULL: every one). */
+PetscErrorCode SegyListOpen(const char *path, const SegyPart *which, SegyList *l);
 /* Serial: traces [first, first + count) of the whole, ns samples each, into buf. */
 PetscErrorCode SegyListRead(const SegyList *l, PetscInt first, PetscInt count, float *buf);
 PetscErrorCode SegyListDestroy(SegyList *l);
 
-/* Collective: *nt and *dt from the survey's sample count and interval
-   when not set; when set, they must agree with them (an error names the
-   file and both values). */
-PetscErrorCode SegySurveyTime(MPI_Comm comm, const char *path, PetscBool nt_set, PetscBool dt_set, PetscInt *nt, PetscReal *dt);
-/* Collective: rank 0 reads the trace headers, every rank gets the survey,
-   placed against the model's origin (model, geometry.h).  In 2D every
+/* Collective: *nt and *dt from the sample count and interval of the files
+   which selects when not set; when set, they must agree with them (an
+   error names the file and both values). */
+PetscErrorCode SegySurveyTime(MPI_Comm comm, const char *path, const SegyPart *which, PetscBool nt_set, PetscBool dt_set, PetscInt *nt, PetscReal *dt);
+/* Collective: rank 0 reads the trace headers of the files which selects,
+   every rank gets the survey, placed against the model's origin (model,
+   geometry.h).  In 2D every
    SourceY and GroupY must be the first trace's (a straight line along x),
    which g->origin keeps. */
-PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, PetscInt dim, const PetscReal segy_origin[3], const PetscReal model[3], Geometry *g);
+PetscErrorCode SegySurveyRead(MPI_Comm comm, const char *path, const SegyPart *which, PetscInt dim, const PetscReal segy_origin[3], const PetscReal model[3], Geometry *g);
 /* Serial: shot s's gather (nrec traces of nt samples at dt) as path, under a
    temporary name renamed when complete; refuses an existing path unless
    overwrite.  Positions are written back in the trace headers' coordinates

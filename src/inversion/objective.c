@@ -25,10 +25,48 @@ static PetscErrorCode ObservedPath(const Experiment *e, PetscInt s, PetscInt j, 
   return OutputComponentPath(e->o->observed_dir, s, j ? ExperimentComponentName(e, j) : NULL, FORMAT_RSF, path);
 }
 
+/* Whether two surveys are the same, trace for trace: shots (their record
+   numbers), sources and receivers. */
+static PetscBool SameSurvey(const Geometry *a, const Geometry *b)
+{
+  const PetscInt n = a->nshots;
+
+  return n == b->nshots && !memcmp(a->rec_start, b->rec_start, sizeof(PetscInt) * (n + 1)) && !memcmp(a->record, b->record, sizeof(PetscInt) * n) &&
+             !memcmp(a->src, b->src, sizeof(Position) * n) && !memcmp(a->rec, b->rec, sizeof(Position) * a->rec_start[n])
+           ? PETSC_TRUE
+           : PETSC_FALSE;
+}
+
+/* Recorded component j > 0 from -observed_segy: its files (SegyPart)
+   must hold -nt samples at -dt and the first component's survey. */
+static PetscErrorCode SegyComponentCheck(MPI_Comm world, const Experiment *e, PetscInt j)
+{
+  const Options *o  = e->o;
+  PetscInt       nt = o->nt;
+  PetscReal      dt = o->dt;
+  const char    *names[EQUATION_MAX_COMPONENTS];
+  SegyPart       which;
+  Geometry       g;
+  PetscBool      same;
+
+  PetscFunctionBeginUser;
+  ExperimentSegyPart(e, j, names, &which);
+  PetscCall(SegySurveyTime(world, o->observed_segy, &which, PETSC_TRUE, PETSC_TRUE, &nt, &dt));
+  PetscCall(SegySurveyRead(world, o->observed_segy, &which, e->model[0].dim, o->segy_origin, e->model[0].o, &g));
+  same = SameSurvey(&e->geo, &g);
+  PetscCall(GeometryDestroy(&g));
+  PetscCheck(same, world, PETSC_ERR_USER_INPUT,
+             "-observed_segy %s: the %s traces (files named *_%s) hold another survey than the %s traces: expected the same shots (FFIDs), sources and receivers, trace "
+             "for trace, as -mode forward -output_format segy -record %s writes them",
+             o->observed_segy, which.part, which.part, ExperimentComponentName(e, 0), o->record);
+  PetscFunctionReturn(0);
+}
+
 /* Every shot's observed gather of every component the misfit reads must
    exist with nt samples at dt and one trace per receiver of the shot;
-   errors name the shot and the file.  (A SEG-Y survey is its own data, of
-   one component: -nt and -dt were checked against it.) */
+   errors name the shot and the file.  (A SEG-Y survey is its own data:
+   -nt and -dt were checked against the first component's files, and each
+   further one must hold the same survey.) */
 static PetscErrorCode ObservedCheck(MPI_Comm world, const Experiment *e)
 {
   const Options  *o  = e->o;
@@ -36,10 +74,10 @@ static PetscErrorCode ObservedCheck(MPI_Comm world, const Experiment *e)
   PetscMPIInt     rank;
 
   PetscFunctionBeginUser;
-  PetscCheck(!o->observed_segy[0] || e->ncomponent == 1, world, PETSC_ERR_USER_INPUT,
-             "-observed_segy %s with -record %s: a SEG-Y survey holds one component; expected the data of several as RSF gathers in -observed_dir (shot_NNNN.rsf, shot_NNNN_<component>.rsf)",
-             o->observed_segy, o->record);
-  if (o->observed_segy[0]) PetscFunctionReturn(0);
+  if (o->observed_segy[0]) {
+    for (PetscInt j = 1; j < e->ncomponent; j++) PetscCall(SegyComponentCheck(world, e, j));
+    PetscFunctionReturn(0);
+  }
   PetscCallMPI(MPI_Comm_rank(world, &rank));
   for (PetscInt s = 0; s < geo->nshots; s++)
     for (PetscInt j = 0; j < e->ncomponent; j++) {
@@ -130,7 +168,7 @@ static PetscErrorCode ParameterBounds(MPI_Comm world, const Options *o, Objectiv
 }
 
 /* Shot s's observed gather (nrec traces) of recorded component j into
-   buf: from its RSF file, or from the SEG-Y survey l (one component),
+   buf: from its RSF file, or from the SEG-Y files l of that component,
    whose traces are the survey's receivers in order. */
 static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt s, PetscInt j, PetscInt nrec, float *buf)
 {
@@ -158,7 +196,7 @@ static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt
 static PetscErrorCode ReadObserved(Objective *obj)
 {
   const Experiment *e = &obj->e;
-  SegyList          l;
+  SegyList          l[EQUATION_MAX_COMPONENTS];
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc2(e->nshots + 1, &obj->obs_raw, e->nshots + 1, &obj->obs));
@@ -167,15 +205,20 @@ static PetscErrorCode ReadObserved(Objective *obj)
     const PetscBool segy = obj->o->observed_segy[0] ? PETSC_TRUE : PETSC_FALSE;
     const TimePhase was  = TimingEnter(TIME_IO);
     PetscCall(PetscLogEventBegin(FWI_IO, 0, 0, 0, 0));
-    if (segy) PetscCall(SegyListOpen(obj->o->observed_segy, &l));
+    for (PetscInt j = 0; j < e->ncomponent && segy; j++) {
+      const char *names[EQUATION_MAX_COMPONENTS];
+      SegyPart    which;
+      ExperimentSegyPart(e, j, names, &which);
+      PetscCall(SegyListOpen(obj->o->observed_segy, &which, &l[j]));
+    }
     for (PetscInt k = 0; k < e->nshots; k++) {
       const PetscInt s = e->shot[k], nrec = e->geo.rec_start[s + 1] - e->geo.rec_start[s];
       const size_t   n = (size_t)nrec * e->t.nt, all = n * e->ncomponent;
       MemoryCall(PetscMalloc2(all, &obj->obs_raw[k], all, &obj->obs[k]), "the observed data", 8.0 * all);
-      for (PetscInt j = 0; j < e->ncomponent; j++) PetscCall(ReadShot(obj, segy ? &l : NULL, s, j, nrec, obj->obs_raw[k] + j * n));
+      for (PetscInt j = 0; j < e->ncomponent; j++) PetscCall(ReadShot(obj, segy ? &l[j] : NULL, s, j, nrec, obj->obs_raw[k] + j * n));
       obj->obs_sum[s] = Fnv1a(FNV_START, obj->obs_raw[k], sizeof(float) * all);
     }
-    if (segy) PetscCall(SegyListDestroy(&l));
+    for (PetscInt j = 0; j < e->ncomponent && segy; j++) PetscCall(SegyListDestroy(&l[j]));
     PetscCall(PetscLogEventEnd(FWI_IO, 0, 0, 0, 0));
     TimingLeave(was);
   }

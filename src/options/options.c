@@ -599,7 +599,7 @@ static PetscErrorCode ReadAndCheck(MPI_Comm comm, Options *o)
   PetscCall(OptionsParse(comm, o));
   PetscCall(CheckOptions(comm, o));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
-  if (OptionsSegySurvey(o) && !help) PetscCall(SegySurveyTime(comm, OptionsSegySurvey(o), o->nt_set, o->dt_set, &o->nt, &o->dt));
+  if (OptionsSegySurvey(o) && !help) PetscCall(SegySurveyTime(comm, OptionsSegySurvey(o), NULL, o->nt_set, o->dt_set, &o->nt, &o->dt));
   if (o->cfl > 1) PetscCall(PetscPrintf(comm, "WARNING: -cfl %.6g exceeds the stability limit: the run will blow up\n", (double)o->cfl));
   PetscCall(WarnOnCoarseDt(comm, o));
   PetscFunctionReturn(0);

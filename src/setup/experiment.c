@@ -109,6 +109,8 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
 {
   const TimePhase was = TimingEnter(TIME_SETUP);
   const Equation *eq  = PhysicsEquation(o->physics);
+  const char     *names[EQUATION_MAX_COMPONENTS];
+  SegyPart        first;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(e, sizeof(*e)));
@@ -121,7 +123,8 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   PetscCall(SourceKind(world, o, eq, e->model[0].dim, &e->source_kind));
   PetscCall(RecordedComponents(world, e, &e->ncomponent, e->component));
   PetscCall(CheckRecordWeights(world, e));
-  PetscCall(SurveyRead(world, o, &e->model[0], &e->geo));
+  ExperimentSegyPart(e, 0, names, &first);
+  PetscCall(SurveyRead(world, o, &e->model[0], &first, &e->geo));
   PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->model[0], &e->geo, NULL, NULL, NULL));
   TimingLeave(was);
   PetscFunctionReturn(0);
@@ -185,6 +188,14 @@ static PetscInt SourceNode(const Experiment *e) { return e->backend.eq->nsource_
 PetscErrorCode ExperimentShotLocalize(const Experiment *e, PetscInt k, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, -1, sl); }
 
 const char *ExperimentComponentName(const Experiment *e, PetscInt j) { return e->backend.eq->component[e->component[j]].name; }
+
+void ExperimentSegyPart(const Experiment *e, PetscInt j, const char *names[EQUATION_MAX_COMPONENTS], SegyPart *which)
+{
+  const Equation *eq = e->backend.eq;
+
+  for (PetscInt k = 0; k < eq->ncomponent; k++) names[k] = eq->component[k].name;
+  *which = (SegyPart){j ? ExperimentComponentName(e, j) : NULL, names, eq->ncomponent};
+}
 
 PetscErrorCode ExperimentShotLocalizeRecorded(const Experiment *e, PetscInt k, PetscInt j, ShotLocal *sl) { return ExperimentShotLocalizeAt(e, k, e->backend.eq->component[e->component[j]].axis, sl); }
 

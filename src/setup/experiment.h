@@ -8,6 +8,7 @@
 #pragma once
 #include "setup/backend.h"
 #include "data/geometry.h"
+#include "data/segy_survey.h"
 #include "grid/grid.h"
 #include "grid/layout.h"
 #include "grid/model.h"
@@ -65,6 +66,10 @@ PetscErrorCode ExperimentShotLocalizeAt(const Experiment *e, PetscInt k, PetscIn
 PetscErrorCode ExperimentShotLocalizeRecorded(const Experiment *e, PetscInt k, PetscInt j, ShotLocal *sl);
 /* The name of recorded component j (component[j]: Equation.component's). */
 const char *ExperimentComponentName(const Experiment *e, PetscInt j);
+/* The SEG-Y files that hold recorded component j where the components lie
+   side by side (SegyPart: j > 0 those named for it, the first those named
+   for none of the equation's components); names[] backs *which. */
+void ExperimentSegyPart(const Experiment *e, PetscInt j, const char *names[EQUATION_MAX_COMPONENTS], SegyPart *which);
 PetscErrorCode ExperimentDestroy(Experiment *e);
 /* The index of the equation's density among its parameters, or -1. */
 PetscInt ExperimentDensity(const Experiment *e);

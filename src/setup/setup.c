@@ -72,10 +72,10 @@ static PetscErrorCode CheckGatherSize(MPI_Comm comm, const Options *o, const Geo
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo)
+PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, const SegyPart *which, Geometry *geo)
 {
   PetscFunctionBeginUser;
-  if (OptionsSegySurvey(o)) PetscCall(SegySurveyRead(comm, OptionsSegySurvey(o), m->dim, o->segy_origin, m->o, geo));
+  if (OptionsSegySurvey(o)) PetscCall(SegySurveyRead(comm, OptionsSegySurvey(o), which, m->dim, o->segy_origin, m->o, geo));
   else if (o->geometry[0]) PetscCall(GeometryRead(comm, o->geometry, m->dim, m->o, geo));
   else PetscCall(GeometryRegular(m->dim, m->n, m->d, m->o, o->nshots, o->nrec == PETSC_DECIDE ? m->n[1] : o->nrec, o->source_depth, o->receiver_depth, geo));
   PetscCall(GeometryValidate(comm, geo, m->dim, m->n, m->d, o->drop_outside));

@@ -1,17 +1,19 @@
 /* Set-up shared by every mode. */
 #pragma once
 #include "data/geometry.h"
+#include "data/segy_survey.h"
 #include "grid/grid.h"
 #include "grid/layout.h"
 #include "grid/model.h"
 #include "options/options.h"
 #include "shot/propagate.h"
 
-/* -geometry (text or SEG-Y), -observed_segy's headers or the regular survey,
+/* -geometry (text or SEG-Y), -observed_segy's headers (of the files
+   `which` selects: the first recorded component's) or the regular survey,
    in the model's frame (its origin subtracted), validated against the model
    (receivers outside it dropped under -drop_outside) and against PetscInt (a
    shot's receivers x -nt samples). */
-PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, Geometry *geo);
+PetscErrorCode SurveyRead(MPI_Comm comm, const Options *o, const ModelInfo *m, const SegyPart *which, Geometry *geo);
 /* Notes the sources and receivers so near a free surface that its ghost
    weakens them at -f0 (vslow: the slowest velocity, taken for the water or
    weathering under the surface). */

@@ -39,7 +39,7 @@ static PetscErrorCode Choose(const KernelOps *ops, const char *extra, GradientPl
   PetscCall(OptionsParse(PETSC_COMM_WORLD, &o)); /* no checks: the planner needs no observed data */
   PetscCall(LayoutCreate(PETSC_COMM_WORLD, 1, &l));
   PetscCall(ModelDescribe(PETSC_COMM_WORLD, &o, &m));
-  PetscCall(SurveyRead(PETSC_COMM_WORLD, &o, &m, &geo));
+  PetscCall(SurveyRead(PETSC_COMM_WORLD, &o, &m, NULL, &geo)); /* a regular survey */
   PetscCall(GridCreate(l.group, m.dim, m.n, m.d, o.order, o.pml, o.procs, &g));
   PetscCall(TimeAxisSetUp(&g, EquationAcoustic.stable_step(&g, 2000), o.nt, o.dt, o.cfl, &t));
   /* as BackendSetUp makes it, from these operations */
