@@ -111,9 +111,10 @@ static PetscErrorCode PutModelAndSurvey(FILE *fp, const Objective *obj)
   else PutPath(fp, "-observed_dir", o->observed_dir);
   Put(fp, "-segy_origin_z -segy_origin_x -segy_origin_y", "%.17g %.17g %.17g", (double)o->segy_origin[0], (double)o->segy_origin[1], (double)o->segy_origin[2]);
   for (PetscInt s = 0; s < obj->e.geo.nshots; s++) {
-    char key[64];
-    if (o->observed_segy[0]) PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_segy shot %d (FFID %d) samples", (int)s, (int)obj->e.geo.record[s]));
-    else PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples%s", (int)s, obj->e.ncomponent > 1 ? " (every component)" : ""));
+    const char *every = obj->e.ncomponent > 1 ? " (every component)" : ""; /* obs_sum covers them all */
+    char        key[128];
+    if (o->observed_segy[0]) PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_segy shot %d (FFID %d) samples%s", (int)s, (int)obj->e.geo.record[s], every));
+    else PetscCall(PetscSNPrintf(key, sizeof(key), "-observed_dir shot_%04d.rsf samples%s", (int)s, every));
     PutSum(fp, key, obj->obs_sum[s]);
   }
   PetscFunctionReturn(0);
