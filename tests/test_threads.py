@@ -18,6 +18,17 @@ the seams between them) are held against each other and against 2 or 3
 ranks: with a free surface, order 8, and an odd number of steps (the last
 taken alone).
 
+A rank alone steps the variable-density equation's two stages in one
+sweep along its outermost axis (x in 2D, y in 3D), each thread a share of
+its layers, the second stage R layers behind the first and at the shares'
+seams after every thread has passed (StaggeredFusedSweep); ranks split
+step them one after the other.  So 1 x 1, 1 x 2 and 1 x 3 are held
+against each other and against 2 or 3 ranks, with a free surface on top
+(whose velocity mirror the sweep applies row by row) and in 3D with shares
+of 7 y layers at order 4 (R = 2).  The elastic equation's stages (one
+after the other, each over rows shared out among the threads) are held
+the same way.
+
 A rank alone does the adjoint's x-slab terms in the step's own walk along
 x when each slab's rows fit the first or the last thread's tile of rows,
 else in a sweep after the step, as split ranks always do: in 3D (41 x rows,
@@ -31,12 +42,19 @@ import common as c
 DX = 10.0
 COMMON = ["-dt", 0.002, "-f0", 12, "-nshots", 2, "-progress_interval", 0]
 
+VD = ["-physics", "variable_density", "-rho", 1800]
+ELASTIC = ["-physics", "elastic", "-vs", 700, "-rho", 1800]
+
 # name, model shape (.., x, z), options, [(ranks, threads) set against 1 x 1]
 CASES = [
     ("2d", (61, 61), ["-nt", 150, "-order", 2, "-pml_width", 7], [(1, 2), (3, 2)]),
     ("2d_thin", (40, 13), ["-nt", 150, "-order", 2, "-pml_width", 7], [(3, 1), (3, 2)]),
     ("2d_surface", (70, 90), ["-nt", 151, "-order", 8, "-pml_width", 10, "-pml_top", 0], [(1, 2), (1, 3), (2, 1)]),
     ("3d", (21, 21, 21), ["-nt", 100, "-order", 8, "-pml_width", 10], [(1, 2), (1, 3), (3, 2)]),
+    ("vd_2d_surface", (70, 90), ["-nt", 151, "-order", 8, "-pml_width", 10, "-pml_top", 0] + VD, [(1, 2), (1, 3), (2, 1)]),
+    ("vd_3d", (21, 21, 21), ["-nt", 100, "-order", 4, "-pml_width", 6] + VD, [(1, 2), (1, 3), (3, 1)]),
+    ("elastic_2d_surface", (70, 90), ["-nt", 151, "-order", 8, "-pml_width", 10, "-pml_top", 0] + ELASTIC, [(1, 2), (1, 3), (2, 1)]),
+    ("elastic_3d", (21, 21, 21), ["-nt", 100, "-order", 4, "-pml_width", 6] + ELASTIC, [(1, 2), (1, 3), (3, 1)]),
 ]
 
 

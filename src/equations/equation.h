@@ -388,6 +388,11 @@ typedef struct EquationScheme {
   /* Optional (NULL: never): reverse steps n and n - 1 (n >= 1) at once,
      points[k] those of step n - k; *done false where it took none. */
   PetscErrorCode (*reverse_pair)(EquationState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done);
+  /* Optional (NULL: never): a step's stages, stage_begin of the first to
+     stage_end of the last, over every owned cell in one sweep, where the
+     rank has no neighbour (its halos carry nothing, so no stage waits for
+     another's cells); *done false where it took none. */
+  PetscErrorCode (*fused_stages)(EquationState *s, PetscBool adjoint, const EquationStepPoints *points, PetscBool *done);
 
   /* out[i] = what row i of the map reads of component c (Equation.component)
      now (PointMap: record); the map's arrays, remote[] and out[] backend

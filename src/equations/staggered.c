@@ -1,4 +1,5 @@
 #include "equations/staggered.h"
+#include <omp.h>
 #include <string.h>
 
 void StaggeredWeights(PetscInt radius, double c[])
@@ -107,5 +108,23 @@ void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band,
         if (save) memcpy(buf + at, x, m * sizeof(float));
         else memcpy(x, buf + at, m * sizeof(float));
       }
+  }
+}
+
+void StaggeredFusedSweep(PetscInt N, PetscInt R, void (*layer)(void *ctx, PetscInt j, PetscInt stage), void *ctx)
+{
+#pragma omp parallel
+  {
+    const PetscInt T = omp_get_num_threads(), t = omp_get_thread_num();
+    const PetscInt lo = N * t / T, hi = N * (t + 1) / T;
+#define STAGGERED_WAITS(j) (((j) < lo + R && lo > 0) || ((j) >= hi - R && hi < N))
+    for (PetscInt j = lo; j < hi + R; j++) {
+      if (j < hi) layer(ctx, j, 0);
+      if (j - R >= lo && !STAGGERED_WAITS(j - R)) layer(ctx, j - R, 1);
+    }
+#pragma omp barrier
+    for (PetscInt j = lo; j < hi; j++)
+      if (STAGGERED_WAITS(j)) layer(ctx, j, 1);
+#undef STAGGERED_WAITS
   }
 }

@@ -70,6 +70,19 @@ typedef struct {
    then 1, then 2. */
 void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], PetscBool save, unsigned mask, float *buf);
 
+/* A step's two stages over every owned cell in one sweep along the
+   outermost axis, in its N layers (a row in 2D, a plane of rows in 3D):
+   layer(ctx, j, 0) steps stage 0 on layer j, layer(ctx, j, 1) stage 1,
+   which reads stage 0's fields on layers j - R to j + R (and stage 0
+   stage 1's on those): stage 1 follows R layers behind, so that the
+   layers between are read from cache rather than from memory again.  The
+   threads each sweep a share of the layers; stage 1 on the R layers at
+   either end of a share, which read and are read by a neighbouring share's
+   stage 0, waits until every thread has passed.  Each cell's arithmetic is
+   the stages' own, so the bits are those of the stages run one after the
+   other. */
+void StaggeredFusedSweep(PetscInt N, PetscInt R, void (*layer)(void *ctx, PetscInt j, PetscInt stage), void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,3 +45,17 @@ static inline ptrdiff_t StaggeredRowStart(PetscInt R, PetscInt dim, const ptrdif
       (void)q; \
       __VA_ARGS__; \
     }
+
+/* Runs the statements given for every row of layer l of state s's owned
+   cells along its outermost axis (StaggeredFusedSweep: a row in 2D, a
+   plane of rows in 3D), on the calling thread: row, n and q as in
+   STAGGERED_EACH_ROW. */
+#define STAGGERED_EACH_LAYER_ROW(s, l, ...) \
+  for (PetscInt i_ = 0; i_ < ((s)->dim > 2 ? (s)->n[1] : 1); i_++) { \
+    const PetscInt  j = (s)->dim > 2 ? i_ : (l), k = (s)->dim > 2 ? (l) : 0; \
+    const ptrdiff_t row  = StaggeredRowStart((s)->radius, (s)->dim, (s)->stride, j, k); \
+    const PetscInt  n    = (s)->n[0]; \
+    const PetscInt  q[3] = {(s)->radius, j + (s)->radius, k + (s)->radius}; \
+    (void)q; \
+    __VA_ARGS__; \
+  }

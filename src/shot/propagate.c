@@ -22,6 +22,8 @@ static PetscErrorCode BuildBoxes(Propagator *p)
     for (PetscInt s = 0; s < 2; s++) neighbour[a][s] = a < g->dim && b.neighbour[a][s] ? PETSC_TRUE : PETSC_FALSE;
   }
   BoxesInteriorShell(g->dim, g->radius, n, neighbour, &inner, slab, &nslab);
+  p->alone = PETSC_TRUE;
+  for (PetscInt a = 0; a < 3; a++) p->alone = p->alone && !neighbour[a][0] && !neighbour[a][1];
   for (PetscInt pass = 0; pass < 2; pass++) {
     const PetscBool split = p->eq->scheme->split_boxes(p->state, pass ? PETSC_TRUE : PETSC_FALSE);
     PetscCall(PetscMalloc1(BOX_MAX_PIECES, &p->box[pass][0]));
@@ -385,6 +387,13 @@ PetscErrorCode StepStages(Propagator *p, PetscBool adjoint, const EquationStepPo
   const EquationRegions regions = {{p->nbox[adjoint][0], p->nbox[adjoint][1]}, {p->box[adjoint][0], p->box[adjoint][1]}};
 
   PetscFunctionBeginUser;
+  if (p->alone && sc->fused_stages) {
+    PetscBool done;
+    PetscCall(PhaseBegin(FWI_INTERIOR));
+    PetscCall(sc->fused_stages(p->state, adjoint, points, &done));
+    PetscCall(PhaseEnd(FWI_INTERIOR));
+    if (done) PetscFunctionReturn(0);
+  }
   for (PetscInt stage = 0; stage < p->eq->nstage; stage++) {
     PetscCall(sc->stage_begin(p->state, stage, adjoint, points));
     /* the side lane starts from here, so it never waits for the halo traffic */

@@ -41,6 +41,7 @@ typedef struct {
   Halo              slab_halo[3][2]; /* each layer slab's fields, across the faces of its axis that cut its layer */
   PetscInt          nbox[2][2];      /* [forward, adjoint][interior, shell] */
   Box              *box[2][2];
+  PetscBool         alone;     /* no neighbour across any face: the halos carry nothing */
   PropagatorSettings settings;
   Decimator         decimator; /* receiver traces: internal step -> recording interval */
   size_t            owned;     /* owned cells */

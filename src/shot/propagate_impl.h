@@ -33,7 +33,8 @@ EquationStepPoints ShotPointsAt(const ShotPoints *d, PetscInt n);
 /* The stages of a step between the equation's step_begin and step_end:
    for each, its stage_begin, its boxes over the interior (on the side lane)
    while the stage's halos travel, or after them without overlap, then over
-   the shell, the lanes joined, and its stage_end. */
+   the shell, the lanes joined, and its stage_end; on a rank alone, the
+   equation's fused_stages where it takes the step. */
 PetscErrorCode StepStages(Propagator *p, PetscBool adjoint, const EquationStepPoints *points);
 /* A progress line from the group's first rank every progress_interval
    seconds (last: time and step of the previous one). */

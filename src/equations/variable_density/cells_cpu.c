@@ -93,5 +93,6 @@ const VDKernels VDKernelsCPU = {
   .all_finite           = AllFinite,
   .image                = Image,
   .band_copy            = BandCopy,
+  .fused_forward        = VDFusedForwardCPU,
   .backend              = &BackendOpsCPU,
 };

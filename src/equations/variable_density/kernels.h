@@ -43,6 +43,11 @@ typedef struct VDKernels {
      pressure (pressure) or a velocity (not); buf holds every band, box by
      box, each along axis 0, then 1, then 2. */
   PetscErrorCode (*band_copy)(VDState *s, float *const f[4], PetscBool save, PetscBool pressure, float *buf);
+  /* Optional (NULL: none): both forward stages over every owned cell in
+     one sweep (StaggeredFusedSweep), stage 1's StageBegin included; for a
+     state whose free surfaces lie on axis 0 alone, and whose ghosts no
+     neighbour fills. */
+  PetscErrorCode (*fused_forward)(VDState *s);
   const BackendOps *backend;
 } VDKernels;
 
@@ -52,6 +57,7 @@ extern const VDKernels VDKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
 /* The CPU's stages (kernels_cpu.c). */
 PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint);
 PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint);
+PetscErrorCode VDFusedForwardCPU(VDState *s);
 PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage);
 PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *b);
 PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *b);

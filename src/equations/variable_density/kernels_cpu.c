@@ -165,29 +165,60 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
    memory, the terms written to the store where the run keeps them;
    adjoint, the derivatives of d alone, added with the other sign.  A row
    goes in pieces: the cells outside every layer, then those in one. */
+static void VelocityRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n, PetscBool adjoint)
+{
+  for (PetscInt a = 0; a < s->dim; a++) {
+    PetscInt cut[2] = {0, n};
+    if (!adjoint) PlainCut(s, 1, 1u << a, q, n, cut);
+    VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], adjoint, PETSC_FALSE);
+    VelocityPiece(s, a, row, q, 0, cut[0], adjoint, PETSC_TRUE);
+    VelocityPiece(s, a, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
+  }
+}
+
+static void PressureRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n, PetscBool adjoint)
+{
+  PetscInt cut[2] = {0, n};
+
+  if (!adjoint) PlainCut(s, 0, (1u << s->dim) - 1, q, n, cut);
+  PressurePiece(s, row, q, cut[0], cut[1] - cut[0], adjoint, PETSC_FALSE);
+  PressurePiece(s, row, q, 0, cut[0], adjoint, PETSC_TRUE);
+  PressurePiece(s, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
+}
+
 PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint)
 {
-  STAGGERED_EACH_ROW(s, b, {
-    for (PetscInt a = 0; a < s->dim; a++) {
-      PetscInt cut[2] = {0, n};
-      if (!adjoint) PlainCut(s, 1, 1u << a, q, n, cut);
-      VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], adjoint, PETSC_FALSE);
-      VelocityPiece(s, a, row, q, 0, cut[0], adjoint, PETSC_TRUE);
-      VelocityPiece(s, a, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
-    }
-  });
+  STAGGERED_EACH_ROW(s, b, VelocityRow(s, row, q, n, adjoint));
   return 0;
 }
 
 PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint)
 {
-  STAGGERED_EACH_ROW(s, b, {
-    PetscInt cut[2] = {0, n};
-    if (!adjoint) PlainCut(s, 0, (1u << s->dim) - 1, q, n, cut);
-    PressurePiece(s, row, q, cut[0], cut[1] - cut[0], adjoint, PETSC_FALSE);
-    PressurePiece(s, row, q, 0, cut[0], adjoint, PETSC_TRUE);
-    PressurePiece(s, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
+  STAGGERED_EACH_ROW(s, b, PressureRow(s, row, q, n, adjoint));
+  return 0;
+}
+
+/* Layer l of StaggeredFusedSweep: stage 0, each row's normal velocity
+   then mirrored beyond the free surfaces of axis 0 (stage 1's StageBegin,
+   row by row), or stage 1. */
+static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
+{
+  VDState *s = (VDState *)ctx;
+
+  STAGGERED_EACH_LAYER_ROW(s, l, {
+    if (stage) {
+      PressureRow(s, row, q, n, PETSC_FALSE);
+      continue;
+    }
+    VelocityRow(s, row, q, n, PETSC_FALSE);
+    for (PetscInt side = 0; side < 2; side++)
+      if (s->free_surface[0][side]) StaggeredSurfaceRow(STAGGERED_MIRROR_NODES, s->v[0], row, 1, n, side, s->radius);
   });
+}
+
+PetscErrorCode VDFusedForwardCPU(VDState *s)
+{
+  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, FusedLayer, s);
   return 0;
 }
 

@@ -201,6 +201,24 @@ static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool ad
 
 static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions) { return 0; }
 
+/* Forward, where the backend sweeps both stages at once and every free
+   surface lies on axis 0 (whose mirrors are row by row): stage 0's
+   StageBegin, then the sweep. */
+static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const EquationStepPoints *points, PetscBool *done)
+{
+  VDState *s = VDStateOf(state);
+
+  PetscFunctionBeginUser;
+  *done = PETSC_FALSE;
+  if (adjoint || !s->ops->fused_forward || s->dim < 2) PetscFunctionReturn(0);
+  for (PetscInt a = 1; a < s->dim; a++)
+    if (s->free_surface[a][0] || s->free_surface[a][1]) PetscFunctionReturn(0);
+  PetscCall(StageBegin(state, 0, PETSC_FALSE, points));
+  PetscCall(s->ops->fused_forward(s));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /* The source's volume injection, p += K dt q (q: the injected volume rate
    per unit volume, the wavelet times PointMap's weights over the cell
    volume), then p = 0 on free surfaces. */
@@ -254,4 +272,5 @@ const EquationScheme VariableDensityScheme = {
   .record      = Record,
   .all_finite  = AllFinite,
   .image       = Image,
+  .fused_stages = FusedStages,
 };
