@@ -33,11 +33,11 @@ static inline ptrdiff_t StaggeredRowStart(PetscInt R, PetscInt dim, const ptrdif
 }
 
 /* Runs the statements given for every row of box b of state s (its
-   radius, dim and stride), the rows shared out among the threads: row is
-   the padded index of its first cell, n its cells, q[a] the padded index
-   of its coordinate along axes 1 and 2 (q[0] of its first cell). */
-#define STAGGERED_EACH_ROW(s, b, ...) \
-  _Pragma("omp parallel for collapse(2) schedule(static)") for (PetscInt k = (b)->lo[2]; k < (b)->hi[2]; k++) \
+   radius, dim and stride) on the calling thread: row is the padded index
+   of its first cell, n its cells, q[a] the padded index of its coordinate
+   along axes 1 and 2 (q[0] of its first cell). */
+#define STAGGERED_ROWS_OF(s, b, ...) \
+  for (PetscInt k = (b)->lo[2]; k < (b)->hi[2]; k++) \
     for (PetscInt j = (b)->lo[1]; j < (b)->hi[1]; j++) { \
       const ptrdiff_t row  = StaggeredRowStart((s)->radius, (s)->dim, (s)->stride, j, k) + (b)->lo[0]; \
       const PetscInt  n    = (b)->hi[0] - (b)->lo[0]; \
@@ -46,16 +46,17 @@ static inline ptrdiff_t StaggeredRowStart(PetscInt R, PetscInt dim, const ptrdif
       __VA_ARGS__; \
     }
 
-/* Runs the statements given for every row of layer l of state s's owned
-   cells along its outermost axis (StaggeredFusedSweep: a row in 2D, a
-   plane of rows in 3D), on the calling thread: row, n and q as in
-   STAGGERED_EACH_ROW. */
-#define STAGGERED_EACH_LAYER_ROW(s, l, ...) \
-  for (PetscInt i_ = 0; i_ < ((s)->dim > 2 ? (s)->n[1] : 1); i_++) { \
-    const PetscInt  j = (s)->dim > 2 ? i_ : (l), k = (s)->dim > 2 ? (l) : 0; \
-    const ptrdiff_t row  = StaggeredRowStart((s)->radius, (s)->dim, (s)->stride, j, k); \
-    const PetscInt  n    = (s)->n[0]; \
-    const PetscInt  q[3] = {(s)->radius, j + (s)->radius, k + (s)->radius}; \
-    (void)q; \
-    __VA_ARGS__; \
-  }
+/* STAGGERED_ROWS_OF with the rows shared out among the threads. */
+#define STAGGERED_EACH_ROW(s, b, ...) _Pragma("omp parallel for collapse(2) schedule(static)") STAGGERED_ROWS_OF(s, b, __VA_ARGS__)
+
+/* The owned cells of layer l along the outermost axis of dim (2 or 3)
+   with n owned cells per axis (StaggeredFusedSweep: a row in 2D, a plane
+   of rows in 3D). */
+static inline Box StaggeredLayerBox(PetscInt dim, const PetscInt n[3], PetscInt l)
+{
+  Box b = {{0, 0, 0}, {n[0], n[1], 1}, 0};
+
+  b.lo[dim - 1] = l;
+  b.hi[dim - 1] = l + 1;
+  return b;
+}

@@ -203,9 +203,10 @@ PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint)
    row by row), or stage 1. */
 static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
 {
-  VDState *s = (VDState *)ctx;
+  VDState  *s = (VDState *)ctx;
+  const Box b = StaggeredLayerBox(s->dim, s->n, l);
 
-  STAGGERED_EACH_LAYER_ROW(s, l, {
+  STAGGERED_ROWS_OF(s, &b, {
     if (stage) {
       PressureRow(s, row, q, n, PETSC_FALSE);
       continue;
