@@ -147,6 +147,7 @@ typedef struct {
   Preconditioning precondition;
   Parameterisation parameterisation;
   PetscReal first_step;              /* the first step of a band, as a share of the bound range */
+  PetscReal damping;                 /* Tikhonov damping towards the starting model (docs/options.md); 0 = none */
   PetscReal precondition_eps;        /* pseudo-Hessian stabilisation, a share of its peak */
   PetscReal gradient_smoothing[3];   /* Gaussian standard deviation (m) per axis (z, x, y); 0 = none */
   PetscInt  gradient_smoothing_n;    /* values given: 1, or one per axis of the model (OptionsCheckModel) */

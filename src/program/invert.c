@@ -47,6 +47,7 @@ typedef struct {
   PetscInt       band_its, band_max_its; /* iterations of the band's earlier Taos; -tao_max_it */
   PetscReal      fcut, J0;
   double         scale_f;   /* TAO's objective = scale_f x misfit, fixed at the band's first evaluation */
+  double         damping_ref; /* -damping's weight: the band's first data misfit */
   double         lo[EQUATION_MAX_PARAMETERS], hi[EQUATION_MAX_PARAMETERS]; /* each block's bounds in TAO's variables */
   double         balance[EQUATION_MAX_PARAMETERS]; /* each block's factor in the preconditioner, set at a band's first evaluation */
   double        *rest[EQUATION_MAX_PARAMETERS];  /* the blocks of grad after vp's, for the objective */
@@ -125,6 +126,42 @@ static PetscErrorCode ApplyP(Inversion *inv, const double *x, double *y)
   PetscFunctionReturn(0);
 }
 
+/* -damping: J += w mean_c sum_b ((m_bc - s_bc) / (0.01 s_bc))^2 over the
+   blocks inverted, s the starting model, w = -damping x the band's first
+   data misfit, and its gradient to grad (unmasked: a fixed cell stays at
+   its start, where the term's gradient is 0).  A prior that the data
+   outweigh: in 3D, with sources and receivers on one level, the broad
+   near-surface change that fits the delays of deeper anomalies costs it
+   more than a compact change at their depth.  Every rank holds the model
+   and the gradient; the sum is group 0's cells, over the world. */
+static PetscErrorCode Damping(Inversion *inv, double *J)
+{
+  const PetscInt n = inv->obj.ms.nlocal;
+  double         mine[2] = {0, 0}, all[2];
+
+  PetscFunctionBeginUser;
+  if (!inv->evals) inv->damping_ref = *J;
+  if (!(inv->o->damping > 0)) PetscFunctionReturn(0);
+  for (PetscInt b = 0; b < inv->np && !inv->obj.e.l.group_id; b++) {
+    const float *start = b ? inv->obj.start[b] : inv->obj.vp_start;
+    for (PetscInt c = 0; c < n; c++) {
+      const double r = (inv->vp[b * n + c] - (double)start[c]) / start[c];
+      mine[0] += r * r;
+    }
+  }
+  mine[1] = inv->obj.e.l.group_id ? 0 : (double)n;
+  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, inv->obj.e.l.world));
+  {
+    const double w = inv->o->damping * inv->damping_ref / (all[1] * 1e-4);
+    *J += w * all[0];
+    for (PetscInt b = 0; b < inv->np; b++) {
+      const float *start = b ? inv->obj.start[b] : inv->obj.vp_start;
+      for (PetscInt c = 0; c < n; c++) inv->grad[b * n + c] += 2 * w * (inv->vp[b * n + c] - (double)start[c]) / ((double)start[c] * start[c]);
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, void *ctx)
 {
   Inversion     *inv = (Inversion *)ctx;
@@ -147,6 +184,7 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
     seconds = t1 - t0;
     PetscCall(ReplaySave(&inv->replay, inv->band, inv->evals, inv->vp, J, inv->grad, seconds));
   }
+  PetscCall(Damping(inv, &J));
   for (PetscInt c = 0; c < n; c++) {
     const double v = inv->vp[c];
     double       gv = inv->grad[c];

@@ -5,7 +5,7 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Options of -mode invert alone, which the other modes read and ignore. */
-static const char *const invert_only[] = {"-restart", "-first_step", "-qc_shots", "-qc_illumination", "-invert_for", "-rho_min", "-rho_max", "-vpvs_min", "-vpvs_max", "-vs_min", "-vs_max"};
+static const char *const invert_only[] = {"-restart", "-first_step", "-damping", "-qc_shots", "-qc_illumination", "-invert_for", "-rho_min", "-rho_max", "-vpvs_min", "-vpvs_max", "-vs_min", "-vs_max"};
 /* The CUDA core kernel's launch shape (Equation.gpu_launch_shape). */
 static const char *const launch_shape[] = {"-gpu_tile", "-gpu_tile_shared"};
 

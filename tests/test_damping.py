@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""-damping W, Tikhonov damping towards the starting model (2D, the model
+and survey of test_gradient.py, blmvm from a smooth start, no tapers):
+
+- the objective is the data misfit plus W x the band's first misfit x the
+  mean over the cells of ((v - v_start) / (0.01 v_start))^2: after the
+  first iteration misfit.csv holds, within 1e-5, -mode gradient's misfit at
+  that iteration's model plus the term computed here from the model files;
+- the term's gradient leads TAO down: with W = 10 every iteration lowers
+  the objective, and the model moves at least 3 times less (rms change
+  from the start) than without damping, whose misfit then ends lower;
+- -damping -1 is refused with an error naming the value."""
+import os
+
+import numpy as np
+
+import common as c
+import test_gradient as tg
+
+VP_MIN, VP_MAX = 1800, 2600
+
+
+def history(out):
+    return np.genfromtxt(os.path.join(out, "misfit.csv"), delimiter=",", names=True)["misfit"]
+
+
+def main():
+    scr = c.Scratch("damping")
+    with scr:
+        _, start_path, obs, acq, _ = tg.survey_2d(scr)
+        start = c.read_rsf(start_path)[0].astype(np.float64)
+        inv = ["-mode", "invert", "-vp", start_path, "-observed_dir", obs, "-vp_min", VP_MIN, "-vp_max", VP_MAX, "-source_taper", 0, "-receiver_taper", 0] + acq
+
+        # the objective's value after one iteration
+        weight = 0.3
+        out = scr.sub("value")
+        c.run(1, inv + ["-tao_max_it", 1, "-damping", weight], out)
+        f = history(out)
+        v1_path = os.path.join(out, "vp_0001.rsf")
+        v1 = c.read_rsf(v1_path)[0].astype(np.float64)
+        term = weight * f[0] * np.mean(((v1 - start) / (0.01 * start)) ** 2)
+        data, _ = tg.gradient_run(1, ["-mode", "gradient", "-vp", v1_path, "-observed_dir", obs, "-vp_max", VP_MAX] + acq, scr.sub("at_v1"), (1, 1, 1))
+        print(f"  iteration 1: objective {f[1]:.9e}, data misfit {data:.9e} + damping {term:.9e} = {data + term:.9e}", flush=True)
+        c.check(term > 0.05 * f[1], f"the damping term {term:.3e} is too small beside the objective {f[1]:.3e} to test it")
+        c.check(abs(f[1] - (data + term)) <= 1e-5 * f[1], f"objective {f[1]:.9e} is not the data misfit {data:.9e} plus the damping term {term:.9e}")
+
+        # the term's pull towards the start
+        runs = {}
+        for name, extra in (("none", []), ("damped", ["-damping", 10])):
+            out = scr.sub(name)
+            c.run(1, inv + ["-tao_max_it", 4] + extra, out)
+            h = history(out)
+            moved = float(np.sqrt(np.mean((c.read_rsf(os.path.join(out, "vp.rsf"))[0] - start) ** 2)))
+            runs[name] = (h, moved)
+            print(f"  -damping {extra[1] if extra else 0}: objective {' '.join(f'{x:.4e}' for x in h)}, rms change {moved:.2f} m/s", flush=True)
+        (h0, m0), (h1, m1) = runs["none"], runs["damped"]
+        c.check(all(b < a for a, b in zip(h1, h1[1:])), f"a damped iteration raised the objective: {h1}")
+        c.check(m1 * 3 <= m0, f"damping moved the model by {m1:.2f} m/s rms, not 3 times less than the {m0:.2f} m/s without")
+        c.check(h0[-1] < h1[-1], f"without damping the misfit ends at {h0[-1]:.4e}, not below the damped objective {h1[-1]:.4e}")
+
+        out = c.run(1, inv + ["-damping", -1], scr.sub("bad"), expect_fail=True)
+        msg = c.error_message(out)
+        c.check("-damping" in msg and "-1" in msg, f"-damping -1: unclear error: {msg}")
+
+
+if __name__ == "__main__":
+    c.main(main)
