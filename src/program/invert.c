@@ -134,28 +134,29 @@ static PetscErrorCode ApplyP(Inversion *inv, const double *x, double *y)
    near-surface change that fits the delays of deeper anomalies costs it
    more than a compact change at their depth.  Every rank holds the model
    and the gradient; the sum is group 0's cells, over the world. */
+/* Block b of the starting model, this rank's user cells. */
+static const float *StartBlock(const Inversion *inv, PetscInt b) { return b ? inv->obj.start[b] : inv->obj.vp_start; }
+
 static PetscErrorCode Damping(Inversion *inv, double *J)
 {
-  const PetscInt n = inv->obj.ms.nlocal;
-  double         mine[2] = {0, 0}, all[2];
+  const PetscInt n     = inv->obj.ms.nlocal;
+  const PetscInt *user = inv->obj.e.g.n;
+  double          mine = 0, all;
 
   PetscFunctionBeginUser;
   if (!inv->evals) inv->damping_ref = *J;
   if (!(inv->o->damping > 0)) PetscFunctionReturn(0);
-  for (PetscInt b = 0; b < inv->np && !inv->obj.e.l.group_id; b++) {
-    const float *start = b ? inv->obj.start[b] : inv->obj.vp_start;
+  for (PetscInt b = 0; b < inv->np && !inv->obj.e.l.group_id; b++)
     for (PetscInt c = 0; c < n; c++) {
-      const double r = (inv->vp[b * n + c] - (double)start[c]) / start[c];
-      mine[0] += r * r;
+      const double r = (inv->vp[b * n + c] - (double)StartBlock(inv, b)[c]) / StartBlock(inv, b)[c];
+      mine += r * r;
     }
-  }
-  mine[1] = inv->obj.e.l.group_id ? 0 : (double)n;
-  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, inv->obj.e.l.world));
+  PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, inv->obj.e.l.world));
   {
-    const double w = inv->o->damping * inv->damping_ref / (all[1] * 1e-4);
-    *J += w * all[0];
+    const double w = inv->o->damping * inv->damping_ref / ((double)user[0] * user[1] * user[2] * 1e-4);
+    *J += w * all;
     for (PetscInt b = 0; b < inv->np; b++) {
-      const float *start = b ? inv->obj.start[b] : inv->obj.vp_start;
+      const float *start = StartBlock(inv, b);
       for (PetscInt c = 0; c < n; c++) inv->grad[b * n + c] += 2 * w * (inv->vp[b * n + c] - (double)start[c]) / ((double)start[c] * start[c]);
     }
   }
