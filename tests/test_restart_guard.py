@@ -125,7 +125,7 @@ def main():
         with open(saved_gradient, "wb") as f:
             f.write(original)
         # a TAO setting run.txt does not record: the replay asks for another model than a saved one
-        refused("(a) -tao_ls_type armijo", bands + ["-tao_ls_type", "armijo", "-restart"], part,
+        refused("(a) -tao_ls_gtol 0.001", bands + ["-tao_ls_gtol", 0.001, "-restart"], part,
                 ["asks for a model other than the saved one", "does not record differs"], unchanged=False)
 
         # (b) the same options: carries on to the end, from the saved evaluations

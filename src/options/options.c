@@ -455,6 +455,7 @@ static PetscErrorCode SetDefaults(Options *o)
   o->source_estimation_eps            = 1e-3;
   o->precondition_eps                 = 1e-2;
   o->first_step                       = 0.05;
+  o->damping                          = 0.01; /* docs/numerics.md, "Inversion defaults" */
   PetscCall(PetscStrcpy(o->invert_for, "vp"));
   o->precondition                     = PRECONDITION_AUTO;
   o->source_taper = o->receiver_taper = -1; /* auto */

@@ -13,12 +13,13 @@
 #include "program/stop.h"
 #include "data/timing.h"
 #include "data/util.h"
+#include "data/exactsum.h"
 #include <petscksp.h>
 #include <petsctao.h>
 
 /* One row of misfit.csv. */
 typedef struct {
-  double   values[4]; /* misfit, gradient norm, step, seconds */
+  double   values[5]; /* the data misfit, the objective's gradient norm, step, seconds, the objective (the misfit plus -damping's term) */
   PetscInt band, iteration;
 } MisfitRow;
 
@@ -126,40 +127,77 @@ static PetscErrorCode ApplyP(Inversion *inv, const double *x, double *y)
   PetscFunctionReturn(0);
 }
 
-/* -damping: J += w mean_c sum_b ((m_bc - s_bc) / (0.01 s_bc))^2 over the
-   blocks inverted, s the starting model, w = -damping x the band's first
-   data misfit, and its gradient to grad (unmasked: a fixed cell stays at
-   its start, where the term's gradient is 0).  A prior that the data
-   outweigh: in 3D, with sources and receivers on one level, the broad
-   near-surface change that fits the delays of deeper anomalies costs it
-   more than a compact change at their depth.  Every rank holds the model
+/* -damping: J += w sum_c sum_b (m_bc - s_bc)^2 / (s_bc^2 W_c) over the
+   blocks inverted and the cells whose weight W_c (mask and tapers) is
+   above 0, s the starting model, w = -damping x the band's first data
+   misfit / (1e-4 x the cells): W = 1 everywhere makes it the mean of the
+   squared change in percent.  A prior that the data outweigh: in 3D, with
+   sources and receivers on one level, the broad near-surface change that
+   fits the delays of deeper anomalies costs it more than a compact change
+   at their depth.  Over W: TAO's gradient is W times the objective's, the
+   misfit's weighted as always, so the term's reaches TAO as
+   2 w (m - s) / s^2 whatever the taper, and holds the cells the tapers
+   hide from the data as firmly as the others (blobs3d's near surface:
+   docs/numerics.md, "Inversion defaults").  Every rank holds the model
    and the gradient; the sum is group 0's cells, over the world. */
 /* Block b of the starting model, this rank's user cells. */
 static const float *StartBlock(const Inversion *inv, PetscInt b) { return b ? inv->obj.start[b] : inv->obj.vp_start; }
 
-static PetscErrorCode Damping(Inversion *inv, double *J)
+/* The term's weight w (0 without -damping). */
+static double DampingWeight(const Inversion *inv)
 {
-  const PetscInt n     = inv->obj.ms.nlocal;
   const PetscInt *user = inv->obj.e.g.n;
-  double          mine = 0, all;
+
+  return inv->o->damping * inv->damping_ref / ((double)user[0] * user[1] * user[2] * 1e-4);
+}
+
+/* Block b's change at cell c over its start, (m - s) / s; 0 where the
+   start is 0 (a fluid's S velocity, fixed) or the weight is (fixed, or
+   on a source or receiver: never moved, as TAO's gradient is 0 there). */
+static double RelativeChange(const Inversion *inv, PetscInt b, PetscInt c)
+{
+  const double s = StartBlock(inv, b)[c];
+
+  return s != 0 && inv->weight[c] > 0 ? (inv->vp[b * inv->obj.ms.nlocal + c] - s) / s : 0;
+}
+
+/* The term at the model inv->vp (0 without -damping).  Summed exactly,
+   so that it does not depend on how the model is split (a restart on
+   other ranks replays the same steps).  Collective over the world. */
+static PetscErrorCode DampingTerm(const Inversion *inv, double *term)
+{
+  ExactSum     sum = {{0}};
+  MPI_Datatype type;
+  MPI_Op       op;
 
   PetscFunctionBeginUser;
-  if (!inv->evals) inv->damping_ref = *J;
+  *term = 0;
   if (!(inv->o->damping > 0)) PetscFunctionReturn(0);
   for (PetscInt b = 0; b < inv->np && !inv->obj.e.l.group_id; b++)
-    for (PetscInt c = 0; c < n; c++) {
-      const double r = (inv->vp[b * n + c] - (double)StartBlock(inv, b)[c]) / StartBlock(inv, b)[c];
-      mine += r * r;
+    for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) {
+      const double r = RelativeChange(inv, b, c);
+      PetscCheck(r == 0 || !ExactSumAdd(&sum, r * r / inv->weight[c]), PETSC_COMM_SELF, PETSC_ERR_FP,
+                 "-damping: relative change %g of parameter %" PetscInt_FMT " at cell %" PetscInt_FMT ": expected a finite value", r, b, c);
     }
-  PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, inv->obj.e.l.world));
-  {
-    const double w = inv->o->damping * inv->damping_ref / ((double)user[0] * user[1] * user[2] * 1e-4);
-    *J += w * all;
-    for (PetscInt b = 0; b < inv->np; b++) {
-      const float *start = StartBlock(inv, b);
-      for (PetscInt c = 0; c < n; c++) inv->grad[b * n + c] += 2 * w * (inv->vp[b * n + c] - (double)start[c]) / ((double)start[c] * start[c]);
-    }
-  }
+  PetscCall(ExactSumMPI(&type, &op));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, type, op, inv->obj.e.l.world));
+  *term = DampingWeight(inv) * ExactSumValue(&sum);
+  PetscFunctionReturn(0);
+}
+
+/* J += the term, grad += W times its gradient, at the model inv->vp. */
+static PetscErrorCode Damping(Inversion *inv, double *J)
+{
+  const PetscInt n = inv->obj.ms.nlocal;
+  const double   w = DampingWeight(inv);
+  double         term;
+
+  PetscFunctionBeginUser;
+  PetscCall(DampingTerm(inv, &term));
+  *J += term;
+  for (PetscInt b = 0; b < inv->np && w > 0; b++)
+    for (PetscInt c = 0; c < n; c++)
+      if (RelativeChange(inv, b, c) != 0) inv->grad[b * n + c] += 2 * w * RelativeChange(inv, b, c) / StartBlock(inv, b)[c];
   PetscFunctionReturn(0);
 }
 
@@ -185,6 +223,7 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
     seconds = t1 - t0;
     PetscCall(ReplaySave(&inv->replay, inv->band, inv->evals, inv->vp, J, inv->grad, seconds));
   }
+  if (!inv->evals) inv->damping_ref = J;
   PetscCall(Damping(inv, &J));
   for (PetscInt c = 0; c < n; c++) {
     const double v = inv->vp[c];
@@ -247,16 +286,16 @@ static PetscErrorCode WriteMisfit(void *ctx)
 
   PetscFunctionBeginUser;
   PetscCall(TextOpen(&t));
-  fprintf(t.fp, "band,iteration,misfit,gradient_norm,step,seconds\n");
+  fprintf(t.fp, "band,iteration,misfit,gradient_norm,step,seconds,objective\n");
   for (PetscInt k = 0; k < inv->nrows; k++) {
     const MisfitRow *row = &inv->rows[k];
-    fprintf(t.fp, "%d,%d,%.9e,%.9e,%.9e,%.3f\n", (int)row->band, (int)row->iteration, row->values[0], row->values[1], row->values[2], row->values[3]);
+    fprintf(t.fp, "%d,%d,%.9e,%.9e,%.9e,%.3f,%.9e\n", (int)row->band, (int)row->iteration, row->values[0], row->values[1], row->values[2], row->values[3], row->values[4]);
   }
   PetscCall(TextWrite(&t, inv->o->output_dir, "misfit.csv"));
   PetscFunctionReturn(0);
 }
 
-/* Adds a row to -output_dir/misfit.csv (band, iteration, misfit, gradient norm, step, seconds). */
+/* Adds a row to -output_dir/misfit.csv (band, iteration, misfit, gradient norm, step, seconds, objective). */
 static PetscErrorCode LogIteration(Inversion *inv, MisfitRow row)
 {
   PetscFunctionBeginUser;
@@ -300,18 +339,24 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   Inversion         *inv = (Inversion *)ctx;
   PetscInt           its, max_its;
   PetscReal          f, gnorm, step;
+  double             term, misfit;
+  char               objective[64] = ""; /* with -damping, for the progress line */
   TaoConvergedReason reason;
 
   PetscFunctionBeginUser;
   PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm, NULL, &step, &reason));
   f /= inv->scale_f;
   gnorm /= inv->scale_f;
+  /* the data misfit: TAO's objective less -damping's term at its model */
+  PetscCall(ModelFromVec(inv, inv->X));
+  PetscCall(DampingTerm(inv, &term));
+  misfit = f - term;
   if (its == 0 && inv->band_its) { /* a later Tao of the band: the model is the last iteration's, the wavelet new */
-    PetscCall(PetscPrintf(inv->obj.e.l.world, "band %" PetscInt_FMT " after iteration %" PetscInt_FMT ": misfit %.6e with the new wavelet\n", inv->band + 1, inv->band_its, (double)f));
+    PetscCall(PetscPrintf(inv->obj.e.l.world, "band %" PetscInt_FMT " after iteration %" PetscInt_FMT ": misfit %.6e with the new wavelet\n", inv->band + 1, inv->band_its, misfit));
     PetscFunctionReturn(0);
   }
   if (its == 0) {
-    inv->J0 = f;
+    inv->J0 = misfit;
     if (TaoMonitored())
       PetscCall(PetscPrintf(inv->obj.e.l.world,
                             "band %" PetscInt_FMT ": -tao_monitor shows TAO's objective, the misfit x %.6g, and its gradient's norm likewise (the band's scale, fixed at its first evaluation)\n",
@@ -319,22 +364,22 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   } else inv->iteration++;
   its += inv->band_its;
   if (its > 0) {
-    PetscCall(ModelFromVec(inv, inv->X));
     /* this run's own files: earlier ones were refused or removed at the start; with -restart, the interrupted run's, rewritten the same */
     PetscCall(WriteModels(inv, inv->iteration, PETSC_TRUE));
   }
   {
-    const MisfitRow row = {{f, gnorm, its ? step : 0, inv->seconds}, inv->band + 1, inv->iteration};
+    const MisfitRow row = {{misfit, gnorm, its ? step : 0, inv->seconds, f}, inv->band + 1, inv->iteration};
     PetscCall(LogIteration(inv, row));
   }
   /* what is left of the band if every remaining iteration takes the band's mean so far: a bound, as TAO may stop sooner */
   max_its = inv->band_max_its;
   inv->band_seconds += inv->seconds;
+  if (inv->o->damping > 0) PetscCall(PetscSNPrintf(objective, sizeof(objective), ", objective %.6e", (double)f));
   PetscCall(PetscPrintf(inv->obj.e.l.world,
-                        "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start), |g| %.4e, step %.4g, %.2f s in %" PetscInt_FMT
+                        "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start)%s, |g| %.4e, step %.4g, %.2f s in %" PetscInt_FMT
                         " evaluation%s, %.4f G cell-updates/s; band: %.0f s so far, at most about %.0f s left (%" PetscInt_FMT " iteration%s)\n",
-                        inv->band + 1, inv->fcut > 0 ? "up to " : "all, f0 ", inv->fcut > 0 ? (double)inv->fcut : (double)inv->o->f0, its, inv->iteration, (double)f,
-                        inv->J0 > 0 ? (double)(f / inv->J0) : 1.0, (double)gnorm, its ? (double)step : 0.0, inv->seconds, inv->evals_since, inv->evals_since == 1 ? "" : "s",
+                        inv->band + 1, inv->fcut > 0 ? "up to " : "all, f0 ", inv->fcut > 0 ? (double)inv->fcut : (double)inv->o->f0, its, inv->iteration, misfit,
+                        inv->J0 > 0 ? misfit / inv->J0 : 1.0, objective, (double)gnorm, its ? (double)step : 0.0, inv->seconds, inv->evals_since, inv->evals_since == 1 ? "" : "s",
                         inv->seconds > 0 ? inv->evals_since * inv->obj.e.cells * inv->obj.e.t.nsteps * 2 * inv->obj.e.geo.nshots / inv->seconds * 1e-9 : 0.0,
                         inv->band_seconds, inv->band_seconds / (its + 1) * PetscMax(max_its - its, 0), PetscMax(max_its - its, 0), max_its - its == 1 ? "" : "s"));
   inv->seconds     = 0;
