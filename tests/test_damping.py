@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """-damping W, Tikhonov damping towards the starting model (2D, the model
-and survey of test_gradient.py, blmvm from a smooth start, no tapers):
+and survey of test_gradient.py, blmvm from a smooth start, no tapers but where said):
 
 - the objective is the data misfit plus W x the band's first misfit x the
   mean over the cells of ((v - v_start) / (0.01 v_start))^2: after the

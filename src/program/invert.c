@@ -127,14 +127,14 @@ static PetscErrorCode ApplyP(Inversion *inv, const double *x, double *y)
   PetscFunctionReturn(0);
 }
 
-/* -damping: J += w sum_c sum_b (m_bc - s_bc)^2 / (s_bc^2 W_c) over the
-   blocks inverted and the cells whose weight W_c (mask and tapers) is
-   above 0, s the starting model, w = -damping x the band's first data
-   misfit / (1e-4 x the cells): W = 1 everywhere makes it the mean of the
-   squared change in percent.  A prior that the data outweigh: in 3D, with
+/* -damping: J += w sum_c sum_b (m_bc - s_bc)^2 / (s_bc^2 T_c) over the
+   blocks inverted and the cells whose weight T_c (mask and tapers,
+   inv->weight) is above 0, s the starting model, w = -damping x the
+   band's first data misfit / (1e-4 x the cells): T = 1 everywhere makes
+   it -damping x that misfit x the mean squared change in percent.  A prior that the data outweigh: in 3D, with
    sources and receivers on one level, the broad near-surface change that
    fits the delays of deeper anomalies costs it more than a compact change
-   at their depth.  Over W: TAO's gradient is W times the objective's, the
+   at their depth.  Over T: TAO's gradient is T times the objective's, the
    misfit's weighted as always, so the term's reaches TAO as
    2 w (m - s) / s^2 whatever the taper, and holds the cells the tapers
    hide from the data as firmly as the others (blobs3d's near surface:
@@ -185,7 +185,7 @@ static PetscErrorCode DampingTerm(const Inversion *inv, double *term)
   PetscFunctionReturn(0);
 }
 
-/* J += the term, grad += W times its gradient, at the model inv->vp. */
+/* J += the term, grad += T times its gradient, at the model inv->vp. */
 static PetscErrorCode Damping(Inversion *inv, double *J)
 {
   const PetscInt n = inv->obj.ms.nlocal;
@@ -196,8 +196,10 @@ static PetscErrorCode Damping(Inversion *inv, double *J)
   PetscCall(DampingTerm(inv, &term));
   *J += term;
   for (PetscInt b = 0; b < inv->np && w > 0; b++)
-    for (PetscInt c = 0; c < n; c++)
-      if (RelativeChange(inv, b, c) != 0) inv->grad[b * n + c] += 2 * w * RelativeChange(inv, b, c) / StartBlock(inv, b)[c];
+    for (PetscInt c = 0; c < n; c++) {
+      const double r = RelativeChange(inv, b, c);
+      if (r != 0) inv->grad[b * n + c] += 2 * w * r / StartBlock(inv, b)[c]; /* 0 also where the start is, which it must not divide */
+    }
   PetscFunctionReturn(0);
 }
 
