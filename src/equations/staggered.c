@@ -52,8 +52,37 @@ void StaggeredBlockGeometry(const Grid *g, PetscInt n[3], PetscInt padded[3], pt
     for (PetscInt m = 1; m <= g->radius; m++) w[a][m] = (float)(c[m] / g->d[a]);
 }
 
+/* The slab of axis a outside the plain range [lo, hi) (none: lo = hi) on
+   a padded box of dim axes; the axes beyond dim have a stride of 0, so
+   that whatever coordinate the rows give them (R) counts for nothing. */
+static void SlabOf(PetscInt dim, const PetscInt padded[3], PetscInt R, PetscInt a, PetscInt lo, PetscInt hi, StaggeredSlab *sl)
+{
+  ptrdiff_t step = 1;
+
+  hi  = PetscMax(lo, hi);
+  *sl = (StaggeredSlab){a, R, lo, hi, padded[a], {0, 0, 0}, 1};
+  for (PetscInt k = 0; k < dim; k++) {
+    const PetscInt extent = k == a ? padded[a] - 2 * R - (hi - lo) : padded[k];
+    sl->stride[k]         = step;
+    step *= extent;
+  }
+  sl->ncells = (size_t)step;
+}
+
+double StaggeredSlabCells(const Grid *g, PetscInt a)
+{
+  PetscInt  padded[3], core[3][2];
+  GridBlock b;
+  double    cells = (double)GridPaddedCells(g, padded) / padded[a];
+
+  GridBlockOf(g, &b);
+  GridBlockCore(&b, core);
+  /* and the core's last cell where a layer follows it: its node lies on the layer's edge, where the profile is not 0 */
+  return cells * (g->size[a] - (core[a][1] - core[a][0]) + (b.layer[a][1] && core[a][1] > core[a][0] && b.layer_edge[a][1] <= g->size[a] ? 1 : 0));
+}
+
 PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const EquationStateSettings *settings, float *pa[3], float *pb[3], float *ha[3], float *hb[3],
-                                       PetscInt plain[2][2])
+                                       PetscInt plain[2][2], StaggeredSlab slab[3])
 {
   PetscInt padded[3];
   float   *scratch;
@@ -67,9 +96,12 @@ PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const
     float *const w[4] = {scratch, scratch + n, scratch + 2 * n, scratch + 3 * n}, **const dev[4] = {&pa[a], &pb[a], &ha[a], &hb[a]};
     PetscCall(GridLayerProfile(g, a, settings->vmax, settings->f_pml, settings->dt, w[0], w[1], scratch + 4 * n));
     GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, w[2], w[3]);
-    if (!a) {
-      StaggeredPlainRange(padded[0], g->radius, w[1], plain[0]);
-      StaggeredPlainRange(padded[0], g->radius, w[3], plain[1]);
+    {
+      PetscInt r[2][2];
+      StaggeredPlainRange(padded[a], g->radius, w[1], r[0]);
+      StaggeredPlainRange(padded[a], g->radius, w[3], r[1]);
+      if (!a) memcpy(plain, r, sizeof r);
+      SlabOf(g->dim, padded, g->radius, a, PetscMax(r[0][0], r[1][0]), PetscMin(r[0][1], r[1][1]), &slab[a]);
     }
     for (PetscInt k = 0; k < 4; k++) {
       PetscCall(b->mem_alloc((void **)dev[k], n * sizeof(float)));

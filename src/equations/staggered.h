@@ -48,13 +48,35 @@ PetscReal StaggeredStableStep(const Grid *g, PetscReal vmax);
    free surfaces, and the staggered weights over the spacing, w[a][1..R]. */
 void StaggeredBlockGeometry(const Grid *g, PetscInt n[3], PetscInt padded[3], ptrdiff_t stride[3], size_t *ncells, PetscBool free_surface[3][2], float w[3][FWI_MAX_RADIUS + 1]);
 
+/* Where the CPML memory of the derivatives along one axis is kept: the
+   owned cells whose padded coordinate along `axis` lies outside [lo, hi),
+   the part of the block's owned range R .. padded - R where neither the
+   centres' nor the nodes' profile of that axis has a layer (the
+   intersection of their plain ranges), at every padded coordinate along
+   the other axes; the memory's own strides, and ncells 0 where the block
+   has no layer on the axis.  Over the padded box that memory took 2 dim
+   (variable density) or 2 dim^2 (elastic) arrays of the block's size; in
+   slabs, what the layers hold. */
+typedef struct {
+  PetscInt  axis, R, lo, hi, padded;
+  ptrdiff_t stride[3];
+  size_t    ncells;
+} StaggeredSlab;
+
+/* The cells of axis a's slab on g's block, for the estimates made before
+   the profiles exist: the owned cells in the layers of a, as the grid lays
+   them, and the core's last, whose node lies on the high layer's edge,
+   times the padded box's other axes. */
+double StaggeredSlabCells(const Grid *g, PetscInt a);
+
 /* The CPML profiles of every axis of g's block in b's memory, for the
    fastest wave, frequency and step of settings: pa, pb at the centres and
    ha, hb half a cell above them (GridLayerProfile, GridLayerProfileHalf),
    with the padded ranges along axis 0 outside the layers of each
-   (plain[0]: the centres', plain[1]: the nodes'); Destroy frees them. */
+   (plain[0]: the centres', plain[1]: the nodes') and each axis's slab of
+   CPML memory; Destroy frees them. */
 PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const EquationStateSettings *settings, float *pa[3], float *pb[3], float *ha[3], float *hb[3],
-                                       PetscInt plain[2][2]);
+                                       PetscInt plain[2][2], StaggeredSlab slab[3]);
 PetscErrorCode StaggeredProfilesDestroy(PetscInt dim, const BackendOps *b, float *pa[3], float *pb[3], float *ha[3], float *hb[3]);
 
 /* A box of owned cells of one field that a boundary method saves each
@@ -86,6 +108,18 @@ void StaggeredFusedSweep(PetscInt N, PetscInt R, void (*layer)(void *ctx, PetscI
 #ifdef __cplusplus
 }
 #endif
+
+/* Whether padded coordinate x along the slab's axis lies in the slab. */
+FWI_HD static inline int StaggeredSlabHolds(const StaggeredSlab *sl, PetscInt x) { return x >= sl->R && x < sl->padded - sl->R && (x < sl->lo || x >= sl->hi); }
+
+/* The index in slab sl of the cell at padded coordinates q (in the slab). */
+FWI_HD static inline ptrdiff_t StaggeredSlabIndex(const StaggeredSlab *sl, const PetscInt q[3])
+{
+  ptrdiff_t c = 0;
+
+  for (int k = 0; k < 3; k++) c += (k == sl->axis ? q[k] - sl->R - (q[k] < sl->lo ? 0 : sl->hi - sl->lo) : q[k]) * sl->stride[k];
+  return c;
+}
 
 /* A cell-centred model m on the face between cell c and cell c + st (the
    node of c along the axis of stride st): the mean of the two cells'. */

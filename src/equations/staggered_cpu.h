@@ -3,6 +3,7 @@
    the row loops so that they stay vector code. */
 #pragma once
 #include "equations/staggered.h"
+#include <omp.h>
 
 #define STAGGERED_INLINE static inline __attribute__((always_inline))
 
@@ -25,6 +26,16 @@ STAGGERED_INLINE float StaggeredCpml(float t, float a, float b, float *restrict 
   *psi = b * *psi + a * t;
   return t + *psi;
 }
+
+/* The calling thread's row of CPML memory for a derivative along axis a
+   over cells outside a's layers, of a pass that takes every derivative's
+   memory there (a piece in another axis's layer): where a's weights are 0
+   the memory stays +0 and the derivative keeps its bits, as it did when
+   the memory spanned the padded box.  A row per axis, so that no two
+   derivatives of a pass share one; `none` holds StaggeredNoMemoryFloats,
+   zeroed, rows of padded0 floats (the padded box's along axis 0). */
+static inline size_t StaggeredNoMemoryFloats(PetscInt padded0) { return (size_t)omp_get_max_threads() * 3 * (size_t)padded0; }
+static inline float *StaggeredNoMemory(float *none, PetscInt padded0, PetscInt a) { return none + ((size_t)omp_get_thread_num() * 3 + (size_t)a) * (size_t)padded0; }
 
 /* The padded index of owned cell (0, j, k) of a padded box of radius R. */
 static inline ptrdiff_t StaggeredRowStart(PetscInt R, PetscInt dim, const ptrdiff_t stride[3], PetscInt j, PetscInt k)

@@ -180,6 +180,43 @@ static PetscErrorCode CheckAcoustic(void)
   PetscFunctionReturn(0);
 }
 
+/* A staggered state's slabs of CPML memory (staggered.h) on g, with the
+   CPU's profiles pb, hb: every owned cell where either profile of an axis
+   is not 0 lies in the axis's slab, the slab's cells (owned along the
+   axis, every padded cell along the others) map one to one onto its
+   ncells, and ncells is the estimate's (StaggeredSlabCells). */
+static PetscErrorCode CheckSlabs(const char *name, const Grid *g, const StaggeredSlab slab[3], float *const pb[3], float *const hb[3])
+{
+  PetscInt padded[3];
+
+  PetscFunctionBeginUser;
+  (void)GridPaddedCells(g, padded);
+  for (PetscInt a = 0; a < g->dim; a++) {
+    const StaggeredSlab *sl = &slab[a];
+    char                *hit;
+    size_t               held = 0;
+    CHECK(sl->ncells == StaggeredSlabCells(g, a), "%s: axis %d's slab holds %zu cells, the estimate %g", name, (int)a, sl->ncells, StaggeredSlabCells(g, a));
+    PetscCall(PetscCalloc1(sl->ncells + 1, &hit));
+    for (PetscInt k = 0; k < padded[2]; k++)
+      for (PetscInt j = 0; j < padded[1]; j++)
+        for (PetscInt i = 0; i < padded[0]; i++) {
+          const PetscInt q[3] = {i, j, k}, x = q[a];
+          if (x < g->radius || x >= padded[a] - g->radius) continue;
+          CHECK(StaggeredSlabHolds(sl, x) || (pb[a][x] == 0 && hb[a][x] == 0), "%s: axis %d's layer cell %d lies outside its slab", name, (int)a, (int)x);
+          if (!StaggeredSlabHolds(sl, x)) continue;
+          {
+            const ptrdiff_t c = StaggeredSlabIndex(sl, q);
+            CHECK(c >= 0 && (size_t)c < sl->ncells && !hit[c], "%s: axis %d's slab index %td of (%d, %d, %d) out of range or taken twice", name, (int)a, c, (int)i, (int)j, (int)k);
+            hit[c] = 1;
+            held++;
+          }
+        }
+    CHECK(held == sl->ncells, "%s: axis %d's slab maps %zu cells, holds %zu", name, (int)a, held, sl->ncells);
+    PetscCall(PetscFree(hit));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The staggered weights meet the Taylor conditions of the derivative at
    x + 1/2 (sum_k c_k (2k - 1)^(2m + 1) / 2^(2m) = 1 for m = 0, 0 above, to
    the order's), and the variable-density step is the staggered leapfrog's
@@ -207,13 +244,29 @@ static PetscErrorCode CheckVariableDensity(void)
   OneRankGrid(2, 30, 40, d, &g);
   CHECK(PetscAbsReal(eq->stable_step(&g, v) - d / (v * PetscSqrtReal(2.0))) <= 1e-12 * d / v, "order 2: stable step %.15g, expected %.15g", (double)eq->stable_step(&g, v),
         (double)(d / (v * PetscSqrtReal(2.0))));
+  {
+    const EquationStateSettings settings = {.vmax = 3000, .f_pml = 15, .dt = 1e-3};
+    EquationKernels             k;
+    EquationState              *state;
+    double                      all, layers;
+    (void)eq->kernels(BACKEND_CPU, &k);
+    PetscCall(eq->scheme->create(&g, &k, &settings, &state));
+    {
+      const VDState *s = (const VDState *)state;
+      PetscCall(CheckSlabs("variable density", &g, s->slab, s->pb, s->hb));
+      eq->state_bytes(&g, &all, &layers);
+      CHECK(layers == 2.0 * (StaggeredSlabCells(&g, 0) + StaggeredSlabCells(&g, 1)) * sizeof(float) && all > layers, "variable-density state bytes %g (layers %g) off its layout", all, layers);
+    }
+    PetscCall(eq->scheme->destroy(&state));
+  }
   PetscFunctionReturn(0);
 }
 
 /* The elastic equation: the staggered leapfrog's step at the P velocity,
    the P-wave modulus as its cell model, its bytes those of its layout
-   (18 floats a cell in 2D, 33 in 3D), and a state whose forward and model
-   fields are its own arrays, with none along the axis a 2D grid lacks. */
+   (14 floats a cell in 2D, 21 in 3D, and the CPML memories along x and y
+   in their slabs), and a state whose forward and model fields are its own
+   arrays, with none along the axis a 2D grid lacks. */
 static PetscErrorCode CheckElastic(void)
 {
   const Equation *eq = &EquationElastic;
@@ -225,10 +278,12 @@ static PetscErrorCode CheckElastic(void)
   PetscFunctionBeginUser;
   OneRankGrid(2, 30, 40, d, &g);
   CHECK(eq->stable_step(&g, v) == EquationVariableDensity.stable_step(&g, v), "the elastic step is not the staggered leapfrog's at vp");
-  CHECK(ELStateFloats(2) == 18 && ELStateFloats(3) == 33 && eq->cell_floats == ELStateFloats(2), "elastic floats per cell %d, %d (table %d), expected 18, 33", (int)ELStateFloats(2),
+  CHECK(ELStateFloats(2) == 14 && ELStateFloats(3) == 21 && eq->cell_floats == ELStateFloats(2), "elastic floats per cell %d, %d (table %d), expected 14, 21", (int)ELStateFloats(2),
         (int)ELStateFloats(3), (int)eq->cell_floats);
   eq->state_bytes(&g, &all, &layers);
-  CHECK(all >= 18.0 * GridPaddedCells(&g, padded) * sizeof(float) && layers == 8.0 * GridPaddedCells(&g, padded) * sizeof(float), "elastic state bytes %g (layers %g) off its layout", all, layers);
+  CHECK(StaggeredSlabCells(&g, 1) > 0 && StaggeredSlabCells(&g, 1) < GridPaddedCells(&g, padded), "the x slab's cells %g of %zu", StaggeredSlabCells(&g, 1), GridPaddedCells(&g, padded));
+  CHECK(all >= 14.0 * GridPaddedCells(&g, padded) * sizeof(float) && layers == (4.0 * GridPaddedCells(&g, padded) + 4.0 * StaggeredSlabCells(&g, 1)) * sizeof(float),
+        "elastic state bytes %g (layers %g) off its layout", all, layers);
   {
     const float  vp[2] = {1500, 3000}, vs[2] = {0, 1700}, rho[2] = {1000, 2200};
     const float *in[3] = {vp, vs, rho};
@@ -250,6 +305,8 @@ static PetscErrorCode CheckElastic(void)
         CHECK(!p == !has, "2D elastic field %s: %s", eq->field[f].name, has ? "missing" : "present without its axis");
       }
       CHECK(eq->scheme->field_data(state, EL_SZX, 0, 0) == s->t[0] && eq->scheme->field_data(state, EL_SXX, 0, 0) == s->s[1], "elastic fields are not the state's arrays");
+      CHECK(ELMemoryCells(s, 0) == s->ncells && ELMemoryCells(s, 1) == s->slab[1].ncells, "elastic memories along z over %zu cells, along x %zu", ELMemoryCells(s, 0), ELMemoryCells(s, 1));
+      PetscCall(CheckSlabs("elastic", &g, s->slab, s->pb, s->hb));
     }
     PetscCall(eq->scheme->destroy(&state));
   }

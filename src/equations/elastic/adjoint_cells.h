@@ -20,9 +20,16 @@ FWI_HD static inline unsigned ELSurfacesAt(const ELState *s, const PetscInt q[3]
    centres', or the nodes' above along b where up). */
 #define EL_PROFILE(s, w, b, up, q) ((up) ? (s)->h##w : (s)->p##w)[b][(q)[b]]
 
-/* The operand from x of the derivative along b at padded q, through its
-   transposed CPML memory psi at cell c. */
-#define EL_OPERAND_AT(s, axis, up, q, c, psi, x) StaggeredCpmlAdjoint(x, EL_PROFILE(s, a, axis, up, q), EL_PROFILE(s, b, axis, up, q), &(psi)[c])
+/* The operand from x of the derivative along axis at padded q, through its
+   transposed CPML memory psi at cell c (x itself outside axis's layers,
+   where psi holds no cell: there the weights are 0, and the two differ at
+   most in the sign of a zero, which no stencil's sum can tell). */
+FWI_HD static inline float ELOperandAt(const ELState *s, PetscInt axis, PetscInt up, const PetscInt q[3], ptrdiff_t c, float *psi, float x)
+{
+  float *const m = ELMemoryAt(s, psi, axis, q, c);
+
+  return m ? StaggeredCpmlAdjoint(x, EL_PROFILE(s, a, axis, up, q), EL_PROFILE(s, b, axis, up, q), m) : x;
+}
 
 /* Undoing the stress stage at cell c (padded q).  What the forward update
    s_a += lambda dt tr(e) + 2 mu dt e_a fed each strain rate e_b is
@@ -56,14 +63,14 @@ FWI_HD static inline void ELUndoStressCell(const ELState *s, const PetscInt q[3]
   }
   for (PetscInt b = 0; b < D; b++) {
     const float sigma = surf >> b & 1 ? 0.0f : ls * tr + m2 * s->s[b][c];
-    s->op[b][b][c]    = EL_OPERAND_AT(s, b, 0, q, c, s->psi_s[b][b], sigma);
+    s->op[b][b][c]    = ELOperandAt(s, b, 0, q, c, s->psi_s[b][b], sigma);
   }
   for (PetscInt p = 0; p < P; p++) {
     const PetscInt a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
     const float    M = ELEdgeShear(s->csum[a], c, s->stride[b]), tau = M * s->t[p][c];
     if (K) s->img_e[p][c] += M * tau * ELKeep(s, EL_KEEP_SHEAR, p, c)[0];
-    s->op[a][b][c] = EL_OPERAND_AT(s, b, 1, q, c, s->psi_s[a][b], tau);
-    s->op[b][a][c] = EL_OPERAND_AT(s, a, 1, q, c, s->psi_s[b][a], tau);
+    s->op[a][b][c] = ELOperandAt(s, b, 1, q, c, s->psi_s[a][b], tau);
+    s->op[b][a][c] = ELOperandAt(s, a, 1, q, c, s->psi_s[b][a], tau);
   }
 }
 
@@ -74,7 +81,7 @@ FWI_HD static inline void ELUndoVelocityCell(const ELState *s, PetscInt a, const
   const float v = s->v[a][c], w = StaggeredFaceMean(s->bdt, c, s->stride[a]) * v;
 
   if (K) s->img_b[a][c] += v * ELKeep(s, EL_KEEP_DIVERGENCE, a, c)[0];
-  for (PetscInt b = 0; b < D; b++) s->op[a][b][c] = EL_OPERAND_AT(s, b, b == a, q, c, s->psi_v[a][b], w);
+  for (PetscInt b = 0; b < D; b++) s->op[a][b][c] = ELOperandAt(s, b, b == a, q, c, s->psi_v[a][b], w);
 }
 
 /* The operands beyond the free surface at side of the row along a from

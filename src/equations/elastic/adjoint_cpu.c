@@ -9,11 +9,27 @@
    q (adjoint_cells.h's EL_PROFILE along the row). */
 #define EL_ROW_PROFILE(s, w, b, up, q, i) ((up) ? (s)->h##w : (s)->p##w)[b][(b) ? (q)[b] : (q)[0] + (i)]
 
+/* The memory psi of a derivative along b from the row's first cell
+   (padded q, index row), or where it holds none of the row's, a row of
+   psi_none (StaggeredNoMemory: there the operand is x but perhaps for the
+   sign of a zero, as ELOperandAt's). */
+static inline float *RowMemory(const ELState *s, float *psi, PetscInt b, const PetscInt q[3], ptrdiff_t row)
+{
+  float *const m = ELMemoryAt(s, psi, b, q, row);
+
+  return m ? m : StaggeredNoMemory(s->psi_none, s->padded[0], b);
+}
+
 /* ELUndoStressCell over cells [i0, i1) of a row off every free surface, as
    vector loops: the normal rates' operands, then each pair's. */
 STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool K, PetscInt D)
 {
   float *const *const sn = s->s;
+  float              *mn[3], *me[3][3]; /* the memories from the row's first cell: the normal rates', each pair's along each axis */
+
+  for (PetscInt b = 0; b < D; b++) mn[b] = RowMemory(s, s->psi_s[b][b], b, q, row);
+  for (PetscInt a = 0; a < D; a++)
+    for (PetscInt b = 0; b < D; b++) me[a][b] = a != b ? RowMemory(s, s->psi_s[a][b], b, q, row) : NULL;
 
 #pragma GCC ivdep
   for (PetscInt i = i0; i < i1; i++) {
@@ -30,7 +46,7 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
       }
       ELNormalImage(&s->img_l[c], &s->img_m[c], tr, T, se, l, m2, 0);
     }
-    for (PetscInt b = 0; b < D; b++) s->op[b][b][c] = StaggeredCpmlAdjoint(l * tr + m2 * sn[b][c], EL_ROW_PROFILE(s, a, b, 0, q, i), EL_ROW_PROFILE(s, b, b, 0, q, i), &s->psi_s[b][b][c]);
+    for (PetscInt b = 0; b < D; b++) s->op[b][b][c] = StaggeredCpmlAdjoint(l * tr + m2 * sn[b][c], EL_ROW_PROFILE(s, a, b, 0, q, i), EL_ROW_PROFILE(s, b, b, 0, q, i), &mn[b][i]);
   }
   for (PetscInt p = 0; p < (D == 3 ? 3 : 1); p++) {
     const PetscInt  a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
@@ -40,8 +56,8 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
       const ptrdiff_t c = row + i;
       const float     M = ELEdgeShear(s->csum[a], c, sb), tau = M * s->t[p][c];
       if (K) s->img_e[p][c] += M * tau * s->keep[(size_t)ELKeepRow(D, EL_KEEP_SHEAR, p) * s->ncells + c];
-      s->op[a][b][c] = StaggeredCpmlAdjoint(tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), &s->psi_s[a][b][c]);
-      s->op[b][a][c] = StaggeredCpmlAdjoint(tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), &s->psi_s[b][a][c]);
+      s->op[a][b][c] = StaggeredCpmlAdjoint(tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), &me[a][b][i]);
+      s->op[b][a][c] = StaggeredCpmlAdjoint(tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), &me[b][a][i]);
     }
   }
 }

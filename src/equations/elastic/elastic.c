@@ -142,8 +142,9 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   double   cells = (double)GridPaddedCells(g, padded), profiles = 0;
 
   for (PetscInt a = 0; a < g->dim; a++) profiles += 4.0 * padded[a] * sizeof(float);
-  *all    = ELStateFloats(g->dim) * cells * sizeof(float) + profiles;
-  *layers = 2.0 * g->dim * g->dim * cells * sizeof(float);
+  *layers = 2.0 * g->dim * cells * sizeof(float); /* along axis 0: ELMemoryCells */
+  for (PetscInt b = 1; b < g->dim; b++) *layers += 2.0 * g->dim * StaggeredSlabCells(g, b) * sizeof(float);
+  *all = (ELStateFloats(g->dim) - 2.0 * g->dim) * cells * sizeof(float) + profiles + *layers;
 }
 
 /* Every step: full storage, the strain rates and stress divergences
@@ -216,7 +217,7 @@ const Equation EquationElastic = {
   .stable_step          = StaggeredStableStep,
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
-  .cell_floats          = 18, /* 2D: ELStateFloats(2) */
+  .cell_floats          = 14, /* 2D: ELStateFloats(2) */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .keeps                = {[GRADIENT_FULL] = "every step's strain rates and stress divergences", [GRADIENT_BOUNDARY] = "every field's band beside the layers"},

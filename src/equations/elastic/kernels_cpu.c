@@ -34,12 +34,15 @@ static inline ELRadii FullRadii(PetscInt R) { return (ELRadii){{R, R, R}, {R, R,
 /* The derivative along b of field f for the cells from padded c (the
    row's padded coordinates q, first cell at q[0] + i0): at the node above
    along b (up) or at the centre, with the matching CPML profile and the
-   memory psi. */
+   memory psi (a row of psi_none where it holds none of the row's:
+   StaggeredNoMemory). */
 static Derivative DerivativeOf(const ELState *s, PetscInt b, const float *f, PetscInt up, float *psi, ptrdiff_t c, const PetscInt q[3], PetscInt i0)
 {
-  const PetscInt w = q[b] + (b ? 0 : i0);
+  const PetscInt w     = q[b] + (b ? 0 : i0);
+  const PetscInt at[3] = {q[0] + i0, q[1], q[2]};
+  float *const   m     = ELMemoryAt(s, psi, b, at, c);
 
-  return (Derivative){f + c, (up ? s->ha[b] : s->pa[b]) + w, (up ? s->hb[b] : s->pb[b]) + w, psi + c, s->stride[b], up};
+  return (Derivative){f + c, (up ? s->ha[b] : s->pa[b]) + w, (up ? s->hb[b] : s->pb[b]) + w, m ? m : StaggeredNoMemory(s->psi_none, s->padded[0], b) + i0, s->stride[b], up};
 }
 
 /* Derivative d at cell i of its piece, with its CPML memory where layer. */

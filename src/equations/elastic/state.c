@@ -10,6 +10,7 @@
 #include "data/util.h"
 #include "equations/store.h"
 #include "equations/subnormals.h"
+#include "equations/staggered_cpu.h"
 #include <math.h>
 
 /* Every array of the padded box the state holds, what the memory check
@@ -23,14 +24,18 @@
     for (PetscInt a_ = 0; a_ < (s)->dim; a_++) { \
       X((s)->v[a_]); \
       X((s)->s[a_]); \
-      for (PetscInt b_ = 0; b_ < (s)->dim; b_++) { \
-        X((s)->psi_v[a_][b_]); \
-        X((s)->psi_s[a_][b_]); \
-      } \
     } \
     for (PetscInt p_ = 0; p_ < ELPairs((s)->dim); p_++) X((s)->t[p_]); \
     for (PetscInt a_ = 0; a_ + 1 < (s)->dim; a_++) X((s)->csum[a_]); \
   } while (0)
+
+/* The CPML memories, each over ELMemoryCells. */
+#define EL_MEMORIES(s, X) \
+  for (PetscInt a_ = 0; a_ < (s)->dim; a_++) \
+    for (PetscInt b_ = 0; b_ < (s)->dim; b_++) { \
+      X((s)->psi_v[a_][b_], ELMemoryCells(s, b_)); \
+      X((s)->psi_s[a_][b_], ELMemoryCells(s, b_)); \
+    }
 
 /* The free surface's narrowed stencils' weights (state.h: ELWeights), and
    the surface rank's 2 R cells along the axis that they and their
@@ -67,11 +72,19 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   for (PetscInt a = 0; a < 3; a++) s->last[a] = a < g->dim && g->start[a] + g->size[a] == g->N[a];
   StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
   PetscCall(NarrowedWeights(g, s));
-#define EL_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), s->ncells * sizeof(float)), "the wavefields", ELStateFloats(g->dim) * s->ncells * sizeof(float))
-  EL_ARRAYS(s, EL_ALLOC);
+  PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain, s->slab));
+  {
+    double all, layers;
+    EquationElastic.state_bytes(g, &all, &layers);
+#define EL_ALLOC_N(x, n) MemoryCall(s->backend->mem_alloc((void **)&(x), (n) * sizeof(float)), "the wavefields", all)
+#define EL_ALLOC(x)      EL_ALLOC_N(x, s->ncells)
+    EL_ARRAYS(s, EL_ALLOC);
+    EL_MEMORIES(s, EL_ALLOC_N);
 #undef EL_ALLOC
+#undef EL_ALLOC_N
+  }
+  PetscCall(PetscCalloc1(StaggeredNoMemoryFloats(s->padded[0]), &s->psi_none));
   PetscCall(s->ops->lanes_create(s, &settings->gpu_tile));
-  PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain));
   *out = (EquationState *)s;
   PetscFunctionReturn(0);
 }
@@ -82,9 +95,13 @@ static PetscErrorCode Destroy(EquationState **state)
 
   PetscFunctionBeginUser;
   if (!s) PetscFunctionReturn(0);
-#define EL_FREE(x) PetscCall(s->backend->mem_free((void **)&(x)))
+#define EL_FREE(x)      PetscCall(s->backend->mem_free((void **)&(x)))
+#define EL_FREE_N(x, n) EL_FREE(x)
   EL_ARRAYS(s, EL_FREE);
+  EL_MEMORIES(s, EL_FREE_N);
 #undef EL_FREE
+#undef EL_FREE_N
+  PetscCall(PetscFree(s->psi_none));
   PetscCall(StaggeredProfilesDestroy(s->dim, s->backend, s->pa, s->pb, s->ha, s->hb));
   for (PetscInt k = 0; k < 4; k++) PetscCall(PetscFree(s->host_model[k]));
   PetscCall(ELAdjointFree(s));
@@ -161,17 +178,17 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(ELAdjointRunBegin(s, store));
   if (adjoint && s->rec) ELReconstructionStart(s);
-#define EL_ZERO(x) PetscCall(s->backend->mem_zero(s->lanes, (x), s->ncells * sizeof(float)))
+#define EL_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
+#define EL_ZERO(x)      EL_ZERO_N(x, s->ncells)
   for (PetscInt a = 0; a < s->dim; a++) {
     EL_ZERO(s->v[a]);
     EL_ZERO(s->s[a]);
-    for (PetscInt b = 0; b < s->dim; b++) {
-      EL_ZERO(s->psi_v[a][b]);
-      EL_ZERO(s->psi_s[a][b]);
-    }
   }
   for (PetscInt p = 0; p < ELPairs(s->dim); p++) EL_ZERO(s->t[p]);
+  EL_MEMORIES(s, EL_ZERO_N);
 #undef EL_ZERO
+#undef EL_ZERO_N
+  PetscCall(PetscArrayzero(s->psi_none, StaggeredNoMemoryFloats(s->padded[0])));
   PetscFunctionReturn(0);
 }
 

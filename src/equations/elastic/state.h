@@ -10,7 +10,8 @@
      compliance 1 / (mu dt) (infinite in a fluid) and its sums across
      faces, from which each edge takes the harmonic mean of its four cells'
      mu (0 where one is a fluid: the fluid-solid contact carries no shear);
-   - the CPML memory of every derivative over the padded box. */
+   - the CPML memory of every derivative in the layers of its axis
+     (ELMemoryCells). */
 #pragma once
 #include "equations/equation.h"
 #include "equations/staggered.h"
@@ -65,7 +66,9 @@ typedef struct ELState {
   float                  *bdt, *ldt, *mdt, *cdt;       /* dt / rho, lambda dt, mu dt, 1 / (mu dt) at the centres */
   float                  *csum[2];                     /* csum[a][c] = cdt[c] + cdt[c + stride a], a = 0, 1 */
   float                  *psi_v[3][3];                 /* CPML memory of the velocity stage's derivatives: v_a's stress along b */
-  float                  *psi_s[3][3];                 /* and the stress stage's: of v_a along b */
+  float                  *psi_s[3][3];                 /* and the stress stage's: of v_a along b; along b = 0 over the padded box, along the others over slab[b] (ELMemory) */
+  StaggeredSlab           slab[3];
+  float                  *psi_none;                    /* the CPU's rows of memory for derivatives outside their layers (StaggeredNoMemory) */
   float                  *pa[3], *pb[3];               /* CPML weights at the centres, over the padded index of axis a (backend memory) */
   float                  *ha[3], *hb[3];               /* and half a cell above them */
   PetscInt                plain[2][2];                 /* the padded range along axis 0 outside the layers: centres, nodes */
@@ -216,9 +219,26 @@ FWI_HD static inline PetscInt ELPairs(PetscInt dim) { return dim == 3 ? 3 : 1; }
 
 /* The floats per padded cell of the state: v and s per axis, the shear
    stresses, the model (dt / rho, lambda dt, mu dt, 1 / (mu dt)) and its
-   face sums, and two CPML memories per pair of axes (18 in 2D, 33 in
-   3D). */
-static inline PetscInt ELStateFloats(PetscInt dim) { return 2 * dim + ELPairs(dim) + 4 + (dim - 1) + 2 * dim * dim; }
+   face sums, and the CPML memories of the derivatives along axis 0, two
+   per axis (14 in 2D, 21 in 3D); those along the other axes lie in their
+   slabs (ELMemoryCells). */
+static inline PetscInt ELStateFloats(PetscInt dim) { return 2 * dim + ELPairs(dim) + 4 + (dim - 1) + 2 * dim; }
+
+/* The cells of the CPML memory of a derivative along axis b: along axis 0
+   the padded box, as the CPU's layer pieces run across the layers' edges
+   along it (a row's plain cells go in a piece of their own only where
+   there are EL_PLAIN_MIN_CELLS of them, and the surfaces' pieces lie
+   anywhere), along the others b's slab, as a row lies in b's layers or
+   not. */
+static inline size_t ELMemoryCells(const ELState *s, PetscInt b) { return b ? s->slab[b].ncells : s->ncells; }
+
+/* Where the memory psi of a derivative along b holds the cell at padded q
+   (index c in the padded box); NULL where it holds none, which lies
+   outside b's layers, where the derivative's weights are 0. */
+FWI_HD static inline float *ELMemoryAt(const ELState *s, float *psi, PetscInt b, const PetscInt q[3], ptrdiff_t c)
+{
+  return !b ? psi + c : StaggeredSlabHolds(&s->slab[b], q[b]) ? psi + StaggeredSlabIndex(&s->slab[b], q) : NULL;
+}
 
 /* Whether the surface cell of the row at padded index row (n cells along
    stride st, the surface at side) is a fluid's (mu = 0). */

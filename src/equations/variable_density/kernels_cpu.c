@@ -108,12 +108,20 @@ static void PlainCut(const VDState *s, PetscInt nodes, unsigned axes, const Pets
 }
 
 /* The CPML weights and memory of cells [i0, ...) of a row along axis a
-   (q: the row's padded coordinates) at the centres or the half nodes. */
-static RowLayer LayerOf(const VDState *s, PetscInt nodes, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0)
+   (q: the row's padded coordinates) at the centres or the half nodes: the
+   memory in a's slab where the cells lie in a's layers (along axis 0 a
+   piece lies on one side of the plain range, and the slab holds both
+   sides' cells of either profile), else a row of psi_none
+   (StaggeredNoMemory). */
+static RowLayer LayerOf(const VDState *s, PetscInt nodes, PetscInt a, const PetscInt q[3], PetscInt i0)
 {
-  const PetscInt w = q[a] + (a ? 0 : i0);
+  const PetscInt w     = q[a] + (a ? 0 : i0);
+  const PetscInt at[3] = {q[0] + i0, q[1], q[2]};
+  const int      in    = StaggeredSlabHolds(&s->slab[a], w) && (a || w < s->plain[nodes][0] || w >= s->plain[nodes][1]);
+  float *const   psi   = nodes ? s->psi_p[a] : s->psi_v[a];
 
-  return (RowLayer){nodes ? &s->ha[a][w] : &s->pa[a][w], nodes ? &s->hb[a][w] : &s->pb[a][w], (nodes ? s->psi_p[a] : s->psi_v[a]) + row + i0};
+  return (RowLayer){nodes ? &s->ha[a][w] : &s->pa[a][w], nodes ? &s->hb[a][w] : &s->pb[a][w],
+                    in ? psi + StaggeredSlabIndex(&s->slab[a], at) : StaggeredNoMemory(s->psi_none, s->padded[0], a) + i0};
 }
 
 /* The velocity along axis a of cells [i0, i0 + m) of a row: forward from
@@ -123,7 +131,7 @@ static RowLayer LayerOf(const VDState *s, PetscInt nodes, PetscInt a, ptrdiff_t 
 static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool adjoint, PetscBool layer)
 {
   const ptrdiff_t c    = row + i0, st = s->stride[a];
-  const RowLayer  l    = LayerOf(s, 1, a, row, q, i0);
+  const RowLayer  l    = LayerOf(s, 1, a, q, i0);
   const float    *f    = (adjoint ? s->d[a] : s->p) + c;
   float          *keep = adjoint || !s->keep ? NULL : s->keep + (1 + a) * s->ncells + c;
 
@@ -153,7 +161,7 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
   if (!m) return;
   for (PetscInt a = 0; a < s->dim; a++) {
     f[a] = (adjoint ? s->d[a] : s->v[a]) + c;
-    l[a] = LayerOf(s, 0, a, row, q, i0);
+    l[a] = LayerOf(s, 0, a, q, i0);
   }
   VD_DIM_ADJOINT(s->dim, adjoint, {
     if (A_ || !layer) STAGGERED_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL}, A_, NULL))
@@ -176,12 +184,18 @@ static void VelocityRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt
   }
 }
 
+/* The pressure's pieces lie each on one side of axis 0's plain range
+   (LayerOf), the middle one in a layer where the row lies in another
+   axis's. */
 static void PressureRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n, PetscBool adjoint)
 {
-  PetscInt cut[2] = {0, n};
+  PetscInt cut[2] = {0, n}, across[2] = {0, n};
 
-  if (!adjoint) PlainCut(s, 0, (1u << s->dim) - 1, q, n, cut);
-  PressurePiece(s, row, q, cut[0], cut[1] - cut[0], adjoint, PETSC_FALSE);
+  if (!adjoint) {
+    PlainCut(s, 0, 1u, q, n, cut);
+    PlainCut(s, 0, ((1u << s->dim) - 1) & ~1u, q, n, across);
+  }
+  PressurePiece(s, row, q, cut[0], cut[1] - cut[0], adjoint, across[0] == across[1] ? PETSC_TRUE : PETSC_FALSE);
   PressurePiece(s, row, q, 0, cut[0], adjoint, PETSC_TRUE);
   PressurePiece(s, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
 }
@@ -261,8 +275,8 @@ PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage)
       if (stage && s->keep) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
       PlainCut(s, stage, 1u << a, q, n, cut);
       PetscArraycpy(d + cut[0], x + cut[0], cut[1] - cut[0]);
-      OperandLayer(cut[0], x, LayerOf(s, stage, a, row, q, 0), a ? 0 : 1, d);
-      OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, row, q, cut[1]), a ? 0 : 1, d + cut[1]);
+      OperandLayer(cut[0], x, LayerOf(s, stage, a, q, 0), a ? 0 : 1, d);
+      OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, q, cut[1]), a ? 0 : 1, d + cut[1]);
     }
   });
   return 0;

@@ -10,18 +10,21 @@
 #include "data/util.h"
 #include "equations/subnormals.h"
 #include "equations/store.h"
+#include "equations/staggered_cpu.h"
 
 #define VD_ARRAYS(s, X) \
   do { \
     X((s)->p); \
     X((s)->kdt); \
     X((s)->bdt); \
-    for (PetscInt a_ = 0; a_ < (s)->dim; a_++) { \
-      X((s)->v[a_]); \
-      X((s)->psi_p[a_]); \
-      X((s)->psi_v[a_]); \
-    } \
+    for (PetscInt a_ = 0; a_ < (s)->dim; a_++) X((s)->v[a_]); \
   } while (0)
+/* The CPML memories, each over its axis's slab. */
+#define VD_MEMORIES(s, X) \
+  for (PetscInt a_ = 0; a_ < (s)->dim; a_++) { \
+    X((s)->psi_p[a_], (s)->slab[a_].ncells); \
+    X((s)->psi_v[a_], (s)->slab[a_].ncells); \
+  }
 
 static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const EquationStateSettings *settings, EquationState **out)
 {
@@ -37,11 +40,19 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   s->radius  = g->radius;
   s->dt      = settings->dt;
   StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
-#define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), s->ncells * sizeof(float)), "the wavefields", (3.0 + 3.0 * g->dim) * s->ncells * sizeof(float))
-  VD_ARRAYS(s, VD_ALLOC);
+  PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain, s->slab));
+  {
+    double all, layers;
+    EquationVariableDensity.state_bytes(g, &all, &layers);
+#define VD_ALLOC_N(x, n) MemoryCall(s->backend->mem_alloc((void **)&(x), (n) * sizeof(float)), "the wavefields", all)
+#define VD_ALLOC(x)      VD_ALLOC_N(x, s->ncells)
+    VD_ARRAYS(s, VD_ALLOC);
+    VD_MEMORIES(s, VD_ALLOC_N);
 #undef VD_ALLOC
+#undef VD_ALLOC_N
+  }
+  PetscCall(PetscCalloc1(StaggeredNoMemoryFloats(s->padded[0]), &s->psi_none));
   PetscCall(s->ops->lanes_create(s, &settings->gpu_tile));
-  PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain));
   *out = (EquationState *)s;
   PetscFunctionReturn(0);
 }
@@ -52,9 +63,13 @@ static PetscErrorCode Destroy(EquationState **state)
 
   PetscFunctionBeginUser;
   if (!s) PetscFunctionReturn(0);
-#define VD_FREE(x) PetscCall(s->backend->mem_free((void **)&(x)))
+#define VD_FREE(x)      PetscCall(s->backend->mem_free((void **)&(x)))
+#define VD_FREE_N(x, n) VD_FREE(x)
   VD_ARRAYS(s, VD_FREE);
+  VD_MEMORIES(s, VD_FREE_N);
 #undef VD_FREE
+#undef VD_FREE_N
+  PetscCall(PetscFree(s->psi_none));
   PetscCall(StaggeredProfilesDestroy(s->dim, s->backend, s->pa, s->pb, s->ha, s->hb));
   PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
   PetscCall(VDAdjointFree(s));
@@ -139,14 +154,14 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointRunBegin(s, store));
   if (adjoint && s->method == GRADIENT_BOUNDARY) VDReconstructionStart(s);
-#define VD_ZERO(x) PetscCall(s->backend->mem_zero(s->lanes, (x), s->ncells * sizeof(float)))
+#define VD_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
+#define VD_ZERO(x)      VD_ZERO_N(x, s->ncells)
   VD_ZERO(s->p);
-  for (PetscInt a = 0; a < s->dim; a++) {
-    VD_ZERO(s->v[a]);
-    VD_ZERO(s->psi_p[a]);
-    VD_ZERO(s->psi_v[a]);
-  }
+  for (PetscInt a = 0; a < s->dim; a++) VD_ZERO(s->v[a]);
+  VD_MEMORIES(s, VD_ZERO_N);
 #undef VD_ZERO
+#undef VD_ZERO_N
+  PetscCall(PetscArrayzero(s->psi_none, StaggeredNoMemoryFloats(s->padded[0])));
   PetscFunctionReturn(0);
 }
 

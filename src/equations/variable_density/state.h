@@ -3,7 +3,7 @@
    component half a cell further along its axis (stored at the index of the
    cell below it), over the grid's padded box; the model as K dt at the
    centres and dt / rho at the centres (averaged onto the faces by the
-   kernels); the CPML memory of every derivative over the padded box. */
+   kernels); the CPML memory of each derivative in the layers of its axis. */
 #pragma once
 #include "equations/equation.h"
 #include "equations/staggered.h"
@@ -40,7 +40,9 @@ typedef struct VDState {
   float             w[3][FWI_MAX_RADIUS + 1]; /* staggered first-derivative weights / d, per axis, w[a][1..radius] */
   float            *p, *v[3];
   float            *kdt, *bdt;               /* K dt = rho v^2 dt, and dt / rho, at the centres */
-  float            *psi_p[3], *psi_v[3];     /* CPML memory of dp/dx_a (at the v_a nodes) and dv_a/dx_a (at the centres) */
+  float            *psi_p[3], *psi_v[3];     /* CPML memory of dp/dx_a (at the v_a nodes) and dv_a/dx_a (at the centres), over slab[a] */
+  StaggeredSlab     slab[3];
+  float            *psi_none;                /* the CPU's rows of memory for derivatives outside their layers (StaggeredNoMemory) */
   float            *pa[3], *pb[3];           /* CPML weights at the centres, over the padded index of axis a (backend memory) */
   float            *ha[3], *hb[3];           /* and half a cell above them (the v_a nodes) */
   PetscInt          plain[2][2];             /* the padded range along axis 0 outside its layers: centres, nodes */

@@ -65,16 +65,19 @@ static void CellModel(PetscInt n, const float *const value[], PetscReal dt, floa
    order is no less accurate than the centred one of that order. */
 static PetscReal CellsPerWavelength(PetscInt order) { return EquationAcoustic.cells_per_wavelength(order); }
 
-/* p, v per axis, K dt, dt / rho and the CPML memory of each derivative,
-   every one over the padded box. */
+/* p, v per axis, K dt, dt / rho over the padded box, and the CPML
+   memory of each derivative over its axis's slab. */
 static void StateBytes(const Grid *g, double *all, double *layers)
 {
   PetscInt padded[3];
   double   cells = (double)GridPaddedCells(g, padded), profiles = 0;
 
-  for (PetscInt a = 0; a < g->dim; a++) profiles += 4.0 * padded[a] * sizeof(float);
-  *all    = (3.0 + 3.0 * g->dim) * cells * sizeof(float) + profiles;
-  *layers = 2.0 * g->dim * cells * sizeof(float);
+  *layers = 0;
+  for (PetscInt a = 0; a < g->dim; a++) {
+    profiles += 4.0 * padded[a] * sizeof(float);
+    *layers += 2.0 * StaggeredSlabCells(g, a) * sizeof(float);
+  }
+  *all = (3.0 + g->dim) * cells * sizeof(float) + profiles + *layers;
 }
 
 /* Every step: full storage, the divergence and each axis's pressure
@@ -140,7 +143,7 @@ const Equation EquationVariableDensity = {
   .stable_step          = StaggeredStableStep,
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
-  .cell_floats          = 9, /* 2D: p, vz, vx, K dt, dt / rho, four CPML memories */
+  .cell_floats          = 5, /* 2D: p, vz, vx, K dt, dt / rho (the CPML memories lie in the layers) */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .keeps                = {[GRADIENT_FULL] = "every step's divergence and pressure gradient", [GRADIENT_BOUNDARY] = "the band of p and v beside the layers, every step"},

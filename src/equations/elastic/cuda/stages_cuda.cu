@@ -43,9 +43,11 @@ template <int R, int UP>
 __device__ static inline float Derive(const ELState &s, int b, const float *w, const float *f, float *psi, ptrdiff_t c, const PetscInt q[3], bool layer)
 {
   const float t = StaggeredStencilCUDA<R, UP>(f + c, s.stride[b], w);
+  float      *m = layer ? ELMemoryAt(&s, psi, b, q, c) : NULL;
 
   if (!layer) return t;
-  return StaggeredCpmlCUDA(t, (UP ? s.ha[b] : s.pa[b])[q[b]], (UP ? s.hb[b] : s.pb[b])[q[b]], psi + c);
+  if (!m) return t + 0.0f; /* outside b's layers: the CPU's memory there is +0 (StaggeredNoMemory) */
+  return StaggeredCpmlCUDA(t, (UP ? s.ha[b] : s.pa[b])[q[b]], (UP ? s.hb[b] : s.pb[b])[q[b]], m);
 }
 
 /* v_a from the stresses (kernels_cpu.c's VelocityPieceR): forward, with

@@ -1,8 +1,8 @@
 /* The variable-density stages on the GPU, a thread per cell: the same
    terms, summed in the same order, as the CPU's (kernels_cpu.c), so that
-   the two agree bit for bit; a cell takes a derivative's CPML memory where
-   the CPU's row pieces give it one (outside the plain range along axis 0,
-   or in a row whose profile along another axis is not 0). */
+   the two agree bit for bit; a cell takes a derivative's CPML memory (in
+   its axis's slab) where the cell lies in that axis's layer (outside the
+   plain range along axis 0, where the profile is not 0 along another). */
 #include "equations/variable_density/cuda/vd_cuda.h"
 
 /* Whether padded coordinate q along axis a lies in a layer of the profile
@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) VelocityKernel(const VDStat
     const ptrdiff_t st = s.stride[a];
     float           g  = StaggeredStencilCUDA<R, 1>((ADJOINT ? s.d[a] : s.p) + c, st, s.w[a]);
     if (!ADJOINT) {
-      if (InLayer(s, 1, a, q[a], s.hb[a])) g = StaggeredCpmlCUDA(g, s.ha[a][q[a]], s.hb[a][q[a]], s.psi_p[a] + c);
+      if (InLayer(s, 1, a, q[a], s.hb[a])) g = StaggeredCpmlCUDA(g, s.ha[a][q[a]], s.hb[a][q[a]], s.psi_p[a] + StaggeredSlabIndex(&s.slab[a], q));
       if (s.keep) s.keep[(1 + a) * s.ncells + c] = g;
     }
     const float B = VDFaceBuoyancy(s.bdt, c, st);
@@ -39,7 +39,8 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) PressureKernel(const VDStat
   float h = 0;
   for (int a = 0; a < s.dim; a++) {
     float t = StaggeredStencilCUDA<R, 0>((ADJOINT ? s.d[a] : s.v[a]) + c, s.stride[a], s.w[a]);
-    if (layer) t = StaggeredCpmlCUDA(t, s.pa[a][q[a]], s.pb[a][q[a]], s.psi_v[a] + c);
+    if (layer && InLayer(s, 0, a, q[a], s.pb[a])) t = StaggeredCpmlCUDA(t, s.pa[a][q[a]], s.pb[a][q[a]], s.psi_v[a] + StaggeredSlabIndex(&s.slab[a], q));
+    else if (layer) t = t + 0.0f; /* the CPU's memory of a derivative outside its layers: +0 (kernels_cpu.c, LayerOf) */
     h = a ? h + t : t;
   }
   if (!ADJOINT && s.keep) s.keep[c] = h;
@@ -58,7 +59,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) OperandsKernel(const VDStat
     const float *pa = stage ? s.ha[a] : s.pa[a], *pb = stage ? s.hb[a] : s.pb[a];
     if (stage && s.keep) s.image_b[a][c] += x * s.keep[(1 + a) * s.ncells + c];
     if (!InLayer(s, stage, a, q[a], pb)) s.d[a][c] = x;
-    else s.d[a][c] = StaggeredCpmlAdjoint(x, pa[q[a]], pb[q[a]], (stage ? s.psi_p[a] : s.psi_v[a]) + c);
+    else s.d[a][c] = StaggeredCpmlAdjoint(x, pa[q[a]], pb[q[a]], (stage ? s.psi_p[a] : s.psi_v[a]) + StaggeredSlabIndex(&s.slab[a], q));
   }
 }
 
