@@ -66,7 +66,7 @@ typedef struct ELState {
   float                  *bdt, *ldt, *mdt, *cdt;       /* dt / rho, lambda dt, mu dt, 1 / (mu dt) at the centres */
   float                  *csum[2];                     /* csum[a][c] = cdt[c] + cdt[c + stride a], a = 0, 1 */
   float                  *psi_v[3][3];                 /* CPML memory of the velocity stage's derivatives: v_a's stress along b */
-  float                  *psi_s[3][3];                 /* and the stress stage's: of v_a along b; along b = 0 over the padded box, along the others over slab[b] (ELMemory) */
+  float                  *psi_s[3][3];                 /* and the stress stage's: of v_a along b; along b = 0 over the padded box, along the others over slab[b] (ELMemoryCells) */
   StaggeredSlab           slab[3];
   float                  *psi_none;                    /* the CPU's rows of memory for derivatives outside their layers (StaggeredNoMemory) */
   float                  *pa[3], *pb[3];               /* CPML weights at the centres, over the padded index of axis a (backend memory) */
