@@ -7,7 +7,8 @@
   that of a tiny run (MPI, PETSc and the program itself), lies within 1.0 to
   1.2 times the figure printed as "memory per rank ... host X" (measured
   1.06 to 1.13); that of a
-  gradient run with each method (-gradient_method full, boundary), for
+  gradient run with each method (-gradient_method full, boundary,
+  checkpoint with 20 snapshots: measured 0.99), for
   either physics (acoustic, variable_density), of the elastic equation's
   boundary method (measured 0.99), of a variable-density gradient of p and
   vz data whose traces and observed data dominate (measured 1.08: the
@@ -103,9 +104,10 @@ def main():
         grad = ["-nx", 600, "-nz", 600, "-nt", 1000, "-nshots", 1] + small
         c.run(1, ["-mode", "forward"] + grad, obs)
         for physics in ([], ["-physics", "variable_density", "-rho", 2000]):
-            for method in ("full", "boundary"):
+            for method in ("full", "boundary", "checkpoint"):
                 name = f"gradient 600 x 600, 1000 samples, {method}{', variable density' if physics else ''}"
-                out = check_estimate(name, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method] + grad + physics,
+                snapshots = ["-checkpoints", 20] if method == "checkpoint" else []
+                out = check_estimate(name, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method] + snapshots + grad + physics,
                                      scr.sub(f"grad_{method}{len(physics)}"), base, PLANNER_WITHIN)
                 c.check(f"gradient method: {method}" in out, f"the run does not say it uses -gradient_method {method}:\n{out}")
         name = "gradient 600 x 600, 1000 samples, boundary, elastic"

@@ -3,7 +3,7 @@
   #include <nvtx3/nvToolsExt.h>
 #endif
 
-PetscLogEvent FWI_STEP, FWI_ADJOINT_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_RECONSTRUCT, FWI_IO;
+PetscLogEvent FWI_STEP, FWI_ADJOINT_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_RECONSTRUCT, FWI_REPLAY, FWI_CHECKPOINT, FWI_IO;
 
 static const struct {
   PetscLogEvent *event;
@@ -16,6 +16,8 @@ static const struct {
   {&FWI_HALO,     "fwiHaloExch"}, /* Begin and End (waiting) */
   {&FWI_INJREC,   "fwiInjRec"  }, /* source injection, recording */
   {&FWI_RECONSTRUCT, "fwiRecons"}, /* the forward field run backwards (boundary gradient) */
+  {&FWI_REPLAY,   "fwiReplay"  }, /* checkpointing: the forward steps run again from snapshots */
+  {&FWI_CHECKPOINT, "fwiSnapshot"}, /* checkpointing: snapshots of the state taken and restored */
   {&FWI_IO,       "fwiIO"      }, /* models, gathers */
 };
 

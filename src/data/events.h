@@ -3,7 +3,7 @@
 #pragma once
 #include <petsclog.h>
 
-extern PetscLogEvent FWI_STEP, FWI_ADJOINT_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_RECONSTRUCT, FWI_IO;
+extern PetscLogEvent FWI_STEP, FWI_ADJOINT_STEP, FWI_INTERIOR, FWI_SHELL, FWI_HALO, FWI_INJREC, FWI_RECONSTRUCT, FWI_REPLAY, FWI_CHECKPOINT, FWI_IO;
 
 PetscErrorCode EventsRegister(void);
 /* Whether the user asked for performance figures (-log_view): the run's

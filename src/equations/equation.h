@@ -18,6 +18,7 @@ typedef struct EquationState EquationState;
 typedef struct _p_WavefieldStore *WavefieldStore;
 
 #define EQUATION_MAX_FIELDS     16
+#define EQUATION_MAX_STATE_ARRAYS 32
 #define EQUATION_MAX_PARAMETERS 4
 
 /* A sparse map between a shot's points (sources, receivers) and the grid,
@@ -239,6 +240,10 @@ typedef struct Equation {
      lower bound made before the grid exists. */
   void (*state_bytes)(const Grid *g, double *all, double *layers);
   PetscInt cell_floats;
+  /* The padded-box arrays of the forward state (EquationScheme.forward_state,
+     beside the layers' memory, state_bytes' `layers`), 2D then 3D: a
+     checkpoint's snapshot. */
+  PetscInt forward_fields[2];
   /* The gradient: store_shape, method_bytes and gradient are set together,
      or all NULL for an equation that models forward only. */
   /* What gradient method m keeps of the forward run of `steps` steps on
@@ -372,6 +377,12 @@ typedef struct EquationScheme {
      axis a, over GridBlockLayerSlab's range; NULL where there is none, or
      where the state holds no such field now. */
   float *(*field_data)(const EquationState *s, PetscInt k, PetscInt a, PetscInt side);
+  /* The arrays that carry a forward run from one step to the next (the
+     fields and the layers' memory, not the model), backend memory: *n of
+     them (at most EQUATION_MAX_STATE_ARRAYS), array i of count[i] floats.
+     Copied out and back in, they restart the run at that step
+     (checkpointing, shot/checkpoint.c). */
+  PetscErrorCode (*forward_state)(const EquationState *s, PetscInt *n, float *data[], size_t count[]);
   /* Whether a pass's boxes are cut at the layer edges (BoxSplitAtLayers). */
   PetscBool (*split_boxes)(const EquationState *s, PetscBool adjoint);
   /* How the store passed to the runs is used, as the equation's
@@ -410,6 +421,15 @@ typedef struct EquationScheme {
      undone, where it left any. */
   PetscErrorCode (*adjoint_report)(const EquationState *s, MPI_Comm comm);
 } EquationScheme;
+
+/* Appends array x of c floats to a forward_state list (none where c is 0). */
+static inline void EquationStateArray(PetscInt *n, float *data[], size_t count[], float *x, size_t c)
+{
+  if (!c) return;
+  data[*n]  = x;
+  count[*n] = c;
+  ++*n;
+}
 
 /* The equations halofwi solves. */
 extern const Equation EquationAcoustic;

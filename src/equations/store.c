@@ -14,6 +14,7 @@ struct _p_WavefieldStore {
   void            *lanes;
   size_t           n;
   PetscInt         nsteps;
+  PetscBool        ring;   /* step k in slot k % nsteps (WavefieldStoreSetRing) */
   PetscBool        staged; /* data in page-locked host memory, through buf[] */
   float           *data;
   float           *buf[2]; /* staged: device buffers, step k in buf[k % 2] */
@@ -105,7 +106,10 @@ PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s)
   PetscFunctionReturn(0);
 }
 
-static float *Slot(WavefieldStore s, PetscInt step) { return s->data + s->n * (size_t)step; }
+/* The slot of a step: the step itself, or in a ring its remainder. */
+static size_t SlotOf(WavefieldStore s, PetscInt step) { return (size_t)(s->ring ? step % s->nsteps : step); }
+
+static float *Slot(WavefieldStore s, PetscInt step) { return s->data + s->n * SlotOf(s, step); }
 
 /* Staged: host slot <-> device buffer on the copy lane, after the main lane's work so far. */
 static PetscErrorCode Copy(WavefieldStore s, PetscInt step, PetscBool to_host)
@@ -124,7 +128,7 @@ static PetscErrorCode Copy(WavefieldStore s, PetscInt step, PetscBool to_host)
 static PetscErrorCode Buffer(WavefieldStore s, PetscInt step, float **buf)
 {
   PetscFunctionBeginUser;
-  PetscCheck(step >= 0 && step < s->nsteps, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "store step %" PetscInt_FMT " outside [0, %" PetscInt_FMT ")", step,
+  PetscCheck(step >= 0 && (s->ring || step < s->nsteps), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "store step %" PetscInt_FMT " outside [0, %" PetscInt_FMT ")", step,
              s->nsteps);
   if (!s->staged) {
     *buf = Slot(s, step);
@@ -132,6 +136,14 @@ static PetscErrorCode Buffer(WavefieldStore s, PetscInt step, float **buf)
   }
   PetscCall(s->b->copy_wait(s->lanes, step % 2));
   *buf = s->buf[step % 2];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode WavefieldStoreSetRing(WavefieldStore s)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!s->staged, PETSC_COMM_SELF, PETSC_ERR_SUP, "a store in page-locked host memory cannot be a ring: use -wavefield_storage auto or device");
+  s->ring = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -165,8 +177,8 @@ PetscErrorCode WavefieldStoreReadEnd(WavefieldStore s, PetscInt step)
 
 unsigned char *WavefieldStoreLive(WavefieldStore s, PetscInt step, uint32_t **start)
 {
-  *start = s->live ? s->start + s->rows * (size_t)step : NULL;
-  return s->live ? s->live + s->map_bytes * (size_t)step : NULL;
+  *start = s->live ? s->start + s->rows * SlotOf(s, step) : NULL;
+  return s->live ? s->live + s->map_bytes * SlotOf(s, step) : NULL;
 }
 
 PetscBool WavefieldStoreLiveShare(WavefieldStore s, double *share)

@@ -30,6 +30,10 @@ double WavefieldStoreBytes(size_t n, PetscInt nsteps);
 PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *lanes, size_t n, PetscInt nsteps, WavefieldStorage where, const WavefieldLive *live,
                                     const char *what, WavefieldStore *s);
 PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s);
+/* Makes the store a ring: step k (any k >= 0) lies in slot k % nsteps, a
+   step overwriting the one nsteps before it (checkpointing keeps the last
+   steps recomputed only).  Not for a store staged in host memory. */
+PetscErrorCode WavefieldStoreSetRing(WavefieldStore s);
 PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float **buf);
 PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step);
 PetscErrorCode WavefieldStoreReadBegin(WavefieldStore s, PetscInt step, float **buf);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const GradientMethods[]   = {"auto", "full", "boundary", "GradientMethod", "GRADIENT_", NULL};
+const char *const GradientMethods[]   = {"auto", "full", "boundary", "checkpoint", "GradientMethod", "GRADIENT_", NULL};
 const char *const WavefieldStorages[] = {"auto", "device", "host", "WavefieldStorage", "STORAGE_", NULL};
 
 /* Default CPML width in cells; see docs/options.md. */
@@ -362,8 +362,12 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                             "MB per rank for what the gradient keeps of the forward wavefield; auto = what the host memory limit leaves after the rest of the run", 0,
                             PETSC_TRUE, "a positive number of MB", &o->wavefield_memory));
   PetscCall(PetscOptionsEnum("-gradient_method",
-                             "How the adjoint gets the forward wavefield: full (every step kept), boundary (the layer band kept, the field run backwards) or auto (the fastest that fits)",
+                             "How the adjoint gets the forward wavefield: full (every step kept), boundary (the layer band kept, the field run backwards), checkpoint (snapshots "
+                             "of the state, the steps run again as binomial checkpointing says) or auto (full or boundary, the fastest that fits)",
                              NULL, GradientMethods, (PetscEnum)o->gradient_method, (PetscEnum *)&o->gradient_method, NULL));
+  PetscCall(OptionsIntAuto(PetscOptionsObject, "-checkpoints",
+                           "-gradient_method checkpoint: snapshots of the forward state (fields and layer memory) per rank, at most -nt's internal steps less one; auto = as many as fit",
+                           0, PETSC_MAX_INT, &o->checkpoints));
   PetscCall(PetscOptionsBool("-adjoint_skip_quiet",
                              "Full storage on the CPU: the adjoint leaves as they are the 16-cell row parts whose stencil reads only zeros (the same gradient; false to check that)",
                              NULL, o->adjoint_skip_quiet, &o->adjoint_skip_quiet, NULL));
@@ -434,6 +438,7 @@ static PetscErrorCode SetDefaults(Options *o)
   o->d[0] = o->d[1] = o->d[2] = 10.0;
   o->nshots                   = 1;
   o->nrec                     = PETSC_DECIDE;
+  o->checkpoints              = PETSC_DECIDE;
   o->source_depth = o->receiver_depth = -1;
   o->nt                               = 1000;
   o->dt                               = 0.001;

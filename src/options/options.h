@@ -29,9 +29,12 @@ typedef struct {
    multiplies at every step and every cell; boundary keeps only the layer
    band the core's stencil reads (FieldsBandBoxes) and the last two time
    levels, and runs the forward field backwards beside the adjoint, the
-   layers taking no gradient.  auto: the planner's choice
-   (GradientPlanChoose). */
-typedef enum { GRADIENT_AUTO, GRADIENT_FULL, GRADIENT_BOUNDARY } GradientMethod;
+   layers taking no gradient.  checkpoint keeps what full keeps for two
+   steps only, and snapshots of the forward state, from which it runs the
+   forward steps again as the adjoint needs them (binomial checkpointing,
+   shot/revolve.h).  auto: the planner's choice (GradientPlanChoose), full
+   or boundary. */
+typedef enum { GRADIENT_AUTO, GRADIENT_FULL, GRADIENT_BOUNDARY, GRADIENT_CHECKPOINT } GradientMethod;
 extern const char *const GradientMethods[];
 
 /* -wavefield_storage: where the stored steps are kept (equations/store.h).
@@ -141,6 +144,7 @@ typedef struct {
   char      invert_for[64];      /* -mode invert: the parameters inverted, comma-separated names (Equation.parameter) */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
+  PetscInt  checkpoints;         /* -gradient_method checkpoint: snapshots of the forward state; PETSC_DECIDE: as many as fit */
   PetscBool adjoint_skip_quiet;  /* PropagatorSettings.skip_quiet */
   MisfitKind misfit;
   SourceEstimation source_estimation;

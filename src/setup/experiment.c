@@ -241,7 +241,11 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
     PetscCall(PropagatorCreate(&e->g, e->backend.eq, &k, (const float *const *)e->ext, vfast, &e->t, &settings, &e->p));
   }
   TimingLeave(setup);
-  if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
+  if (gradient && e->plan.method == GRADIENT_CHECKPOINT) {
+    setup = TimingEnter(TIME_ALLOCATION); /* the replay's state and the snapshots */
+    PetscCall(PropagatorSetCheckpoints(&e->p, &e->t, (const float *const *)e->ext, e->plan.snapshots));
+    TimingLeave(setup);
+  } else if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
   PetscCall(GroupShots(e));
   PetscCall(PetscMalloc2(e->t.nt, &e->w_raw, e->t.nsteps, &e->wint));
   PetscCall(SourceWavelet(world, o, &e->t, e->w_raw));

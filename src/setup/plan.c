@@ -2,6 +2,7 @@
 #include "setup/memory.h"
 #include "equations/store.h"
 #include "data/util.h"
+#include "shot/revolve.h"
 
 /* The expected cost of a gradient in forward runs: 1 for the forward run,
    then the equation's costs (Equation.gradient_cost), and what the
@@ -21,7 +22,26 @@
    memory. */
 static const double HostLinkCost[2] = {11.1, 5.8};
 
-#define NMETHODS 2 /* GRADIENT_FULL, GRADIENT_BOUNDARY: method k + 1 */
+#define NMETHODS 3 /* GRADIENT_FULL, GRADIENT_BOUNDARY, GRADIENT_CHECKPOINT: method k + 1 */
+
+/* Whether method k + 1 is offered: the equation's own methods, and
+   checkpointing around full storage where its state can be restored on a
+   host backend (shot/checkpoint.c). */
+static PetscBool Offered(const Backend *backend, PetscInt k)
+{
+  const Equation *eq = backend->eq;
+
+  if (k + 1 != GRADIENT_CHECKPOINT) return eq->keeps[k + 1] ? PETSC_TRUE : PETSC_FALSE;
+  return eq->keeps[GRADIENT_FULL] && eq->scheme->forward_state && backend->memory->host_memory ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* What each method keeps, in words (checkpointing: with its snapshots). */
+static const char *Keeps(const Backend *backend, PetscInt k, PetscInt snapshots, char *text, size_t len)
+{
+  if (k + 1 != GRADIENT_CHECKPOINT) return backend->eq->keeps[k + 1];
+  PetscSNPrintf(text, len, "%" PetscInt_FMT " snapshots of the state, 2 steps' terms", snapshots);
+  return text;
+}
 
 /* How often one store serves: every shot of the busiest group, in every
    evaluation (an inversion's: at least one per iteration, -tao_max_it or
@@ -44,6 +64,7 @@ typedef struct {
    memory's negative (so its max is the least). */
 typedef struct {
   Need   need[NMETHODS];
+  double snapshot; /* checkpointing: a snapshot of the forward state */
   double rest[2], free_device;
   double first_use[NMETHODS]; /* floats stored per cell and step of the rank (a host backend's first use of them) */
 } Figures;
@@ -79,19 +100,24 @@ static void Amount(double bytes, char *s, size_t len)
    what the gradient may use; a method that fits, or the ranks that would
    (a rank's share shrinks about as 1 / ranks). */
 static PetscErrorCode Refuse(const Layout *l, const Backend *backend, PetscInt named, const PetscBool fits[NMETHODS], double busiest[NMETHODS][2],
-                             double host_budget, double device_budget, const char *host_why)
+                             double host_budget, double device_budget, const char *host_why, double snapshot)
 {
   PetscInt small = 0;
   double   over;
-  char     need[2][32], have[2][32], other[64] = "";
+  char     need[2][32], have[2][32], other[64] = "", fewer[96] = "";
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < NMETHODS; k++)
-    if (fits[k]) PetscCall(PetscSNPrintf(other, sizeof(other), "-gradient_method %s (or auto), which fits, or ", GradientMethods[k + 1]));
-  while (!backend->eq->keeps[small + 1]) small++;
+    if (fits[k]) PetscCall(PetscSNPrintf(other, sizeof(other), "-gradient_method %s%s, which fits, or ", GradientMethods[k + 1], k + 1 == GRADIENT_CHECKPOINT ? "" : " (or auto)"));
+  while (!Offered(backend, small)) small++;
   for (PetscInt k = small + 1; k < NMETHODS; k++)
-    if (backend->eq->keeps[k + 1] && busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
+    if (Offered(backend, k) && k + 1 != GRADIENT_CHECKPOINT && busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
   if (named >= 0) small = named;
+  if (small + 1 == GRADIENT_CHECKPOINT) {
+    char one[32];
+    FormatBytes(snapshot, one, sizeof(one));
+    PetscCall(PetscSNPrintf(fewer, sizeof(fewer), "fewer -checkpoints (a snapshot takes %s), ", one));
+  }
   over = PetscMax(busiest[small][0] / PetscMax(host_budget, 1.0), backend->memory->device_free_memory ? busiest[small][1] / PetscMax(device_budget, 1.0) : 0);
   FormatBytes(busiest[small][0], need[0], sizeof(need[0]));
   FormatBytes(busiest[small][1], need[1], sizeof(need[1]));
@@ -99,10 +125,10 @@ static PetscErrorCode Refuse(const Layout *l, const Backend *backend, PetscInt n
   FormatBytes(PetscMax(device_budget, 0), have[1], sizeof(have[1]));
   SETERRQ(l->world, PETSC_ERR_USER_INPUT,
           "%s%s: the gradient's forward wavefield needs %s of host memory%s%s per rank with -gradient_method %s%s, but a rank may give it %s of host memory "
-          "(%s)%s%s%s; use %sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
+          "(%s)%s%s%s; use %s%sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
           named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], backend->memory->device_free_memory ? " and " : "",
           backend->memory->device_free_memory ? need[1] : "", GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why,
-          backend->memory->device_free_memory ? " and " : "", backend->memory->device_free_memory ? have[1] : "", backend->memory->device_free_memory ? " of device memory" : "", other,
+          backend->memory->device_free_memory ? " and " : "", backend->memory->device_free_memory ? have[1] : "", backend->memory->device_free_memory ? " of device memory" : "", other, fewer,
           PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
 }
 
@@ -115,20 +141,30 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   Figures   mine = {0}, most;
   double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1, uses = 1;
   PetscBool fits[NMETHODS], device[NMETHODS];
-  PetscInt  chosen = -1;
+  PetscInt  chosen = -1, snapshots = 0;
   char      why[256], host_why[512], text[2][32];
 
   PetscFunctionBeginUser;
   PetscCheck(backend->eq->gradient, l->world, PETSC_ERR_SUP, "The %s equation has no gradient yet: forward modelling only (-mode forward)", backend->eq->name);
   for (PetscInt k = 0; k < NMETHODS; k++) {
-    size_t        n;
-    PetscInt      nsteps;
-    WavefieldLive live;
-    if (!backend->eq->keeps[k + 1]) continue;
-    backend->eq->store_shape(backend->ops, g, (GradientMethod)(k + 1), t->nsteps, &n, &nsteps, &live);
-    mine.need[k].fields  = backend->eq->method_bytes(backend->ops, g, (GradientMethod)(k + 1));
+    const PetscBool      ring = k + 1 == GRADIENT_CHECKPOINT ? PETSC_TRUE : PETSC_FALSE;
+    const GradientMethod as   = ring ? GRADIENT_FULL : (GradientMethod)(k + 1);
+    size_t               n;
+    PetscInt             nsteps;
+    WavefieldLive        live;
+    if (!Offered(backend, k)) continue;
+    backend->eq->store_shape(backend->ops, g, as, t->nsteps, &n, &nsteps, &live);
+    if (ring) nsteps = 2;
+    mine.need[k].fields  = backend->eq->method_bytes(backend->ops, g, as);
     mine.need[k].steps   = WavefieldStoreBytes(n, nsteps) + (double)live.bytes * nsteps;
     mine.need[k].buffers = 2.0 * n * sizeof(float);
+    if (ring) { /* and a second state, which runs the steps again */
+      PetscInt padded[3];
+      double   all, layers;
+      backend->eq->state_bytes(g, &all, &layers);
+      mine.need[k].fields += all;
+      mine.snapshot = backend->eq->forward_fields[g->dim > 2] * (double)GridPaddedCells(g, padded) * sizeof(float) + layers;
+    }
   }
   PetscCall(MemoryRest(o, l, backend, m, geo, g, t, mine.rest));
   {
@@ -157,12 +193,21 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     core *= (double)g->n[a];
   }
   uses = StoreUses(o, l, geo);
-  PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-9s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
+  /* checkpointing: the snapshots asked for, or as many as fit beside the rest (at most one a step) */
+  if (Offered(backend, GRADIENT_CHECKPOINT - 1)) {
+    Need *ck = &most.need[GRADIENT_CHECKPOINT - 1];
+    snapshots = o->checkpoints != PETSC_DECIDE ? o->checkpoints : (PetscInt)PetscMax(0.0, PetscMin((double)PETSC_MAX_INT, floor((host_budget - ck->fields - ck->steps) / most.snapshot)));
+    snapshots = PetscMin(snapshots, t->nsteps - 1);
+    ck->steps += most.snapshot * snapshots;
+    mine.need[GRADIENT_CHECKPOINT - 1].steps += mine.snapshot * snapshots;
+  }
+  PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-10s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
   for (PetscInt k = 0; k < NMETHODS; k++) {
-    if (!backend->eq->keeps[k + 1]) {
+    char keeps[64];
+    if (!Offered(backend, k)) {
       fits[k] = device[k] = PETSC_FALSE;
       busiest[k][0] = busiest[k][1] = cost[k] = 0;
-      PetscCall(PetscPrintf(l->world, "  %-9s (not offered by the %s equation)\n", GradientMethods[k + 1], backend->eq->name));
+      PetscCall(PetscPrintf(l->world, "  %-10s (not offered by the %s equation on the %s backend)\n", GradientMethods[k + 1], backend->eq->name, backend->memory->name));
       continue;
     }
     device[k] = OnDevice(backend, where, &most.need[k], device_budget);
@@ -171,20 +216,30 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
                      ? PETSC_TRUE
                      : PETSC_FALSE;
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
+    /* checkpointing: the schedule's forward steps, the forward run's among them */
+    if (k + 1 == GRADIENT_CHECKPOINT) cost[k] += (double)RevolveLeastSteps(t->nsteps, snapshots) / t->nsteps - 1;
     /* the busiest rank's store over its share of the cells (the same on every rank) */
     if (backend->memory->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
     cost[k] += first_use * most.first_use[k] / uses;
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
-    PetscCall(PetscPrintf(l->world, "  %-9s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], backend->eq->keeps[k + 1], text[0], text[1], cost[k], fits[k] ? "" : " (does not fit)"));
-    if (o->gradient_method == GRADIENT_AUTO ? fits[k] && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
+    PetscCall(PetscPrintf(l->world, "  %-10s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], Keeps(backend, k, snapshots, keeps, sizeof(keeps)), text[0], text[1], cost[k],
+                          fits[k] ? "" : " (does not fit)"));
+    if (o->gradient_method == GRADIENT_AUTO ? fits[k] && k + 1 != GRADIENT_CHECKPOINT && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
   if (first_use > 0)
     PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
                           first_use, uses, uses == 1 ? "" : "s"));
-  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why));
-  plan->method = (GradientMethod)(chosen + 1);
-  backend->eq->store_shape(backend->ops, g, plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
+  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why, most.snapshot));
+  plan->method    = (GradientMethod)(chosen + 1);
+  plan->snapshots = plan->method == GRADIENT_CHECKPOINT ? snapshots : 0;
+  backend->eq->store_shape(backend->ops, g, plan->method == GRADIENT_CHECKPOINT ? GRADIENT_FULL : plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
+  if (plan->method == GRADIENT_CHECKPOINT) {
+    const PetscInt steps = RevolveLeastSteps(t->nsteps, snapshots);
+    plan->nsteps         = 2;
+    PetscCall(PetscPrintf(l->world, "checkpointing: %" PetscInt_FMT " snapshots for %" PetscInt_FMT " internal steps, %" PetscInt_FMT " forward steps a shot (%.2f forward runs, the forward run's included)\n",
+                          snapshots, t->nsteps, steps, (double)steps / t->nsteps));
+  }
   Place(backend, device[chosen], &mine.need[chosen], plan->bytes);
   PetscCall(PetscPrintf(l->world, "gradient method: %s (%s)\n", GradientMethods[plan->method], o->gradient_method == GRADIENT_AUTO ? "the fastest that fits" : "-gradient_method"));
   PetscFunctionReturn(0);

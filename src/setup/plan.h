@@ -19,6 +19,7 @@ typedef struct {
   PetscInt       nsteps;   /* for nsteps steps */
   WavefieldLive  live;     /* and its live map (Equation.store_shape) */
   double         bytes[2]; /* this rank's host and device bytes for the method (MemoryCheck) */
+  PetscInt       snapshots; /* checkpointing's (a ring of nsteps = 2 steps) */
 } GradientPlan;
 
 /* Collective over the world; g and t: the decomposed grid and the time axis. */

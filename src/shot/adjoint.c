@@ -137,7 +137,7 @@ static PetscErrorCode ReverseStep(Propagator *p, const ShotPoints *d, WavefieldS
   PetscBool                two    = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  if (sc->reverse_pair && n >= 1) {
+  if (sc->reverse_pair && n >= 1 && !p->ck) {
     const EquationStepPoints both[2] = {points, ShotPointsAt(d, n - 1)};
     PetscCall(sc->reverse_pair(p->state, store, n, both, &two));
   }
@@ -194,9 +194,11 @@ PetscErrorCode PropagatorAdjointResiduals(Propagator *p, const TimeAxis *t, cons
     const EquationStepPoints first = ShotPointsAt(&d, t->nsteps - 1);
     PetscCall(sc->run_begin(p->state, PETSC_TRUE, store, &first, t->nsteps));
   }
+  if (p->ck) PetscCall(CheckpointsAdjointBegin(p, &d, t->nsteps));
   PetscCall(PetscTime(&last[0]));
   for (PetscInt n = t->nsteps - 1; n >= 0;) {
     PetscInt taken = 1;
+    if (p->ck) PetscCall(CheckpointsTurn(p, &d, store, n, t->nsteps));
     PetscCall(PhaseBegin(FWI_ADJOINT_STEP));
     PetscCall(ReverseStep(p, &d, store, n, t->nsteps, &taken));
     PetscCall(PhaseEnd(FWI_ADJOINT_STEP));

@@ -51,7 +51,7 @@ PetscErrorCode PropagatorExchangeBoxFields(Propagator *p, PetscInt n, const Pets
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *const model[])
+PetscErrorCode PropagatorSetStateModel(Propagator *p, const TimeAxis *t, const float *const model[])
 {
   PetscFunctionBeginUser;
   PetscCall(p->eq->scheme->set_model(p->state, model, t->dt_int));
@@ -60,6 +60,14 @@ PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float 
     PetscCall(p->eq->scheme->derive_model(p->state));
     PetscCall(PropagatorExchangeBoxFields(p, p->eq->nmodel_derived, p->eq->model_derived));
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float *const model[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PropagatorSetStateModel(p, t, model));
+  if (p->ck) PetscCall(PropagatorCheckpointsSetModel(p, t, model));
   PetscFunctionReturn(0);
 }
 
@@ -79,6 +87,8 @@ PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const Equatio
   p->grid     = g;
   p->settings = *settings;
   p->owned    = (size_t)g->size[0] * g->size[1] * g->size[2];
+  p->kernels  = *k;
+  p->state_settings = state;
   PetscCall(eq->scheme->create(g, k, &state, &p->state));
 
   PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
@@ -124,6 +134,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const Equatio
 PetscErrorCode PropagatorDestroy(Propagator *p)
 {
   PetscFunctionBeginUser;
+  PetscCall(PropagatorCheckpointsDestroy(p));
   if (p->state) PetscCall(p->eq->scheme->destroy(&p->state));
   PetscCall(HaloDestroy(&p->halo));
   for (PetscInt a = 0; a < 3; a++)
@@ -449,11 +460,14 @@ PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const Shot
     PetscCall(sc->run_begin(p->state, PETSC_FALSE, store, &first, t->nsteps));
   }
   PetscCall(PetscTime(&last[0]));
+  if (store && p->ck) PetscCall(CheckpointsForwardBegin(p));
   for (PetscInt n = 0; n < t->nsteps; n++) {
     const EquationStepPoints points = ShotPointsAt(&d, n);
+    PetscBool                keep   = store ? PETSC_TRUE : PETSC_FALSE;
 
+    if (store && p->ck) PetscCall(CheckpointsForwardStep(p, n, &keep));
     PetscCall(PhaseBegin(FWI_STEP));
-    PetscCall(sc->step_begin(p->state, PETSC_FALSE, store, n, t->nsteps));
+    PetscCall(sc->step_begin(p->state, PETSC_FALSE, keep ? store : NULL, n, t->nsteps));
     PetscCall(PhaseBegin(FWI_INJREC));
     for (PetscInt k = 0; k < nrecord; k++) {
       PetscCall(PointsExchange(p, &rec[k]));
@@ -461,7 +475,7 @@ PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const Shot
     }
     PetscCall(PhaseEnd(FWI_INJREC));
     PetscCall(StepStages(p, PETSC_FALSE, &points));
-    PetscCall(sc->step_end(p->state, PETSC_FALSE, store, n, &points));
+    PetscCall(sc->step_end(p->state, PETSC_FALSE, keep ? store : NULL, n, &points));
     PetscCall(PhaseEnd(FWI_STEP));
 
     PetscCall(ReportProgress(p, t, "forward", shot_id, n + 1, last));

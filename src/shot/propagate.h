@@ -32,9 +32,14 @@ typedef struct {
   void *watch_ctx;
 } PropagatorSettings;
 
+/* Checkpointing's replay state, snapshots and schedule (checkpoint.c). */
+typedef struct Checkpoints Checkpoints;
+
 typedef struct {
   const Equation   *eq;
   const BackendOps *backend;
+  EquationKernels   kernels;        /* as created, for a second state */
+  EquationStateSettings state_settings;
   const Grid       *grid;
   EquationState    *state;
   Halo              halo;            /* the padded box's fields, across every face */
@@ -46,6 +51,7 @@ typedef struct {
   Decimator         decimator; /* receiver traces: internal step -> recording interval */
   size_t            owned;     /* owned cells */
   ExactSum         *gsum;      /* per parameter, the shots' images since the last reset, owned cells (z fastest): gsum[k * owned + c] */
+  Checkpoints      *ck;        /* -gradient_method checkpoint, or NULL */
 } Propagator;
 
 /* The equation eq on backend k (one of eq->kernels()); model[k]: parameter
@@ -84,6 +90,17 @@ PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const Shot
    forward field backwards); the store given to PropagatorRun and
    PropagatorAdjoint must have the shape Equation.store_shape gives. */
 PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
+
+/* Checkpointing (-gradient_method checkpoint): full storage's gradient,
+   bit for bit, from `snapshots` snapshots of the forward state (fields and
+   layer memory, host memory) and a store that is a ring of two steps
+   (WavefieldStoreSetRing), the forward steps run again as the binomial
+   schedule (revolve.h) says; a second state of the equation runs them,
+   which PropagatorSetModel keeps on the same model.  The host backends
+   only.  Steps: the forward steps of a gradient (the forward run's
+   included), and the snapshots the schedule uses. */
+PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots);
+PetscInt       PropagatorCheckpointsSteps(const Propagator *p, PetscInt *snapshots);
 
 /* The lanes the propagator's work queues on (BackendOps), for a store's
    copies. */

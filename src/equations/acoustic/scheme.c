@@ -187,6 +187,7 @@ const EquationScheme AcousticScheme = {
   .set_model      = AcousticStateSetModel,
   .lanes          = AcousticStateLanes,
   .field_data     = AcousticStateField,
+  .forward_state  = AcousticStateForward,
   .split_boxes    = AcousticStateSplitBoxes,
   .set_method     = AcousticStateSetMethod,
   .run_begin      = RunBegin,

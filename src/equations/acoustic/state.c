@@ -90,6 +90,21 @@ float *AcousticStateField(const EquationState *s, PetscInt k, PetscInt ax, Petsc
   return NULL;
 }
 
+PetscErrorCode AcousticStateForward(const EquationState *s, PetscInt *n, float *data[], size_t count[])
+{
+  const Fields *f = &AcousticStateOfConst(s)->f;
+
+  *n = 0;
+  EquationStateArray(n, data, count, f->u, f->ncells);
+  EquationStateArray(n, data, count, f->uprev, f->ncells);
+  for (PetscInt a = 0; a < f->dim; a++)
+    for (PetscInt side = 0; side < 2; side++) {
+      EquationStateArray(n, data, count, f->slab[a][side].psi, f->slab[a][side].ncells);
+      EquationStateArray(n, data, count, f->slab[a][side].zeta, f->slab[a][side].ncells);
+    }
+  return 0;
+}
+
 PetscBool AcousticStateSplitBoxes(const EquationState *s, PetscBool adjoint) { return KernelOpsSplitBoxes(AcousticStateOfConst(s)->ops, adjoint); }
 
 PetscErrorCode AcousticStateSetMethod(EquationState *s, GradientMethod m)

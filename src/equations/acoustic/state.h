@@ -46,6 +46,7 @@ PetscErrorCode AcousticStateDestroy(EquationState **s);
 PetscErrorCode AcousticStateSetModel(EquationState *s, const float *const value[], PetscReal dt);
 void          *AcousticStateLanes(const EquationState *s);
 float         *AcousticStateField(const EquationState *s, PetscInt k, PetscInt ax, PetscInt side);
+PetscErrorCode AcousticStateForward(const EquationState *s, PetscInt *n, float *data[], size_t count[]);
 PetscBool      AcousticStateSplitBoxes(const EquationState *s, PetscBool adjoint);
 PetscErrorCode AcousticStateSetMethod(EquationState *s, GradientMethod m);
 PetscErrorCode AcousticStateRecord(EquationState *s, PetscInt c, const PointMap *map, const float remote[], float out[]);

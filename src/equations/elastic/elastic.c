@@ -218,6 +218,7 @@ const Equation EquationElastic = {
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
   .cell_floats          = 14, /* 2D: ELStateFloats(2) */
+  .forward_fields       = {5, 9}, /* the velocities, normal and shear stresses */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .keeps                = {[GRADIENT_FULL] = "every step's strain rates and stress divergences", [GRADIENT_BOUNDARY] = "every field's band beside the layers"},

@@ -159,6 +159,23 @@ static float *FieldData(const EquationState *state, PetscInt k, PetscInt a, Pets
   return NULL;
 }
 
+/* The fields and the CPML memories. */
+static PetscErrorCode ForwardState(const EquationState *state, PetscInt *n, float *data[], size_t count[])
+{
+  const ELState *s = (const ELState *)state;
+
+  *n = 0;
+  for (PetscInt a = 0; a < s->dim; a++) {
+    EquationStateArray(n, data, count, s->v[a], s->ncells);
+    EquationStateArray(n, data, count, s->s[a], s->ncells);
+  }
+  for (PetscInt k = 0; k < ELPairs(s->dim); k++) EquationStateArray(n, data, count, s->t[k], s->ncells);
+#define EL_STATE_ARRAY(x, c) EquationStateArray(n, data, count, x, c)
+  EL_MEMORIES(s, EL_STATE_ARRAY);
+#undef EL_STATE_ARRAY
+  return 0;
+}
+
 static PetscBool SplitBoxes(const EquationState *s, PetscBool adjoint) { return PETSC_FALSE; }
 
 static PetscErrorCode SetMethod(EquationState *state, GradientMethod m)
@@ -288,6 +305,7 @@ const EquationScheme ElasticScheme = {
   .derive_model = DeriveModel,
   .lanes        = Lanes,
   .field_data   = FieldData,
+  .forward_state  = ForwardState,
   .split_boxes  = SplitBoxes,
   .set_method   = SetMethod,
   .run_begin    = RunBegin,

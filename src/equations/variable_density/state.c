@@ -134,6 +134,20 @@ static float *FieldData(const EquationState *state, PetscInt k, PetscInt a, Pets
   return NULL;
 }
 
+/* The fields and the CPML memories. */
+static PetscErrorCode ForwardState(const EquationState *state, PetscInt *n, float *data[], size_t count[])
+{
+  const VDState *s = (const VDState *)state;
+
+  *n = 0;
+  EquationStateArray(n, data, count, s->p, s->ncells);
+  for (PetscInt a = 0; a < s->dim; a++) EquationStateArray(n, data, count, s->v[a], s->ncells);
+#define VD_STATE_ARRAY(x, c) EquationStateArray(n, data, count, x, c)
+  VD_MEMORIES(s, VD_STATE_ARRAY);
+#undef VD_STATE_ARRAY
+  return 0;
+}
+
 static PetscBool SplitBoxes(const EquationState *s, PetscBool adjoint) { return PETSC_FALSE; }
 
 static PetscErrorCode SetMethod(EquationState *state, GradientMethod m)
@@ -275,6 +289,7 @@ const EquationScheme VariableDensityScheme = {
   .set_model   = SetModel,
   .lanes       = Lanes,
   .field_data  = FieldData,
+  .forward_state = ForwardState,
   .split_boxes = SplitBoxes,
   .set_method  = SetMethod,
   .run_begin   = RunBegin,

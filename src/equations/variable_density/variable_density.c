@@ -144,6 +144,7 @@ const Equation EquationVariableDensity = {
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
   .cell_floats          = 5, /* 2D: p, vz, vx, K dt, dt / rho (the CPML memories lie in the layers) */
+  .forward_fields       = {3, 4}, /* p and the velocities */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .keeps                = {[GRADIENT_FULL] = "every step's divergence and pressure gradient", [GRADIENT_BOUNDARY] = "the band of p and v beside the layers, every step"},

@@ -1,0 +1,206 @@
+/* Checkpointing around full storage (propagate.h: PropagatorSetCheckpoints).
+
+   The forward run of a gradient takes the snapshots of the schedule's
+   first advance (revolve.h: its actions before the first TURN go from
+   step 0 forwards) and keeps its last step's terms in the store.  Before
+   reverse step n, a second state of the equation on the same grid, the
+   replay, runs the schedule's actions up to step n's TURN: restores,
+   advances (halos exchanged as in the forward run), snapshots, and forward
+   step n itself, which writes its terms into the store.  The store is a
+   ring of two steps: a reverse step reads step n, and the acoustic
+   adjoint steps n and n + 1 at once.  Every forward step is the forward
+   run's own arithmetic from the same state, so the gradient is full
+   storage's bit for bit. */
+#include "shot/propagate_impl.h"
+#include "shot/revolve.h"
+#include "data/events.h"
+#include "data/util.h"
+#include <omp.h>
+#include <string.h>
+
+struct Checkpoints {
+  EquationState *replay;
+  Revolve        schedule;
+  PetscInt       next;   /* the schedule's next action */
+  float        **snap;   /* host memory, one per snapshot slot */
+  size_t         floats; /* of a snapshot */
+};
+
+/* The forward state's arrays of state s (EquationScheme.forward_state). */
+typedef struct {
+  PetscInt n;
+  float   *data[EQUATION_MAX_STATE_ARRAYS];
+  size_t   count[EQUATION_MAX_STATE_ARRAYS];
+} StateArrays;
+
+static PetscErrorCode ArraysOf(const Propagator *p, const EquationState *s, StateArrays *a)
+{
+  PetscFunctionBeginUser;
+  PetscCall(p->eq->scheme->forward_state(s, &a->n, a->data, a->count));
+  PetscFunctionReturn(0);
+}
+
+/* State s's forward arrays into snapshot slot (save), or back from it: one
+   parallel region, each thread its share of every array (a snapshot is
+   copied once a reverse step, and its arrays can be small). */
+static PetscErrorCode SnapshotCopy(Propagator *p, EquationState *s, PetscInt slot, PetscBool save)
+{
+  StateArrays a;
+  size_t      start[EQUATION_MAX_STATE_ARRAYS + 1] = {0};
+
+  PetscFunctionBeginUser;
+  PetscCall(PhaseBegin(FWI_CHECKPOINT));
+  PetscCall(ArraysOf(p, s, &a));
+  for (PetscInt i = 0; i < a.n; i++) start[i + 1] = start[i] + a.count[i];
+#pragma omp parallel
+  {
+    const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+    for (PetscInt i = 0; i < a.n; i++) {
+      const size_t lo = a.count[i] * t / nt, n = a.count[i] * (t + 1) / nt - lo;
+      float *const snap = p->ck->snap[slot] + start[i] + lo, *const field = a.data[i] + lo;
+      memcpy(save ? snap : field, save ? field : snap, n * sizeof(float));
+    }
+  }
+  PetscCall(PhaseEnd(FWI_CHECKPOINT));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots)
+{
+  Checkpoints *ck;
+  StateArrays  a;
+
+  PetscFunctionBeginUser;
+  PetscCheck(p->backend->host_memory, PETSC_COMM_SELF, PETSC_ERR_SUP, "-gradient_method checkpoint: the %s backend's memory is not host memory; the CPU backend only, for now", p->backend->name);
+  PetscCheck(p->eq->scheme->forward_state, PETSC_COMM_SELF, PETSC_ERR_SUP, "-gradient_method checkpoint: the %s equation does not list its forward state", p->eq->name);
+  PetscCall(PetscNew(&ck));
+  p->ck = ck;
+  PetscCall(PropagatorSetGradientMethod(p, GRADIENT_FULL));
+  PetscCall(p->eq->scheme->create(p->grid, &p->kernels, &p->state_settings, &ck->replay));
+  PetscCall(p->eq->scheme->set_method(ck->replay, GRADIENT_FULL));
+  PetscCall(PropagatorCheckpointsSetModel(p, t, model));
+  PetscCall(RevolveCreate(t->nsteps, snapshots, &ck->schedule));
+  PetscCall(ArraysOf(p, p->state, &a));
+  for (PetscInt i = 0; i < a.n; i++) ck->floats += a.count[i];
+  PetscCall(PetscCalloc1(ck->schedule.snapshots + 1, &ck->snap));
+  for (PetscInt k = 0; k < ck->schedule.snapshots; k++)
+    MemoryCall(PetscMalloc1(ck->floats, &ck->snap[k]), "the checkpoints' snapshots", (double)ck->floats * sizeof(float) * ck->schedule.snapshots);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorCheckpointsDestroy(Propagator *p)
+{
+  Checkpoints *ck = p->ck;
+
+  PetscFunctionBeginUser;
+  if (!ck) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < ck->schedule.snapshots; k++) PetscCall(PetscFree(ck->snap[k]));
+  PetscCall(PetscFree(ck->snap));
+  PetscCall(RevolveDestroy(&ck->schedule));
+  if (ck->replay) PetscCall(p->eq->scheme->destroy(&ck->replay));
+  PetscCall(PetscFree(p->ck));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PropagatorCheckpointsSetModel(Propagator *p, const TimeAxis *t, const float *const model[])
+{
+  EquationState *was = p->state;
+
+  PetscFunctionBeginUser;
+  p->state = p->ck->replay; /* the shot layer's exchanges read p->state's fields */
+  PetscCall(PropagatorSetStateModel(p, t, model));
+  p->state = was;
+  PetscFunctionReturn(0);
+}
+
+PetscInt PropagatorCheckpointsSteps(const Propagator *p, PetscInt *snapshots)
+{
+  *snapshots = p->ck->schedule.snapshots;
+  return p->ck->schedule.forward_steps;
+}
+
+PetscErrorCode CheckpointsForwardBegin(Propagator *p)
+{
+  PetscFunctionBeginUser;
+  p->ck->next = 0;
+  PetscFunctionReturn(0);
+}
+
+/* Before the forward run's step n: the first advance's snapshots of the
+   state at n; whether the step keeps its terms (the first TURN's). */
+PetscErrorCode CheckpointsForwardStep(Propagator *p, PetscInt n, PetscBool *keep)
+{
+  Checkpoints *ck = p->ck;
+
+  PetscFunctionBeginUser;
+  while (ck->next < ck->schedule.first_turn && ck->schedule.action[ck->next].step == n) {
+    const RevolveAction *a = &ck->schedule.action[ck->next++];
+    if (a->kind == REVOLVE_TAKE) PetscCall(SnapshotCopy(p, p->state, a->slot, PETSC_TRUE));
+  }
+  *keep = n == ck->schedule.action[ck->schedule.first_turn].step ? PETSC_TRUE : PETSC_FALSE;
+  if (*keep) ck->next = ck->schedule.first_turn + 1;
+  PetscFunctionReturn(0);
+}
+
+/* Forward step n of the replay, keeping its terms in store where given. */
+static PetscErrorCode ReplayStep(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsteps)
+{
+  const EquationScheme *sc  = p->eq->scheme;
+  EquationStepPoints    pts = ShotPointsAt(d, n);
+  EquationState        *was = p->state;
+
+  PetscFunctionBeginUser;
+  pts.nresidual = 0; /* the forward step's points: the source alone */
+  p->state      = p->ck->replay;
+  PetscCall(sc->step_begin(p->state, PETSC_FALSE, store, n, nsteps));
+  PetscCall(StepStages(p, PETSC_FALSE, &pts));
+  PetscCall(sc->step_end(p->state, PETSC_FALSE, store, n, &pts));
+  p->state = was;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CheckpointsAdjointBegin(Propagator *p, const ShotPoints *d, PetscInt nsteps)
+{
+  const EquationStepPoints first = ShotPointsAt(d, 0);
+
+  PetscFunctionBeginUser;
+  PetscCall(p->eq->scheme->run_begin(p->ck->replay, PETSC_FALSE, NULL, &first, nsteps));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CheckpointsTurn(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsteps)
+{
+  Checkpoints *ck = p->ck;
+  PetscInt     at = -1; /* the replay's step, where an advance follows a restore or a turn */
+
+  PetscFunctionBeginUser;
+  if (n == ck->schedule.action[ck->schedule.first_turn].step) PetscFunctionReturn(0); /* the forward run's */
+  while (ck->next < ck->schedule.nactions) {
+    const RevolveAction *a = &ck->schedule.action[ck->next++];
+    switch (a->kind) {
+    case REVOLVE_RESTORE:
+      if (a->slot < 0) {
+        const EquationStepPoints first = ShotPointsAt(d, 0);
+        PetscCall(p->eq->scheme->run_begin(ck->replay, PETSC_FALSE, NULL, &first, nsteps));
+      } else PetscCall(SnapshotCopy(p, ck->replay, a->slot, PETSC_FALSE));
+      at = a->step;
+      break;
+    case REVOLVE_ADVANCE:
+      PetscCheck(at >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint schedule: an advance to step %" PetscInt_FMT " from an unknown step", a->step);
+      PetscCall(PhaseBegin(FWI_REPLAY));
+      for (; at < a->step; at++) PetscCall(ReplayStep(p, d, NULL, at, nsteps));
+      PetscCall(PhaseEnd(FWI_REPLAY));
+      break;
+    case REVOLVE_TAKE:
+      PetscCall(SnapshotCopy(p, ck->replay, a->slot, PETSC_TRUE));
+      break;
+    case REVOLVE_TURN:
+      PetscCheck(a->step == n && at == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint schedule: turn at step %" PetscInt_FMT " from step %" PetscInt_FMT ", the adjoint at %" PetscInt_FMT, a->step, at, n);
+      PetscCall(PhaseBegin(FWI_REPLAY));
+      PetscCall(ReplayStep(p, d, store, n, nsteps));
+      PetscCall(PhaseEnd(FWI_REPLAY));
+      PetscFunctionReturn(0);
+    }
+  }
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint schedule: no turn at step %" PetscInt_FMT, n);
+}
