@@ -38,7 +38,9 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const Equation
   PetscFunctionBeginUser;
   PetscCheck(o->mode == MODE_FORWARD || eq->gradient, comm, PETSC_ERR_SUP, "-mode %s with -physics %s: the %s equation has no gradient yet; expected -mode forward",
              RunModeNames[o->mode], eq->name, eq->name);
-  PetscCheck(o->mode == MODE_FORWARD || o->gradient_method == GRADIENT_AUTO || eq->keeps[o->gradient_method], comm, PETSC_ERR_SUP,
+  PetscCheck(o->mode == MODE_FORWARD || o->gradient_method == GRADIENT_AUTO ||
+               (o->gradient_method == GRADIENT_CHECKPOINT ? eq->keeps[GRADIENT_FULL] && eq->scheme->forward_state : eq->keeps[o->gradient_method] != NULL),
+             comm, PETSC_ERR_SUP,
              "-gradient_method %s: the %s equation does not offer it; expected auto or %s", GradientMethods[o->gradient_method], eq->name,
              GradientMethods[eq->keeps[GRADIENT_FULL] ? GRADIENT_FULL : GRADIENT_BOUNDARY]);
   PetscCheck(o->gradient_smoothing_n != 2 || m->dim == 2, comm, PETSC_ERR_ARG_SIZ,
@@ -62,6 +64,8 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const Equation
   if (o->gradient_smoothing_n == 3 && m->dim == 2)
     PetscCall(NoEffect("-gradient_smoothing", NULL, "the model is 2D: the third value, y, is not used", msg, sizeof msg, &count));
   for (size_t k = 0; o->mode != MODE_INVERT && k < COUNT(invert_only); k++) PetscCall(NoEffect(invert_only[k], NULL, "only -mode invert reads it", msg, sizeof msg, &count));
+  if (o->mode != MODE_FORWARD && o->gradient_method != GRADIENT_CHECKPOINT)
+    PetscCall(NoEffect("-checkpoints", NULL, "only -gradient_method checkpoint keeps snapshots", msg, sizeof msg, &count));
   if (!eq->gpu_launch_shape) {
     PetscCall(PetscSNPrintf(why, sizeof why, "the %s equation's CUDA kernels take a thread per cell, in no launch shape", eq->name));
     for (size_t k = 0; k < COUNT(launch_shape); k++) PetscCall(NoEffect(launch_shape[k], NULL, why, msg, sizeof msg, &count));

@@ -22,6 +22,15 @@
    memory. */
 static const double HostLinkCost[2] = {11.1, 5.8};
 
+/* A snapshot's copy (taken or restored), in forward steps: what brings the
+   expected time to the measured one in `METHODS=checkpoint scripts/bench-
+   gradient` on 2D 512^2 x 5000 and 3D 96^3 x 600 steps with 40 snapshots
+   (2 threads of the AMD EPYC, constant density, 2026-12-03: 5.8 and 5.0
+   forward processes; 0.25 for both).  -log_view's fwiSnapshot timed a
+   copy at 0.17 ms against a 2D step's 0.20 ms, more than this fit: the
+   figures are one machine's, and noisy. */
+static const double SnapshotCopyCost = 0.25;
+
 #define NMETHODS 3 /* GRADIENT_FULL, GRADIENT_BOUNDARY, GRADIENT_CHECKPOINT: method k + 1 */
 
 /* Whether method k + 1 is offered: the equation's own methods, and
@@ -216,8 +225,13 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
                      ? PETSC_TRUE
                      : PETSC_FALSE;
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
-    /* checkpointing: the schedule's forward steps, the forward run's among them */
-    if (k + 1 == GRADIENT_CHECKPOINT) cost[k] += (double)RevolveLeastSteps(t->nsteps, snapshots) / t->nsteps - 1;
+    /* checkpointing: the schedule's forward steps, the forward run's among them, and its copies of snapshots */
+    if (k + 1 == GRADIENT_CHECKPOINT) {
+      Revolve r;
+      PetscCall(RevolveCreate(t->nsteps, snapshots, &r));
+      cost[k] += (double)r.forward_steps / t->nsteps - 1 + SnapshotCopyCost * r.copies / t->nsteps;
+      PetscCall(RevolveDestroy(&r));
+    }
     /* the busiest rank's store over its share of the cells (the same on every rank) */
     if (backend->memory->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
     cost[k] += first_use * most.first_use[k] / uses;

@@ -74,6 +74,7 @@ static PetscErrorCode Emit(Builder *b, RevolveKind kind, PetscInt step, PetscInt
   r->action[r->nactions++] = (RevolveAction){kind, step, slot};
   if (kind == REVOLVE_ADVANCE) r->forward_steps += step - b->at;
   if (kind == REVOLVE_TURN) r->forward_steps++;
+  if (kind == REVOLVE_TAKE || (kind == REVOLVE_RESTORE && slot >= 0)) r->copies++;
   if (kind == REVOLVE_TURN && r->first_turn < 0) r->first_turn = r->nactions - 1;
   b->at = kind == REVOLVE_TURN ? step + 1 : kind == REVOLVE_TAKE ? b->at : step;
   PetscFunctionReturn(0);

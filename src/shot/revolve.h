@@ -27,6 +27,7 @@ typedef struct {
   PetscInt       nactions;
   RevolveAction *action;
   PetscInt       forward_steps; /* the forward steps it takes, TURN's included */
+  PetscInt       copies;        /* the snapshots it takes and restores (a restore of the first state zeroes) */
   PetscInt       first_turn;    /* the actions before the first TURN (0 .. first_turn - 1) only advance from step 0 and take snapshots */
 } Revolve;
 
