@@ -109,15 +109,16 @@ static void Amount(double bytes, char *s, size_t len)
    what the gradient may use; a method that fits, or the ranks that would
    (a rank's share shrinks about as 1 / ranks). */
 static PetscErrorCode Refuse(const Layout *l, const Backend *backend, PetscInt named, const PetscBool fits[NMETHODS], double busiest[NMETHODS][2],
-                             double host_budget, double device_budget, const char *host_why, double snapshot)
+                             double host_budget, double device_budget, const char *host_why, double snapshot, const double cost[NMETHODS])
 {
   PetscInt small = 0;
   double   over;
-  char     need[2][32], have[2][32], other[64] = "", fewer[96] = "";
+  char     need[2][32], have[2][32], other[96] = "", fewer[96] = "";
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < NMETHODS; k++)
-    if (fits[k]) PetscCall(PetscSNPrintf(other, sizeof(other), "-gradient_method %s%s, which fits, or ", GradientMethods[k + 1], k + 1 == GRADIENT_CHECKPOINT ? "" : " (or auto)"));
+    if (fits[k] && k + 1 == GRADIENT_CHECKPOINT) PetscCall(PetscSNPrintf(other, sizeof(other), "-gradient_method checkpoint, which fits (%.1f forward runs a gradient), or ", cost[k]));
+    else if (fits[k]) PetscCall(PetscSNPrintf(other, sizeof(other), "-gradient_method %s (or auto), which fits, or ", GradientMethods[k + 1]));
   while (!Offered(backend, small)) small++;
   for (PetscInt k = small + 1; k < NMETHODS; k++)
     if (Offered(backend, k) && k + 1 != GRADIENT_CHECKPOINT && busiest[k][0] + busiest[k][1] < busiest[small][0] + busiest[small][1]) small = k;
@@ -244,7 +245,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   if (first_use > 0)
     PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
                           first_use, uses, uses == 1 ? "" : "s"));
-  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why, most.snapshot));
+  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why, most.snapshot, cost));
   plan->method    = (GradientMethod)(chosen + 1);
   plan->snapshots = plan->method == GRADIENT_CHECKPOINT ? snapshots : 0;
   backend->eq->store_shape(backend->ops, g, plan->method == GRADIENT_CHECKPOINT ? GRADIENT_FULL : plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
