@@ -113,12 +113,6 @@ PetscErrorCode PropagatorCheckpointsSetModel(Propagator *p, const TimeAxis *t, c
   PetscFunctionReturn(0);
 }
 
-PetscInt PropagatorCheckpointsSteps(const Propagator *p, PetscInt *snapshots)
-{
-  *snapshots = p->ck->schedule.snapshots;
-  return p->ck->schedule.forward_steps;
-}
-
 PetscErrorCode CheckpointsForwardBegin(Propagator *p)
 {
   PetscFunctionBeginUser;

@@ -97,10 +97,8 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
    (WavefieldStoreSetRing), the forward steps run again as the binomial
    schedule (revolve.h) says; a second state of the equation runs them,
    which PropagatorSetModel keeps on the same model.  The host backends
-   only.  Steps: the forward steps of a gradient (the forward run's
-   included), and the snapshots the schedule uses. */
+   only. */
 PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots);
-PetscInt       PropagatorCheckpointsSteps(const Propagator *p, PetscInt *snapshots);
 
 /* The lanes the propagator's work queues on (BackendOps), for a store's
    copies. */
