@@ -113,13 +113,6 @@ PetscErrorCode PropagatorCheckpointsSetModel(Propagator *p, const TimeAxis *t, c
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode CheckpointsForwardBegin(Propagator *p)
-{
-  PetscFunctionBeginUser;
-  p->ck->next = 0;
-  PetscFunctionReturn(0);
-}
-
 /* Before the forward run's step n: the first advance's snapshots of the
    state at n; whether the step keeps its terms (the first TURN's). */
 PetscErrorCode CheckpointsForwardStep(Propagator *p, PetscInt n, PetscBool *keep)
@@ -127,6 +120,7 @@ PetscErrorCode CheckpointsForwardStep(Propagator *p, PetscInt n, PetscBool *keep
   Checkpoints *ck = p->ck;
 
   PetscFunctionBeginUser;
+  if (!n) ck->next = 0;
   while (ck->next < ck->schedule.first_turn && ck->schedule.action[ck->next].step == n) {
     const RevolveAction *a = &ck->schedule.action[ck->next++];
     if (a->kind == REVOLVE_TAKE) PetscCall(SnapshotCopy(p, p->state, a->slot, PETSC_TRUE));
@@ -153,6 +147,7 @@ static PetscErrorCode ReplayStep(Propagator *p, const ShotPoints *d, WavefieldSt
   PetscFunctionReturn(0);
 }
 
+/* The replay's run begins: its state that of step 0, every field zero. */
 PetscErrorCode CheckpointsAdjointBegin(Propagator *p, const ShotPoints *d, PetscInt nsteps)
 {
   const EquationStepPoints first = ShotPointsAt(d, 0);
@@ -173,10 +168,8 @@ PetscErrorCode CheckpointsTurn(Propagator *p, const ShotPoints *d, WavefieldStor
     const RevolveAction *a = &ck->schedule.action[ck->next++];
     switch (a->kind) {
     case REVOLVE_RESTORE:
-      if (a->slot < 0) {
-        const EquationStepPoints first = ShotPointsAt(d, 0);
-        PetscCall(p->eq->scheme->run_begin(ck->replay, PETSC_FALSE, NULL, &first, nsteps));
-      } else PetscCall(SnapshotCopy(p, ck->replay, a->slot, PETSC_FALSE));
+      if (a->slot < 0) PetscCall(CheckpointsAdjointBegin(p, d, nsteps));
+      else PetscCall(SnapshotCopy(p, ck->replay, a->slot, PETSC_FALSE));
       at = a->step;
       break;
     case REVOLVE_ADVANCE:

@@ -460,7 +460,6 @@ PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const Shot
     PetscCall(sc->run_begin(p->state, PETSC_FALSE, store, &first, t->nsteps));
   }
   PetscCall(PetscTime(&last[0]));
-  if (store && p->ck) PetscCall(CheckpointsForwardBegin(p));
   for (PetscInt n = 0; n < t->nsteps; n++) {
     const EquationStepPoints points = ShotPointsAt(&d, n);
     PetscBool                keep   = store ? PETSC_TRUE : PETSC_FALSE;

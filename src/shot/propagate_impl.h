@@ -50,13 +50,12 @@ PetscErrorCode PropagatorExchangeBoxFields(Propagator *p, PetscInt n, const Pets
 PetscErrorCode PropagatorSetStateModel(Propagator *p, const TimeAxis *t, const float *const model[]);
 
 /* Checkpointing's parts of a run (checkpoint.c): the replay state's model
-   (PropagatorSetModel); the forward run's snapshots, before its step n,
-   and whether that step keeps its terms in the store; before the adjoint,
-   and before its reverse step n, the schedule's actions up to step n's
-   terms in the store. */
+   (PropagatorSetModel); the forward run's snapshots, before its step n
+   (from step 0 on), and whether that step keeps its terms in the store;
+   before the adjoint, and before its reverse step n, the schedule's
+   actions up to step n's terms in the store. */
 PetscErrorCode PropagatorCheckpointsSetModel(Propagator *p, const TimeAxis *t, const float *const model[]);
 PetscErrorCode PropagatorCheckpointsDestroy(Propagator *p);
-PetscErrorCode CheckpointsForwardBegin(Propagator *p);
 PetscErrorCode CheckpointsForwardStep(Propagator *p, PetscInt n, PetscBool *keep);
 PetscErrorCode CheckpointsAdjointBegin(Propagator *p, const ShotPoints *d, PetscInt nsteps);
 PetscErrorCode CheckpointsTurn(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsteps);

@@ -95,13 +95,9 @@ PetscErrorCode AcousticStateForward(const EquationState *s, PetscInt *n, float *
   const Fields *f = &AcousticStateOfConst(s)->f;
 
   *n = 0;
-  EquationStateArray(n, data, count, f->u, f->ncells);
-  EquationStateArray(n, data, count, f->uprev, f->ncells);
-  for (PetscInt a = 0; a < f->dim; a++)
-    for (PetscInt side = 0; side < 2; side++) {
-      EquationStateArray(n, data, count, f->slab[a][side].psi, f->slab[a][side].ncells);
-      EquationStateArray(n, data, count, f->slab[a][side].zeta, f->slab[a][side].ncells);
-    }
+#define ACOUSTIC_STATE_ARRAY(x, c) EquationStateArray(n, data, count, x, c)
+  FIELDS_STATE_ARRAYS(f, ACOUSTIC_STATE_ARRAY);
+#undef ACOUSTIC_STATE_ARRAY
   return 0;
 }
 
