@@ -15,24 +15,38 @@
 #define MEMORY_SHARE 0.9
 
 
-/* Bytes the store needs for nsteps steps of n floats. */
-double WavefieldStoreBytes(size_t n, PetscInt nsteps);
+/* Where and how the steps are kept: -wavefield_storage (disk: in the
+   folder dir), -wavefield_compression. */
+typedef struct {
+  WavefieldStorage where;
+  WavefieldCodec   codec;
+  const char      *dir;
+} WavefieldTier;
+
+/* Bytes the store keeps for nsteps steps of n floats, encoded by codec. */
+double WavefieldStoreBytes(size_t n, PetscInt nsteps, WavefieldCodec codec);
+/* Bytes of memory a store for steps of n floats needs beside its steps:
+   the buffers the equation writes and reads a step in, where its steps are
+   not in backend memory as floats (staged on a device, on disk, encoded). */
+double WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTier *tier);
 
 /* A store for nsteps steps of n floats (what: how they are described),
-   placed as `where` asks: with auto, a device backend keeps them in device
+   placed as the tier asks: with auto, a device backend keeps them in device
    memory when the busiest rank's share fits in 90% of the least free device
-   memory of any rank, else in page-locked host memory.  Says, collectively
-   over comm, where they are kept; the budgets were checked before
+   memory of any rank, else in page-locked host memory; disk: an unnamed
+   file in tier->dir (equations/store_file.h).  Says, collectively over
+   comm, where they are kept; the budgets were checked before
    (GradientPlanChoose).  b and lanes: the backend's memory and the lanes
    the copies of a staged store queue on.  live: the live map beside each
    step, in host memory (Equation.store_shape says where the equation keeps
-   one for the stored term; bytes 0: none). */
-PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *lanes, size_t n, PetscInt nsteps, WavefieldStorage where, const WavefieldLive *live,
+   one for the stored term; bytes 0: none).  Disk and compression: host
+   backends only. */
+PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *lanes, size_t n, PetscInt nsteps, const WavefieldTier *tier, const WavefieldLive *live,
                                     const char *what, WavefieldStore *s);
 PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s);
 /* Makes the store a ring: step k (any k >= 0) lies in slot k % nsteps, a
    step overwriting the one nsteps before it (checkpointing keeps the last
-   steps recomputed only).  Not for a store staged in host memory. */
+   steps recomputed only).  Only for a store of floats in backend memory. */
 PetscErrorCode WavefieldStoreSetRing(WavefieldStore s);
 PetscErrorCode WavefieldStoreWriteBegin(WavefieldStore s, PetscInt step, float **buf);
 PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step);

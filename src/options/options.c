@@ -9,7 +9,8 @@
 #include <string.h>
 
 const char *const GradientMethods[]   = {"auto", "full", "boundary", "checkpoint", "GradientMethod", "GRADIENT_", NULL};
-const char *const WavefieldStorages[] = {"auto", "device", "host", "WavefieldStorage", "STORAGE_", NULL};
+const char *const WavefieldStorages[] = {"auto", "device", "host", "disk", "WavefieldStorage", "STORAGE_", NULL};
+const char *const WavefieldCodecs[]   = {"none", "bf16", "int8", "WavefieldCodec", "CODEC_", NULL};
 
 /* Default CPML width in cells; see docs/options.md. */
 #define DEFAULT_PML_WIDTH 20
@@ -289,8 +290,16 @@ static PetscErrorCode ReadBackend(PetscOptionItems *PetscOptionsObject, Options 
   PetscCall(PetscOptionsBool("-halo_overlap", "Compute the interior while the halos travel", NULL, o->halo_overlap, &o->halo_overlap, NULL));
   PetscCall(PetscOptionsBool("-gpu_shared", "Let several ranks of a node share a GPU (for testing; NCCL refuses it; start MPS first, nvidia-cuda-mps-control -d)", NULL, o->gpu_shared, &o->gpu_shared, NULL));
   PetscCall(ReadGpuTile(PetscOptionsObject, o));
-  PetscCall(PetscOptionsEnum("-wavefield_storage", "Where the gradient keeps the forward wavefield: device, host (page-locked) or auto (device when it fits)", NULL,
-                             WavefieldStorages, (PetscEnum)o->wavefield_storage, (PetscEnum *)&o->wavefield_storage, NULL));
+  PetscCall(PetscOptionsEnum("-wavefield_storage",
+                             "Where the gradient keeps the forward wavefield: device, host (page-locked on a GPU's node), disk (in -wavefield_dir) or auto (device, host, "
+                             "then disk where -wavefield_dir is given: the first where it fits)",
+                             NULL, WavefieldStorages, (PetscEnum)o->wavefield_storage, (PetscEnum *)&o->wavefield_storage, NULL));
+  PetscCall(PetscOptionsString("-wavefield_dir", "A local folder for the gradient's forward wavefield where memory is short: one unnamed file per rank, gone when the run ends",
+                               NULL, o->wavefield_dir, o->wavefield_dir, sizeof(o->wavefield_dir), NULL));
+  PetscCall(PetscOptionsEnum("-wavefield_compression",
+                             "How the gradient keeps the forward wavefield: none (floats, exact), bf16 (half the bytes) or int8 (8-bit blocks of 64 with a scale each, about a "
+                             "quarter); not with -gradient_method checkpoint",
+                             NULL, WavefieldCodecs, (PetscEnum)o->wavefield_codec, (PetscEnum *)&o->wavefield_codec, NULL));
   PetscFunctionReturn(0);
 }
 

@@ -40,9 +40,15 @@ extern const char *const GradientMethods[];
 /* -wavefield_storage: where the stored steps are kept (equations/store.h).
    auto: a device backend keeps them in device memory when they fit there,
    else in page-locked host memory (copied asynchronously on a side lane);
-   a host backend in host memory. */
-typedef enum { STORAGE_AUTO, STORAGE_DEVICE, STORAGE_HOST } WavefieldStorage;
+   a host backend in host memory; either on disk, in -wavefield_dir, where
+   a method does not fit in memory.  disk: in -wavefield_dir whatever fits. */
+typedef enum { STORAGE_AUTO, STORAGE_DEVICE, STORAGE_HOST, STORAGE_DISK } WavefieldStorage;
 extern const char *const WavefieldStorages[];
+
+/* -wavefield_compression: how the stored steps are kept (equations/codec.h):
+   as floats, as bfloat16, or as 8-bit integers with one scale per block. */
+typedef enum { CODEC_NONE, CODEC_BF16, CODEC_INT8 } WavefieldCodec;
+extern const char *const WavefieldCodecs[];
 
 typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_INVERT } RunMode;
 /* Iterations per band of -mode invert without -tao_max_it. */
@@ -123,6 +129,8 @@ typedef struct {
   PetscBool gpu_shared;    /* several ranks of a node may share a GPU */
   GpuTile   gpu_tile;      /* PropagatorSettings.gpu_tile */
   PetscInt  wavefield_storage; /* a WavefieldStorage */
+  char      wavefield_dir[PETSC_MAX_PATH_LEN]; /* the disk tier's folder, "" = none */
+  PetscInt  wavefield_codec;   /* a WavefieldCodec */
   /* output */
   char      output_dir[PETSC_MAX_PATH_LEN];
   FileFormat output_format;       /* gathers, gradient and models */

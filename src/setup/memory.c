@@ -6,7 +6,11 @@
 #include "data/util.h"
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 /* Vectors of the user's grid an inversion keeps at once: the model and its
    two bounds, and TAO's (blmvm: gradient, step, old iterate and gradients,
@@ -127,6 +131,32 @@ static double ProcessFree(int resource, const char *mapped, double *limit)
   if (getrlimit(resource, &rl) || rl.rlim_cur == RLIM_INFINITY) return -1;
   *limit = (double)rl.rlim_cur;
   return PetscMax(*limit - PetscMax(ProcBytes("/proc/self/status", mapped), 0), 0);
+}
+
+PetscErrorCode MemoryDiskLimit(MPI_Comm world, const char *dir, double *bytes)
+{
+  MPI_Comm       node;
+  PetscMPIInt    nranks;
+  struct statvfs fs;
+  struct stat    st;
+  double         mine[2], most[2]; /* an error (errno, or -1: not a folder), and minus the share */
+  int            err = 0;
+
+  PetscFunctionBeginUser;
+  if (stat(dir, &st)) err = errno;
+  else if (!S_ISDIR(st.st_mode)) err = -1;
+  else if (access(dir, W_OK | X_OK)) err = errno;
+  else if (statvfs(dir, &fs)) err = errno;
+  PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nranks));
+  PetscCallMPI(MPI_Comm_free(&node));
+  mine[0] = err ? (err < 0 ? 1 : 1 + err) : 0;
+  mine[1] = err ? 0 : -MEMORY_SHARE * (double)fs.f_bavail * (double)fs.f_frsize / nranks;
+  PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, world));
+  PetscCheck(most[0] == 0, world, PETSC_ERR_USER_INPUT, "-wavefield_dir %s: expected a folder this run can write in (%s)", dir,
+             most[0] == 1 ? "it is not a folder" : strerror((int)most[0] - 1));
+  *bytes = -most[1];
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes, char why[], size_t len)

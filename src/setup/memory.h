@@ -18,6 +18,12 @@
    says which.  Collective over world. */
 PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes, char why[], size_t len);
 
+/* Bytes a rank may write to the folder dir: 90% of its file system's free
+   space, shared by the node's ranks (they write beside each other), the
+   least over the world.  Refuses, collectively, a dir that is not a folder
+   this process can create files in. */
+PetscErrorCode MemoryDiskLimit(MPI_Comm world, const char *dir, double *bytes);
+
 /* Estimates the run's memory on every rank and refuses, collectively over
    the world, when the busiest rank's exceeds the host limit or (device
    backends) 90% of the free device memory.  Twice per run: before the grid

@@ -1,6 +1,7 @@
 #include "setup/plan.h"
 #include "setup/memory.h"
 #include "equations/store.h"
+#include "equations/codec.h"
 #include "data/util.h"
 #include "shot/revolve.h"
 
@@ -30,6 +31,14 @@ static const double HostLinkCost[2] = {11.1, 5.8};
    copy at 0.17 ms against a 2D step's 0.20 ms, more than this fit: the
    figures are one machine's, and noisy. */
 static const double SnapshotCopyCost = 0.25;
+
+/* What a tier adds, in forward runs per float per cell and step (2D,
+   3D): the disk tier per float written and read back (through the page
+   cache to a local disk), compression per float encoded and decoded.
+   From scripts/bench-gradient's STORAGE and COMPRESSION rows on 2D 1024^2
+   and 3D 128^3 x 1000 steps, full storage (2 threads of the AMD EPYC,
+   2026-12-03). */
+static const double DiskCost[2] = {1.0, 0.5}, CodecCost[2] = {0.5, 0.25};
 
 #define NMETHODS 3 /* GRADIENT_FULL, GRADIENT_BOUNDARY, GRADIENT_CHECKPOINT: method k + 1 */
 
@@ -63,10 +72,14 @@ static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
 }
 
 /* What a method needs on a rank (bytes): backend fields, the stored steps,
-   and a staged store's two device buffers. */
+   and the store's buffers in memory (WavefieldStoreBufferBytes: a staged
+   store's two device buffers, an encoded store's) and on disk. */
 typedef struct {
-  double fields, steps, buffers;
+  double fields, steps, buffers, disk_buffers;
 } Need;
+
+/* Where a method's steps go. */
+typedef enum { TIER_HOST, TIER_DEVICE, TIER_DISK } Tier;
 
 /* A rank's figures, reduced by a max over the world as doubles: each
    method's need, the rest of the run (host, device), and the free device
@@ -76,21 +89,35 @@ typedef struct {
   double snapshot; /* checkpointing: a snapshot of the forward state */
   double rest[2], free_device;
   double first_use[NMETHODS]; /* floats stored per cell and step of the rank (a host backend's first use of them) */
+  double raw[NMETHODS];       /* the same before compression */
 } Figures;
 
-/* A device backend keeps the steps in device memory when the busiest rank's fit there. */
-static PetscBool OnDevice(const Backend *backend, WavefieldStorage where, const Need *busiest, double device_budget)
+/* The tier of a method's steps: disk where asked, or (auto, with
+   -wavefield_dir) where the busiest rank's do not fit in host memory; a
+   device backend's in device memory when they fit there, else in host
+   memory.  Checkpointing's two steps stay in memory. */
+static Tier TierOf(const Options *o, const Backend *backend, PetscInt k, const Need *busiest, double host_budget, double device_budget)
 {
-  return backend->memory->device_free_memory && where != STORAGE_HOST && busiest->fields + busiest->steps <= device_budget ? PETSC_TRUE : PETSC_FALSE;
+  const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
+
+  if (backend->memory->device_free_memory) return where != STORAGE_HOST && busiest->fields + busiest->steps <= device_budget ? TIER_DEVICE : TIER_HOST;
+  if (k + 1 == GRADIENT_CHECKPOINT) return TIER_HOST;
+  if (where == STORAGE_DISK || (where == STORAGE_AUTO && o->wavefield_dir[0] && busiest->fields + busiest->steps + busiest->buffers > host_budget)) return TIER_DISK;
+  return TIER_HOST;
 }
 
-/* Host and device bytes of a need, placed. */
-static void Place(const Backend *backend, PetscBool on_device, const Need *n, double bytes[2])
+/* Host, device and disk bytes of a need, placed. */
+static void Place(const Backend *backend, Tier tier, const Need *n, double bytes[3])
 {
-  if (!backend->memory->device_free_memory) {
-    bytes[0] = n->fields + n->steps;
+  bytes[2] = 0;
+  if (tier == TIER_DISK) {
+    bytes[0] = n->fields + n->disk_buffers;
     bytes[1] = 0;
-  } else if (on_device) {
+    bytes[2] = n->steps;
+  } else if (!backend->memory->device_free_memory) {
+    bytes[0] = n->fields + n->steps + n->buffers;
+    bytes[1] = 0;
+  } else if (tier == TIER_DEVICE) {
     bytes[0] = 0;
     bytes[1] = n->fields + n->steps;
   } else {
@@ -108,12 +135,13 @@ static void Amount(double bytes, char *s, size_t len)
 /* The refusal: what the named or least demanding method needs, against
    what the gradient may use; a method that fits, or the ranks that would
    (a rank's share shrinks about as 1 / ranks). */
-static PetscErrorCode Refuse(const Layout *l, const Backend *backend, PetscInt named, const PetscBool fits[NMETHODS], double busiest[NMETHODS][2],
-                             double host_budget, double device_budget, const char *host_why, double snapshot, const double cost[NMETHODS])
+static PetscErrorCode Refuse(const Options *o, const Layout *l, const Backend *backend, PetscInt named, const PetscBool fits[NMETHODS], double busiest[NMETHODS][3],
+                             const double budget[3], const char *host_why, double snapshot, const double cost[NMETHODS])
 {
-  PetscInt small = 0;
-  double   over;
-  char     need[2][32], have[2][32], other[96] = "", fewer[96] = "";
+  const PetscBool device = backend->memory->device_free_memory ? PETSC_TRUE : PETSC_FALSE;
+  PetscInt        small  = 0;
+  double          over;
+  char            need[3][32], have[3][32], other[96] = "", fewer[96] = "", disk[PETSC_MAX_PATH_LEN + 96] = "";
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < NMETHODS; k++)
@@ -128,59 +156,91 @@ static PetscErrorCode Refuse(const Layout *l, const Backend *backend, PetscInt n
     FormatBytes(snapshot, one, sizeof(one));
     PetscCall(PetscSNPrintf(fewer, sizeof(fewer), "fewer -checkpoints (a snapshot takes %s), ", one));
   }
-  over = PetscMax(busiest[small][0] / PetscMax(host_budget, 1.0), backend->memory->device_free_memory ? busiest[small][1] / PetscMax(device_budget, 1.0) : 0);
-  FormatBytes(busiest[small][0], need[0], sizeof(need[0]));
-  FormatBytes(busiest[small][1], need[1], sizeof(need[1]));
-  FormatBytes(PetscMax(host_budget, 0), have[0], sizeof(have[0]));
-  FormatBytes(PetscMax(device_budget, 0), have[1], sizeof(have[1]));
+  over = PetscMax(busiest[small][0] / PetscMax(budget[0], 1.0), device ? busiest[small][1] / PetscMax(budget[1], 1.0) : 0);
+  over = PetscMax(over, busiest[small][2] / PetscMax(budget[2], 1.0));
+  for (int t = 0; t < 3; t++) {
+    FormatBytes(busiest[small][t], need[t], sizeof(need[t]));
+    FormatBytes(PetscMax(budget[t], 0), have[t], sizeof(have[t]));
+  }
+  if (o->wavefield_dir[0]) PetscCall(PetscSNPrintf(disk, sizeof disk, " (and %s on disk, of %s in -wavefield_dir %s)", need[2], have[2], o->wavefield_dir));
+  else if (!device) PetscCall(PetscSNPrintf(disk, sizeof disk, " (or give -wavefield_dir, a local disk's folder, for what does not fit)"));
   SETERRQ(l->world, PETSC_ERR_USER_INPUT,
           "%s%s: the gradient's forward wavefield needs %s of host memory%s%s per rank with -gradient_method %s%s, but a rank may give it %s of host memory "
-          "(%s)%s%s%s; use %s%sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
-          named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], backend->memory->device_free_memory ? " and " : "",
-          backend->memory->device_free_memory ? need[1] : "", GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why,
-          backend->memory->device_free_memory ? " and " : "", backend->memory->device_free_memory ? have[1] : "", backend->memory->device_free_memory ? " of device memory" : "", other, fewer,
-          PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
+          "(%s)%s%s%s%s; use %s%sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
+          named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[0], device ? " and " : "", device ? need[1] : "",
+          GradientMethods[small + 1], named >= 0 ? "" : " (the least of the methods above)", have[0], host_why, device ? " and " : "", device ? have[1] : "",
+          device ? " of device memory" : "", disk, other, fewer, PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
+}
+
+/* Refuses tiers the run cannot have, before any work. */
+static PetscErrorCode CheckTier(const Options *o, const Layout *l, const Backend *backend)
+{
+  const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
+
+  PetscFunctionBeginUser;
+  PetscCheck(where != STORAGE_DISK || o->wavefield_dir[0], l->world, PETSC_ERR_USER_INPUT, "-wavefield_storage disk: expected -wavefield_dir, the folder on a local disk to keep it in");
+  PetscCheck(where == STORAGE_AUTO || where == STORAGE_DISK || !o->wavefield_dir[0], l->world, PETSC_ERR_USER_INPUT,
+             "-wavefield_dir %s with -wavefield_storage %s: the steps are kept in memory; expected -wavefield_storage auto or disk", o->wavefield_dir, WavefieldStorages[where]);
+  PetscCheck(backend->memory->host_memory || (where != STORAGE_DISK && !o->wavefield_dir[0] && o->wavefield_codec == CODEC_NONE), l->world, PETSC_ERR_SUP,
+             "-wavefield_storage disk, -wavefield_dir and -wavefield_compression: the %s backend keeps the forward wavefield in device or page-locked host memory, as floats; "
+             "disk and compression are the CPU backend's, for now",
+             backend->memory->name);
+  PetscCheck(o->gradient_method != GRADIENT_CHECKPOINT || (o->wavefield_codec == CODEC_NONE && where != STORAGE_DISK), l->world, PETSC_ERR_USER_INPUT,
+             "-gradient_method checkpoint keeps two steps, in memory, as floats (its gradient is exact): expected no -wavefield_compression and no -wavefield_storage disk");
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g,
                                   const TimeAxis *t, GradientPlan *plan)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
-  const EquationGradientCost *c = &backend->eq->gradient_cost[g->dim > 2 ? 1 : 0];
-  const double                link = HostLinkCost[g->dim > 2 ? 1 : 0] / c->step, first_use = backend->memory->first_use[g->dim > 2] / c->step;
+  const WavefieldCodec   codec = (WavefieldCodec)o->wavefield_codec;
+  const PetscInt         dim   = g->dim > 2 ? 1 : 0;
+  const EquationGradientCost *c = &backend->eq->gradient_cost[dim];
+  const double                link = HostLinkCost[dim] / c->step, first_use = backend->memory->first_use[dim] / c->step;
+  const double                disk_cost = DiskCost[dim] / c->step, codec_cost = codec != CODEC_NONE ? CodecCost[dim] / c->step : 0;
   Figures   mine = {0}, most;
-  double    host_limit, host_budget, device_budget = 0, busiest[NMETHODS][2], cost[NMETHODS], core = 1, cells = 1, uses = 1;
-  PetscBool fits[NMETHODS], device[NMETHODS];
+  double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1, raw[NMETHODS] = {0};
+  PetscBool fits[NMETHODS];
+  Tier      tier[NMETHODS];
   PetscInt  chosen = -1, snapshots = 0;
-  char      why[256], host_why[512], text[2][32];
+  char      why[256], host_why[512], text[3][32];
 
   PetscFunctionBeginUser;
   PetscCheck(backend->eq->gradient, l->world, PETSC_ERR_SUP, "The %s equation has no gradient yet: forward modelling only (-mode forward)", backend->eq->name);
+  PetscCall(CheckTier(o, l, backend));
   for (PetscInt k = 0; k < NMETHODS; k++) {
     const PetscBool      ring = k + 1 == GRADIENT_CHECKPOINT ? PETSC_TRUE : PETSC_FALSE;
     const GradientMethod as   = ring ? GRADIENT_FULL : (GradientMethod)(k + 1);
+    const WavefieldCodec kept = ring ? CODEC_NONE : codec;
     size_t               n;
     PetscInt             nsteps;
     WavefieldLive        live;
     if (!Offered(backend, k)) continue;
     backend->eq->store_shape(backend->ops, g, as, t->nsteps, &n, &nsteps, &live);
     if (ring) nsteps = 2;
-    mine.need[k].fields  = backend->eq->method_bytes(backend->ops, g, as);
-    mine.need[k].steps   = WavefieldStoreBytes(n, nsteps) + (double)live.bytes * nsteps;
-    mine.need[k].buffers = 2.0 * n * sizeof(float);
+    if (kept != CODEC_NONE) live = (WavefieldLive){0, 0, 0}; /* an encoded step is whole */
+    mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as);
+    mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept) + (double)live.bytes * nsteps;
+    mine.need[k].buffers      = WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_AUTO, kept, NULL});
+    mine.need[k].disk_buffers = WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_DISK, kept, NULL});
+    raw[k]                    = (double)n * nsteps * sizeof(float);
     if (ring) { /* and a second state, which runs the steps again */
       PetscInt padded[3];
       double   all, layers;
       backend->eq->state_bytes(g, &all, &layers);
       mine.need[k].fields += all;
-      mine.snapshot = backend->eq->forward_fields[g->dim > 2] * (double)GridPaddedCells(g, padded) * sizeof(float) + layers;
+      mine.snapshot = backend->eq->forward_fields[dim] * (double)GridPaddedCells(g, padded) * sizeof(float) + layers;
     }
   }
   PetscCall(MemoryRest(o, l, backend, m, geo, g, t, mine.rest));
   {
     double rank_cells = 1;
     for (PetscInt a = 0; a < 3; a++) rank_cells *= (double)g->size[a];
-    for (PetscInt k = 0; k < NMETHODS; k++) mine.first_use[k] = mine.need[k].steps / (sizeof(float) * rank_cells * (double)t->nsteps);
+    for (PetscInt k = 0; k < NMETHODS; k++) {
+      mine.first_use[k] = mine.need[k].steps / (sizeof(float) * rank_cells * (double)t->nsteps);
+      mine.raw[k]       = raw[k] / (sizeof(float) * rank_cells * (double)t->nsteps);
+    }
   }
   if (backend->memory->device_free_memory) {
     size_t avail;
@@ -189,14 +249,15 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   }
   PetscCallMPI(MPI_Allreduce(&mine, &most, (PetscMPIInt)(sizeof(Figures) / sizeof(double)), MPI_DOUBLE, MPI_MAX, l->world));
   PetscCall(MemoryHostLimit(l->world, o->memory_limit, &host_limit, why, sizeof(why)));
-  host_budget = host_limit - most.rest[0];
+  budget[0] = host_limit - most.rest[0];
   FormatBytes(host_limit, text[0], sizeof(text[0]));
   PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "what the host limit of %s, %s, leaves after the rest of the run", text[0], why));
-  if (o->wavefield_memory > 0 && o->wavefield_memory * 1048576.0 < host_budget) {
-    host_budget = o->wavefield_memory * 1048576.0;
+  if (o->wavefield_memory > 0 && o->wavefield_memory * 1048576.0 < budget[0]) {
+    budget[0] = o->wavefield_memory * 1048576.0;
     PetscCall(PetscSNPrintf(host_why, sizeof(host_why), "-wavefield_memory"));
   }
-  if (backend->memory->device_free_memory) device_budget = -MEMORY_SHARE * most.free_device - most.rest[1];
+  if (backend->memory->device_free_memory) budget[1] = -MEMORY_SHARE * most.free_device - most.rest[1];
+  if (o->wavefield_dir[0]) PetscCall(MemoryDiskLimit(l->world, o->wavefield_dir, &budget[2]));
 
   for (PetscInt a = 0; a < 3; a++) {
     cells *= (double)g->N[a];
@@ -206,25 +267,29 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   /* checkpointing: the snapshots asked for, or as many as fit beside the rest (at most one a step) */
   if (Offered(backend, GRADIENT_CHECKPOINT - 1)) {
     Need *ck = &most.need[GRADIENT_CHECKPOINT - 1];
-    snapshots = o->checkpoints != PETSC_DECIDE ? o->checkpoints : (PetscInt)PetscMax(0.0, PetscMin((double)PETSC_MAX_INT, floor((host_budget - ck->fields - ck->steps) / most.snapshot)));
+    snapshots = o->checkpoints != PETSC_DECIDE ? o->checkpoints : (PetscInt)PetscMax(0.0, PetscMin((double)PETSC_MAX_INT, floor((budget[0] - ck->fields - ck->steps) / most.snapshot)));
     snapshots = PetscMin(snapshots, t->nsteps - 1);
     ck->steps += most.snapshot * snapshots;
     mine.need[GRADIENT_CHECKPOINT - 1].steps += mine.snapshot * snapshots;
   }
-  PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-10s %-42s %10s %10s  %s\n", "method", "keeps", "host", "device", "expected time"));
+  PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-10s %-42s %10s %10s%s  %s\n", "method", "keeps", "host", "device", o->wavefield_dir[0] ? "       disk" : "",
+                        "expected time"));
   for (PetscInt k = 0; k < NMETHODS; k++) {
-    char keeps[64];
-    if (!Offered(backend, k)) {
-      fits[k] = device[k] = PETSC_FALSE;
-      busiest[k][0] = busiest[k][1] = cost[k] = 0;
-      PetscCall(PetscPrintf(l->world, "  %-10s (not offered by the %s equation on the %s backend)\n", GradientMethods[k + 1], backend->eq->name, backend->memory->name));
+    char keeps[64], disk[32] = "";
+    if (!Offered(backend, k) || (k + 1 == GRADIENT_CHECKPOINT && (where == STORAGE_DISK || codec != CODEC_NONE))) {
+      fits[k] = PETSC_FALSE;
+      tier[k] = TIER_HOST;
+      busiest[k][0] = busiest[k][1] = busiest[k][2] = cost[k] = 0;
+      if (Offered(backend, k)) PetscCall(PetscPrintf(l->world, "  %-10s (keeps its steps in memory, as floats)\n", GradientMethods[k + 1]));
+      else PetscCall(PetscPrintf(l->world, "  %-10s (not offered by the %s equation on the %s backend)\n", GradientMethods[k + 1], backend->eq->name, backend->memory->name));
       continue;
     }
-    device[k] = OnDevice(backend, where, &most.need[k], device_budget);
-    Place(backend, device[k], &most.need[k], busiest[k]);
-    fits[k]      = busiest[k][0] <= host_budget && (!backend->memory->device_free_memory || (busiest[k][1] <= device_budget && (device[k] || where != STORAGE_DEVICE)))
-                     ? PETSC_TRUE
-                     : PETSC_FALSE;
+    tier[k] = TierOf(o, backend, k, &most.need[k], budget[0], budget[1]);
+    Place(backend, tier[k], &most.need[k], busiest[k]);
+    fits[k] = busiest[k][0] <= budget[0] && busiest[k][2] <= budget[2] &&
+                  (!backend->memory->device_free_memory || (busiest[k][1] <= budget[1] && (tier[k] == TIER_DEVICE || where != STORAGE_DEVICE)))
+                ? PETSC_TRUE
+                : PETSC_FALSE;
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
     /* checkpointing: the schedule's forward steps, the forward run's among them, and its copies of snapshots */
     if (k + 1 == GRADIENT_CHECKPOINT) {
@@ -234,28 +299,41 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
       PetscCall(RevolveDestroy(&r));
     }
     /* the busiest rank's store over its share of the cells (the same on every rank) */
-    if (backend->memory->device_free_memory && !device[k]) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
-    cost[k] += first_use * most.first_use[k] / uses;
+    if (backend->memory->device_free_memory && tier[k] != TIER_DEVICE) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
+    if (tier[k] == TIER_DISK) cost[k] += disk_cost * most.first_use[k];
+    else cost[k] += first_use * most.first_use[k] / uses;
+    if (k + 1 != GRADIENT_CHECKPOINT) cost[k] += codec_cost * most.raw[k];
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
-    PetscCall(PetscPrintf(l->world, "  %-10s %-42s %10s %10s  %.1f forward runs%s\n", GradientMethods[k + 1], Keeps(backend, k, snapshots, keeps, sizeof(keeps)), text[0], text[1], cost[k],
-                          fits[k] ? "" : " (does not fit)"));
+    Amount(busiest[k][2], text[2], sizeof(text[2]));
+    if (o->wavefield_dir[0]) PetscCall(PetscSNPrintf(disk, sizeof disk, " %10s", text[2]));
+    PetscCall(PetscPrintf(l->world, "  %-10s %-42s %10s %10s%s  %.1f forward runs%s\n", GradientMethods[k + 1], Keeps(backend, k, snapshots, keeps, sizeof(keeps)), text[0], text[1], disk,
+                          cost[k], fits[k] ? "" : " (does not fit)"));
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && k + 1 != GRADIENT_CHECKPOINT && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
   if (first_use > 0)
     PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
                           first_use, uses, uses == 1 ? "" : "s"));
-  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, host_budget, device_budget, host_why, most.snapshot, cost));
+  if (codec != CODEC_NONE) PetscCall(PetscPrintf(l->world, "  (full and boundary keep their steps as %s: an approximate gradient, docs/options.md)\n", codec == CODEC_BF16 ? "bfloat16" : "8-bit blocks"));
+  if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(o, l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, budget, host_why, most.snapshot, cost));
   plan->method    = (GradientMethod)(chosen + 1);
   plan->snapshots = plan->method == GRADIENT_CHECKPOINT ? snapshots : 0;
+  plan->tier      = (WavefieldTier){tier[chosen] == TIER_DISK ? STORAGE_DISK : where, plan->method == GRADIENT_CHECKPOINT ? CODEC_NONE : codec, o->wavefield_dir};
   backend->eq->store_shape(backend->ops, g, plan->method == GRADIENT_CHECKPOINT ? GRADIENT_FULL : plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
+  if (plan->tier.codec != CODEC_NONE) plan->live = (WavefieldLive){0, 0, 0};
   if (plan->method == GRADIENT_CHECKPOINT) {
     const PetscInt steps = RevolveLeastSteps(t->nsteps, snapshots);
     plan->nsteps         = 2;
     PetscCall(PetscPrintf(l->world, "checkpointing: %" PetscInt_FMT " snapshots for %" PetscInt_FMT " internal steps, %" PetscInt_FMT " forward steps a shot (%.2f forward runs, the forward run's included)\n",
                           snapshots, t->nsteps, steps, (double)steps / t->nsteps));
   }
-  Place(backend, device[chosen], &mine.need[chosen], plan->bytes);
-  PetscCall(PetscPrintf(l->world, "gradient method: %s (%s)\n", GradientMethods[plan->method], o->gradient_method == GRADIENT_AUTO ? "the fastest that fits" : "-gradient_method"));
+  {
+    double bytes[3];
+    Place(backend, tier[chosen], &mine.need[chosen], bytes);
+    plan->bytes[0] = bytes[0];
+    plan->bytes[1] = bytes[1];
+  }
+  PetscCall(PetscPrintf(l->world, "gradient method: %s (%s)%s\n", GradientMethods[plan->method], o->gradient_method == GRADIENT_AUTO ? "the fastest that fits" : "-gradient_method",
+                        tier[chosen] == TIER_DISK ? ", its steps on disk" : ""));
   PetscFunctionReturn(0);
 }

@@ -12,6 +12,7 @@
 #include "grid/model.h"
 #include "options/options.h"
 #include "shot/propagate.h"
+#include "equations/store.h"
 
 typedef struct {
   GradientMethod method;
@@ -20,6 +21,7 @@ typedef struct {
   WavefieldLive  live;     /* and its live map (Equation.store_shape) */
   double         bytes[2]; /* this rank's host and device bytes for the method (MemoryCheck) */
   PetscInt       snapshots; /* checkpointing's (a ring of nsteps = 2 steps) */
+  WavefieldTier  tier;      /* where and how the store keeps its steps */
 } GradientPlan;
 
 /* Collective over the world; g and t: the decomposed grid and the time axis. */

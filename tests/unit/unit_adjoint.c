@@ -210,7 +210,7 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   }
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, again));
   PetscCall(CellsDiffering(again, grad, ncells, &stale));
-  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, State(p)->f.backend, n, nsteps, STORAGE_AUTO, &(WavefieldLive){0, 0, 0}, "every step, no live map", &plain));
+  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, State(p)->f.backend, n, nsteps, &(WavefieldTier){STORAGE_AUTO, CODEC_NONE, NULL}, &(WavefieldLive){0, 0, 0}, "every step, no live map", &plain));
   PetscCall(Misfit(p, t, sl, 5, w, v, obs, plain, &J, again));
   PetscCall(CellsDiffering(again, grad, ncells, &differ));
   range[0] = -share, range[1] = share;
@@ -287,7 +287,7 @@ static PetscErrorCode CheckWithoutSupport(const Grid *g, const TimeAxis *t, cons
   PetscCall(PropagatorCreate(g, &EquationAcoustic, &(EquationKernels){&ops, ops.backend}, (const float *const[]){v}, 2600, t, &settings, &p));
   PetscCall(PropagatorSetGradientMethod(&p, GRADIENT_BOUNDARY));
   GradientStoreShape(&ops, &State(&p)->f, GRADIENT_BOUNDARY, t->nsteps, &n, &nsteps, &live);
-  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, ops.backend, State(&p)->f.backend, n, nsteps, STORAGE_AUTO, &live, "boundary", &store));
+  PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, ops.backend, State(&p)->f.backend, n, nsteps, &(WavefieldTier){STORAGE_AUTO, CODEC_NONE, NULL}, &live, "boundary", &store));
   PetscCall(PetscMalloc1(cells, &other));
   PetscCall(Misfit(&p, t, sl, 5, w, v, obs, store, &J, other));
   PetscCheck(!State(&p)->rec.nsupport, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a backend without host memory kept support boxes");
@@ -372,7 +372,7 @@ static PetscErrorCode CheckCase(const Case *c)
     dot = 0;
     PetscCall(PropagatorSetGradientMethod(&p, method));
     GradientStoreShape(&KernelOpsCPU, &State(&p)->f, method, t.nsteps, &n, &nsteps, &live);
-    PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, State(&p)->f.backend, n, nsteps, STORAGE_AUTO, &live, GradientMethods[method], &store));
+    PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, KernelOpsCPU.backend, State(&p)->f.backend, n, nsteps, &(WavefieldTier){STORAGE_AUTO, CODEC_NONE, NULL}, &live, GradientMethods[method], &store));
     if (method == GRADIENT_BOUNDARY) {
       p.settings.watch_steps = 1;
       p.settings.watch       = CheckSupport;

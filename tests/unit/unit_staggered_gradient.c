@@ -345,7 +345,7 @@ static PetscErrorCode RunGradientSetUp(Run *r, GradientMethod m)
   PetscCall(PropagatorSetGradientMethod(&r->p, m));
   PetscCheck(eq->store_shape && eq->gradient, PETSC_COMM_SELF, PETSC_ERR_SUP, "The %s equation has no gradient yet: its table has no store_shape or gradient", eq->name);
   eq->store_shape(r->k.ops, &r->g, m, r->t.nsteps, &n, &nsteps, &live);
-  PetscCall(WavefieldStoreCreate(r->comm, r->k.backend, PropagatorLanes(&r->p), n, nsteps, STORAGE_AUTO, &live, GradientMethods[m], &r->store));
+  PetscCall(WavefieldStoreCreate(r->comm, r->k.backend, PropagatorLanes(&r->p), n, nsteps, &(WavefieldTier){STORAGE_AUTO, CODEC_NONE, NULL}, &live, GradientMethods[m], &r->store));
   r->method = m;
   PetscFunctionReturn(0);
 }
