@@ -2,7 +2,7 @@
    step's n floats into CodecBytes(codec, n) bytes and back.
 
    bf16: each float rounded to the nearest bfloat16 (8 bits of mantissa,
-   ties to even): a relative error of at most 2^-9 per value.
+   ties to even): a relative error of at most 2^-8 per value.
    int8: blocks of CODEC_BLOCK floats, each with its own scale (the block's
    largest magnitude / 127), every value rounded to the nearest multiple of
    the scale: an error of at most half a scale, 1/254 of the block's

@@ -75,7 +75,7 @@ static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
    and the store's buffers in memory (WavefieldStoreBufferBytes: a staged
    store's two device buffers, an encoded store's) and on disk. */
 typedef struct {
-  double fields, steps, buffers, disk_buffers;
+  double fields, steps, map, buffers, disk_buffers; /* map: the store's live map, in host memory whatever the tier */
 } Need;
 
 /* Where a method's steps go. */
@@ -100,9 +100,9 @@ static Tier TierOf(const Options *o, const Backend *backend, PetscInt k, const N
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
 
-  if (backend->memory->device_free_memory) return where != STORAGE_HOST && busiest->fields + busiest->steps <= device_budget ? TIER_DEVICE : TIER_HOST;
+  if (backend->memory->device_free_memory) return where != STORAGE_HOST && busiest->fields + busiest->steps + busiest->map <= device_budget ? TIER_DEVICE : TIER_HOST;
   if (k + 1 == GRADIENT_CHECKPOINT) return TIER_HOST;
-  if (where == STORAGE_DISK || (where == STORAGE_AUTO && o->wavefield_dir[0] && busiest->fields + busiest->steps + busiest->buffers > host_budget)) return TIER_DISK;
+  if (where == STORAGE_DISK || (where == STORAGE_AUTO && o->wavefield_dir[0] && busiest->fields + busiest->steps + busiest->map + busiest->buffers > host_budget)) return TIER_DISK;
   return TIER_HOST;
 }
 
@@ -111,17 +111,17 @@ static void Place(const Backend *backend, Tier tier, const Need *n, double bytes
 {
   bytes[2] = 0;
   if (tier == TIER_DISK) {
-    bytes[0] = n->fields + n->disk_buffers;
+    bytes[0] = n->fields + n->map + n->disk_buffers;
     bytes[1] = 0;
     bytes[2] = n->steps;
   } else if (!backend->memory->device_free_memory) {
-    bytes[0] = n->fields + n->steps + n->buffers;
+    bytes[0] = n->fields + n->steps + n->map + n->buffers;
     bytes[1] = 0;
   } else if (tier == TIER_DEVICE) {
     bytes[0] = 0;
-    bytes[1] = n->fields + n->steps;
+    bytes[1] = n->fields + n->steps + n->map;
   } else {
-    bytes[0] = n->steps;
+    bytes[0] = n->steps + n->map;
     bytes[1] = n->fields + n->buffers;
   }
 }
@@ -162,8 +162,14 @@ static PetscErrorCode Refuse(const Options *o, const Layout *l, const Backend *b
     FormatBytes(busiest[small][t], need[t], sizeof(need[t]));
     FormatBytes(PetscMax(budget[t], 0), have[t], sizeof(have[t]));
   }
-  if (o->wavefield_dir[0]) PetscCall(PetscSNPrintf(disk, sizeof disk, " (and %s on disk, of %s in -wavefield_dir %s)", need[2], have[2], o->wavefield_dir));
-  else if (!device) PetscCall(PetscSNPrintf(disk, sizeof disk, " (or give -wavefield_dir, a local disk's folder, for what does not fit)"));
+  if (busiest[small][2] > budget[2])
+    SETERRQ(l->world, PETSC_ERR_USER_INPUT,
+            "%s%s: the gradient's forward wavefield needs %s on disk per rank with -gradient_method %s%s, but -wavefield_dir %s gives a rank %s (%.0f%% of its free space, shared by "
+            "the node's ranks); use a folder on a larger disk, %s%sabout %" PetscInt_FMT " ranks per shot group (now %d), or fewer samples (-nt) or a larger -dt",
+            named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[2], GradientMethods[small + 1],
+            named >= 0 ? "" : " (the least of the methods above)", o->wavefield_dir, have[2], 100 * MEMORY_SHARE, other, fewer,
+            PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
+  if (!o->wavefield_dir[0] && !device) PetscCall(PetscSNPrintf(disk, sizeof disk, " (or give -wavefield_dir, a local disk's folder, for what does not fit)"));
   SETERRQ(l->world, PETSC_ERR_USER_INPUT,
           "%s%s: the gradient's forward wavefield needs %s of host memory%s%s per rank with -gradient_method %s%s, but a rank may give it %s of host memory "
           "(%s)%s%s%s%s; use %s%sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
@@ -221,7 +227,8 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     if (ring) nsteps = 2;
     if (kept != CODEC_NONE) live = (WavefieldLive){0, 0, 0}; /* an encoded step is whole */
     mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as);
-    mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept) + (double)live.bytes * nsteps;
+    mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept);
+    mine.need[k].map          = (double)live.bytes * nsteps;
     mine.need[k].buffers      = WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_AUTO, kept, NULL});
     mine.need[k].disk_buffers = WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_DISK, kept, NULL});
     raw[k]                    = (double)n * nsteps * sizeof(float);
@@ -238,7 +245,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     double rank_cells = 1;
     for (PetscInt a = 0; a < 3; a++) rank_cells *= (double)g->size[a];
     for (PetscInt k = 0; k < NMETHODS; k++) {
-      mine.first_use[k] = mine.need[k].steps / (sizeof(float) * rank_cells * (double)t->nsteps);
+      mine.first_use[k] = (mine.need[k].steps + mine.need[k].map) / (sizeof(float) * rank_cells * (double)t->nsteps);
       mine.raw[k]       = raw[k] / (sizeof(float) * rank_cells * (double)t->nsteps);
     }
   }
