@@ -33,15 +33,35 @@ static inline float FromBF16(uint16_t h)
   return x;
 }
 
+/* The largest magnitude of a block as bits: for floats that are not NaN
+   the order of |x|'s bits is the order of |x|, and an integer maximum
+   vectorises; above 0x7f800000 (infinity) lie the NaNs. */
+static uint32_t LargestBits(const float *x, size_t n)
+{
+  uint32_t big = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &x[i], sizeof u);
+    u &= 0x7fffffffu;
+    big = u > big ? u : big;
+  }
+  return big;
+}
+
 static void EncodeBlock(const float *x, size_t n, float *scale, int8_t *q)
 {
-  float big = 0;
+  const uint32_t bits = LargestBits(x, n);
+  float          big;
 
-  for (size_t i = 0; i < n; i++) big = fmaxf(big, fabsf(x[i]));
-  for (size_t i = 0; i < n && big == big; i++)
-    if (x[i] != x[i]) big = x[i]; /* fmaxf passes NaN by: keep it */
-  *scale = big / 127;
-  for (size_t i = 0; i < n; i++) q[i] = big > 0 && isfinite(big) ? (int8_t)lrintf(x[i] * (127 / big)) : 0;
+  memcpy(&big, &bits, sizeof big);
+  *scale = big / 127; /* NaN or infinity: the block decodes as that */
+  if (!(big > 0) || !isfinite(big)) {
+    memset(q, 0, n);
+    return;
+  }
+  const float to = 127 / big;
+  for (size_t i = 0; i < n; i++) q[i] = (int8_t)(int32_t)rintf(x[i] * to); /* |x to| <= 127 */
 }
 
 void CodecEncode(WavefieldCodec codec, const float *x, size_t n, void *packed)
@@ -76,7 +96,10 @@ void CodecDecode(WavefieldCodec codec, const void *packed, size_t n, float *x)
     for (size_t b = 0; b < nb; b++) {
       const size_t i = b * CODEC_BLOCK, m = n - i < CODEC_BLOCK ? n - i : CODEC_BLOCK;
       const float  s = scale[b];
-      for (size_t j = 0; j < m; j++) x[i + j] = isfinite(s) ? (float)q[i + j] * s : s;
+      if (isfinite(s))
+        for (size_t j = 0; j < m; j++) x[i + j] = (float)q[i + j] * s;
+      else
+        for (size_t j = 0; j < m; j++) x[i + j] = s;
     }
   } else memcpy(x, packed, n * sizeof(float));
 }

@@ -33,12 +33,16 @@ static const double HostLinkCost[2] = {11.1, 5.8};
 static const double SnapshotCopyCost = 0.25;
 
 /* What a tier adds, in forward runs per float per cell and step (2D,
-   3D): the disk tier per float written and read back (through the page
-   cache to a local disk), compression per float encoded and decoded.
-   From scripts/bench-gradient's STORAGE and COMPRESSION rows on 2D 1024^2
-   and 3D 128^3 x 1000 steps, full storage (2 threads of the AMD EPYC,
-   2026-12-03). */
-static const double DiskCost[2] = {1.0, 0.5}, CodecCost[2] = {0.5, 0.25};
+   3D): the disk tier per float written and read back, compression per
+   float encoded and decoded.  From `TIERS="disk bf16 int8" scripts/bench-
+   gradient` on 2D 1024^2 x 1000 and 3D 128^3 x 400 steps, full storage,
+   the gradient's time per step over the forward run's against the same in
+   memory (2 threads of the AMD EPYC, its virtual disk through the page
+   cache, 2026-12-03: disk 6.42 against 2.17 in 2D at 1.1 floats a cell
+   and step, 4.53 against 1.81 in 3D at 2.6; int8 2.98 against 2.05 and
+   2.03 against 1.79, bf16 noisier).  A node's local NVMe disk will do
+   better than this one; the ranking is what the planner needs. */
+static const double DiskCost[2] = {3.9, 1.05}, CodecCost[2] = {0.6, 0.15};
 
 #define NMETHODS 3 /* GRADIENT_FULL, GRADIENT_BOUNDARY, GRADIENT_CHECKPOINT: method k + 1 */
 
