@@ -9,7 +9,8 @@
   1.06 to 1.13); that of a
   gradient run with each method (-gradient_method full, boundary,
   checkpoint with 20 snapshots: measured 0.99), for
-  either physics (acoustic, variable_density), of the elastic equation's
+  either physics (acoustic, variable_density), with the steps compressed
+  (full as int8, boundary as bf16) or on disk (full), of the elastic equation's
   boundary method (measured 0.99), of a variable-density gradient of p and
   vz data whose traces and observed data dominate (measured 1.08: the
   allocator keeps some of the freed trace buffers), and of
@@ -110,6 +111,14 @@ def main():
                 out = check_estimate(name, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method] + snapshots + grad + physics,
                                      scr.sub(f"grad_{method}{len(physics)}"), base, PLANNER_WITHIN)
                 c.check(f"gradient method: {method}" in out, f"the run does not say it uses -gradient_method {method}:\n{out}")
+        # the store's tiers: encoded steps and their buffers; on disk only the buffers (and the live map) in memory
+        wd = scr.sub("wavefield_dir")
+        os.makedirs(wd)
+        for method, tier, what in (("full", ["-wavefield_compression", "int8"], "int8"), ("boundary", ["-wavefield_compression", "bf16"], "bf16"),
+                                   ("full", ["-wavefield_storage", "disk", "-wavefield_dir", wd], "on disk")):
+            out = check_estimate(f"gradient 600 x 600, 1000 samples, {method}, {what}", ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method] + tier + grad,
+                                 scr.sub(f"grad_{method}_{what.replace(' ', '_')}"), base, PLANNER_WITHIN)
+            c.check(f"gradient method: {method}" in out, f"the run does not say it uses -gradient_method {method}:\n{out}")
         name = "gradient 600 x 600, 1000 samples, boundary, elastic"
         out = check_estimate(name, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", "boundary", "-physics", "elastic", "-vs", 1000, "-rho", 2000] + grad,
                              scr.sub("grad_boundary_elastic"), base, PLANNER_WITHIN)
