@@ -4,8 +4,9 @@ disk with -wavefield_dir, and -wavefield_compression (docs/options.md).
 
 (a) The disk tier gives memory's gradient bit for bit: every equation with
     full storage and the boundary method, 2D and 3D, 1 rank and decomposed
-    (2 and 4 ranks, 2 shot groups x 2), with and without a free surface;
-    and the folder is empty afterwards.
+    (2 and 4 ranks, 2 shot groups x 2), with and without a free surface,
+    and checkpointing with its snapshots on disk (full storage's gradient,
+    1 and 2 ranks, 2D and 3D); the folder is empty afterwards.
 (b) The planner: with -wavefield_memory too small for any method's steps
     and a -wavefield_dir, auto takes the cheapest row that fits, on disk,
     and says so; its gradient, and full storage's named there, equal the
@@ -19,7 +20,7 @@ disk with -wavefield_dir, and -wavefield_compression (docs/options.md).
     -wavefield_storage disk without -wavefield_dir; a folder that does not
     exist, a file, a read-only file system; a disk too small for the plan;
     a file-size limit (the space reserved up front fails: 'File too
-    large'); compression or disk with -gradient_method checkpoint.
+    large'); compression with -gradient_method checkpoint.
 (e) A run killed part way leaves no file in the folder (the file has no
     name from the start) for a later run to read.
 """
@@ -86,6 +87,16 @@ def disk_equals_memory(scr, wd):
         text = c.run(nranks, base + ["-wavefield_storage", "disk", "-wavefield_dir", wd], out)
         c.check(f"in a file in {wd}" in text, f"{tag}: the run does not say its steps are on disk")
         same_gradients(mem, out, tag + ", on disk")
+        empty(wd, tag)
+    for physics, dim, nranks, snapshots in (("acoustic", 2, 1, 3), ("elastic", 3, 2, 2), ("variable_density", 2, 2, 5)):
+        tag = f"{physics} {dim}D, checkpoint with {snapshots} snapshots on disk, {nranks} rank(s)"
+        base = ["-mode", "gradient", "-observed_dir", observed(scr, physics, dim)] + MODELS[physics][1] + survey(physics, dim)
+        mem = scr.sub(f"ckfull_{physics}_{dim}_{nranks}")
+        c.run(nranks, base + ["-gradient_method", "full"], mem)
+        out = scr.sub(f"ckdisk_{physics}_{dim}_{nranks}")
+        text = c.run(nranks, base + ["-gradient_method", "checkpoint", "-checkpoints", snapshots, "-wavefield_storage", "disk", "-wavefield_dir", wd], out)
+        c.check(f"checkpointing: {snapshots} snapshots" in text and "on disk" in text, f"{tag}: the run does not say its snapshots are on disk")
+        same_gradients(mem, out, tag)
         empty(wd, tag)
 
 
@@ -213,7 +224,6 @@ def bad_input(scr, wd):
     empty(wd, "a file-size limit")
     print(f"  a file-size limit: refused ({msg.splitlines()[0][:140]})", flush=True)
     refused(scr, base + ["-gradient_method", "checkpoint", "-wavefield_compression", "int8"], scr.sub("bad7"), "checkpoint", "compression with checkpointing")
-    refused(scr, base + ["-gradient_method", "checkpoint", "-wavefield_storage", "disk", "-wavefield_dir", wd], scr.sub("bad8"), "checkpoint", "disk with checkpointing", wd)
 
 
 def interrupted(scr, wd):

@@ -10,9 +10,15 @@
    ring of two steps: a reverse step reads step n, and the acoustic
    adjoint steps n and n + 1 at once.  Every forward step is the forward
    run's own arithmetic from the same state, so the gradient is full
-   storage's bit for bit. */
+   storage's bit for bit.
+   With a folder (-wavefield_storage disk) the snapshots lie in a file
+   there (equations/store_file.h), through two host buffers: a snapshot
+   taken is gathered into the first and written while the steps go on; the
+   one a reverse step restores is read into the second while the previous
+   reverse step runs (the schedule names it: the action after each turn). */
 #include "shot/propagate_impl.h"
 #include "shot/revolve.h"
+#include "equations/store_file.h"
 #include "data/events.h"
 #include "data/util.h"
 #include <omp.h>
@@ -22,9 +28,14 @@ struct Checkpoints {
   EquationState *replay;
   Revolve        schedule;
   PetscInt       next;   /* the schedule's next action */
-  float        **snap;   /* host memory, one per snapshot slot */
+  float        **snap;   /* host memory, one per snapshot slot; NULL with a file */
   size_t         floats; /* of a snapshot */
+  StoreFile      file;   /* the snapshots' slots, one after the other, or NULL */
+  float         *stage[2]; /* with a file: a snapshot written, one read */
+  PetscInt       fetched;  /* with a file: the slot stage[1] holds or is being read into, or -1 */
 };
+
+enum { LANE_TAKE, LANE_RESTORE }; /* the file's lanes, the stage buffers */
 
 /* The forward state's arrays of state s (EquationScheme.forward_state). */
 typedef struct {
@@ -40,16 +51,15 @@ static PetscErrorCode ArraysOf(const Propagator *p, const EquationState *s, Stat
   PetscFunctionReturn(0);
 }
 
-/* State s's forward arrays into snapshot slot (save), or back from it: one
-   parallel region, each thread its share of every array (a snapshot is
-   copied once a reverse step, and its arrays can be small). */
-static PetscErrorCode SnapshotCopy(Propagator *p, EquationState *s, PetscInt slot, PetscBool save)
+/* State s's forward arrays into the snapshot at snap (save), or back from
+   it: one parallel region, each thread its share of every array (a
+   snapshot is copied once a reverse step, and its arrays can be small). */
+static PetscErrorCode ArraysCopy(Propagator *p, EquationState *s, float *snap, PetscBool save)
 {
   StateArrays a;
   size_t      start[EQUATION_MAX_STATE_ARRAYS + 1] = {0};
 
   PetscFunctionBeginUser;
-  PetscCall(PhaseBegin(FWI_CHECKPOINT));
   PetscCall(ArraysOf(p, s, &a));
   for (PetscInt i = 0; i < a.n; i++) start[i + 1] = start[i] + a.count[i];
 #pragma omp parallel
@@ -57,15 +67,48 @@ static PetscErrorCode SnapshotCopy(Propagator *p, EquationState *s, PetscInt slo
     const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
     for (PetscInt i = 0; i < a.n; i++) {
       const size_t lo = a.count[i] * t / nt, n = a.count[i] * (t + 1) / nt - lo;
-      float *const snap = p->ck->snap[slot] + start[i] + lo, *const field = a.data[i] + lo;
-      memcpy(save ? snap : field, save ? field : snap, n * sizeof(float));
+      float *const at = snap + start[i] + lo, *const field = a.data[i] + lo;
+      memcpy(save ? at : field, save ? field : at, n * sizeof(float));
     }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Starts reading snapshot slot into the restore buffer (a file's). */
+static PetscErrorCode Fetch(Checkpoints *ck, PetscInt slot)
+{
+  const size_t bytes = ck->floats * sizeof(float);
+
+  PetscFunctionBeginUser;
+  PetscCall(StoreFilePost(ck->file, LANE_RESTORE, PETSC_FALSE, ck->stage[LANE_RESTORE], bytes, bytes * (size_t)slot));
+  ck->fetched = slot;
+  PetscFunctionReturn(0);
+}
+
+/* State s's forward state into snapshot slot (save), or back from it. */
+static PetscErrorCode SnapshotCopy(Propagator *p, EquationState *s, PetscInt slot, PetscBool save)
+{
+  Checkpoints *ck = p->ck;
+
+  PetscFunctionBeginUser;
+  PetscCall(PhaseBegin(FWI_CHECKPOINT));
+  if (!ck->file) PetscCall(ArraysCopy(p, s, ck->snap[slot], save));
+  else if (save) {
+    const size_t bytes = ck->floats * sizeof(float);
+    PetscCall(StoreFileWait(ck->file, LANE_TAKE)); /* the buffer's last snapshot is out */
+    PetscCall(ArraysCopy(p, s, ck->stage[LANE_TAKE], PETSC_TRUE));
+    PetscCall(StoreFilePost(ck->file, LANE_TAKE, PETSC_TRUE, ck->stage[LANE_TAKE], bytes, bytes * (size_t)slot));
+  } else {
+    if (ck->fetched != slot) PetscCall(Fetch(ck, slot)); /* read after any write posted before it */
+    PetscCall(StoreFileWait(ck->file, LANE_RESTORE));
+    PetscCall(ArraysCopy(p, s, ck->stage[LANE_RESTORE], PETSC_FALSE));
+    ck->fetched = -1;
   }
   PetscCall(PhaseEnd(FWI_CHECKPOINT));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots)
+PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, const char *dir)
 {
   Checkpoints *ck;
   StateArrays  a;
@@ -82,6 +125,12 @@ PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const 
   PetscCall(RevolveCreate(t->nsteps, snapshots, &ck->schedule));
   PetscCall(ArraysOf(p, p->state, &a));
   for (PetscInt i = 0; i < a.n; i++) ck->floats += a.count[i];
+  ck->fetched = -1;
+  if (dir) {
+    PetscCall(StoreFileOpen(dir, ck->floats * sizeof(float) * (size_t)ck->schedule.snapshots, &ck->file));
+    for (PetscInt k = 0; k < 2; k++) MemoryCall(PetscMalloc1(ck->floats, &ck->stage[k]), "the checkpoints' buffers", (double)ck->floats * sizeof(float));
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscCalloc1(ck->schedule.snapshots + 1, &ck->snap));
   for (PetscInt k = 0; k < ck->schedule.snapshots; k++)
     MemoryCall(PetscMalloc1(ck->floats, &ck->snap[k]), "the checkpoints' snapshots", (double)ck->floats * sizeof(float) * ck->schedule.snapshots);
@@ -94,8 +143,10 @@ PetscErrorCode PropagatorCheckpointsDestroy(Propagator *p)
 
   PetscFunctionBeginUser;
   if (!ck) PetscFunctionReturn(0);
-  for (PetscInt k = 0; k < ck->schedule.snapshots; k++) PetscCall(PetscFree(ck->snap[k]));
+  for (PetscInt k = 0; ck->snap && k < ck->schedule.snapshots; k++) PetscCall(PetscFree(ck->snap[k]));
   PetscCall(PetscFree(ck->snap));
+  PetscCall(StoreFileClose(&ck->file));
+  for (PetscInt k = 0; k < 2; k++) PetscCall(PetscFree(ck->stage[k]));
   PetscCall(RevolveDestroy(&ck->schedule));
   if (ck->replay) PetscCall(p->eq->scheme->destroy(&ck->replay));
   PetscCall(PetscFree(p->ck));
@@ -186,6 +237,9 @@ PetscErrorCode CheckpointsTurn(Propagator *p, const ShotPoints *d, WavefieldStor
       PetscCall(PhaseBegin(FWI_REPLAY));
       PetscCall(ReplayStep(p, d, store, n, nsteps));
       PetscCall(PhaseEnd(FWI_REPLAY));
+      /* a file's next restore comes in while reverse step n runs */
+      if (ck->file && ck->next < ck->schedule.nactions && ck->schedule.action[ck->next].kind == REVOLVE_RESTORE && ck->schedule.action[ck->next].slot >= 0)
+        PetscCall(Fetch(ck, ck->schedule.action[ck->next].slot));
       PetscFunctionReturn(0);
     }
   }
