@@ -32,23 +32,8 @@ import subprocess
 import numpy as np
 
 import common as c
+from test_checkpoint import MODELS, gradient_files, survey
 from test_disk_full import run_limited, small_disk
-
-MODELS = {
-    "acoustic": (["-vp", "2000"], ["-vp", "2100"]),
-    "variable_density": (["-vp", "2000", "-rho", "1000"], ["-vp", "2100", "-rho", "1100"]),
-    "elastic": (["-vp", "2000", "-vs", "1100", "-rho", "1000"], ["-vp", "2100", "-vs", "1150", "-rho", "1050"]),
-}
-GRIDS = {2: ["-nx", "48", "-nz", "32", "-nt", "160"], 3: ["-nx", "24", "-ny", "20", "-nz", "16", "-nt", "90"]}
-
-
-def survey(physics, dim, free_surface=False):
-    args = ["-physics", physics, "-dx", "10"] + GRIDS[dim] + ["-nshots", "2", "-nrec", "6", "-dt", "0.001", "-f0", "20", "-pml_width", "8"]
-    return args + (["-pml_top", "0"] if free_surface else [])
-
-
-def gradient_files(outdir):
-    return sorted(f for f in os.listdir(outdir) if f.startswith("gradient") and f.endswith(".rsf@"))
 
 
 def same_gradients(ref, test, what):

@@ -1,16 +1,24 @@
 #include "grid/layout.h"
 #include <omp.h>
 
+PetscErrorCode LayoutNodeRanks(MPI_Comm world, PetscMPIInt *nranks)
+{
+  MPI_Comm node;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, nranks));
+  PetscCallMPI(MPI_Comm_free(&node));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode SetThreads(MPI_Comm world, PetscInt *threads)
 {
-  MPI_Comm    node;
   PetscMPIInt local;
 
   PetscFunctionBeginUser;
   if (!getenv("OMP_NUM_THREADS")) {
-    PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    PetscCallMPI(MPI_Comm_size(node, &local));
-    PetscCallMPI(MPI_Comm_free(&node));
+    PetscCall(LayoutNodeRanks(world, &local));
     omp_set_num_threads(PetscMax(1, omp_get_num_procs() / local));
   }
   *threads = omp_get_max_threads();

@@ -15,4 +15,6 @@ typedef struct {
    the cores this rank may use shared among the ranks on its node, so ranks
    never fight over cores. */
 PetscErrorCode LayoutCreate(MPI_Comm world, PetscInt shot_groups, Layout *l);
+/* The ranks of world on this rank's node (they share its memory, cores and disks). */
+PetscErrorCode LayoutNodeRanks(MPI_Comm world, PetscMPIInt *nranks);
 PetscErrorCode LayoutDestroy(Layout *l);

@@ -135,7 +135,6 @@ static double ProcessFree(int resource, const char *mapped, double *limit)
 
 PetscErrorCode MemoryDiskLimit(MPI_Comm world, const char *dir, double *bytes)
 {
-  MPI_Comm       node;
   PetscMPIInt    nranks;
   struct statvfs fs;
   struct stat    st;
@@ -147,9 +146,7 @@ PetscErrorCode MemoryDiskLimit(MPI_Comm world, const char *dir, double *bytes)
   else if (!S_ISDIR(st.st_mode)) err = -1;
   else if (access(dir, W_OK | X_OK)) err = errno;
   else if (statvfs(dir, &fs)) err = errno;
-  PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  PetscCallMPI(MPI_Comm_size(node, &nranks));
-  PetscCallMPI(MPI_Comm_free(&node));
+  PetscCall(LayoutNodeRanks(world, &nranks));
   mine[0] = err ? (err < 0 ? 1 : 1 + err) : 0;
   mine[1] = err ? 0 : -MEMORY_SHARE * (double)fs.f_bavail * (double)fs.f_frsize / nranks;
   PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, world));
@@ -161,7 +158,6 @@ PetscErrorCode MemoryDiskLimit(MPI_Comm world, const char *dir, double *bytes)
 
 PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes, char why[], size_t len)
 {
-  MPI_Comm    node;
   PetscMPIInt nranks;
   double      share[LIMIT_KINDS], limit[LIMIT_KINDS] = {0}, tightest;
   char        amount[32];
@@ -176,9 +172,7 @@ PetscErrorCode MemoryHostLimit(MPI_Comm world, PetscReal limit_mb, double *bytes
     PetscCall(PetscSNPrintf(why, len, "-memory_limit"));
     PetscFunctionReturn(0);
   }
-  PetscCallMPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  PetscCallMPI(MPI_Comm_size(node, &nranks));
-  PetscCallMPI(MPI_Comm_free(&node));
+  PetscCall(LayoutNodeRanks(world, &nranks));
   /* this rank's share of each: the node's and the cgroup's are shared by
      the node's ranks, a process's limits are its own */
   share[LIMIT_NODE]          = ProcBytes("/proc/meminfo", "MemAvailable") / nranks;

@@ -152,7 +152,7 @@ static PetscErrorCode Refuse(const Options *o, const Layout *l, const Backend *b
   const PetscBool device = backend->memory->device_free_memory ? PETSC_TRUE : PETSC_FALSE;
   PetscInt        small  = 0;
   double          over;
-  char            need[3][32], have[3][32], other[96] = "", fewer[96] = "", disk[PETSC_MAX_PATH_LEN + 96] = "";
+  char            need[3][32], have[3][32], other[96] = "", fewer[96] = "", disk[96] = "";
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < NMETHODS; k++)
