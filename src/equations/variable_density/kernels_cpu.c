@@ -50,6 +50,26 @@ STAGGERED_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict
   }
 }
 
+/* The forward velocities along both axes of n cells of a 2D row outside
+   every layer in one pass, each as RowVelocityR's: the two stencils share
+   the loads of p's row and of the buoyancy, and the loop.  keep (a literal
+   NULL where the run keeps nothing) takes each axis's gradient. */
+STAGGERED_INLINE void RowVelocities2R(PetscInt n, PetscInt R, const float c[3][FWI_MAX_RADIUS + 1], ptrdiff_t st, const float *restrict f, const float *restrict bdt,
+                                      float *const v[3], float *const *keep)
+{
+  float w[2][FWI_MAX_RADIUS + 1]; /* a copy the stores cannot alias */
+  for (PetscInt a = 0; a < 2; a++)
+    for (PetscInt m = 1; m <= R; m++) w[a][m] = c[a][m];
+#pragma GCC ivdep /* as in RowVelocityR */
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt a = 0; a < 2; a++) {
+      const ptrdiff_t sa = a ? st : 1; /* a literal unit stride: offsets, not pointers */
+      const float     g  = StaggeredStencil(f + i, sa, 1, w[a], R);
+      if (keep) keep[a][i] = g;
+      v[a][i] = VelocityUpdate(v[a][i], VDFaceBuoyancy(bdt, i, sa), g, PETSC_FALSE);
+    }
+}
+
 /* One pass of the pressure over n cells: h = sum_a D-_a f[a] (with every
    axis's CPML memory where layer is given, a literal NULL elsewhere),
    taken by term, forward p -= kdt h, adjoint p += kdt h. */
@@ -150,6 +170,20 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 #undef VD_VELOCITY
 }
 
+/* The forward velocities of cells [i0, i0 + m) of a 2D row outside every
+   layer (RowVelocities2R), the gradients kept in the store's rows where
+   the run keeps them. */
+static void VelocitiesPlain2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m)
+{
+  const ptrdiff_t c = row + i0;
+  float *const    v[3] = {s->v[0] + c, s->v[1] + c, NULL};
+  float *const    keep[3] = {s->keep ? s->keep + s->ncells + c : NULL, s->keep ? s->keep + 2 * s->ncells + c : NULL, NULL};
+
+  /* keep a literal, so that no loop tests it */
+  STAGGERED_WITH_RADIUS(s->radius, if (s->keep) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, keep);
+                        else RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, NULL));
+}
+
 /* The pressure of cells [i0, i0 + m) of a row, as VelocityPiece. */
 static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool adjoint, PetscBool layer)
 {
@@ -172,15 +206,32 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
 /* Forward, the derivatives of p (stage 0) or v (stage 1) with their CPML
    memory, the terms written to the store where the run keeps them;
    adjoint, the derivatives of d alone, added with the other sign.  A row
-   goes in pieces: the cells outside every layer, then those in one. */
+   goes in pieces: in 2D the cells outside every axis's layers first, both
+   axes in one pass; then each axis's other cells outside its layers, then
+   those in them. */
 static void VelocityRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n, PetscBool adjoint)
 {
+  PetscInt cut[3][2], all[2] = {0, n}; /* all: the cells outside every axis's layers */
+
   for (PetscInt a = 0; a < s->dim; a++) {
-    PetscInt cut[2] = {0, n};
-    if (!adjoint) PlainCut(s, 1, 1u << a, q, n, cut);
-    VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], adjoint, PETSC_FALSE);
-    VelocityPiece(s, a, row, q, 0, cut[0], adjoint, PETSC_TRUE);
-    VelocityPiece(s, a, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
+    cut[a][0] = 0;
+    cut[a][1] = n;
+    if (!adjoint) PlainCut(s, 1, 1u << a, q, n, cut[a]);
+    all[0] = PetscMax(all[0], cut[a][0]);
+    all[1] = PetscMin(all[1], cut[a][1]);
+  }
+  /* in 3D, whose rows are short, the further pieces' set-up costs more
+     than the shared loads save (docs/numerics.md) */
+  const PetscBool together = !adjoint && s->dim == 2 && all[0] < all[1];
+
+  if (together) VelocitiesPlain2(s, row, all[0], all[1] - all[0]);
+  for (PetscInt a = 0; a < s->dim; a++) {
+    /* the axis's plain cells on either side of those, then its layers' */
+    const PetscInt lo = together ? all[0] : cut[a][1], hi = together ? all[1] : cut[a][1];
+    VelocityPiece(s, a, row, q, cut[a][0], lo - cut[a][0], adjoint, PETSC_FALSE);
+    VelocityPiece(s, a, row, q, hi, cut[a][1] - hi, adjoint, PETSC_FALSE);
+    VelocityPiece(s, a, row, q, 0, cut[a][0], adjoint, PETSC_TRUE);
+    VelocityPiece(s, a, row, q, cut[a][1], n - cut[a][1], adjoint, PETSC_TRUE);
   }
 }
 
