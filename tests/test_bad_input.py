@@ -454,6 +454,11 @@ def main():
         case("-dy in 2D", 1, SMALL + ["-dy", 5], scr.sub("o_dy"), [has("-dy 5 (the model is 2D")])
         case("-restart -qc_shots in -mode forward", 1, SMALL + ["-restart", "-qc_shots", 0], scr.sub("o_invert_only"),
              [has("-restart (only -mode invert reads it)"), has("-qc_shots 0 (only -mode invert reads it)")])
+        case("-gradient_method -wavefield_* in -mode forward", 1,
+             SMALL + ["-gradient_method", "full", "-checkpoints", 3, "-wavefield_storage", "disk", "-wavefield_dir", scr.sub(), "-wavefield_compression", "int8",
+                      "-wavefield_memory", 100], scr.sub("o_gradient_only"),
+             [has("-gradient_method full (a forward run keeps no wavefield"), has("-checkpoints 3"), has("-wavefield_storage disk"), has("-wavefield_dir"),
+              has("-wavefield_compression int8"), has("-wavefield_memory 100")])
         case("-gradient_smoothing with 3 values in 2D", 1, SMALL + ["-gradient_smoothing", "10,20,30"], scr.sub("o_smooth3"),
              [has("-gradient_smoothing 10,20,30"), has("third value")])
         warn_case("-dx beside an RSF model with -unused_options warn", 1,
