@@ -7,6 +7,7 @@ rate.
 
 usage: DEEPWAVE_PYTHON=<python with deepwave> scripts/compare_deepwave_elastic.py [HALOFWI] [THREADS]
    or: <python with deepwave> scripts/compare_deepwave_elastic.py [HALOFWI] [THREADS]
+SPEED_RUNS=N runs each speed case N times and prints the ratios' median.
 
 A layered solid of our own (vp/vs between 1.7 and 2.2, density steps that
 the velocities do not follow, a lens of lower vs and density), 120 x 200
@@ -253,6 +254,7 @@ def speed_2d(n, nt):
     print(f"speed, 2D absorbing: {n} x {n} cells, {nt} steps, explosion; relative L2 {errors(d, h)}")
     print(f"  speed, {THREADS} threads: halofwi {rate:.3f} G model-cell updates/s (its steps; whole process {wall:.2f} s), "
           f"Deepwave {dw_rate:.3f} ({seconds:.2f} s, step ratio {info.step_ratio}): halofwi / Deepwave {rate / dw_rate:.2f}")
+    return rate / dw_rate
 
 
 def speed_3d(n, nt):
@@ -276,6 +278,7 @@ def speed_3d(n, nt):
     dw_rate = n ** 3 * nt * out.info.step_ratio / seconds * 1e-9
     print(f"speed, 3D absorbing: {n}^3 cells, {nt} steps, explosion, {THREADS} threads: halofwi {rate:.3f} G model-cell updates/s (its steps; whole process {wall:.2f} s), "
           f"Deepwave {dw_rate:.3f} ({seconds:.2f} s, step ratio {out.info.step_ratio}): halofwi / Deepwave {rate / dw_rate:.2f}")
+    return rate / dw_rate
 
 
 if __name__ == "__main__":
@@ -292,5 +295,5 @@ if __name__ == "__main__":
     case("d", water=True, free=True, src_row=6, rec_row=26, variants=ivm)
     case(f"c, {FINE}x finer", water=False, free=True, src_row=6, rec_row=3, r=FINE, variants=ivm[:1] + pm)
     case(f"d, {FINE}x finer", water=True, free=True, src_row=6, rec_row=26, r=FINE, variants=ivm[:1])
-    speed_2d(1000, 500)
-    speed_3d(128, 200)
+    side.speed_runs("speed, 2D", speed_2d, 1000, 500)
+    side.speed_runs("speed, 3D", speed_3d, 128, 200)

@@ -6,6 +6,7 @@ and each code's model-cell rate.
 
 usage: DEEPWAVE_PYTHON=<python with deepwave> scripts/compare_deepwave_vd.py [HALOFWI] [THREADS]
    or: <python with deepwave> scripts/compare_deepwave_vd.py [HALOFWI] [THREADS]
+SPEED_RUNS=N runs each speed case N times and prints the ratios' median.
 
 A layered model of our own (a water layer, sediments with density steps
 that vp does not follow, a dense lens), 10 m cells, order 8, 20 layer
@@ -95,6 +96,7 @@ def case(name, nz, nx, nt, free, timed=False):
         dw_rate = nz * nx * nt * info.step_ratio / seconds * 1e-9
         print(f"  speed, {THREADS} threads: halofwi {rate:.3f} G model-cell updates/s (its steps; whole process {wall:.2f} s), Deepwave {dw_rate:.3f} ({seconds:.2f} s): "
               f"halofwi / Deepwave {rate / dw_rate:.2f}")
+        return rate / dw_rate
 
 
 def speed_3d(n, nt):
@@ -118,11 +120,12 @@ def speed_3d(n, nt):
     dw_rate = n ** 3 * nt * out.info.step_ratio / seconds * 1e-9
     print(f"speed, 3D absorbing: {n}^3 cells, {nt} steps, {THREADS} threads: halofwi {rate:.3f} G model-cell updates/s (its steps; whole process {wall:.2f} s), "
           f"Deepwave {dw_rate:.3f} ({seconds:.2f} s, step ratio {out.info.step_ratio}): halofwi / Deepwave {rate / dw_rate:.2f}")
+    return rate / dw_rate
 
 
 if __name__ == "__main__":
     print(f"deepwave {deepwave.__version__}, torch {torch.__version__}, halofwi {os.path.realpath(BIN)}")
     case("absorbing on every side", 100, 160, 900, False)
     case("free surface on top", 100, 160, 900, True)
-    case("speed, absorbing", 1000, 1000, 500, False, timed=True)
-    speed_3d(128, 200)
+    side.speed_runs("speed, 2D", case, "speed, absorbing", 1000, 1000, 500, False, True)
+    side.speed_runs("speed, 3D", speed_3d, 128, 200)

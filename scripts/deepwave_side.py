@@ -73,3 +73,15 @@ def model_rate(stdout, shape, pml):
             rate = float(line.split("G cell-updates/s")[0].split()[-1])
             return rate * np.prod([n / (n + 2.0 * pml) for n in shape])
     sys.exit("halofwi printed no shot rate")
+
+
+def speed_runs(label, run, *args):
+    """Runs a speed case (run returns halofwi's rate over Deepwave's)
+    SPEED_RUNS times in a row (default 1), each printing its own line, then,
+    where there are several, their median: single runs on a shared machine
+    move by up to 1.5x."""
+    n = int(os.environ.get("SPEED_RUNS", "1"))
+    ratios = sorted(run(*args) for _ in range(n))
+    if n > 1:
+        mid = ratios[n // 2] if n % 2 else 0.5 * (ratios[n // 2 - 1] + ratios[n // 2])
+        print(f"{label}: halofwi / Deepwave over {n} runs, median {mid:.2f} (lowest {ratios[0]:.2f}, highest {ratios[-1]:.2f})")
