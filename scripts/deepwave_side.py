@@ -12,6 +12,7 @@ Points are (z, x) positions in cells: cell centres at integer values, as
 Deepwave's integer locations of its pressure are.
 """
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -81,7 +82,6 @@ def speed_runs(label, run, *args):
     where there are several, their median: single runs on a shared machine
     move by up to 1.5x."""
     n = int(os.environ.get("SPEED_RUNS", "1"))
-    ratios = sorted(run(*args) for _ in range(n))
+    ratios = [run(*args) for _ in range(n)]
     if n > 1:
-        mid = ratios[n // 2] if n % 2 else 0.5 * (ratios[n // 2 - 1] + ratios[n // 2])
-        print(f"{label}: halofwi / Deepwave over {n} runs, median {mid:.2f} (lowest {ratios[0]:.2f}, highest {ratios[-1]:.2f})")
+        print(f"{label}: halofwi / Deepwave over {n} runs, median {statistics.median(ratios):.2f} (lowest {min(ratios):.2f}, highest {max(ratios):.2f})")

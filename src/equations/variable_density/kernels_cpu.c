@@ -55,7 +55,7 @@ STAGGERED_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict
    the loads of p's row and of the buoyancy, and the loop.  keep (a literal
    NULL where the run keeps nothing) takes each axis's gradient. */
 STAGGERED_INLINE void RowVelocities2R(PetscInt n, PetscInt R, const float c[3][FWI_MAX_RADIUS + 1], ptrdiff_t st, const float *restrict f, const float *restrict bdt,
-                                      float *const v[3], float *const *keep)
+                                      float *const v[2], float *const *keep)
 {
   float w[2][FWI_MAX_RADIUS + 1]; /* a copy the stores cannot alias */
   for (PetscInt a = 0; a < 2; a++)
@@ -176,8 +176,12 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 static void VelocitiesPlain2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m)
 {
   const ptrdiff_t c = row + i0;
-  float *const    v[3] = {s->v[0] + c, s->v[1] + c, NULL};
-  float *const    keep[3] = {s->keep ? s->keep + s->ncells + c : NULL, s->keep ? s->keep + 2 * s->ncells + c : NULL, NULL};
+  float          *v[2], *keep[2];
+
+  for (PetscInt a = 0; a < 2; a++) {
+    v[a]    = s->v[a] + c;
+    keep[a] = s->keep ? s->keep + (1 + a) * s->ncells + c : NULL; /* as VelocityPiece's */
+  }
 
   /* keep a literal, so that no loop tests it */
   STAGGERED_WITH_RADIUS(s->radius, if (s->keep) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, keep);
