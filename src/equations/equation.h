@@ -339,6 +339,14 @@ typedef struct {
   EquationResidual residual[EQUATION_MAX_COMPONENTS];
 } EquationStepPoints;
 
+/* What one record reads at a step, for a hook that records on its own
+   (fused_steps): out[i] = row i of map over component c, as record does. */
+typedef struct {
+  PetscInt        component;
+  const PointMap *map;
+  float          *out;
+} EquationRecording;
+
 /* The boxes a pass (forward or adjoint) steps, interior [0] and shell [1]. */
 typedef struct {
   PetscInt   n[2];
@@ -404,6 +412,13 @@ typedef struct EquationScheme {
      rank has no neighbour (its halos carry nothing, so no stage waits for
      another's cells); *done false where it took none. */
   PetscErrorCode (*fused_stages)(EquationState *s, PetscBool adjoint, const EquationStepPoints *points, PetscBool *done);
+  /* Optional (NULL: never): forward steps n and n + 1 in one sweep where
+     the rank has no neighbour and the run keeps nothing (no store): from
+     stage_begin of step n's first stage to stage_end of step n + 1's last,
+     step n's step_end and step n + 1's records (next[], what record would
+     take before step n + 1's stages) on the way; points[k] those of step
+     n + k; *done false where it took none. */
+  PetscErrorCode (*fused_steps)(EquationState *s, const EquationStepPoints points[2], PetscInt nrecord, const EquationRecording next[], PetscBool *done);
 
   /* out[i] = what row i of the map reads of component c (Equation.component)
      now (PointMap: record); the map's arrays, remote[] and out[] backend

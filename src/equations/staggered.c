@@ -143,20 +143,26 @@ void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band,
   }
 }
 
-void StaggeredFusedSweep(PetscInt N, PetscInt R, void (*layer)(void *ctx, PetscInt j, PetscInt stage), void *ctx)
+void StaggeredFusedSweep(PetscInt N, PetscInt R, PetscInt K, void (*layer)(void *ctx, PetscInt j, PetscInt stage), void *ctx)
 {
 #pragma omp parallel
   {
     const PetscInt T = omp_get_num_threads(), t = omp_get_thread_num();
     const PetscInt lo = N * t / T, hi = N * (t + 1) / T;
-#define STAGGERED_WAITS(j) (((j) < lo + R && lo > 0) || ((j) >= hi - R && hi < N))
-    for (PetscInt j = lo; j < hi + R; j++) {
-      if (j < hi) layer(ctx, j, 0);
-      if (j - R >= lo && !STAGGERED_WAITS(j - R)) layer(ctx, j - R, 1);
-    }
+    /* stage k's layers that read and write this share alone: k R in from a
+       seam with another share */
+#define STAGGERED_FIRST(k) (lo > 0 ? lo + (k) * R : lo)
+#define STAGGERED_END(k)   (hi < N ? hi - (k) * R : hi)
+    for (PetscInt j = lo; j < hi + (K - 1) * R; j++)
+      for (PetscInt k = 0; k < K; k++)
+        if (j - k * R >= STAGGERED_FIRST(k) && j - k * R < STAGGERED_END(k)) layer(ctx, j - k * R, k);
+    /* the rest, stage by stage once every thread has passed the one before */
+    for (PetscInt k = 1; k < K; k++) {
 #pragma omp barrier
-    for (PetscInt j = lo; j < hi; j++)
-      if (STAGGERED_WAITS(j)) layer(ctx, j, 1);
-#undef STAGGERED_WAITS
+      for (PetscInt j = lo; j < hi; j++)
+        if (j < STAGGERED_FIRST(k) || j >= STAGGERED_END(k)) layer(ctx, j, k);
+    }
+#undef STAGGERED_FIRST
+#undef STAGGERED_END
   }
 }

@@ -92,18 +92,18 @@ typedef struct {
    then 1, then 2. */
 void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], PetscBool save, unsigned mask, float *buf);
 
-/* A step's two stages over every owned cell in one sweep along the
-   outermost axis, in its N layers (a row in 2D, a plane of rows in 3D):
-   layer(ctx, j, 0) steps stage 0 on layer j, layer(ctx, j, 1) stage 1,
-   which reads stage 0's fields on layers j - R to j + R (and stage 0
-   stage 1's on those): stage 1 follows R layers behind, so that the
-   layers between are read from cache rather than from memory again.  The
-   threads each sweep a share of the layers; stage 1 on the R layers at
-   either end of a share, which read and are read by a neighbouring share's
-   stage 0, waits until every thread has passed.  Each cell's arithmetic is
-   the stages' own, so the bits are those of the stages run one after the
-   other. */
-void StaggeredFusedSweep(PetscInt N, PetscInt R, void (*layer)(void *ctx, PetscInt j, PetscInt stage), void *ctx);
+/* K stages (a step's two, or two steps' four) over every owned cell in one
+   sweep along the outermost axis, in its N layers (a row in 2D, a plane of
+   rows in 3D): layer(ctx, j, k) steps stage k on layer j, which reads
+   stage k - 1's fields on layers j - R to j + R (and stage k - 1 reads
+   stage k - 2's, which stage k overwrites): stage k follows R layers behind
+   stage k - 1, so that the layers between are read from cache rather than
+   from memory again.  The threads each sweep a share of the layers; stage
+   k on the k R layers at either end of a share, which read or are read by
+   a neighbouring share's stages, waits until every thread has passed stage
+   k - 1 (k - 1 barriers).  Each cell's arithmetic is the stages' own, so
+   the bits are those of the stages run one after the other. */
+void StaggeredFusedSweep(PetscInt N, PetscInt R, PetscInt K, void (*layer)(void *ctx, PetscInt j, PetscInt stage), void *ctx);
 
 #ifdef __cplusplus
 }

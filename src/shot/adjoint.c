@@ -203,8 +203,8 @@ PetscErrorCode PropagatorAdjointResiduals(Propagator *p, const TimeAxis *t, cons
     PetscCall(ReverseStep(p, &d, store, n, t->nsteps, &taken));
     PetscCall(PhaseEnd(FWI_ADJOINT_STEP));
     n -= taken;
-    PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - 1 - n, last));
-    PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - 1 - n));
+    PetscCall(ReportProgress(p, t, "adjoint", shot_id, t->nsteps - 1 - n, 1, last));
+    PetscCall(CheckFinite(p, t, "adjoint", shot_id, t->nsteps - 1 - n, 1));
   }
   PetscCall(sc->run_end(p->state, PETSC_TRUE, store));
   PetscCall(PropagatorExchangeBoxFields(p, p->eq->nimage_field, p->eq->image_field));

@@ -195,16 +195,24 @@ static PetscErrorCode ExchangeEnd(Propagator *p)
   PetscFunctionReturn(0);
 }
 
+/* Whether one of the steps done - steps + 1 .. done is a multiple of every. */
+static PetscBool Passes(PetscInt done, PetscInt steps, PetscInt every)
+{
+  for (PetscInt k = done - steps + 1; k <= done; k++)
+    if (k % every == 0) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 /* A line from the group's first rank every progress_interval seconds; the
    clock is read every 16 steps only. */
-PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscLogDouble last[2])
+PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscInt steps, PetscLogDouble last[2])
 {
   const Grid    *g = p->grid;
   PetscLogDouble now;
   PetscMPIInt    rank;
 
   PetscFunctionBeginUser;
-  if (p->settings.progress_interval <= 0 || done % 16 || done == t->nsteps) PetscFunctionReturn(0);
+  if (p->settings.progress_interval <= 0 || !Passes(done, steps, 16) || done == t->nsteps) PetscFunctionReturn(0);
   PetscCall(PetscTime(&now));
   if (now - last[0] < p->settings.progress_interval) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)g->da), &rank));
@@ -221,13 +229,13 @@ PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char
 
 /* Every nan_check_interval steps and after the last: a clear error, on every
    rank of the group, once the field holds NaN or Inf. */
-PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done)
+PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscInt steps)
 {
   PetscBool finite, all;
   MPI_Comm  comm;
 
   PetscFunctionBeginUser;
-  if (done % p->settings.nan_check_interval && done != t->nsteps) PetscFunctionReturn(0);
+  if (!Passes(done, steps, p->settings.nan_check_interval) && done != t->nsteps) PetscFunctionReturn(0);
   PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
   PetscCall(p->eq->scheme->all_finite(p->state, &finite));
   PetscCallMPI(MPI_Allreduce(&finite, &all, 1, MPIU_BOOL, MPI_LAND, comm));
@@ -434,6 +442,25 @@ PetscErrorCode StepStages(Propagator *p, PetscBool adjoint, const EquationStepPo
   PetscFunctionReturn(0);
 }
 
+/* Forward steps n and n + 1 at once (EquationScheme.fused_steps) on a rank
+   alone, step n + 1's records taken on the way; *two false where the
+   equation took neither. */
+static PetscErrorCode TwoSteps(Propagator *p, const ShotPoints *d, PetscInt n, PetscInt nrecord, const ShotRecord record[], const ShotReceivers rec[], PetscBool *two)
+{
+  const EquationScheme    *sc        = p->eq->scheme;
+  const EquationStepPoints points[2] = {ShotPointsAt(d, n), ShotPointsAt(d, n + 1)};
+  EquationRecording        next[EQUATION_MAX_COMPONENTS];
+
+  PetscFunctionBeginUser;
+  *two = PETSC_FALSE;
+  if (!p->alone || !sc->fused_steps || nrecord > EQUATION_MAX_COMPONENTS) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < nrecord; k++) next[k] = (EquationRecording){record[k].component, &rec[k].rec, rec[k].traces + (size_t)(n + 1) * record[k].at->nrec};
+  PetscCall(PhaseBegin(FWI_INTERIOR));
+  PetscCall(sc->fused_steps(p->state, points, nrecord, next, two));
+  PetscCall(PhaseEnd(FWI_INTERIOR));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PropagatorRun(Propagator *p, const TimeAxis *t, const ShotLocal *shot, PetscInt shot_id, const float *wavelet, float *traces, WavefieldStore store)
 {
   const ShotRecord first = {p->settings.component, shot, traces};
@@ -460,9 +487,9 @@ PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const Shot
     PetscCall(sc->run_begin(p->state, PETSC_FALSE, store, &first, t->nsteps));
   }
   PetscCall(PetscTime(&last[0]));
-  for (PetscInt n = 0; n < t->nsteps; n++) {
+  for (PetscInt n = 0, steps; n < t->nsteps; n += steps) {
     const EquationStepPoints points = ShotPointsAt(&d, n);
-    PetscBool                keep   = store ? PETSC_TRUE : PETSC_FALSE;
+    PetscBool                keep   = store ? PETSC_TRUE : PETSC_FALSE, two = PETSC_FALSE;
 
     if (store && p->ck) PetscCall(CheckpointsForwardStep(p, n, &keep));
     PetscCall(PhaseBegin(FWI_STEP));
@@ -473,14 +500,19 @@ PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const Shot
       PetscCall(sc->record(p->state, record[k].component, &rec[k].rec, rec[k].remote, rec[k].traces + (size_t)n * record[k].at->nrec));
     }
     PetscCall(PhaseEnd(FWI_INJREC));
-    PetscCall(StepStages(p, PETSC_FALSE, &points));
-    PetscCall(sc->step_end(p->state, PETSC_FALSE, keep ? store : NULL, n, &points));
+    if (!store && n + 1 < t->nsteps && !(p->settings.watch_steps && (n + 1) % p->settings.watch_steps == 0)) PetscCall(TwoSteps(p, &d, n, nrecord, record, rec, &two));
+    if (!two) PetscCall(StepStages(p, PETSC_FALSE, &points));
+    steps = two ? 2 : 1;
+    {
+      const EquationStepPoints last_points = ShotPointsAt(&d, n + steps - 1);
+      PetscCall(sc->step_end(p->state, PETSC_FALSE, keep ? store : NULL, n + steps - 1, &last_points));
+    }
     PetscCall(PhaseEnd(FWI_STEP));
 
-    PetscCall(ReportProgress(p, t, "forward", shot_id, n + 1, last));
-    PetscCall(CheckFinite(p, t, "forward", shot_id, n + 1));
-    if (p->settings.watch_steps && (n + 1) % p->settings.watch_steps == 0)
-      PetscCall(p->settings.watch(p->settings.watch_ctx, shot_id, n + 1, sc->field_data(p->state, p->eq->watch_field, 0, 0)));
+    PetscCall(ReportProgress(p, t, "forward", shot_id, n + steps, steps, last));
+    PetscCall(CheckFinite(p, t, "forward", shot_id, n + steps, steps));
+    if (p->settings.watch_steps && (n + steps) % p->settings.watch_steps == 0)
+      PetscCall(p->settings.watch(p->settings.watch_ctx, shot_id, n + steps, sc->field_data(p->state, p->eq->watch_field, 0, 0)));
   }
   PetscCall(sc->run_end(p->state, PETSC_FALSE, store));
   /* the traces at the recording interval, from every internal step's samples */

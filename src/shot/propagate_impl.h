@@ -37,11 +37,13 @@ EquationStepPoints ShotPointsAt(const ShotPoints *d, PetscInt n);
    equation's fused_stages where it takes the step. */
 PetscErrorCode StepStages(Propagator *p, PetscBool adjoint, const EquationStepPoints *points);
 /* A progress line from the group's first rank every progress_interval
-   seconds (last: time and step of the previous one). */
-PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscLogDouble last[2]);
-/* Every nan_check_interval steps and after the last: a clear error, on
-   every rank of the group, once the field holds NaN or Inf. */
-PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done);
+   seconds (last: time and step of the previous one), done the steps done
+   so far, steps of them since the last call. */
+PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscInt steps, PetscLogDouble last[2]);
+/* Every nan_check_interval steps (one of the last steps of them) and after
+   the last: a clear error, on every rank of the group, once the field
+   holds NaN or Inf. */
+PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, PetscInt shot_id, PetscInt done, PetscInt steps);
 /* Fills the ghosts of the box fields listed (Equation.field indices) that
    the state holds now from the neighbours, at once. */
 PetscErrorCode PropagatorExchangeBoxFields(Propagator *p, PetscInt n, const PetscInt list[]);

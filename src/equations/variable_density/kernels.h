@@ -46,8 +46,10 @@ typedef struct VDKernels {
   /* Optional (NULL: none): both forward stages over every owned cell in
      one sweep (StaggeredFusedSweep), stage 1's StageBegin included; for a
      state whose free surfaces lie on axis 0 alone, and whose ghosts no
-     neighbour fills. */
-  PetscErrorCode (*fused_forward)(VDState *s);
+     neighbour fills.  With pair, two steps' four stages: step n's
+     StepEnd, step n + 1's records (pair's values) and its stage 0's
+     StageBegin on the way (state.h: VDPair). */
+  PetscErrorCode (*fused_forward)(VDState *s, const VDPair *pair);
   const BackendOps *backend;
 } VDKernels;
 
@@ -57,7 +59,7 @@ extern const VDKernels VDKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
 /* The CPU's stages (kernels_cpu.c). */
 PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint);
 PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint);
-PetscErrorCode VDFusedForwardCPU(VDState *s);
+PetscErrorCode VDFusedForwardCPU(VDState *s, const VDPair *pair);
 PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage);
 PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *b);
 PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *b);

@@ -267,16 +267,49 @@ PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint)
   return 0;
 }
 
-/* Layer l of StaggeredFusedSweep: stage 0, each row's normal velocity
-   then mirrored beyond the free surfaces of axis 0 (stage 1's StageBegin,
-   row by row), or stage 1. */
+typedef struct {
+  VDState      *s;
+  const VDPair *pair; /* NULL: one step */
+} FusedSweep;
+
+/* The values of pair's records of component c on layer l. */
+static void RecordLayer(const VDState *s, const VDPair *pr, PetscInt c, PetscInt l)
+{
+  for (PetscInt k = 0; k < pr->nrecord; k++) {
+    const VDLayerCells *lc = &pr->record[k].cells;
+    const float        *f  = c ? s->v[c - 1] : s->p;
+    if (pr->record[k].component != c) continue;
+    for (PetscInt i = lc->at[l]; i < lc->at[l + 1]; i++) pr->record[k].value[i] = f[lc->cell[i]];
+  }
+}
+
+/* Step n's StepEnd on layer l, step n + 1's pressure records and its
+   stage 0's StageBegin, once the layer's pressure is stepped. */
+static void StepTurnLayer(VDState *s, const VDPair *pr, const Box *b, PetscInt l)
+{
+  for (PetscInt i = pr->inject.at[l]; i < pr->inject.at[l + 1]; i++) s->p[pr->inject.cell[i]] += pr->amount[i];
+  STAGGERED_ROWS_OF(s, b, {
+    for (PetscInt side = 0; side < 2; side++)
+      if (s->free_surface[0][side]) StaggeredSurfaceRow(STAGGERED_ZERO_SURFACE, s->p, row, 1, n, side, s->radius);
+  });
+  RecordLayer(s, pr, 0, l);
+  STAGGERED_ROWS_OF(s, b, {
+    for (PetscInt side = 0; side < 2; side++)
+      if (s->free_surface[0][side]) StaggeredSurfaceRow(STAGGERED_MIRROR_CENTRES, s->p, row, 1, n, side, s->radius);
+  });
+}
+
+/* Layer l of StaggeredFusedSweep: an even stage, each row's velocities,
+   the normal one then mirrored beyond the free surfaces of axis 0 (the
+   pressure stage's StageBegin, row by row); an odd one, the pressure. */
 static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
 {
-  VDState  *s = (VDState *)ctx;
-  const Box b = StaggeredLayerBox(s->dim, s->n, l);
+  const FusedSweep *f = (const FusedSweep *)ctx;
+  VDState          *s = f->s;
+  const Box         b = StaggeredLayerBox(s->dim, s->n, l);
 
   STAGGERED_ROWS_OF(s, &b, {
-    if (stage) {
+    if (stage % 2) {
       PressureRow(s, row, q, n, PETSC_FALSE);
       continue;
     }
@@ -284,11 +317,17 @@ static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
     for (PetscInt side = 0; side < 2; side++)
       if (s->free_surface[0][side]) StaggeredSurfaceRow(STAGGERED_MIRROR_NODES, s->v[0], row, 1, n, side, s->radius);
   });
+  if (!f->pair) return;
+  if (stage == 0)
+    for (PetscInt c = 1; c <= s->dim; c++) RecordLayer(s, f->pair, c, l);
+  if (stage == 1) StepTurnLayer(s, f->pair, &b, l);
 }
 
-PetscErrorCode VDFusedForwardCPU(VDState *s)
+PetscErrorCode VDFusedForwardCPU(VDState *s, const VDPair *pair)
 {
-  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, FusedLayer, s);
+  FusedSweep f = {s, pair};
+
+  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, pair ? 4 : 2, FusedLayer, &f);
   return 0;
 }
 

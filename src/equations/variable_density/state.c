@@ -74,6 +74,7 @@ static PetscErrorCode Destroy(EquationState **state)
   PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
   PetscCall(VDAdjointFree(s));
   PetscCall(VDReconstructionDestroy(s));
+  PetscCall(VDPairDestroy(s));
   PetscCall(s->ops->lanes_destroy(s));
   PetscCall(PetscFree(s));
   *state = NULL;
@@ -168,6 +169,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointRunBegin(s, store));
   if (adjoint && s->method == GRADIENT_BOUNDARY) VDReconstructionStart(s);
+  PetscCall(VDPairDestroy(s)); /* built for the last run's maps */
 #define VD_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
 #define VD_ZERO(x)      VD_ZERO_N(x, s->ncells)
   VD_ZERO(s->p);
@@ -230,8 +232,17 @@ static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool ad
 
 static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions) { return 0; }
 
-/* Forward, where the backend sweeps both stages at once and every free
-   surface lies on axis 0 (whose mirrors are row by row): stage 0's
+/* Whether the backend sweeps the forward stages at once here: every free
+   surface lies on axis 0 (whose mirrors are row by row). */
+static PetscBool Sweeps(const VDState *s)
+{
+  if (!s->ops->fused_forward || s->dim < 2) return PETSC_FALSE;
+  for (PetscInt a = 1; a < s->dim; a++)
+    if (s->free_surface[a][0] || s->free_surface[a][1]) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* Forward, where the backend sweeps both stages at once: stage 0's
    StageBegin, then the sweep. */
 static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const EquationStepPoints *points, PetscBool *done)
 {
@@ -239,12 +250,27 @@ static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
-  if (adjoint || !s->ops->fused_forward || s->dim < 2) PetscFunctionReturn(0);
-  for (PetscInt a = 1; a < s->dim; a++)
-    if (s->free_surface[a][0] || s->free_surface[a][1]) PetscFunctionReturn(0);
+  if (adjoint || !Sweeps(s)) PetscFunctionReturn(0);
   PetscCall(StageBegin(state, 0, PETSC_FALSE, points));
-  PetscCall(s->ops->fused_forward(s));
+  PetscCall(s->ops->fused_forward(s, NULL));
   *done = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Two forward steps in one sweep (VDPair): step n's stage 0 StageBegin,
+   the sweep, then step n + 1's records from the values it kept. */
+static PetscErrorCode FusedSteps(EquationState *state, const EquationStepPoints points[2], PetscInt nrecord, const EquationRecording next[], PetscBool *done)
+{
+  VDState *s = VDStateOf(state);
+
+  PetscFunctionBeginUser;
+  *done = PETSC_FALSE;
+  if (!Sweeps(s) || s->dim != 2) PetscFunctionReturn(0); /* in 3D slower (docs/numerics.md) */
+  PetscCall(VDPairPrepare(s, &points[0], nrecord, next, done));
+  if (!*done) PetscFunctionReturn(0);
+  PetscCall(StageBegin(state, 0, PETSC_FALSE, &points[0]));
+  PetscCall(s->ops->fused_forward(s, s->pair));
+  for (PetscInt k = 0; k < nrecord; k++) PetscCall(s->ops->record(s, s->pair->record[k].value, &s->pair->record[k].compact, NULL, next[k].out));
   PetscFunctionReturn(0);
 }
 
@@ -303,4 +329,5 @@ const EquationScheme VariableDensityScheme = {
   .all_finite  = AllFinite,
   .image       = Image,
   .fused_stages = FusedStages,
+  .fused_steps  = FusedSteps,
 };
