@@ -4,9 +4,10 @@
 - It is right: the peak resident memory of three forward runs (two
   dominated by the wavefields, acoustic and elastic, one by the traces kept
   at every internal step), less
-  that of a tiny run (MPI, PETSc and the program itself), lies within 1.0 to
+  that of a tiny run (MPI, PETSc and the program itself), lies within 0.95 to
   1.2 times the figure printed as "memory per rank ... host X" (measured
-  1.06 to 1.13); that of a
+  0.99 acoustic, 1.16 elastic, 1.05 traces, since the grid keeps no PETSc
+  DMDA maps; 1.06 to 1.13 when it kept them); that of a
   gradient run with each method (-gradient_method full, boundary,
   checkpoint with 20 snapshots: measured 0.99), for
   either physics (acoustic, variable_density), with the steps compressed
@@ -35,7 +36,7 @@ import subprocess
 import common as c
 
 TIMEOUT = 300
-FORWARD_WITHIN = (1.0, 1.2)  # the forward estimate against the measured peak (1.06 to 1.13 measured)
+FORWARD_WITHIN = (0.95, 1.2)  # the forward estimate against the measured peak (0.99 to 1.16 measured)
 PLANNER_WITHIN = (0.9, 1.1)  # the gradient planner's figure against the measured peak
 MB = 1048576.0
 UNITS = {"MB": MB, "GB": 1024 * MB}

@@ -70,16 +70,82 @@ static PetscErrorCode WarnThinLayers(const Grid *g)
 /* PETSc's default split of N cells over p processes (DMDA): the first N % p get one more. */
 static PetscInt SmallestShare(PetscInt N, PetscInt p) { return N / p; }
 
+/* The subdomains along each axis: those given (-da_processors_*), the
+   group's ranks over the one axis left, or, where two or more are left on
+   more than one rank, PETSc's DMDA's choice (its set-up builds maps and
+   scatters of about 20 bytes a cell, freed at once: no more than that is
+   asked of it). */
+static PetscErrorCode ProcessGrid(MPI_Comm group, const Grid *g, const PetscInt procs[3], PetscInt m[3])
+{
+  PetscMPIInt size;
+  PetscInt    given = 1, left = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(group, &size));
+  for (PetscInt a = 0; a < 3; a++) {
+    m[a] = a < g->dim ? procs[a] : 1;
+    if (m[a] == PETSC_DECIDE) left++;
+    else given *= m[a];
+  }
+  if (size == 1 || left == 0) {
+    for (PetscInt a = 0; a < 3; a++)
+      if (m[a] == PETSC_DECIDE) m[a] = 1;
+  } else if (left == 1) {
+    for (PetscInt a = 0; a < 3; a++)
+      if (m[a] == PETSC_DECIDE) m[a] = size / given;
+  } else {
+    DM da;
+    PetscCall(DMDACreate(group, &da));
+    PetscCall(DMSetDimension(da, g->dim));
+    PetscCall(DMDASetSizes(da, g->N[0], g->N[1], g->N[2]));
+    PetscCall(DMDASetNumProcs(da, m[0], m[1], m[2]));
+    PetscCall(DMDASetStencilWidth(da, 0));
+    PetscCall(DMDASetDof(da, 1));
+    /* No DMSetFromOptions: -da_processors_x/y/z name physical axes here,
+       and were read as such; PETSc would apply them to the DMDA's own axes. */
+    MemoryCall(DMSetUp(da), "the grid's decomposition (PETSc's DMSetUp)", 2.0 * sizeof(PetscInt) * g->N[0] * g->N[1] * g->N[2] / size);
+    PetscCall(DMDAGetInfo(da, NULL, NULL, NULL, NULL, &m[0], &m[1], &m[2], NULL, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(DMDestroy(&da));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* This rank's block of m[0] x m[1] x m[2] subdomains, as a DMDA lays them
+   out: ranks numbered along axis 0 first; N cells over p subdomains, the
+   first N % p one cell more. */
+static PetscErrorCode LayOut(Grid *g, const PetscInt m[3])
+{
+  PetscMPIInt rank;
+  PetscInt    stride = 1;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(g->comm, &rank));
+  for (PetscInt a = 0; a < 3; a++) {
+    g->nproc[a] = m[a];
+    g->proc[a]  = rank / stride % m[a];
+    PetscCall(PetscMalloc1(m[a], &g->ranges[a]));
+    g->start[a] = 0;
+    for (PetscInt i = 0; i < m[a]; i++) {
+      g->ranges[a][i] = g->N[a] / m[a] + (g->N[a] % m[a] > i);
+      if (i < g->proc[a]) g->start[a] += g->ranges[a][i];
+    }
+    g->size[a]   = g->ranges[a][g->proc[a]];
+    g->nbr[a][0] = g->proc[a] > 0 ? (PetscMPIInt)(rank - stride) : MPI_PROC_NULL;
+    g->nbr[a][1] = g->proc[a] < m[a] - 1 ? (PetscMPIInt)(rank + stride) : MPI_PROC_NULL;
+    stride *= m[a];
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt order,
                           const PetscInt pml[3][2], const PetscInt procs[3], Grid *g)
 {
-  PetscMPIInt     size;
-  const PetscMPIInt *nb;
-  PetscInt        m[3] = {1, 1, 1};
-  ptrdiff_t       step = 1;
+  PetscMPIInt size;
+  PetscInt    m[3];
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(g, sizeof(*g)));
+  g->comm = MPI_COMM_NULL;
   PetscCallMPI(MPI_Comm_size(group, &size));
   PetscCall(GridCheckCellCount(group, dim, n, pml));
   g->dim    = dim;
@@ -117,42 +183,15 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
                "-da_processors_x/y/z ask for %" PetscInt_FMT " subdomains, which do not divide the %d ranks of a shot group (world size / -shot_groups)", given, size);
   }
 
-  PetscCall(DMDACreate(group, &g->da));
-  PetscCall(DMSetDimension(g->da, dim));
-  PetscCall(DMDASetSizes(g->da, g->N[0], g->N[1], g->N[2]));
-  PetscCall(DMDASetNumProcs(g->da, procs[0], dim > 1 ? procs[1] : PETSC_DECIDE, dim > 2 ? procs[2] : PETSC_DECIDE));
-  PetscCall(DMDASetBoundaryType(g->da, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE));
-  PetscCall(DMDASetStencilType(g->da, DMDA_STENCIL_STAR));
-  PetscCall(DMDASetStencilWidth(g->da, g->radius));
-  PetscCall(DMDASetDof(g->da, 1));
-  /* No DMSetFromOptions: -da_processors_x/y/z name physical axes here, and
-     were read as such; PETSc would apply them to the DMDA's own axes. */
-  /* its maps: two indices a ghosted cell, an even share of them named if they do not fit */
-  MemoryCall(DMSetUp(g->da), "the grid's maps (PETSc's DMSetUp)", 2.0 * sizeof(PetscInt) * g->N[0] * g->N[1] * g->N[2] / size);
-
-  PetscCall(DMDAGetInfo(g->da, NULL, NULL, NULL, NULL, &m[0], &m[1], &m[2], NULL, NULL, NULL, NULL, NULL, NULL));
-  PetscCall(DMDAGetCorners(g->da, &g->start[0], &g->start[1], &g->start[2], &g->size[0], &g->size[1], &g->size[2]));
-  PetscCall(DMDAGetOwnershipRanges(g->da, &g->ranges[0], &g->ranges[1], &g->ranges[2]));
-  PetscCall(DMDAGetNeighbors(g->da, &nb));
-  for (PetscInt a = 0; a < 3; a++) {
-    PetscInt first = 0;
-    g->nproc[a]    = a < dim ? m[a] : 1;
-    for (g->proc[a] = 0; a < dim && first < g->start[a]; g->proc[a]++) first += g->ranges[a][g->proc[a]];
-    PetscCheck(a >= dim || g->size[a] >= g->radius, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+  PetscCallMPI(MPI_Comm_dup(group, &g->comm));
+  PetscCall(ProcessGrid(group, g, procs, m));
+  PetscCall(LayOut(g, m));
+  for (PetscInt a = 0; a < dim; a++)
+    PetscCheck(g->size[a] >= g->radius, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
                "Subdomain thinner than the halo: %" PetscInt_FMT " cells along %s, fewer than the %" PetscInt_FMT " halo cells of order %" PetscInt_FMT
                "; use fewer subdomains along %s (-da_processors_%s)",
                g->size[a], axis_name[a], g->radius, order, axis_name[a], axis_name[a]);
-  }
   PetscCall(GridCheckSurfaceDepth(g, g->radius + 1, "the ghosts beyond it mirror the cells past it, which must be this rank's own"));
-  /* DMDAGetNeighbors: 3^dim ranks, first DMDA axis fastest, -1 off the grid. */
-  {
-    const PetscInt centre = dim == 2 ? 4 : 13;
-    for (PetscInt a = 0; a < 3; a++, step *= 3)
-      for (PetscInt s = 0; s < 2; s++) {
-        const PetscMPIInt r = a < dim ? nb[centre + (s ? step : -step)] : -1;
-        g->nbr[a][s]        = r < 0 ? MPI_PROC_NULL : r;
-      }
-  }
   PetscCall(WarnThinLayers(g));
   PetscFunctionReturn(0);
 }
@@ -160,7 +199,24 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
 PetscErrorCode GridDestroy(Grid *g)
 {
   PetscFunctionBeginUser;
-  PetscCall(DMDestroy(&g->da));
+  for (PetscInt a = 0; a < 3; a++) PetscCall(PetscFree(g->ranges[a]));
+  if (g->comm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&g->comm));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GridCreateDMDA(const Grid *g, PetscInt width, DM *da)
+{
+  PetscFunctionBeginUser;
+  PetscCall(DMDACreate(g->comm, da));
+  PetscCall(DMSetDimension(*da, g->dim));
+  PetscCall(DMDASetSizes(*da, g->N[0], g->N[1], g->N[2]));
+  PetscCall(DMDASetNumProcs(*da, g->nproc[0], g->nproc[1], g->nproc[2]));
+  PetscCall(DMDASetOwnershipRanges(*da, g->ranges[0], g->ranges[1], g->ranges[2]));
+  PetscCall(DMDASetBoundaryType(*da, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE));
+  PetscCall(DMDASetStencilType(*da, DMDA_STENCIL_STAR));
+  PetscCall(DMDASetStencilWidth(*da, width));
+  PetscCall(DMDASetDof(*da, 1));
+  PetscCall(DMSetUp(*da));
   PetscFunctionReturn(0);
 }
 

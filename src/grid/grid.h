@@ -1,5 +1,5 @@
 /* The computational grid of one shot group: the user's grid extended by the
-   absorbing layers, decomposed by a DMDA on the group comm.  Axis order is
+   absorbing layers, decomposed over the group comm as a DMDA would be.  Axis order is
    (z, x, y) everywhere, z fastest, so the DMDA's natural ordering is the
    RSF ordering of the model. */
 #pragma once
@@ -22,13 +22,17 @@ typedef struct Grid {
   PetscReal   d[3];
   PetscInt    pml[3][2]; /* layer widths per axis and side */
   PetscInt    N[3];      /* extended grid */
-  DM          da;
+  MPI_Comm    comm;      /* the group's, duplicated for the grid's own messages */
   PetscInt    start[3], size[3];   /* owned box, extended indices */
   PetscInt    nproc[3], proc[3];   /* process grid and this rank's coordinates */
-  const PetscInt *ranges[3];       /* owned sizes of every process along each axis */
+  PetscInt   *ranges[3];           /* owned sizes of every process along each axis */
   PetscMPIInt nbr[3][2];           /* face neighbours on the group comm */
 } Grid;
 
+/* A DMDA of the grid's decomposition with `width` ghost cells a side (a
+   star stencil), for what needs PETSc's ghost exchange (the smoothing).
+   GridCreate keeps none: its maps take 20 bytes a cell. */
+PetscErrorCode GridCreateDMDA(const Grid *g, PetscInt width, DM *da);
 /* Refuses, collectively over group, a grid (absorbing layers included)
    with more cells than PetscInt counts. */
 PetscErrorCode GridCheckCellCount(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscInt pml[3][2]);

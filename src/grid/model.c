@@ -145,7 +145,7 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
   float     badv;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
+  comm = g->comm;
   /* the user-grid box whose values the owned extended box needs (layers copy edges) */
   for (PetscInt a = 0; a < 3; a++) {
     const PetscInt lo = Clamp(g->start[a] - g->pml[a][0], 0, g->n[a] - 1);
@@ -154,7 +154,7 @@ PetscErrorCode ModelLoadBlock(const ModelInfo *m, const Grid *g, MPI_Comm cross,
     ucount[a]         = hi - lo + 1;
     nblock *= (size_t)ucount[a];
   }
-  PetscCall(PetscMalloc1(nblock, &block));
+  MemoryCall(PetscMalloc1(nblock, &block), "the model as read", 4.0 * nblock);
   if (m->homogeneous)
     for (size_t i = 0; i < nblock; i++) block[i] = (float)m->value;
   else {

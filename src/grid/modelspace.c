@@ -30,7 +30,7 @@ PetscErrorCode ModelSpaceCreate(const Grid *g, ModelSpace *ms)
   MPI_Comm       comm;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
+  comm = g->comm;
   ModelSpaceBox(g, ms->lo, ms->n);
   ms->nlocal = ms->n[0] * ms->n[1] * ms->n[2];
   PetscCall(PetscMalloc1(nleaves, &remote));

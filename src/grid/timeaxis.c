@@ -24,7 +24,7 @@ PetscErrorCode TimeAxisSetUp(const Grid *g, PetscReal dt_stable, PetscInt nt, Pe
   m = PetscMax(1, PetscCeilReal(dt / (cfl * t->dt_stable) * (1 - 1e-12)));
   /* steps are counted in PetscInt; (nt - 1 + W) m + 1 bounds ResampleInternalSteps for every m */
   steps = ((double)nt - 1 + RESAMPLE_HALF_WIDTH) * m + 1;
-  PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
+  comm = g->comm;
   PetscCheck(steps <= PETSC_MAX_INT, comm, PETSC_ERR_INT_OVERFLOW,
              "-nt %" PetscInt_FMT " samples at %.6g internal steps each (-dt %.6g s over a stable step of %.6g s, -cfl %.6g) need about %.4g internal steps, more than the %" PetscInt_FMT
              " this PETSc counts (%d-bit PetscInt): record a shorter time (-nt x -dt)",

@@ -176,11 +176,10 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
    another split asks for other models. */
 static PetscErrorCode PutDecomposition(FILE *fp, const Objective *obj)
 {
-  const Layout *l = &obj->e.l;
-  PetscInt      p[3];
+  const Layout   *l = &obj->e.l;
+  const PetscInt *p = obj->e.g.nproc;
 
   PetscFunctionBeginUser;
-  PetscCall(DMDAGetInfo(obj->e.g.da, NULL, NULL, NULL, NULL, &p[0], &p[1], &p[2], NULL, NULL, NULL, NULL, NULL, NULL));
   Put(fp, DECOMPOSITION_KEY, "%d ranks in %d shot groups, the model in %d x %d x %d subdomains (z x y)", (int)l->world_size, (int)l->ngroups, (int)p[0],
       (int)p[1], (int)p[2]);
   PetscFunctionReturn(0);

@@ -4,14 +4,20 @@
 /* The steps keep sum_a alpha_a at or below this (explicit stability: 1/2). */
 #define SMOOTHING_ALPHA_SUM 0.45
 
-void SmoothingSetUp(const Grid *g, const PetscReal length[3], Smoothing *s)
+PetscErrorCode SmoothingSetUp(const Grid *g, const PetscReal length[3], Smoothing *s)
 {
   double var = 0; /* sum over the axes of the variance in cells^2 */
 
+  PetscFunctionBeginUser;
   for (PetscInt a = 0; a < g->dim; a++) var += PetscSqr(length[a] / g->d[a]);
   s->steps = var > 0 ? (PetscInt)ceil(var / (2 * SMOOTHING_ALPHA_SUM)) : 0;
   for (PetscInt a = 0; a < 3; a++) s->alpha[a] = s->steps && a < g->dim ? PetscSqr(length[a] / g->d[a]) / (2.0 * s->steps) : 0;
+  s->da = NULL;
+  if (s->steps) PetscCall(GridCreateDMDA(g, 1, &s->da));
+  PetscFunctionReturn(0);
 }
+
+PetscErrorCode SmoothingDestroy(Smoothing *s) { return DMDestroy(&s->da); }
 
 PetscErrorCode SmoothingApply(const Smoothing *s, const ModelSpace *ms, const Grid *g, double *x)
 {
@@ -22,15 +28,15 @@ PetscErrorCode SmoothingApply(const Smoothing *s, const ModelSpace *ms, const Gr
 
   PetscFunctionBeginUser;
   if (!s->steps) PetscFunctionReturn(0);
-  PetscCall(DMDAGetGhostCorners(g->da, &gs[0], &gs[1], &gs[2], &gm[0], &gm[1], &gm[2]));
-  PetscCall(DMGetGlobalVector(g->da, &global));
-  PetscCall(DMGetLocalVector(g->da, &local));
+  PetscCall(DMDAGetGhostCorners(s->da, &gs[0], &gs[1], &gs[2], &gm[0], &gm[1], &gm[2]));
+  PetscCall(DMGetGlobalVector(s->da, &global));
+  PetscCall(DMGetLocalVector(s->da, &local));
   for (PetscInt step = 0; step < s->steps; step++) {
     /* the layers copy the nearest user cell: zero flux across the model's edges */
     PetscCall(VecGetArrayWrite(global, &ext));
     PetscCall(ModelSpaceExtend(ms, MPI_DOUBLE, x, ext));
     PetscCall(VecRestoreArrayWrite(global, &ext));
-    PetscCall(DMGlobalToLocal(g->da, global, INSERT_VALUES, local));
+    PetscCall(DMGlobalToLocal(s->da, global, INSERT_VALUES, local));
     PetscCall(VecGetArrayRead(local, &u));
     for (PetscInt k = 0; k < ms->n[2]; k++)
       for (PetscInt j = 0; j < ms->n[1]; j++)
@@ -49,7 +55,7 @@ PetscErrorCode SmoothingApply(const Smoothing *s, const ModelSpace *ms, const Gr
         }
     PetscCall(VecRestoreArrayRead(local, &u));
   }
-  PetscCall(DMRestoreLocalVector(g->da, &local));
-  PetscCall(DMRestoreGlobalVector(g->da, &global));
+  PetscCall(DMRestoreLocalVector(s->da, &local));
+  PetscCall(DMRestoreGlobalVector(s->da, &global));
   PetscFunctionReturn(0);
 }

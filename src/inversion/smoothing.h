@@ -10,9 +10,12 @@
 typedef struct {
   PetscInt steps;    /* 0: no smoothing */
   double   alpha[3]; /* per axis, sum below 1/2 (stability) */
+  DM       da;       /* the grid's decomposition with a ghost cell a side (NULL: no smoothing) */
 } Smoothing;
 
-/* length: the Gaussian's standard deviation per axis (m; 0 = none along it). */
-void SmoothingSetUp(const Grid *g, const PetscReal length[3], Smoothing *s);
+/* length: the Gaussian's standard deviation per axis (m; 0 = none along
+   it).  Collective over the group. */
+PetscErrorCode SmoothingSetUp(const Grid *g, const PetscReal length[3], Smoothing *s);
+PetscErrorCode SmoothingDestroy(Smoothing *s);
 /* x: this rank's user cells (ms layout), smoothed in place.  Collective over the group. */
 PetscErrorCode SmoothingApply(const Smoothing *s, const ModelSpace *ms, const Grid *g, double *x);

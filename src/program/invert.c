@@ -736,7 +736,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
       for (PetscInt c = 0; c < n; c++) x[b * n + c] = inv.hi[b];
     PetscCall(VecRestoreArray(inv.XU, &x));
     if (PreconditionAsked(o) != PRECONDITION_NONE) PetscCall(PetscMalloc1(nl + 1, &inv.precond));
-    SmoothingSetUp(&inv.obj.e.g, o->gradient_smoothing, &inv.smooth);
+    PetscCall(SmoothingSetUp(&inv.obj.e.g, o->gradient_smoothing, &inv.smooth));
     if (inv.precond || inv.smooth.steps) PetscCall(PetscMalloc1(nl * np + 1, &inv.work));
   }
   {
@@ -764,6 +764,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
   PetscCall(PetscFree4(inv.weight, inv.vp, inv.grad, inv.gx));
   PetscCall(PetscFree(inv.precond));
   PetscCall(PetscFree(inv.work));
+  PetscCall(SmoothingDestroy(&inv.smooth));
   PetscCall(VecDestroy(&inv.X));
   PetscCall(VecDestroy(&inv.XL));
   PetscCall(VecDestroy(&inv.XU));

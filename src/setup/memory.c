@@ -32,6 +32,7 @@ typedef struct {
   const Grid      *grid;       /* NULL: not yet decomposed */
   PetscBool        snap;       /* points at their nearest grid point */
   PetscInt         preconditioner_arrays; /* doubles a user cell an inversion's preconditioner adds (invert.c: its diagonal, a work array) */
+  PetscBool        smoothing;  /* an inversion's -gradient_smoothing, with its DMDA (GridCreateDMDA) */
   PetscInt         blocks;     /* the parameters an inversion inverts (-invert_for), each with its own share of all of the above */
   PetscInt         records;    /* the components receivers record (-record), each with its own traces */
   PetscInt         dim, n[3];  /* the user's grid */
@@ -276,13 +277,14 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
     nrec_max = PetscMax(nrec_max, nrec);
     observed += 2 * r->records * nrec * nt * fl; /* every component as read, and low-passed for the band */
   }
-  /* PETSc's DMDA maps (two indices a ghosted cell), each parameter's model
-     as read, kept and staged; the gradient's exact sum over shots and its
+  /* each parameter's model kept and staged (the block as read is freed
+     before the fields are made); the smoothing's PETSc DMDA maps (two
+     indices a ghosted cell); the gradient's exact sum over shots and its
      value on the extended cells (each parameter's), a shot's image
      (downloaded), the value on the user cells (each parameter's), and the
      PetscSF folding the one onto the other (its graph and per-rank index
      lists: five indices a leaf, measured) */
-  bytes[MEM_GRID] = s.padded * (2 * sizeof(PetscInt) + fl) + 2 * fl * s.owned * np +
+  bytes[MEM_GRID] = s.padded * ((r->smoothing ? 2 * sizeof(PetscInt) : 0) + fl) + fl * s.owned * np +
                     (gradient ? s.owned * (np * (sizeof(ExactSum) + sizeof(double)) + fl + sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded +
                                   s.user * (fl + np * sizeof(double))
                               : 0);
@@ -396,6 +398,7 @@ static PetscErrorCode Describe(const Options *o, const Layout *l, const Backend 
     const PetscBool pseudo_hessian = o->precondition != PRECONDITION_NONE ? PETSC_TRUE : PETSC_FALSE;
     const PetscBool smoothing      = o->gradient_smoothing[0] > 0 || o->gradient_smoothing[1] > 0 || o->gradient_smoothing[2] > 0 ? PETSC_TRUE : PETSC_FALSE;
     r->preconditioner_arrays       = (pseudo_hessian ? 1 : 0) + (pseudo_hessian || smoothing ? 1 : 0);
+    r->smoothing                   = o->mode == MODE_INVERT && smoothing ? PETSC_TRUE : PETSC_FALSE;
   }
   r->blocks  = OptionsInvertedCount(o);
   r->records = OptionsRecordedCount(o);

@@ -91,7 +91,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const Equatio
   p->state_settings = state;
   PetscCall(eq->scheme->create(g, k, &state, &p->state));
 
-  PetscCall(PetscObjectGetComm((PetscObject)g->da, &comm));
+  comm = g->comm;
   PetscCall(PetscMemzero(&hl, sizeof(hl)));
   hl.dim   = g->dim;
   hl.width = g->radius;
@@ -215,7 +215,7 @@ PetscErrorCode ReportProgress(const Propagator *p, const TimeAxis *t, const char
   if (p->settings.progress_interval <= 0 || !Passes(done, steps, 16) || done == t->nsteps) PetscFunctionReturn(0);
   PetscCall(PetscTime(&now));
   if (now - last[0] < p->settings.progress_interval) PetscFunctionReturn(0);
-  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)g->da), &rank));
+  PetscCallMPI(MPI_Comm_rank(g->comm, &rank));
   if (!rank) {
     const double cells = (double)g->N[0] * g->N[1] * g->N[2];
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, stdout, "  shot %" PetscInt_FMT " %s: step %" PetscInt_FMT " of %" PetscInt_FMT " (%.0f%%), %.4f G cell-updates/s\n", shot_id, what, done,
@@ -236,7 +236,7 @@ PetscErrorCode CheckFinite(Propagator *p, const TimeAxis *t, const char *what, P
 
   PetscFunctionBeginUser;
   if (!Passes(done, steps, p->settings.nan_check_interval) && done != t->nsteps) PetscFunctionReturn(0);
-  PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
+  comm = p->grid->comm;
   PetscCall(p->eq->scheme->all_finite(p->state, &finite));
   PetscCallMPI(MPI_Allreduce(&finite, &all, 1, MPIU_BOOL, MPI_LAND, comm));
   PetscCheck(all, comm, PETSC_ERR_FP,
@@ -367,7 +367,7 @@ static PetscErrorCode PointsExchange(Propagator *p, ShotReceivers *d)
 
   PetscFunctionBeginUser;
   if (!s->nnbr) PetscFunctionReturn(0);
-  PetscCall(PetscObjectGetComm((PetscObject)p->grid->da, &comm));
+  comm = p->grid->comm;
   PetscCall(p->eq->scheme->record(p->state, d->r->component, &d->send, NULL, d->outgoing));
   PetscCall(backend->mem_download(d->host_outgoing, d->outgoing, s->send_start[s->nnbr] * sizeof(float)));
   for (PetscInt r = 0; r < s->nnbr; r++) {

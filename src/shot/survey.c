@@ -373,8 +373,8 @@ PetscErrorCode ShotLocalizeAt(const Grid *g, const Geometry *geo, PetscInt shot,
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(s, sizeof(*s)));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)g->da), &size));
-  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)g->da), &rank));
+  PetscCallMPI(MPI_Comm_size(g->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(g->comm, &rank));
   PetscCall(BuilderCreate(g, size, &b));
   PetscCheck(b.me == rank, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rank %d of the group believes itself rank %d of the decomposition", rank, b.me);
   for (PetscInt a = 0; a < g->dim; a++) volume *= g->d[a];

@@ -116,7 +116,7 @@ PetscErrorCode SupportEnd(AcousticState *st)
       ends[3 * m + a]         = BoxEmpty(b) ? PETSC_MAX_INT : b->lo[a] + g->start[a];
       ends[nhalf + 3 * m + a] = BoxEmpty(b) ? PETSC_MAX_INT : -(b->hi[a] + g->start[a]);
     }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, ends, (PetscMPIInt)(2 * nhalf), MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)g->da)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, ends, (PetscMPIInt)(2 * nhalf), MPIU_INT, MPI_MIN, g->comm));
   for (PetscInt m = 0; m < rec->nsupport; m++)
     for (int a = 0; a < 3; a++) {
       const PetscBool empty     = ends[3 * m + a] == PETSC_MAX_INT;
