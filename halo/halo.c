@@ -135,6 +135,8 @@ PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type
                "Halo: %" PetscInt_FMT " owned cells along axis %" PetscInt_FMT " is thinner than the halo width %" PetscInt_FMT,
                layout->n[a], a, layout->width);
   }
+  PetscCheck(!layout->pitch || layout->pitch >= layout->n[0] + 2 * layout->width, comm, PETSC_ERR_ARG_SIZ,
+             "Halo: row pitch %" PetscInt_FMT " is shorter than the padded row of %" PetscInt_FMT, layout->pitch, layout->n[0] + 2 * layout->width);
   PetscCall(PetscNew(&h));
   h->comm    = comm;
   h->layout  = *layout;
@@ -142,7 +144,7 @@ PetscErrorCode HaloCreate(MPI_Comm comm, const HaloLayout *layout, HaloType type
   h->mpitype = layout->elem == HALO_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
   for (PetscInt a = 0; a < HALO_MAXDIM; a++) {
     h->padded[a] = a < layout->dim ? layout->n[a] + 2 * layout->width : 1;
-    h->stride[a] = a ? h->stride[a - 1] * h->padded[a - 1] : 1;
+    h->stride[a] = a ? h->stride[a - 1] * (a == 1 && layout->pitch ? layout->pitch : h->padded[a - 1]) : 1;
   }
   for (PetscInt a = 0; a < layout->dim; a++)
     for (PetscInt s = 0; s < 2; s++) {

@@ -40,6 +40,7 @@ typedef struct {
   PetscInt     dim;                         /* 1..3 active axes */
   PetscInt     n[HALO_MAXDIM];              /* owned cells per axis (1 beyond dim) */
   PetscInt     width;                       /* ghost cells per side */
+  PetscInt     pitch;                       /* elements from one padded row (axis 0) to the next; 0: n[0] + 2 width */
   PetscMPIInt  neighbor[HALO_MAXDIM][2];    /* face neighbours, MPI_PROC_NULL at edges */
   int          tag;                         /* halos in flight at once on one comm need distinct tags */
   HaloDataType elem;                        /* element type of the fields, HALO_FLOAT (0) unless set */

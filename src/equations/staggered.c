@@ -41,10 +41,10 @@ void StaggeredBlockGeometry(const Grid *g, PetscInt n[3], PetscInt padded[3], pt
   GridBlock b;
 
   *ncells = GridPaddedCells(g, padded);
+  GridPaddedStrides(g, stride);
   GridBlockOf(g, &b);
   for (PetscInt a = 0; a < 3; a++) {
-    n[a]      = g->size[a];
-    stride[a] = a ? stride[a - 1] * padded[a - 1] : 1;
+    n[a] = g->size[a];
     for (PetscInt side = 0; side < 2; side++) free_surface[a][side] = a < g->dim && b.free_surface[a][side] ? PETSC_TRUE : PETSC_FALSE;
   }
   StaggeredWeights(g->radius, c);
@@ -73,8 +73,10 @@ double StaggeredSlabCells(const Grid *g, PetscInt a)
 {
   PetscInt  padded[3], core[3][2];
   GridBlock b;
-  double    cells = (double)GridPaddedCells(g, padded) / padded[a];
+  double    cells = 1; /* of a slice across axis a: a slab's rows are dense */
 
+  (void)GridPaddedCells(g, padded);
+  for (PetscInt k = 0; k < 3; k++) cells *= k == a ? 1 : padded[k];
   GridBlockOf(g, &b);
   GridBlockCore(&b, core);
   /* and the core's last cell where a layer follows it: its node lies on the layer's edge, where the profile is not 0 */

@@ -137,6 +137,17 @@ static PetscErrorCode LayOut(Grid *g, const PetscInt m[3])
   PetscFunctionReturn(0);
 }
 
+/* A padded row's length rounded up, where its bytes come within 256 of a
+   multiple of 4096, to 256 bytes past that multiple (grid.h); shorter rows
+   lie in distinct sets as they are. */
+static PetscInt RowPitch(PetscInt dim, PetscInt row)
+{
+  const PetscInt page = 1024, near = 64, r = row % page; /* in floats */
+
+  if (dim < 2 || row < page - near || (r >= near && r <= page - near)) return row;
+  return row + (r < near ? near - r : page - r + near);
+}
+
 PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt order,
                           const PetscInt pml[3][2], const PetscInt procs[3], Grid *g)
 {
@@ -186,6 +197,7 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
   PetscCallMPI(MPI_Comm_dup(group, &g->comm));
   PetscCall(ProcessGrid(group, g, procs, m));
   PetscCall(LayOut(g, m));
+  g->pitch = RowPitch(dim, g->size[0] + 2 * g->radius);
   for (PetscInt a = 0; a < dim; a++)
     PetscCheck(g->size[a] >= g->radius, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
                "Subdomain thinner than the halo: %" PetscInt_FMT " cells along %s, fewer than the %" PetscInt_FMT " halo cells of order %" PetscInt_FMT
@@ -237,31 +249,34 @@ PetscBool GridFreeSurface(const Grid *g, PetscInt a, PetscInt s)
 
 size_t GridPaddedCells(const Grid *g, PetscInt padded[3])
 {
-  size_t n = 1;
+  ptrdiff_t stride[3];
 
-  for (PetscInt a = 0; a < 3; a++) {
-    padded[a] = a < g->dim ? g->size[a] + 2 * g->radius : 1;
-    n *= (size_t)padded[a];
-  }
-  return n;
+  for (PetscInt a = 0; a < 3; a++) padded[a] = a < g->dim ? g->size[a] + 2 * g->radius : 1;
+  GridPaddedStrides(g, stride);
+  return (size_t)stride[2] * (size_t)padded[2];
+}
+
+void GridPaddedStrides(const Grid *g, ptrdiff_t stride[3])
+{
+  const PetscInt rows = g->dim > 1 ? g->size[1] + 2 * g->radius : 1;
+
+  stride[0] = 1;
+  stride[1] = g->pitch ? g->pitch : g->size[0] + 2 * g->radius; /* a grid put together by hand has none */
+  stride[2] = stride[1] * rows;
 }
 
 ptrdiff_t GridPaddedIndex(const Grid *g, const PetscInt local[3])
 {
-  PetscInt  padded[3];
-  ptrdiff_t idx = 0, stride = 1;
+  ptrdiff_t idx = 0, stride[3];
 
-  GridPaddedCells(g, padded);
-  for (PetscInt a = 0; a < 3; a++) {
-    idx += (local[a] + (a < g->dim ? g->radius : 0)) * stride;
-    stride *= padded[a];
-  }
+  GridPaddedStrides(g, stride);
+  for (PetscInt a = 0; a < 3; a++) idx += (local[a] + (a < g->dim ? g->radius : 0)) * stride[a];
   return idx;
 }
 
 void GridBlockOf(const Grid *g, GridBlock *b)
 {
-  *b = (GridBlock){.dim = g->dim, .order = g->order};
+  *b = (GridBlock){.dim = g->dim, .order = g->order, .pitch = g->pitch};
 
   for (PetscInt a = 0; a < 3; a++) {
     b->n[a]             = g->size[a];

@@ -21,13 +21,12 @@ PetscErrorCode PropagatorGradientReset(Propagator *p)
 static size_t OwnedIndex(const Grid *g, ptrdiff_t cell)
 {
   PetscInt  padded[3], i[3];
-  ptrdiff_t stride = 1;
+  ptrdiff_t stride[3];
 
   (void)GridPaddedCells(g, padded);
-  for (PetscInt a = 0; a < 3; a++) {
-    i[a] = (PetscInt)((cell / stride) % padded[a]) - (a < g->dim ? g->radius : 0);
-    stride *= padded[a];
-  }
+  GridPaddedStrides(g, stride);
+  padded[0] = (PetscInt)stride[1]; /* the rows' extent in the layout */
+  for (PetscInt a = 0; a < 3; a++) i[a] = (PetscInt)((cell / stride[a]) % padded[a]) - (a < g->dim ? g->radius : 0);
   return (size_t)i[0] + (size_t)g->size[0] * (i[1] + (size_t)g->size[1] * i[2]);
 }
 

@@ -95,6 +95,7 @@ PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const Equatio
   PetscCall(PetscMemzero(&hl, sizeof(hl)));
   hl.dim   = g->dim;
   hl.width = g->radius;
+  hl.pitch = g->pitch;
   for (PetscInt a = 0; a < HALO_MAXDIM; a++) {
     hl.n[a]           = g->size[a];
     hl.neighbor[a][0] = g->nbr[a][0];
@@ -113,8 +114,9 @@ PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const Equatio
       PetscInt   lo, hi;
       GridBlockLayerSlab(&block, a, s, &lo, &hi);
       if (hi == lo) continue;
-      sl.n[a] = hi - lo - 2 * g->radius;
-      sl.tag  = (int)(1 + 2 * a + s);
+      sl.n[a]  = hi - lo - 2 * g->radius;
+      sl.pitch = a ? g->pitch : 0; /* a slab's rows are the field's but along axis 0 (fields.h) */
+      sl.tag   = (int)(1 + 2 * a + s);
       for (PetscInt b = 0; b < HALO_MAXDIM; b++)
         for (PetscInt t = 0; t < 2; t++) {
           const PetscBool cut = b == a && GridFaceNearLayer(g, a, t, s) ? PETSC_TRUE : PETSC_FALSE;

@@ -6,7 +6,9 @@
    (unit_elastic_cuda, skipped without one).  The cases cover what the
    kernels treat apart: a water layer (vs = 0) over a solid with a
    contrast, the free surface on one side and on two (their corner), the
-   CPML on the others, an explosion and forces, orders 4 to 8, 2D and 3D. */
+   CPML on the others, an explosion and forces, orders 4 to 8, 2D and 3D,
+   and padded rows of 1024 floats, which the grid lengthens (grid.h:
+   GridPaddedCells). */
 #include "data/events.h"
 #include "data/geometry.h"
 #include "data/wavelet.h"
@@ -61,7 +63,7 @@ static PetscErrorCode Run(MPI_Comm comm, const Case *x, PetscBool cuda, float *t
         model[2][c]          = water ? 1000.0f : (float)(2000 + 5 * iz);
       }
   PetscCall(GeometryAlloc(1, NREC, "test survey", &geo));
-  geo.src[0]       = (Position){{x->n[0] * 5.0 + 3, x->n[1] * 4.0 + 7, x->dim > 2 ? x->n[2] * 5.0 - 2 : 0}};
+  geo.src[0]       = (Position){{PetscMin(x->n[0], 40) * 5.0 + 3, x->n[1] * 4.0 + 7, x->dim > 2 ? x->n[2] * 5.0 - 2 : 0}};
   geo.rec_start[0] = 0;
   for (PetscInt r = 0; r < NREC; r++) geo.rec[r] = (Position){{15.0 + 20 * r, 20.0 + (x->n[1] - 5) * 2.5 * r, x->dim > 2 ? 25.0 + 17 * r : 0}};
   PetscCall(TimeAxisSetUp(&g, eq->stable_step(&g, 3500), x->nt, dt, 0.9, &t));
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
     {"2D order 4, vertical force, free surfaces on top and right",      2, 4, {40, 48, 1},  220, EL_SOURCE_FORCE + 0, PETSC_TRUE },
     {"3D order 8, horizontal force along x, free surface on top",       3, 8, {20, 22, 18}, 90,  EL_SOURCE_FORCE + 1, PETSC_FALSE},
     {"3D order 6, explosion, free surfaces on top and far y",           3, 6, {20, 22, 18}, 90,  EL_SOURCE_PRESSURE,  PETSC_TRUE },
+    {"2D order 8, explosion, padded rows of 1024 floats (lengthened)",  2, 8, {1008, 20, 1}, 120, EL_SOURCE_PRESSURE,  PETSC_FALSE},
   };
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));

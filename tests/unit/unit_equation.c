@@ -14,7 +14,10 @@
      the model term's relative change), checked by central differences;
    - state_bytes and store_shape are those of the equation's own layout
      (FieldsBytes, GradientStoreShape) on one rank's block, and the box
-     fields a step exchanges are the one pressure field. */
+     fields a step exchanges are the one pressure field;
+   - a padded row whose bytes come within 256 of a multiple of 4096 is
+     lengthened (grid.h: GridPaddedCells), and the acoustic layout, its
+     layer slabs included, follows the grid's row pitch. */
 #include "equations/acoustic/acoustic.h"
 #include "equations/acoustic/state.h"
 #include "equations/variable_density/state.h"
@@ -313,6 +316,35 @@ static PetscErrorCode CheckElastic(void)
   PetscFunctionReturn(0);
 }
 
+/* The row pitch GridCreate gives 2D grids of nz cells (order 8, 20 layer
+   cells a side: padded rows of nz + 48 floats), and the acoustic layout
+   on a grid with that pitch. */
+static PetscErrorCode CheckRowPitch(void)
+{
+  const PetscInt  nz[]    = {976, 1000, 900, 2000, 1968, 1900, 10}, want[] = {1088, 1088, 948, 2112, 2112, 1948, 58};
+  const PetscInt  procs[] = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE}, pml[3][2] = {{20, 20}, {20, 20}, {0, 0}};
+  const PetscReal d[3]    = {10, 10, 10};
+
+  PetscFunctionBeginUser;
+  for (size_t k = 0; k < sizeof nz / sizeof nz[0]; k++) {
+    const PetscInt n[3] = {nz[k], 12, 1};
+    Grid           g;
+    Fields         f;
+    PetscInt       padded[3];
+    PetscCall(GridCreate(PETSC_COMM_SELF, 2, n, d, 8, pml, procs, &g));
+    CHECK(g.pitch == want[k], "padded rows of %" PetscInt_FMT " floats: pitch %" PetscInt_FMT ", expected %" PetscInt_FMT, nz[k] + 48, g.pitch, want[k]);
+    FieldsOfGrid(&g, &f);
+    CHECK(f.ncells == GridPaddedCells(&g, padded) && f.ncells == (size_t)g.pitch * padded[1], "rows %" PetscInt_FMT " apart: the acoustic state takes %zu floats, the grid %zu", g.pitch, f.ncells, GridPaddedCells(&g, padded));
+    {
+      const PetscInt cell[3] = {nz[k] - 1, 30, 0};
+      CHECK(FieldsIndex(&f, cell) == GridPaddedIndex(&g, cell), "rows %" PetscInt_FMT " apart: the acoustic state indexes cells as the grid does not", g.pitch);
+    }
+    CHECK(f.slab[1][0].stride[1] == f.stride[1] && f.slab[0][0].stride[1] == f.slab[0][0].hi - f.slab[0][0].lo, "rows %" PetscInt_FMT " apart: the x slab's rows are not the field's, or the z slab's not its own", g.pitch);
+    PetscCall(GridDestroy(&g));
+  }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -320,6 +352,7 @@ int main(int argc, char **argv)
   PetscCall(CheckAcoustic());
   PetscCall(CheckVariableDensity());
   PetscCall(CheckElastic());
+  PetscCall(CheckRowPitch());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "equation tables: all checks passed\n"));
   PetscCall(PetscFinalize());
   return 0;

@@ -7,12 +7,10 @@ static void SlabDescribe(const GridBlock *b, const Fields *f, PetscInt a, PetscI
   PetscMemzero(s, sizeof(*s));
   GridBlockLayerSlab(b, a, side, &s->lo, &s->hi);
   if (s->hi == s->lo) return;
-  s->ncells = 1;
-  for (PetscInt c = 0; c < 3; c++) {
-    const PetscInt extent = c == a ? s->hi - s->lo : f->padded[c];
-    s->stride[c]          = c ? s->stride[c - 1] * (c - 1 == a ? s->hi - s->lo : f->padded[c - 1]) : 1;
-    s->ncells *= (size_t)extent;
-  }
+  s->stride[0] = 1;
+  s->stride[1] = a == 0 ? s->hi - s->lo : f->stride[1]; /* a row as the field's: along its own axis the slab steps as the field */
+  s->stride[2] = s->stride[1] * (a == 1 ? s->hi - s->lo : f->padded[1]);
+  s->ncells    = (size_t)s->stride[2] * (a == 2 ? s->hi - s->lo : f->padded[2]);
 }
 
 void FieldsDescribe(const GridBlock *b, Fields *f)
@@ -23,13 +21,11 @@ void FieldsDescribe(const GridBlock *b, Fields *f)
   f->dim    = b->dim;
   f->order  = b->order;
   f->radius = r;
-  f->ncells = 1;
   for (PetscInt a = 0; a < 3; a++) {
     const PetscBool active = a < b->dim ? PETSC_TRUE : PETSC_FALSE;
     f->n[a]                = active ? b->n[a] : 1;
     f->padded[a]           = active ? f->n[a] + 2 * r : 1;
-    f->stride[a]           = a ? f->stride[a - 1] * f->padded[a - 1] : 1;
-    f->ncells *= (size_t)f->padded[a];
+    f->stride[a]           = a ? f->stride[a - 1] * (a == 1 && b->pitch ? b->pitch : f->padded[a - 1]) : 1;
     f->layer_edge[a][0] = active ? b->layer_edge[a][0] : 0;
     f->layer_edge[a][1] = active ? b->layer_edge[a][1] : 1;
     for (PetscInt s = 0; s < 2; s++) {
@@ -43,6 +39,7 @@ void FieldsDescribe(const GridBlock *b, Fields *f)
       f->c1[a][k]    = (float)(fd_d1_weight((int)b->order, (int)k) / h);
     }
   }
+  f->ncells = (size_t)f->stride[2] * f->padded[2];
   GridBlockCore(b, f->core);
   for (PetscInt a = 0; a < f->dim; a++)
     for (PetscInt s = 0; s < 2; s++) SlabDescribe(b, f, a, s, &f->slab[a][s]);

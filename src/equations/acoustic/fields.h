@@ -41,8 +41,8 @@ typedef struct Fields {
   PetscInt  dim, order, radius;
   PetscInt  n[3];      /* owned cells (1 beyond dim) */
   PetscInt  padded[3]; /* n + 2 radius on active axes */
-  ptrdiff_t stride[3];
-  size_t    ncells;    /* padded cells */
+  ptrdiff_t stride[3]; /* rows stride[1] >= padded[0] apart (GridPaddedCells) */
+  size_t    ncells;    /* floats of a padded array */
   float     c2[3][FWI_MAX_RADIUS + 1], c1[3][FWI_MAX_RADIUS + 1]; /* weights / d^2 and / d per axis */
   PetscInt  core[3][2];         /* owned cells [core[a][0], core[a][1]) along axis a lie outside its layers */
   PetscInt  layer_edge[3][2];   /* core[] before clipping to the owned cells (may lie beyond them) */

@@ -126,7 +126,7 @@ static PetscErrorCode SetModel(EquationState *state, const float *const value[],
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < 4; k++)
-    if (!h[k]) PetscCall(PetscMalloc1(s->ncells, &h[k]));
+    if (!h[k]) PetscCall(PetscCalloc1(s->ncells, &h[k])); /* the rows' ends past the padded box stay 0 */
   STAGGERED_EACH_PADDED_CELL(s->padded, s->stride, R, s->dim, g->size, {
     const double vp = value[0][cell], vs = value[1][cell], rho = value[2][cell], mu = rho * vs * vs;
     h[0][c]         = (float)(dt / rho);
