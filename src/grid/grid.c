@@ -137,15 +137,28 @@ static PetscErrorCode LayOut(Grid *g, const PetscInt m[3])
   PetscFunctionReturn(0);
 }
 
-/* A padded row's length rounded up, where its bytes come within 256 of a
-   multiple of 4096, to 256 bytes past that multiple (grid.h); shorter rows
-   lie in distinct sets as they are. */
-static PetscInt RowPitch(PetscInt dim, PetscInt row)
+/* Does a stride of this many floats (3840 bytes or more) come within 256
+   bytes of a multiple of 4096?  The 2R + 1 rows or planes a stencil reads
+   at that stride would share a few sets of the L1 cache (grid.h). */
+static PetscBool NearPage(PetscInt64 floats)
 {
-  const PetscInt page = 1024, near = 64, r = row % page; /* in floats */
+  const PetscInt64 page = 1024, near = 64, r = floats % page; /* in floats */
 
-  if (dim < 2 || row < page - near || (r >= near && r <= page - near)) return row;
-  return row + (r < near ? near - r : page - r + near);
+  return floats >= page - near && (r < near || r > page - near) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* The least row pitch from the padded row up whose row and, in 3D, plane
+   strides are not near a page (the plane's only while a few more floats a
+   row can move it: not where the rows are a multiple of a page). */
+static PetscInt RowPitch(PetscInt dim, PetscInt row, PetscInt rows)
+{
+  PetscInt p = row;
+
+  if (dim < 2) return row;
+  while (NearPage(p)) p++;
+  for (PetscInt q = p; dim > 2 && q < p + 64; q++)
+    if (!NearPage(q) && !NearPage((PetscInt64)q * rows)) return q;
+  return p;
 }
 
 PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], const PetscReal d[3], PetscInt order,
@@ -197,7 +210,7 @@ PetscErrorCode GridCreate(MPI_Comm group, PetscInt dim, const PetscInt n[3], con
   PetscCallMPI(MPI_Comm_dup(group, &g->comm));
   PetscCall(ProcessGrid(group, g, procs, m));
   PetscCall(LayOut(g, m));
-  g->pitch = RowPitch(dim, g->size[0] + 2 * g->radius);
+  g->pitch = RowPitch(dim, g->size[0] + 2 * g->radius, dim > 1 ? g->size[1] + 2 * g->radius : 1);
   for (PetscInt a = 0; a < dim; a++)
     PetscCheck(g->size[a] >= g->radius, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
                "Subdomain thinner than the halo: %" PetscInt_FMT " cells along %s, fewer than the %" PetscInt_FMT " halo cells of order %" PetscInt_FMT

@@ -67,8 +67,9 @@ void GridLayerProfileHalf(const Grid *g, PetscInt a, PetscReal vmax, PetscReal f
    would come within 256 of a multiple of 4096: the rows a stencil reads
    would then share the few sets of the L1 cache that their addresses map
    to (variable density, 2D 800 x 2000, 1 thread: 0.35 G cell-updates/s
-   with padded rows of 2048 floats, 0.55 with 2096).  The cells past padded[0] in a row
-   belong to no box: nothing reads or writes them. */
+   with padded rows of 2048 floats, 0.55 with 2096); in 3D, where a few
+   more floats a row can, the planes' stride too.  The cells past
+   padded[0] in a row belong to no box: nothing reads or writes them. */
 size_t GridPaddedCells(const Grid *g, PetscInt padded[3]);
 /* The strides of that padded box, axis 0 fastest: 1, g->pitch, g->pitch
    padded[1]. */

@@ -15,9 +15,10 @@
    - state_bytes and store_shape are those of the equation's own layout
      (FieldsBytes, GradientStoreShape) on one rank's block, and the box
      fields a step exchanges are the one pressure field;
-   - a padded row whose bytes come within 256 of a multiple of 4096 is
-     lengthened (grid.h: GridPaddedCells), and the acoustic layout, its
-     layer slabs included, follows the grid's row pitch. */
+   - a padded row (in 3D, or plane) whose bytes come within 256 of a
+     multiple of 4096 is lengthened (grid.h: GridPaddedCells), and the
+     acoustic layout, its layer slabs included, follows the grid's row
+     pitch. */
 #include "equations/acoustic/acoustic.h"
 #include "equations/acoustic/state.h"
 #include "equations/variable_density/state.h"
@@ -318,7 +319,8 @@ static PetscErrorCode CheckElastic(void)
 
 /* The row pitch GridCreate gives 2D grids of nz cells (order 8, 20 layer
    cells a side: padded rows of nz + 48 floats), and the acoustic layout
-   on a grid with that pitch. */
+   on a grid with that pitch; in 3D, the pitch that also keeps the planes'
+   stride off a multiple of 4096 bytes. */
 static PetscErrorCode CheckRowPitch(void)
 {
   const PetscInt  nz[]    = {976, 1000, 900, 2000, 1968, 1900, 10}, want[] = {1088, 1088, 948, 2112, 2112, 1948, 58};
@@ -341,6 +343,16 @@ static PetscErrorCode CheckRowPitch(void)
     }
     CHECK(f.slab[1][0].stride[1] == f.stride[1] && f.slab[0][0].stride[1] == f.slab[0][0].hi - f.slab[0][0].lo, "rows %" PetscInt_FMT " apart: the x slab's rows are not the field's, or the z slab's not its own", g.pitch);
     PetscCall(GridDestroy(&g));
+  }
+  { /* 3D: the planes' stride too (n^3, padded n + 48 a side) */
+    const PetscInt n3[] = {144, 128, 8}, want3[] = {193, 176, 56};
+    for (size_t k = 0; k < sizeof n3 / sizeof n3[0]; k++) {
+      const PetscInt n[3] = {n3[k], n3[k], n3[k]}, pml3[3][2] = {{20, 20}, {20, 20}, {20, 20}};
+      Grid           g;
+      PetscCall(GridCreate(PETSC_COMM_SELF, 3, n, d, 8, pml3, procs, &g));
+      CHECK(g.pitch == want3[k], "3D padded box of %" PetscInt_FMT "^3: pitch %" PetscInt_FMT ", expected %" PetscInt_FMT, n3[k] + 48, g.pitch, want3[k]);
+      PetscCall(GridDestroy(&g));
+    }
   }
   PetscFunctionReturn(0);
 }
