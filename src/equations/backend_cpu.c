@@ -25,7 +25,6 @@ static void ZeroPages(void *p, size_t bytes)
    it takes shows as allocation.  Mapping fresh memory is slow on some
    machines (about 1 GB/s in a virtual machine whose host backs the guest's
    memory lazily); the gradient planner counts it (first_use). */
-#define HUGE_PAGE ((size_t)2 << 20)
 
 #if !defined(MADV_POPULATE_WRITE)
   #define MADV_POPULATE_WRITE 23
@@ -35,14 +34,14 @@ static void ZeroPages(void *p, size_t bytes)
    split rows; 0 or the errno of a failure. */
 static int MapPages(char *array, size_t bytes)
 {
-  const size_t pages = bytes / HUGE_PAGE;
+  const size_t pages = bytes / EQUATION_HUGE_PAGE;
   int          err   = 0;
 
   _Pragma("omp parallel reduction(max : err)")
   {
     const size_t nt = (size_t)omp_get_num_threads(), me = (size_t)omp_get_thread_num();
     const size_t p0 = pages * me / nt, p1 = pages * (me + 1) / nt;
-    if (p1 > p0 && madvise(array + p0 * HUGE_PAGE, (p1 - p0) * HUGE_PAGE, MADV_POPULATE_WRITE)) err = errno;
+    if (p1 > p0 && madvise(array + p0 * EQUATION_HUGE_PAGE, (p1 - p0) * EQUATION_HUGE_PAGE, MADV_POPULATE_WRITE)) err = errno;
   }
   if (err != EINVAL) return err;
   ZeroPages(array, bytes); /* no MADV_POPULATE_WRITE */
@@ -61,7 +60,7 @@ static PetscErrorCode MemAlloc(void **p, size_t bytes)
   Mapping *m;
 
   PetscFunctionBeginUser;
-  if (bytes < HUGE_PAGE) {
+  if (bytes < EQUATION_HUGE_PAGE) {
     const size_t whole = (bytes + 2 * sizeof(Mapping) - 1) / sizeof(Mapping) * sizeof(Mapping); /* a multiple of the alignment */
     void        *base  = aligned_alloc(sizeof(Mapping), whole);
 
@@ -70,14 +69,14 @@ static PetscErrorCode MemAlloc(void **p, size_t bytes)
     *m = (Mapping){base, 0, {0}};
     memset(m + 1, 0, whole - sizeof(Mapping));
   } else {
-    const size_t pages = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    const size_t len   = pages + HUGE_PAGE; /* room for the alignment and the Mapping */
+    const size_t pages = (bytes + EQUATION_HUGE_PAGE - 1) / EQUATION_HUGE_PAGE * EQUATION_HUGE_PAGE;
+    const size_t len   = pages + EQUATION_HUGE_PAGE; /* room for the alignment and the Mapping */
     char        *base  = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     char        *array;
     int          err;
 
     PetscCheck(base != MAP_FAILED, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory: %zu bytes requested (%s)", bytes, strerror(errno));
-    array = (char *)(((uintptr_t)base + sizeof(Mapping) + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
+    array = (char *)(((uintptr_t)base + sizeof(Mapping) + EQUATION_HUGE_PAGE - 1) / EQUATION_HUGE_PAGE * EQUATION_HUGE_PAGE);
 #if defined(MADV_HUGEPAGE)
     (void)madvise(array, pages, MADV_HUGEPAGE); /* a refusal leaves 4 kB pages */
 #endif

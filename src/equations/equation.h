@@ -8,6 +8,7 @@
 #include "grid/box.h"
 #include "grid/grid.h"
 #include "options/options.h"
+#include <math.h>
 
 struct KernelOps; /* the equation's operations on its state, per backend (its own) */
 /* One rank's state of an equation: its fields, model, absorbing layers and
@@ -90,6 +91,21 @@ typedef struct BackendOps {
 
 /* The CPU's (equations/backend_cpu.c), every equation's on the host. */
 extern const BackendOps BackendOpsCPU;
+
+/* Arrays of this many bytes or more take whole pages of it in backend
+   memory: the CPU backend maps them on 2 MB pages, each page mapped in
+   full (backend_cpu.c), and CUDA's allocator rounds large arrays up alike. */
+#define EQUATION_HUGE_PAGE ((size_t)2 << 20)
+
+/* The bytes an array of n floats takes in backend memory, for the memory
+   estimates (state_bytes, method_bytes): 2 MB more at most a box-sized
+   array, which counts where a rank's arrays are small. */
+static inline double EquationArrayBytes(double n)
+{
+  const double bytes = n * sizeof(float), page = (double)EQUATION_HUGE_PAGE;
+
+  return bytes < page ? bytes : ceil(bytes / page) * page;
+}
 
 /* The equation's operations on one backend, and that backend's memory and
    lanes. */

@@ -83,7 +83,7 @@ double GradientFieldBytes(const KernelOps *ops, const Fields *f, GradientMethod 
   size_t scratch;
 
   if (m != GRADIENT_BOUNDARY) return 0;
-  return 2.0 * f->ncells * sizeof(float) + (KernelOpsPairPlan(ops, f, &scratch) ? (double)scratch : 0);
+  return 2.0 * EquationArrayBytes((double)f->ncells) + (KernelOpsPairPlan(ops, f, &scratch) ? (double)scratch : 0);
 }
 
 static void StoreShape(const KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)

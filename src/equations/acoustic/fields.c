@@ -1,5 +1,6 @@
 /* The layout of a rank's fields: see fields.h. */
 #include "equations/acoustic/fields.h"
+#include "equations/equation.h"
 
 /* Slab (a, side)'s range (GridBlockLayerSlab), strides and size (no memory). */
 static void SlabDescribe(const GridBlock *b, const Fields *f, PetscInt a, PetscInt side, LayerSlab *s)
@@ -48,14 +49,14 @@ void FieldsDescribe(const GridBlock *b, Fields *f)
 void FieldsBytes(const Fields *f, double *all, double *layers)
 {
   double total = 0;
-#define FIELDS_COUNT(p, n) total += (double)(n) * sizeof(float)
+#define FIELDS_COUNT(p, n) total += EquationArrayBytes((double)(n))
   FIELDS_STATE_ARRAYS(f, FIELDS_COUNT);
   FIELDS_MODEL_ARRAYS(f, FIELDS_COUNT);
 #undef FIELDS_COUNT
   *all    = total;
   *layers = 0;
   for (PetscInt a = 0; a < f->dim; a++)
-    for (PetscInt s = 0; s < 2; s++) *layers += 2.0 * f->slab[a][s].ncells * sizeof(float);
+    for (PetscInt s = 0; s < 2; s++) *layers += 2.0 * EquationArrayBytes((double)f->slab[a][s].ncells);
 }
 
 size_t FieldsBandBoxes(const Fields *f, Box band[6], PetscInt *nband)

@@ -142,9 +142,9 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   double   cells = (double)GridPaddedCells(g, padded), profiles = 0;
 
   for (PetscInt a = 0; a < g->dim; a++) profiles += 4.0 * padded[a] * sizeof(float);
-  *layers = 2.0 * g->dim * cells * sizeof(float); /* along axis 0: ELMemoryCells */
-  for (PetscInt b = 1; b < g->dim; b++) *layers += 2.0 * g->dim * StaggeredSlabCells(g, b) * sizeof(float);
-  *all = (ELStateFloats(g->dim) - 2.0 * g->dim) * cells * sizeof(float) + profiles + *layers;
+  *layers = 2.0 * g->dim * EquationArrayBytes(cells); /* along axis 0: ELMemoryCells */
+  for (PetscInt b = 1; b < g->dim; b++) *layers += 2.0 * g->dim * EquationArrayBytes(StaggeredSlabCells(g, b));
+  *all = (ELStateFloats(g->dim) - 2.0 * g->dim) * EquationArrayBytes(cells) + profiles + *layers;
 }
 
 /* Every step: full storage, the strain rates and stress divergences
@@ -169,7 +169,7 @@ static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMe
 {
   PetscInt padded[3];
 
-  return (double)(ELAdjointArrays(g->dim) + (m == GRADIENT_BOUNDARY ? 2 * g->dim + ELPairs(g->dim) : 0)) * GridPaddedCells(g, padded) * sizeof(float);
+  return (double)(ELAdjointArrays(g->dim) + (m == GRADIENT_BOUNDARY ? 2 * g->dim + ELPairs(g->dim) : 0)) * EquationArrayBytes((double)GridPaddedCells(g, padded));
 }
 
 /* From dJ/dlambda, dJ/dmu and dJ/db (lambda = rho (vp^2 - 2 vs^2), mu =

@@ -75,9 +75,9 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   *layers = 0;
   for (PetscInt a = 0; a < g->dim; a++) {
     profiles += 4.0 * padded[a] * sizeof(float);
-    *layers += 2.0 * StaggeredSlabCells(g, a) * sizeof(float);
+    *layers += 2.0 * EquationArrayBytes(StaggeredSlabCells(g, a));
   }
-  *all = (3.0 + g->dim) * cells * sizeof(float) + profiles + *layers;
+  *all = (3.0 + g->dim) * EquationArrayBytes(cells) + profiles + *layers;
 }
 
 /* Every step: full storage, the divergence and each axis's pressure
@@ -102,7 +102,7 @@ static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMe
 {
   PetscInt padded[3];
 
-  return (2.0 + 2.0 * g->dim + (m == GRADIENT_BOUNDARY ? 1.0 + g->dim : 0)) * GridPaddedCells(g, padded) * sizeof(float);
+  return (2.0 + 2.0 * g->dim + (m == GRADIENT_BOUNDARY ? 1.0 + g->dim : 0)) * EquationArrayBytes((double)GridPaddedCells(g, padded));
 }
 
 /* From dJ/dK and dJ/db (K = rho vp^2, b = 1 / rho) to dJ/dvp and dJ/drho. */
