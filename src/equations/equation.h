@@ -256,6 +256,9 @@ typedef struct Equation {
      lower bound made before the grid exists. */
   void (*state_bytes)(const Grid *g, double *all, double *layers);
   PetscInt cell_floats;
+  /* The padded-box arrays the state keeps of the model in host memory on
+     its way in (EquationScheme.set_model), whatever the backend. */
+  PetscInt host_model_arrays;
   /* The padded-box arrays of the forward state (EquationScheme.forward_state,
      beside the layers' memory, state_bytes' `layers`), 2D then 3D: a
      checkpoint's snapshot. */

@@ -48,7 +48,7 @@ static PetscErrorCode CheckTable(const Equation *eq)
     }
   }
   CHECK(eq->watch_field >= 0 && eq->watch_field < eq->nfield && eq->field[eq->watch_field].kind == EQUATION_FIELD_BOX, "%s: the watched field must be a box field", eq->name);
-  CHECK(eq->cell_model && eq->stable_step && eq->cells_per_wavelength && eq->state_bytes && eq->cell_floats > 0 && eq->kernels, "%s: an operation is missing", eq->name);
+  CHECK(eq->cell_model && eq->stable_step && eq->cells_per_wavelength && eq->state_bytes && eq->cell_floats > 0 && eq->host_model_arrays > 0 && eq->kernels, "%s: an operation is missing", eq->name);
   CHECK(!eq->store_shape == !eq->gradient && !eq->method_bytes == !eq->gradient, "%s: store_shape, method_bytes and gradient must be set together (or none: forward only)", eq->name);
   for (PetscInt i = 0; i < eq->nmodel_field; i++)
     CHECK(eq->model_field[i] >= 0 && eq->model_field[i] < eq->nfield && eq->field[eq->model_field[i]].kind == EQUATION_FIELD_BOX, "%s: model field %" PetscInt_FMT " must be a box field", eq->name,

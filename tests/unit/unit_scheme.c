@@ -304,6 +304,7 @@ static const Equation EquationMock = {
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
   .cell_floats          = 3,
+  .host_model_arrays    = 1,
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .gradient             = Gradient,

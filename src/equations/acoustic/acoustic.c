@@ -137,6 +137,7 @@ const Equation EquationAcoustic = {
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
   .cell_floats          = 3, /* u, uprev, v^2 dt^2 */
+  .host_model_arrays    = 1, /* v^2 dt^2 */
   .forward_fields       = {2, 2}, /* u, uprev */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,

@@ -218,6 +218,7 @@ const Equation EquationElastic = {
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
   .cell_floats          = 14, /* 2D: ELStateFloats(2) */
+  .host_model_arrays    = 4, /* dt / rho, lambda dt, mu dt, 1 / (mu dt) */
   .forward_fields       = {5, 9}, /* the velocities, normal and shear stresses */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,

@@ -144,6 +144,7 @@ const Equation EquationVariableDensity = {
   .cells_per_wavelength = CellsPerWavelength,
   .state_bytes          = StateBytes,
   .cell_floats          = 5, /* 2D: p, vz, vx, K dt, dt / rho (the CPML memories lie in the layers) */
+  .host_model_arrays    = 2, /* K dt, dt / rho */
   .forward_fields       = {3, 4}, /* p and the velocities */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
