@@ -59,44 +59,54 @@ STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt i, const
 #define EL_S(s, P) ((P) == EL_PASS_BACK ? (s)->rec->f + EL_SZZ : (s)->s)
 #define EL_T(s, P) ((P) == EL_PASS_BACK ? (s)->rec->f + EL_SZX : (s)->t)
 
-/* v_a over cells [i0, i0 + m) of a row: g = D+_a s_a + sum_(b != a) D-_b
-   t_ab, summed in axis order, v_a += (dt / rho on the face) g, g kept in
-   the store's row where K (the run keeps one).  The adjoint takes the same
+/* v_a for the NA axes a from a0 over cells [i0, i0 + m) of a row: g =
+   D+_a s_a + sum_(b != a) D-_b t_ab, summed in axis order, v_a += (dt /
+   rho on the face) g, g kept in the store's row where K (the run keeps
+   one).  NA = D takes every velocity in one loop, sharing its loads of
+   the stresses' rows and of dt / rho (the 2D plain cells: Velocity); the
+   cells' arithmetic is the same either way.  The adjoint takes the same
    stencils of the operands op[a][b] (the transpose of the stress stage:
    D-^T = -D+, D+^T = -D-) and v_a -= g, without CPML (the operands carry
    it).  Backwards (in the core: no CPML), v_a -= (dt / rho) g, and the
    face's image of dt / rho takes v~_a g, as full storage's does from the
    store.  No cell's update reads another's (ivdep, as in the
    variable-density kernels). */
-STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, ELPass P, PetscBool K, PetscInt R, PetscInt D)
+STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
-  const ptrdiff_t c = row + i0, sa = s->stride[a];
-  Derivative      d[3];
+  const ptrdiff_t c = row + i0;
+  Derivative      d[3][3];
   float           w[3][FWI_MAX_RADIUS + 1]; /* copies the stores cannot alias */
-  float *restrict v    = EL_V(s, P)[a] + c;
-  float *restrict keep = K ? ELKeep(s, EL_KEEP_DIVERGENCE, a, c) : NULL;
-  float *restrict img  = P == EL_PASS_BACK ? s->img_b[a] + c : NULL;
-  const float *restrict adj = P == EL_PASS_BACK ? s->v[a] + c : NULL;
+  float          *v[3], *keep[3], *img[3];
+  const float    *adj[3];
+  ptrdiff_t       sa[3];
   const float *restrict bdt = s->bdt + c;
 
-  for (PetscInt b = 0; b < D; b++) {
-    d[b] = DerivativeOf(s, b, P == EL_PASS_ADJOINT ? s->op[a][b] : b == a ? EL_S(s, P)[a] : EL_T(s, P)[ELPair(a, b)], b == a, s->psi_v[a][b], c, q, i0);
+  for (PetscInt b = 0; b < D; b++)
     for (PetscInt k = 1; k <= R; k++) w[b][k] = s->w[b][k];
+  for (PetscInt j = 0; j < NA; j++) {
+    const PetscInt a = a0 + j;
+    v[j]             = EL_V(s, P)[a] + c;
+    keep[j]          = K ? ELKeep(s, EL_KEEP_DIVERGENCE, a, c) : NULL;
+    img[j]           = P == EL_PASS_BACK ? s->img_b[a] + c : NULL;
+    adj[j]           = P == EL_PASS_BACK ? s->v[a] + c : NULL;
+    sa[j]            = s->stride[a];
+    for (PetscInt b = 0; b < D; b++) d[j][b] = DerivativeOf(s, b, P == EL_PASS_ADJOINT ? s->op[a][b] : b == a ? EL_S(s, P)[a] : EL_T(s, P)[ELPair(a, b)], b == a, s->psi_v[a][b], c, q, i0);
   }
 #pragma GCC ivdep
-  for (PetscInt i = 0; i < m; i++) {
-    float g = 0;
-    for (PetscInt b = 0; b < D; b++) {
-      const float t = Derive(&d[b], b, i, w[b], R, layer);
-      g             = b ? g + t : t;
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt j = 0; j < NA; j++) {
+      float g = 0;
+      for (PetscInt b = 0; b < D; b++) {
+        const float t = Derive(&d[j][b], b, i, w[b], R, layer);
+        g             = b ? g + t : t;
+      }
+      if (K) keep[j][i] = g;
+      if (P == EL_PASS_ADJOINT) v[j][i] = v[j][i] - g;
+      else if (P == EL_PASS_BACK) {
+        img[j][i] += adj[j][i] * g;
+        v[j][i] = v[j][i] - StaggeredFaceMean(bdt, i, sa[j]) * g;
+      } else v[j][i] = v[j][i] + StaggeredFaceMean(bdt, i, sa[j]) * g;
     }
-    if (K) keep[i] = g;
-    if (P == EL_PASS_ADJOINT) v[i] = v[i] - g;
-    else if (P == EL_PASS_BACK) {
-      img[i] += adj[i] * g;
-      v[i] = v[i] - StaggeredFaceMean(bdt, i, sa) * g;
-    } else v[i] = v[i] + StaggeredFaceMean(bdt, i, sa) * g;
-  }
 }
 
 /* The normal stresses over cells [i0, i0 + m) of a row: e_b = D-_b v_b,
@@ -263,12 +273,15 @@ static void PlainCut(const ELState *s, const PetscInt q[3], PetscInt lo, PetscIn
   if (cut[1] - cut[0] < EL_PLAIN_MIN_CELLS) cut[0] = cut[1] = hi;
 }
 
+/* Forward, v_a over a piece of a row, or (a < 0, the 2D plain cells) both
+   velocities in one loop. */
 static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer)
 {
   if (!m) return;
-  EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
-    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_TRUE, EL_PASS_FORWARD, K_, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, i0, m, PETSC_FALSE, EL_PASS_FORWARD, K_, R_, D_))
+  if (a < 0) EL_WITH_KEEP(s, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, 0, 2, row, q, i0, m, PETSC_FALSE, EL_PASS_FORWARD, K_, R_, 2)));
+  else EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
+    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, i0, m, PETSC_TRUE, EL_PASS_FORWARD, K_, R_, D_))
+    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, i0, m, PETSC_FALSE, EL_PASS_FORWARD, K_, R_, D_))
   }));
 }
 
@@ -351,12 +364,13 @@ static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
   STAGGERED_EACH_ROW(s, b, {
     PetscInt cut[2];
     if (adjoint) {
-      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, 0, n, PETSC_FALSE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
+      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, PETSC_FALSE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
       continue;
     }
     PlainCut(s, q, 0, n, cut);
+    if (s->dim == 2) VelocityPiece(s, -1, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE);
     for (PetscInt a = 0; a < s->dim; a++) {
-      VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE);
+      if (s->dim != 2) VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE);
       VelocityPiece(s, a, row, q, 0, cut[0], PETSC_TRUE);
       VelocityPiece(s, a, row, q, cut[1], n - cut[1], PETSC_TRUE);
     }
@@ -421,7 +435,7 @@ PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *box)
   for (PetscInt a = 0; a < s->dim; a++) {
     Box b;
     if (!BoxWithin(box, &s->rec->core[EL_VZ + a], &b)) continue;
-    STAGGERED_EACH_ROW(s, &b, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, row, q, 0, n, PETSC_FALSE, EL_PASS_BACK, PETSC_FALSE, R_, D_))));
+    STAGGERED_EACH_ROW(s, &b, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, PETSC_FALSE, EL_PASS_BACK, PETSC_FALSE, R_, D_))));
   }
   return 0;
 }
