@@ -132,6 +132,30 @@ static inline PetscErrorCode EquationMemoryRead(const BackendOps *b, const void 
   PetscFunctionReturn(0);
 }
 
+/* Where a state writes n floats of its model bound for backend array dev:
+   dev itself where that is host memory, else a zeroed host buffer kept in
+   *keep (an inversion sets a model every evaluation) and sent up by
+   EquationModelSend.  Cells the state never writes stay as they were: 0
+   from the allocation. */
+static inline PetscErrorCode EquationModelTarget(const BackendOps *b, float *dev, float **keep, size_t n, float **out)
+{
+  PetscFunctionBeginUser;
+  if (b->host_memory) *out = dev;
+  else {
+    if (!*keep) PetscCall(PetscCalloc1(n, keep));
+    *out = *keep;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The model written at `from` (EquationModelTarget) into backend array dev. */
+static inline PetscErrorCode EquationModelSend(const BackendOps *b, float *dev, const float *from, size_t n)
+{
+  PetscFunctionBeginUser;
+  if (from != dev) PetscCall(b->mem_upload(dev, from, n * sizeof(float)));
+  PetscFunctionReturn(0);
+}
+
 /* A live map a gradient method's store keeps beside each step (full
    storage on the CPU): which chunks of `chunk` cells of each of its `rows`
    rows are not all zero, with each row's start, `bytes` a step; all 0: no
@@ -257,7 +281,8 @@ typedef struct Equation {
   void (*state_bytes)(const Grid *g, double *all, double *layers);
   PetscInt cell_floats;
   /* The padded-box arrays the state keeps of the model in host memory on
-     its way in (EquationScheme.set_model), whatever the backend. */
+     its way to a device backend (EquationScheme.set_model,
+     EquationModelTarget); none on a host backend. */
   PetscInt host_model_arrays;
   /* The padded-box arrays of the forward state (EquationScheme.forward_state,
      beside the layers' memory, state_bytes' `layers`), 2D then 3D: a

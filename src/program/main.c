@@ -10,6 +10,7 @@
 #include "setup/output.h"
 #include "program/stop.h"
 #include "data/timing.h"
+#include <malloc.h>
 #include <string.h>
 
 static const char help[] = "halofwi: full-waveform modelling and inversion on domain-decomposed grids.\n"
@@ -38,6 +39,14 @@ int main(int argc, char **argv)
   PetscBool      show_help = PETSC_FALSE, nothing = PETSC_FALSE;
 
   TimingStart();
+  /* A library PETSc brings in (Debian's SuperLU_DIST, in its constructor)
+     turns off glibc's mapping of large blocks, so that memory once freed
+     (the model as read, a band's data) stays resident for the whole run.
+     halofwi uses none of that library: large blocks are mapped again, at
+     a fixed threshold, and go back to the system when freed, as the
+     memory estimate counts them. */
+  mallopt(M_MMAP_MAX, 65536);
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   if (OptionSourcesCheck(argc, argv)) return PETSC_ERR_USER_INPUT; /* before PETSc reads them */
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(NothingAsked(&nothing));

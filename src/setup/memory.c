@@ -277,15 +277,16 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
     nrec_max = PetscMax(nrec_max, nrec);
     observed += 2 * r->records * nrec * nt * fl; /* every component as read, and low-passed for the band */
   }
-  /* each parameter's model kept, and the state's on its way in
-     (host_model_arrays; the block as read is freed before the fields are
-     made); the smoothing's PETSc DMDA maps (two
+  /* each parameter's model kept, and on a device backend the state's on
+     its way in (host_model_arrays; a host backend's state writes its model
+     in place; the block as read is freed, back to the system (main.c),
+     before the fields are made); the smoothing's PETSc DMDA maps (two
      indices a ghosted cell); the gradient's exact sum over shots and its
      value on the extended cells (each parameter's), a shot's image
      (downloaded), the value on the user cells (each parameter's), and the
      PetscSF folding the one onto the other (its graph and per-rank index
      lists: five indices a leaf, measured) */
-  bytes[MEM_GRID] = s.padded * ((r->smoothing ? 2 * sizeof(PetscInt) : 0) + fl * r->backend->eq->host_model_arrays) + fl * s.owned * np +
+  bytes[MEM_GRID] = s.padded * ((r->smoothing ? 2 * sizeof(PetscInt) : 0) + copies * fl * r->backend->eq->host_model_arrays) + fl * s.owned * np +
                     (gradient ? s.owned * (np * (sizeof(ExactSum) + sizeof(double)) + fl + sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded +
                                   s.user * (fl + np * sizeof(double))
                               : 0);

@@ -57,17 +57,18 @@ PetscErrorCode AcousticStateSetModel(EquationState *s, const float *const value[
 {
   AcousticState *a = AcousticStateOf(s);
   Fields        *f = &a->f;
+  float         *to;
 
   PetscFunctionBeginUser;
-  if (!a->host_vdt2) PetscCall(PetscCalloc1(f->ncells, &a->host_vdt2));
+  PetscCall(EquationModelTarget(a->ops->backend, f->vdt2, &a->host_vdt2, f->ncells, &to));
 #pragma omp parallel for collapse(2) schedule(static)
   for (PetscInt k = 0; k < f->n[2]; k++)
     for (PetscInt j = 0; j < f->n[1]; j++) {
       const PetscInt     row[3] = {0, j, k};
       const float *const rows[1] = {&value[0][f->n[0] * (j + f->n[1] * k)]};
-      EquationAcoustic.cell_model(f->n[0], rows, dt, &a->host_vdt2[FieldsIndex(f, row)]);
+      EquationAcoustic.cell_model(f->n[0], rows, dt, &to[FieldsIndex(f, row)]);
     }
-  PetscCall(a->ops->backend->mem_upload(f->vdt2, a->host_vdt2, f->ncells * sizeof(float)));
+  PetscCall(EquationModelSend(a->ops->backend, f->vdt2, to, f->ncells));
   PetscFunctionReturn(0);
 }
 

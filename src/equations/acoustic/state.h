@@ -23,7 +23,7 @@ typedef struct {
   Fields           f;
   const KernelOps *ops;
   const Grid      *grid;
-  float           *host_vdt2;  /* v^2 dt^2 padded, in host memory on its way in: kept, as an inversion sets a model every evaluation */
+  float           *host_vdt2;  /* v^2 dt^2 padded on its way to a device (EquationModelTarget) */
   GradientMethod   method;
   PetscBool        skip_quiet; /* the adjoint keeps Fields.u_live where the backend can (KernelOps.adjoint_live) */
   PetscBool        quiet;      /* this adjoint run keeps it */

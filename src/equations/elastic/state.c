@@ -121,12 +121,11 @@ static PetscErrorCode SetModel(EquationState *state, const float *const value[],
   ELState       *s = ELStateOf(state);
   const Grid    *g = s->grid;
   const PetscInt R = s->radius;
-  float        **h = s->host_model;
   float *const   dev[4] = {s->bdt, s->ldt, s->mdt, s->cdt};
+  float         *h[4];
 
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < 4; k++)
-    if (!h[k]) PetscCall(PetscCalloc1(s->ncells, &h[k])); /* the rows' ends past the padded box stay 0 */
+  for (PetscInt k = 0; k < 4; k++) PetscCall(EquationModelTarget(s->backend, dev[k], &s->host_model[k], s->ncells, &h[k])); /* the rows' ends past the padded box stay 0 */
   STAGGERED_EACH_PADDED_CELL(s->padded, s->stride, R, s->dim, g->size, {
     const double vp = value[0][cell], vs = value[1][cell], rho = value[2][cell], mu = rho * vs * vs;
     h[0][c]         = (float)(dt / rho);
@@ -134,7 +133,7 @@ static PetscErrorCode SetModel(EquationState *state, const float *const value[],
     h[2][c]         = (float)(mu * dt);
     h[3][c]         = mu > 0 ? (float)(1.0 / (mu * dt)) : INFINITY;
   });
-  for (PetscInt k = 0; k < 4; k++) PetscCall(s->backend->mem_upload(dev[k], h[k], s->ncells * sizeof(float)));
+  for (PetscInt k = 0; k < 4; k++) PetscCall(EquationModelSend(s->backend, dev[k], h[k], s->ncells));
   PetscFunctionReturn(0);
 }
 

@@ -71,7 +71,7 @@ static PetscErrorCode Destroy(EquationState **state)
 #undef VD_FREE_N
   PetscCall(PetscFree(s->psi_none));
   PetscCall(StaggeredProfilesDestroy(s->dim, s->backend, s->pa, s->pb, s->ha, s->hb));
-  PetscCall(PetscFree2(s->host_model[0], s->host_model[1]));
+  for (PetscInt k = 0; k < 2; k++) PetscCall(PetscFree(s->host_model[k]));
   PetscCall(VDAdjointFree(s));
   PetscCall(VDReconstructionDestroy(s));
   PetscCall(VDPairDestroy(s));
@@ -91,14 +91,17 @@ static PetscErrorCode SetModel(EquationState *state, const float *const value[],
   const PetscInt R = s->radius;
 
   PetscFunctionBeginUser;
-  if (!s->host_model[0]) PetscCall(PetscCalloc2(s->ncells, &s->host_model[0], s->ncells, &s->host_model[1]));
+  float *const   dev[2] = {s->kdt, s->bdt};
+  float         *h[2];
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < 2; k++) PetscCall(EquationModelTarget(s->backend, dev[k], &s->host_model[k], s->ncells, &h[k]));
   STAGGERED_EACH_PADDED_CELL(s->padded, s->stride, R, s->dim, g->size, {
     const double vp = value[0][cell], rho = value[1][cell];
-    s->host_model[0][c] = owned ? (float)(rho * vp * vp * dt) : 0.0f;
-    s->host_model[1][c] = (float)(dt / rho);
+    h[0][c]         = owned ? (float)(rho * vp * vp * dt) : 0.0f;
+    h[1][c]         = (float)(dt / rho);
   });
-  PetscCall(s->backend->mem_upload(s->kdt, s->host_model[0], s->ncells * sizeof(float)));
-  PetscCall(s->backend->mem_upload(s->bdt, s->host_model[1], s->ncells * sizeof(float)));
+  for (PetscInt k = 0; k < 2; k++) PetscCall(EquationModelSend(s->backend, dev[k], h[k], s->ncells));
   PetscFunctionReturn(0);
 }
 

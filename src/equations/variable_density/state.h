@@ -77,7 +77,7 @@ typedef struct VDState {
   float            *pa[3], *pb[3];           /* CPML weights at the centres, over the padded index of axis a (backend memory) */
   float            *ha[3], *hb[3];           /* and half a cell above them (the v_a nodes) */
   PetscInt          plain[2][2];             /* the padded range along axis 0 outside its layers: centres, nodes */
-  float            *host_model[2];           /* K dt and dt / rho, on their way in */
+  float            *host_model[2];           /* K dt and dt / rho on their way to a device (EquationModelTarget) */
   /* The gradient (full storage, adjoint.c).  keep: the store's slot of the
      step being run, each of the step's terms over the padded box: the
      pressure stage's divergence, then each axis's pressure gradient (CPML
