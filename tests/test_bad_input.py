@@ -478,9 +478,9 @@ def main():
              [has("-vp /aaaa"), has("a path of 4266 characters"), has("at most 4095")])
 
         # a limit on the address space (ulimit -v) is the host memory limit when it is the tightest:
-        # a grid of about 4 GB under 3 GB is refused before any work, naming both (without the limit
-        # it passed the check and died in PETSc's DMSetUp)
-        memory_case("a grid beyond ulimit -v", ["-mode", "forward", "-vp", 2000, "-nx", 12000, "-nz", 12000, "-dx", DX,
+        # a grid of about 3.6 GB (three padded fields and the model) under 3 GB is refused before
+        # any work, naming both (without the limit it passed the check and died in PETSc's DMSetUp)
+        memory_case("a grid beyond ulimit -v", ["-mode", "forward", "-vp", 2000, "-nx", 15000, "-nz", 15000, "-dx", DX,
                                                 "-nt", 10, "-nrec", 1], scr.sub("o_ulimit"), address_space(3 * 1024 ** 3),
                     ["not enough memory", "ulimit -v", "3.0 GB", "wavefields"])
         # with the check lifted, the allocation that fails is named with its size: the model as read
@@ -496,7 +496,7 @@ def main():
             def enter():
                 with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
                     f.write(str(os.getpid()))
-            memory_case("a grid beyond a cgroup's memory limit", ["-mode", "forward", "-vp", 2000, "-nx", 12000, "-nz", 12000,
+            memory_case("a grid beyond a cgroup's memory limit", ["-mode", "forward", "-vp", 2000, "-nx", 15000, "-nz", 15000,
                                                                   "-dx", DX, "-nt", 10, "-nrec", 1], scr.sub("o_cgroup"), enter,
                         ["not enough memory", "the cgroup's memory limit, 3.0 GB", "wavefields"])
             for _ in range(50):  # until the run's last process (MPI's daemon) has left it
