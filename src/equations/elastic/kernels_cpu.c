@@ -1,8 +1,9 @@
 /* The elastic stages on the CPU (state.h): each cell's update reads its
    stencils alone, in a fixed order, so every decomposition gives the same
    bits.  A row goes in pieces: its cells outside every absorbing layer in
-   one pass without CPML memory, those in a layer with every derivative's
-   memory (exact outside the layer, where its weights are 0), and the cells
+   one pass without CPML memory, those in a layer with the memory of the
+   derivatives along the axes whose layers the piece may touch (exact
+   outside a layer, where its weights are 0), and the cells
    on a free surface with the surface's condition.  The same passes run the
    adjoint (ELPass: on its operands) and, in the boundary method, the
    forward step backwards in the core. */
@@ -45,12 +46,31 @@ static Derivative DerivativeOf(const ELState *s, PetscInt b, const float *f, Pet
   return (Derivative){f + c, (up ? s->ha[b] : s->pa[b]) + w, (up ? s->hb[b] : s->pb[b]) + w, m ? m : StaggeredNoMemory(s->psi_none, s->padded[0], b) + i0, s->stride[b], up};
 }
 
-/* Derivative d at cell i of its piece, with its CPML memory where layer. */
-STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt i, const float *restrict w, PetscInt R, PetscBool layer)
+/* The axes (a bit each) whose derivatives take their CPML memory in a
+   piece: none (cells outside every layer), z alone (a row outside the
+   other axes' layers, its cells in the z layers), the others (a row in
+   another axis's layers, its cells outside the z layers: in 3D both x
+   and y), or all.  A derivative left out has weights 0 over the piece:
+   its memory would stay +0 and the derivative (a sum from +0, never -0)
+   keeps its bits. */
+enum { EL_CPML_NONE = 0, EL_CPML_Z = 1, EL_CPML_OTHERS = 6, EL_CPML_ALL = 7 };
+
+/* Calls CALL with L_ the piece's axes L as a literal. */
+#define EL_WITH_CPML(L, CALL) \
+  switch (L) { \
+  case EL_CPML_NONE: { const unsigned L_ = EL_CPML_NONE; CALL; } break; \
+  case EL_CPML_Z: { const unsigned L_ = EL_CPML_Z; CALL; } break; \
+  case EL_CPML_OTHERS: { const unsigned L_ = EL_CPML_OTHERS; CALL; } break; \
+  default: { const unsigned L_ = EL_CPML_ALL; CALL; } break; \
+  }
+
+/* Derivative d along b at cell i of its piece, with its CPML memory where
+   L holds b. */
+STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt i, const float *restrict w, PetscInt R, unsigned L)
 {
   const float t = StaggeredStencil(d->f + i, b ? d->st : 1, d->up, w, R); /* a literal unit stride along axis 0: offsets, not pointers */
 
-  return layer ? StaggeredCpml(t, d->la[b ? 0 : i], d->lb[b ? 0 : i], &d->psi[i]) : t;
+  return L >> b & 1 ? StaggeredCpml(t, d->la[b ? 0 : i], d->lb[b ? 0 : i], &d->psi[i]) : t;
 }
 
 /* The forward fields a pass reads and writes: the state's own, or in the
@@ -71,7 +91,7 @@ STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt i, const
    face's image of dt / rho takes v~_a g, as full storage's does from the
    store.  No cell's update reads another's (ivdep, as in the
    variable-density kernels). */
-STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, ELPass P, PetscBool K, PetscInt R, PetscInt D)
+STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0;
   Derivative      d[3][3];
@@ -97,7 +117,7 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdi
     for (PetscInt j = 0; j < NA; j++) {
       float g = 0;
       for (PetscInt b = 0; b < D; b++) {
-        const float t = Derive(&d[j][b], b, i, w[b], R, layer);
+        const float t = Derive(&d[j][b], b, i, w[b], R, L);
         g             = b ? g + t : t;
       }
       if (K) keep[j][i] = g;
@@ -120,7 +140,7 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdi
    NormalAdjointPieceR): backwards the same terms are taken off, and the
    images of lambda dt and mu dt take theirs (ELNormalImage) with the
    adjoint stresses. */
-STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R, PetscInt D)
+STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, unsigned surf, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
   const PetscInt k = ELSurfaceCount(surf, D);
   Derivative     dn[3];
@@ -142,7 +162,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
     float        e[3], sum = 0;
     const float  l = ldt[i], m2 = mdt[i] + mdt[i];
     PetscBool    first = PETSC_TRUE; /* the first term itself, as the variable-density sum */
-    for (PetscInt b = 0; b < D; b++) e[b] = Derive(&dn[b], b, i, w[b], R, layer);
+    for (PetscInt b = 0; b < D; b++) e[b] = Derive(&dn[b], b, i, w[b], R, L);
     if (K) {
       kz[i] = e[0];
       kx[i] = e[1];
@@ -185,7 +205,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
    stays vector code.  The adjoint: the same stencils of op[a][b] and
    op[b][a], t_ab -= g, without CPML.  Backwards: t_ab -= M g (M: the
    edge's mu dt), the edge's image taking M^2 t~_ab g. */
-STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R)
+STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R)
 {
   const PetscBool  A = P == EL_PASS_ADJOINT;
   float *const    *V = EL_V(s, P);
@@ -202,7 +222,7 @@ STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t 
   for (PetscInt j = 1; j <= R; j++) wa[j] = ra[j], wb[j] = rb[j];
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
-    const float g = Derive(&d0, b, i, wb, R, layer) + Derive(&d1, a, i, wa, R, layer);
+    const float g = Derive(&d0, b, i, wb, R, L) + Derive(&d1, a, i, wa, R, L);
     if (K) keep[i] = g;
     if (A) t[i] = t[i] - g;
     else if (P == EL_PASS_BACK) {
@@ -226,10 +246,10 @@ STAGGERED_INLINE void NormalAdjointPieceR(ELState *s, ptrdiff_t c, const PetscIn
     /* the axes as literals, as in StressPieceR */
     if (a == 0) {
 #pragma GCC ivdep
-      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 0, i, w, R, PETSC_FALSE);
+      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 0, i, w, R, EL_CPML_NONE);
     } else {
 #pragma GCC ivdep
-      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 1, i, w, R, PETSC_FALSE);
+      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 1, i, w, R, EL_CPML_NONE);
     }
   }
 }
@@ -237,18 +257,18 @@ STAGGERED_INLINE void NormalAdjointPieceR(ELState *s, ptrdiff_t c, const PetscIn
 /* The stresses over cells [i0, i0 + m) of a row: the normal ones, then
    each shear stress (backwards the normal ones alone: each shear stress
    has a core of its own, ELBackStressCPU). */
-STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R, PetscInt D)
+STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, unsigned surf, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0;
 
   if (P == EL_PASS_ADJOINT) NormalAdjointPieceR(s, c, q, i0, m, R, D);
-  else NormalPieceR(s, c, q, i0, m, layer, surf, rad, P, K, R, D);
+  else NormalPieceR(s, c, q, i0, m, L, surf, rad, P, K, R, D);
   if (P == EL_PASS_BACK) return;
   /* the axes as literals: along axis 0 the CPML weights vary per cell */
-  ShearPieceR(s, 0, 1, c, q, i0, m, layer, rad, P, K, R);
+  ShearPieceR(s, 0, 1, c, q, i0, m, L, rad, P, K, R);
   if (D > 2) {
-    ShearPieceR(s, 0, 2, c, q, i0, m, layer, rad, P, K, R);
-    ShearPieceR(s, 1, 2, c, q, i0, m, layer, rad, P, K, R);
+    ShearPieceR(s, 0, 2, c, q, i0, m, L, rad, P, K, R);
+    ShearPieceR(s, 1, 2, c, q, i0, m, L, rad, P, K, R);
   }
 }
 
@@ -261,44 +281,44 @@ STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3
 #define EL_PLAIN_MIN_CELLS 256
 
 /* The cells [cut[0], cut[1]) of cells [lo, hi) of a row that lie outside
-   the layers of every axis, at the centres and the nodes alike (none where
-   there are fewer than EL_PLAIN_MIN_CELLS). */
-static void PlainCut(const ELState *s, const PetscInt q[3], PetscInt lo, PetscInt hi, PetscInt cut[2])
+   the z layers, at the centres and the nodes alike (none where there are
+   fewer than EL_PLAIN_MIN_CELLS); returns EL_CPML_OTHERS where the row
+   lies in another axis's layers, else EL_CPML_NONE.  Those cells are a
+   piece with that CPML, the rest pieces with z's too. */
+static unsigned PlainCut(const ELState *s, const PetscInt q[3], PetscInt lo, PetscInt hi, PetscInt cut[2])
 {
-  cut[0] = cut[1] = hi;
+  unsigned others = EL_CPML_NONE;
+
   for (PetscInt a = 1; a < s->dim; a++)
-    if (s->pb[a][q[a]] != 0 || s->hb[a][q[a]] != 0) return;
+    if (s->pb[a][q[a]] != 0 || s->hb[a][q[a]] != 0) others = EL_CPML_OTHERS;
   cut[0] = PetscMax(lo, PetscMin(hi, PetscMax(s->plain[0][0], s->plain[1][0]) - q[0]));
   cut[1] = PetscMax(cut[0], PetscMin(hi, PetscMin(s->plain[0][1], s->plain[1][1]) - q[0]));
   if (cut[1] - cut[0] < EL_PLAIN_MIN_CELLS) cut[0] = cut[1] = hi;
+  return others;
 }
 
-/* Forward, v_a over a piece of a row, or (a < 0, the 2D plain cells) both
-   velocities in one loop. */
-static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer)
+/* Forward, v_a over a piece of a row with the CPML of the axes L, or (a
+   < 0, the 2D plain cells) both velocities in one loop. */
+static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L)
 {
   if (!m) return;
-  if (a < 0) EL_WITH_KEEP(s, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, 0, 2, row, q, i0, m, PETSC_FALSE, EL_PASS_FORWARD, K_, R_, 2)));
-  else EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
-    if (layer) STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, i0, m, PETSC_TRUE, EL_PASS_FORWARD, K_, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, i0, m, PETSC_FALSE, EL_PASS_FORWARD, K_, R_, D_))
-  }));
+  if (a < 0) EL_WITH_KEEP(s, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, 0, 2, row, q, i0, m, EL_CPML_NONE, EL_PASS_FORWARD, K_, R_, 2)));
+  else EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, EL_WITH_CPML(L, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, i0, m, L_, EL_PASS_FORWARD, K_, R_, D_)))));
 }
 
 /* A piece off the surfaces takes the literal 0 for surf, so that its pass
-   is the plain formula; a piece on one is taken as a layer piece forward
-   (backwards, in the core, none is in a layer). */
-static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool layer, unsigned surf, const ELRadii *rad, ELPass P)
+   is the plain formula; a piece on one is taken as a piece with every
+   axis's CPML forward (backwards, in the core, none is in a layer). */
+static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, unsigned surf, const ELRadii *rad, ELPass P)
 {
   if (!m) return;
   if (P == EL_PASS_BACK) EL_WITH_DIM(s->dim, {
-      if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, surf, rad, EL_PASS_BACK, PETSC_FALSE, R_, D_))
-      else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, rad, EL_PASS_BACK, PETSC_FALSE, R_, D_))
+      if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, surf, rad, EL_PASS_BACK, PETSC_FALSE, R_, D_))
+      else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, 0, rad, EL_PASS_BACK, PETSC_FALSE, R_, D_))
     });
   else EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
-    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, surf, rad, EL_PASS_FORWARD, K_, R_, D_))
-    else if (layer) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_TRUE, 0, rad, EL_PASS_FORWARD, K_, R_, D_))
-    else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, PETSC_FALSE, 0, rad, EL_PASS_FORWARD, K_, R_, D_))
+    if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_ALL, surf, rad, EL_PASS_FORWARD, K_, R_, D_))
+    else EL_WITH_CPML(L, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, L_, 0, rad, EL_PASS_FORWARD, K_, R_, D_)))
   }));
 }
 
@@ -307,7 +327,7 @@ static void BackShearPiece(ELState *s, PetscInt p, ptrdiff_t row, const PetscInt
 {
   const PetscInt a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
 
-  if (m) STAGGERED_WITH_RADIUS(s->radius, ShearPieceR(s, a, b, row + i0, q, i0, m, PETSC_FALSE, rad, EL_PASS_BACK, PETSC_FALSE, R_));
+  if (m) STAGGERED_WITH_RADIUS(s->radius, ShearPieceR(s, a, b, row + i0, q, i0, m, EL_CPML_NONE, rad, EL_PASS_BACK, PETSC_FALSE, R_));
 }
 
 /* The free surfaces (a bit per axis) that cell i of the row from padded q
@@ -343,8 +363,8 @@ static void FullRange(const ELState *s, const PetscInt q[3], PetscInt n, PetscIn
 }
 
 /* Cells [i0, i1) of a row in the surfaces' bands, in runs of the same
-   surfaces and stencils, each a piece (forward a layer piece, exact off
-   the layers): of the stress stage (pair < 0), or of that pair's shear
+   surfaces and stencils, each a piece (forward with every axis's CPML,
+   exact off the layers): of the stress stage (pair < 0), or of that pair's shear
    stress backwards. */
 static void BandRuns(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, ELPass P, PetscInt pair)
 {
@@ -352,7 +372,7 @@ static void BandRuns(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0
     ELRadii        r, x;
     const unsigned surf = StencilsAt(s, row, q, i, &r);
     for (e = i + 1; e < i1 && StencilsAt(s, row, q, e, &x) == surf && !memcmp(&x, &r, sizeof r); e++) {}
-    if (pair < 0) StressPiece(s, row, q, i, e - i, PETSC_TRUE, surf, &r, P);
+    if (pair < 0) StressPiece(s, row, q, i, e - i, EL_CPML_ALL, surf, &r, P);
     else BackShearPiece(s, pair, row, q, i, e - i, &r);
   }
 }
@@ -364,15 +384,15 @@ static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
   STAGGERED_EACH_ROW(s, b, {
     PetscInt cut[2];
     if (adjoint) {
-      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, PETSC_FALSE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
+      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
       continue;
     }
-    PlainCut(s, q, 0, n, cut);
-    if (s->dim == 2) VelocityPiece(s, -1, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE);
+    const unsigned others = PlainCut(s, q, 0, n, cut);
+    if (s->dim == 2 && !others) VelocityPiece(s, -1, row, q, cut[0], cut[1] - cut[0], EL_CPML_NONE);
     for (PetscInt a = 0; a < s->dim; a++) {
-      if (s->dim != 2) VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE);
-      VelocityPiece(s, a, row, q, 0, cut[0], PETSC_TRUE);
-      VelocityPiece(s, a, row, q, cut[1], n - cut[1], PETSC_TRUE);
+      if (s->dim != 2 || others) VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], others);
+      VelocityPiece(s, a, row, q, 0, cut[0], others | EL_CPML_Z);
+      VelocityPiece(s, a, row, q, cut[1], n - cut[1], others | EL_CPML_Z);
     }
   });
   return 0;
@@ -387,16 +407,16 @@ static PetscErrorCode Stress(ELState *s, const Box *b, ELPass P)
   STAGGERED_EACH_ROW(s, b, {
     PetscInt lo, hi, cut[2];
     if (P == EL_PASS_ADJOINT) {
-      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, PETSC_FALSE, 0, &full, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
+      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, EL_CPML_NONE, 0, &full, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
       continue;
     }
     FullRange(s, q, n, &lo, &hi);
     BandRuns(s, row, q, 0, lo, P, -1);
     BandRuns(s, row, q, hi, n, P, -1);
-    PlainCut(s, q, lo, hi, cut);
-    StressPiece(s, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE, 0, &full, P);
-    StressPiece(s, row, q, lo, cut[0] - lo, PETSC_TRUE, 0, &full, P);
-    StressPiece(s, row, q, cut[1], hi - cut[1], PETSC_TRUE, 0, &full, P);
+    const unsigned others = PlainCut(s, q, lo, hi, cut);
+    StressPiece(s, row, q, cut[0], cut[1] - cut[0], others, 0, &full, P);
+    StressPiece(s, row, q, lo, cut[0] - lo, others | EL_CPML_Z, 0, &full, P);
+    StressPiece(s, row, q, cut[1], hi - cut[1], others | EL_CPML_Z, 0, &full, P);
   });
   return 0;
 }
@@ -435,7 +455,7 @@ PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *box)
   for (PetscInt a = 0; a < s->dim; a++) {
     Box b;
     if (!BoxWithin(box, &s->rec->core[EL_VZ + a], &b)) continue;
-    STAGGERED_EACH_ROW(s, &b, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, PETSC_FALSE, EL_PASS_BACK, PETSC_FALSE, R_, D_))));
+    STAGGERED_EACH_ROW(s, &b, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_BACK, PETSC_FALSE, R_, D_))));
   }
   return 0;
 }
