@@ -387,10 +387,11 @@ static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
       for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
       continue;
     }
-    const unsigned others = PlainCut(s, q, 0, n, cut);
-    if (s->dim == 2 && !others) VelocityPiece(s, -1, row, q, cut[0], cut[1] - cut[0], EL_CPML_NONE);
+    const unsigned  others = PlainCut(s, q, 0, n, cut);
+    const PetscBool both   = s->dim == 2 && !others; /* the plain cells' velocities in one loop */
+    if (both) VelocityPiece(s, -1, row, q, cut[0], cut[1] - cut[0], EL_CPML_NONE);
     for (PetscInt a = 0; a < s->dim; a++) {
-      if (s->dim != 2 || others) VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], others);
+      if (!both) VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], others);
       VelocityPiece(s, a, row, q, 0, cut[0], others | EL_CPML_Z);
       VelocityPiece(s, a, row, q, cut[1], n - cut[1], others | EL_CPML_Z);
     }

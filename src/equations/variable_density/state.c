@@ -89,8 +89,6 @@ static PetscErrorCode SetModel(EquationState *state, const float *const value[],
   VDState       *s = VDStateOf(state);
   const Grid    *g = s->grid;
   const PetscInt R = s->radius;
-
-  PetscFunctionBeginUser;
   float *const   dev[2] = {s->kdt, s->bdt};
   float         *h[2];
 
