@@ -5,12 +5,16 @@
 (a) The gradient equals full storage's bit for bit, for every equation
     (acoustic, variable density, elastic) in 2D and 3D, with 0, 1 and 3
     snapshots and with as many as fit (one a step: `auto` on this size),
-    on one rank; decomposed (2 and 4 ranks, a free surface, 2 shot groups
-    x 2 subdomains) against full storage on the same ranks.
+    in windows of 1 step, of 7 (the last window shorter) and of what the
+    snapshots' memory gives, on one rank; decomposed (2 and 4 ranks, a
+    free surface, 2 shot groups x 2 subdomains) against full storage on
+    the same ranks.
 (b) An inversion of two iterations ends with full storage's model bit for
     bit (the store reused over evaluations and line searches).
 (c) The planner prints the schedule's forward steps, which are the closed
-    form's (`unit_revolve` holds the schedule itself), and a
+    form's in windows of one step and at most the window times the closed
+    form's for the windows with longer ones (`unit_revolve` holds the
+    schedule itself), and a
     -checkpoints that does not fit in -wavefield_memory is refused before
     any work, naming the method.
 """
@@ -45,8 +49,9 @@ def same_files(ref, test, names, what):
 
 
 def gradients(scr, physics, dim, free_surface, nranks, runs, tag, extra=()):
-    """Full storage and each checkpointed run (a list of -checkpoints values,
-    None for auto), the same ranks; returns the full run's output."""
+    """Full storage and each checkpointed run (a list of (-checkpoints,
+    -checkpoint_window) values, None for auto), the same ranks; returns the
+    full run's output."""
     true, start = MODELS[physics]
     args = survey(physics, dim, free_surface)
     obs = scr.sub(f"obs_{physics}_{dim}{'f' if free_surface else ''}")
@@ -55,11 +60,14 @@ def gradients(scr, physics, dim, free_surface, nranks, runs, tag, extra=()):
     base = ["-mode", "gradient", "-observed_dir", obs] + start + args + list(extra)
     full = scr.sub(f"full_{tag}_{nranks}")
     c.run(nranks, base + ["-gradient_method", "full"], full)
-    for s in runs:
-        out = scr.sub(f"ck_{tag}_{nranks}_{s}")
-        text = c.run(nranks, base + ["-gradient_method", "checkpoint"] + ([] if s is None else ["-checkpoints", str(s)]), out)
+    for s, w in runs:
+        out = scr.sub(f"ck_{tag}_{nranks}_{s}_{w}")
+        args = ([] if s is None else ["-checkpoints", str(s)]) + ([] if w is None else ["-checkpoint_window", str(w)])
+        text = c.run(nranks, base + ["-gradient_method", "checkpoint"] + args, out)
         c.check("gradient method: checkpoint" in text, f"{tag}: the run did not take -gradient_method checkpoint")
-        same_files(full, out, gradient_files(full), f"{tag}, {nranks} rank(s), {'auto' if s is None else s} snapshots")
+        m = re.search(r"checkpointing: \d+ snapshots and windows of (\d+) steps", text)
+        c.check(m and (w is None or int(m.group(1)) == w), f"{tag}: the planner's line gives no window or not {w}")
+        same_files(full, out, gradient_files(full), f"{tag}, {nranks} rank(s), {'auto' if s is None else s} snapshots, windows of {m.group(1)}")
     return full
 
 
@@ -77,11 +85,15 @@ def planner(scr):
     true, start = MODELS["acoustic"]
     args = survey("acoustic", 2)
     obs = scr.sub("obs_acoustic_2")
-    text = c.run(1, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", "checkpoint", "-checkpoints", "5"] + start + args, scr.sub("plan"))
-    m = re.search(r"checkpointing: (\d+) snapshots for (\d+) internal steps, (\d+) forward steps", text)
-    c.check(m, "the planner printed no checkpointing line")
-    snaps, nsteps, steps = (int(g) for g in m.groups())
-    c.check(snaps == 5 and steps == closed_form(nsteps, 5), f"checkpointing line {m.group(0)!r}: expected 5 snapshots and {closed_form(nsteps, 5)} forward steps")
+    for window in (1, 6):
+        text = c.run(1, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", "checkpoint", "-checkpoints", "5", "-checkpoint_window", str(window)] + start + args,
+                     scr.sub(f"plan{window}"))
+        m = re.search(r"checkpointing: (\d+) snapshots and windows of (\d+) steps for (\d+) internal steps, (\d+) forward steps", text)
+        c.check(m, "the planner printed no checkpointing line")
+        snaps, w, nsteps, steps = (int(g) for g in m.groups())
+        most = window * closed_form(-(-nsteps // window), 5)
+        c.check(snaps == 5 and w == window and nsteps <= steps <= most and (window > 1 or steps == most),
+                f"checkpointing line {m.group(0)!r}: expected 5 snapshots, windows of {window} and {'' if window == 1 else 'at most '}{most} forward steps")
     status, text = c.run_status(1, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", "checkpoint", "-checkpoints", "100000", "-wavefield_memory", "1"]
                                 + start + args, scr.sub("refused"))
     msg = c.error_message(text)
@@ -96,7 +108,7 @@ def inversion(scr):
     obs = scr.sub("obs_acoustic_2")
     base = ["-mode", "invert", "-observed_dir", obs, "-tao_max_it", "2", "-vp_min", "1500", "-vp_max", "2600"] + start + args
     c.run(1, base + ["-gradient_method", "full"], scr.sub("inv_full"))
-    c.run(1, base + ["-gradient_method", "checkpoint", "-checkpoints", "2"], scr.sub("inv_ck"))
+    c.run(1, base + ["-gradient_method", "checkpoint", "-checkpoints", "2", "-checkpoint_window", "3"], scr.sub("inv_ck"))
     same_files(scr.sub("inv_full"), scr.sub("inv_ck"), ["vp.rsf@"], "inversion, 2 iterations")
 
 
@@ -105,10 +117,10 @@ def test():
     with scr:
         for physics in MODELS:
             for dim in (2, 3):
-                gradients(scr, physics, dim, False, 1, [0, 1, 3, None], f"{physics}_{dim}")
-            gradients(scr, physics, 2, True, 4, [3], f"{physics}_2f")
-            gradients(scr, physics, 3, True, 2, [2], f"{physics}_3f")
-        gradients(scr, "acoustic", 2, True, 4, [1], "acoustic_2f_groups", extra=["-shot_groups", "2"])
+                gradients(scr, physics, dim, False, 1, [(0, None), (1, 1), (3, 1), (3, 7), (None, None)], f"{physics}_{dim}")
+            gradients(scr, physics, 2, True, 4, [(3, 5)], f"{physics}_2f")
+            gradients(scr, physics, 3, True, 2, [(2, 1)], f"{physics}_3f")
+        gradients(scr, "acoustic", 2, True, 4, [(1, 4)], "acoustic_2f_groups", extra=["-shot_groups", "2"])
         planner(scr)
         inversion(scr)
 

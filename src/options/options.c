@@ -377,6 +377,10 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(OptionsIntAuto(PetscOptionsObject, "-checkpoints",
                            "-gradient_method checkpoint: snapshots of the forward state (fields and layer memory) per rank, at most -nt's internal steps less one; auto = as many as fit",
                            0, PETSC_MAX_INT, &o->checkpoints));
+  PetscCall(OptionsIntAuto(PetscOptionsObject, "-checkpoint_window",
+                           "-gradient_method checkpoint: steps run forwards at once keeping their terms, then reversed (1: a forward step before each reverse step); "
+                           "auto = the longest whose terms take at most a quarter of the snapshots' memory",
+                           1, PETSC_MAX_INT, &o->checkpoint_window));
   PetscCall(PetscOptionsBool("-adjoint_skip_quiet",
                              "Full storage on the CPU: the adjoint leaves as they are the 16-cell row parts whose stencil reads only zeros (the same gradient; false to check that)",
                              NULL, o->adjoint_skip_quiet, &o->adjoint_skip_quiet, NULL));
@@ -448,6 +452,7 @@ static PetscErrorCode SetDefaults(Options *o)
   o->nshots                   = 1;
   o->nrec                     = PETSC_DECIDE;
   o->checkpoints              = PETSC_DECIDE;
+  o->checkpoint_window        = PETSC_DECIDE;
   o->source_depth = o->receiver_depth = -1;
   o->nt                               = 1000;
   o->dt                               = 0.001;

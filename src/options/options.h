@@ -153,6 +153,7 @@ typedef struct {
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
   PetscInt  checkpoints;         /* -gradient_method checkpoint: snapshots of the forward state; PETSC_DECIDE: as many as fit */
+  PetscInt  checkpoint_window;   /* -gradient_method checkpoint: steps recorded at once; PETSC_DECIDE: from the snapshots' memory */
   PetscBool adjoint_skip_quiet;  /* PropagatorSettings.skip_quiet */
   MisfitKind misfit;
   SourceEstimation source_estimation;

@@ -63,12 +63,43 @@ static PetscBool Offered(const Backend *backend, PetscInt k)
   return eq->keeps[GRADIENT_FULL] && eq->scheme->forward_state && backend->memory->host_memory ? PETSC_TRUE : PETSC_FALSE;
 }
 
-/* What each method keeps, in words (checkpointing: with its snapshots). */
-static const char *Keeps(const Backend *backend, PetscInt k, PetscInt snapshots, char *text, size_t len)
+/* Checkpointing's ring of terms (a window's steps and one more) against
+   its snapshots' bytes, where -checkpoint_window is auto: a quarter.  A
+   step's terms take less than a snapshot of the state (acoustic 2D: 1
+   float a cell against 2 and the layer memory), and the window removes
+   the forward step before each reverse step and the restore of a
+   snapshot, so its memory is better spent there than on more snapshots
+   (2D 512^2 x 5000, 40 snapshots: windows of 24 take 2.8 forward runs of
+   steps, windows of 1 3.8, 50 snapshots and windows of 1 3.7). */
+#define RING_SHARE 0.25
+
+/* What each method keeps, in words (checkpointing: with its snapshots and window). */
+static const char *Keeps(const Backend *backend, PetscInt k, PetscInt snapshots, PetscInt window, char *text, size_t len)
 {
   if (k + 1 != GRADIENT_CHECKPOINT) return backend->eq->keeps[k + 1];
-  PetscSNPrintf(text, len, "%" PetscInt_FMT " snapshots of the state, 2 steps' terms", snapshots);
+  PetscSNPrintf(text, len, "%" PetscInt_FMT " snapshots of the state, %" PetscInt_FMT " steps' terms", snapshots, window + 1);
   return text;
+}
+
+/* Checkpointing's snapshots and window: as asked, or auto: the snapshots
+   that fit in room (bytes) with the ring's share beside them, the window
+   the longest whose ring takes at most RING_SHARE of the snapshots' bytes
+   (ring_room: where the ring goes, room too unless the snapshots are on
+   disk); at most one snapshot a window. */
+static void CheckpointShape(const Options *o, PetscInt nsteps, double room, PetscBool ring_in_room, double snapshot, double term, PetscInt *snapshots, PetscInt *window)
+{
+  const double most = (double)PETSC_MAX_INT;
+  double       s;
+
+  if (o->checkpoints != PETSC_DECIDE) s = (double)o->checkpoints;
+  else if (!ring_in_room) s = room / snapshot;
+  else if (o->checkpoint_window != PETSC_DECIDE) s = (room - (o->checkpoint_window + 1) * term) / snapshot;
+  else s = room / (snapshot * (1 + RING_SHARE));
+  *snapshots = (PetscInt)PetscMax(0.0, PetscMin(most, floor(s)));
+  if (o->checkpoint_window != PETSC_DECIDE) *window = o->checkpoint_window;
+  else *window = (PetscInt)PetscMax(1.0, PetscMin(most, floor(RING_SHARE * *snapshots * snapshot / term) - 1));
+  *window    = PetscMin(*window, nsteps);
+  *snapshots = PetscMin(*snapshots, (nsteps + *window - 1) / *window - 1);
 }
 
 /* How often one store serves: every shot of the busiest group, in every
@@ -97,6 +128,7 @@ typedef enum { TIER_HOST, TIER_DEVICE, TIER_DISK } Tier;
 typedef struct {
   Need   need[NMETHODS];
   double snapshot; /* checkpointing: a snapshot of the forward state */
+  double term[2];  /* checkpointing: a step's terms in its ring, and their live map */
   double rest[2], free_device;
   double first_use[NMETHODS]; /* floats stored per cell and step of the rank (a host backend's first use of them) */
   double raw[NMETHODS];       /* the same before compression */
@@ -220,7 +252,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1, raw[NMETHODS] = {0};
   PetscBool fits[NMETHODS];
   Tier      tier[NMETHODS];
-  PetscInt  chosen = -1, snapshots = 0;
+  PetscInt  chosen = -1, snapshots = 0, window = 1;
   char      why[256], host_why[512], text[3][32];
 
   PetscFunctionBeginUser;
@@ -235,7 +267,6 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     WavefieldLive        live;
     if (!Offered(backend, k)) continue;
     backend->eq->store_shape(backend->ops, g, as, t->nsteps, &n, &nsteps, &live);
-    if (ring) nsteps = 2;
     if (kept != CODEC_NONE) live = (WavefieldLive){0, 0, 0}; /* an encoded step is whole */
     mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as);
     mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept);
@@ -243,13 +274,16 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     mine.need[k].buffers      = WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_AUTO, kept, NULL});
     mine.need[k].disk_buffers = WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_DISK, kept, NULL});
     raw[k]                    = (double)n * nsteps * sizeof(float);
-    if (ring) { /* and a second state, which runs the steps again; its two steps stay in memory, its snapshots are what it stores */
+    if (ring) { /* and a second state, which runs the steps again; its ring of steps stays in memory (counted once its window is known), its snapshots are what it stores */
       PetscInt padded[3];
       double   all, layers;
       backend->eq->state_bytes(g, &all, &layers);
       mine.snapshot = backend->eq->forward_fields[dim] * (double)GridPaddedCells(g, padded) * sizeof(float) + layers;
-      mine.need[k].fields += all + mine.need[k].steps;
+      mine.term[0]  = WavefieldStoreBytes(n, 1, CODEC_NONE);
+      mine.term[1]  = (double)live.bytes;
+      mine.need[k].fields += all;
       mine.need[k].steps        = 0;
+      mine.need[k].map          = 0;
       mine.need[k].buffers      = 0;
       mine.need[k].disk_buffers = 2 * mine.snapshot;
     }
@@ -285,14 +319,17 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     core *= (double)g->n[a];
   }
   uses = StoreUses(o, l, geo);
-  /* checkpointing: the snapshots asked for, or as many as fit beside the rest, in memory or on disk (at most one a step) */
+  /* checkpointing: the snapshots and window asked for, or as many as fit beside the rest, the snapshots in memory or on disk, the ring in memory */
   if (Offered(backend, GRADIENT_CHECKPOINT - 1)) {
-    Need        *ck   = &most.need[GRADIENT_CHECKPOINT - 1];
-    const double room = where == STORAGE_DISK ? budget[2] : budget[0] - ck->fields - ck->map;
-    snapshots         = o->checkpoints != PETSC_DECIDE ? o->checkpoints : (PetscInt)PetscMax(0.0, PetscMin((double)PETSC_MAX_INT, floor(room / most.snapshot)));
-    snapshots         = PetscMin(snapshots, t->nsteps - 1);
-    ck->steps         = most.snapshot * snapshots;
-    mine.need[GRADIENT_CHECKPOINT - 1].steps = mine.snapshot * snapshots;
+    Need *ck = &most.need[GRADIENT_CHECKPOINT - 1], *own = &mine.need[GRADIENT_CHECKPOINT - 1];
+    CheckpointShape(o, t->nsteps, where == STORAGE_DISK ? budget[2] : budget[0] - ck->fields, where == STORAGE_DISK ? PETSC_FALSE : PETSC_TRUE, most.snapshot, most.term[0] + most.term[1],
+                    &snapshots, &window);
+    ck->steps = most.snapshot * snapshots;
+    own->steps = mine.snapshot * snapshots;
+    ck->fields += (double)(window + 1) * most.term[0];
+    ck->map = (double)(window + 1) * most.term[1];
+    own->fields += (double)(window + 1) * mine.term[0];
+    own->map = (double)(window + 1) * mine.term[1];
   }
   PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-10s %-42s %10s %10s%s  %s\n", "method", "keeps", "host", "device", o->wavefield_dir[0] ? "       disk" : "",
                         "expected time"));
@@ -316,7 +353,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     /* checkpointing: the schedule's forward steps, the forward run's among them, and its copies of snapshots */
     if (k + 1 == GRADIENT_CHECKPOINT) {
       Revolve r;
-      PetscCall(RevolveCreate(t->nsteps, snapshots, &r));
+      PetscCall(RevolveCreate(t->nsteps, snapshots, window, &r));
       cost[k] += (double)r.forward_steps / t->nsteps - 1 + SnapshotCopyCost * r.copies / t->nsteps;
       if (tier[k] == TIER_DISK) cost[k] += SnapshotDiskCost * r.copies / t->nsteps;
       PetscCall(RevolveDestroy(&r));
@@ -330,7 +367,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     Amount(busiest[k][2], text[2], sizeof(text[2]));
     if (o->wavefield_dir[0]) PetscCall(PetscSNPrintf(disk, sizeof disk, " %10s", text[2]));
-    PetscCall(PetscPrintf(l->world, "  %-10s %-42s %10s %10s%s  %.1f forward runs%s\n", GradientMethods[k + 1], Keeps(backend, k, snapshots, keeps, sizeof(keeps)), text[0], text[1], disk,
+    PetscCall(PetscPrintf(l->world, "  %-10s %-42s %10s %10s%s  %.1f forward runs%s\n", GradientMethods[k + 1], Keeps(backend, k, snapshots, window, keeps, sizeof(keeps)), text[0], text[1], disk,
                           cost[k], fits[k] ? "" : " (does not fit)"));
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && k + 1 != GRADIENT_CHECKPOINT && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
@@ -341,14 +378,19 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(o, l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, budget, host_why, most.snapshot, cost));
   plan->method    = (GradientMethod)(chosen + 1);
   plan->snapshots = plan->method == GRADIENT_CHECKPOINT ? snapshots : 0;
+  plan->window    = plan->method == GRADIENT_CHECKPOINT ? window : 0;
   plan->tier      = (WavefieldTier){tier[chosen] == TIER_DISK ? STORAGE_DISK : where, plan->method == GRADIENT_CHECKPOINT ? CODEC_NONE : codec, o->wavefield_dir}; /* checkpointing: its snapshots' */
   backend->eq->store_shape(backend->ops, g, plan->method == GRADIENT_CHECKPOINT ? GRADIENT_FULL : plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
   if (plan->tier.codec != CODEC_NONE) plan->live = (WavefieldLive){0, 0, 0};
   if (plan->method == GRADIENT_CHECKPOINT) {
-    const PetscInt steps = RevolveLeastSteps(t->nsteps, snapshots);
-    plan->nsteps         = 2;
-    PetscCall(PetscPrintf(l->world, "checkpointing: %" PetscInt_FMT " snapshots for %" PetscInt_FMT " internal steps, %" PetscInt_FMT " forward steps a shot (%.2f forward runs, the forward run's included)\n",
-                          snapshots, t->nsteps, steps, (double)steps / t->nsteps));
+    Revolve r;
+    PetscCall(RevolveCreate(t->nsteps, snapshots, window, &r));
+    plan->nsteps = window + 1;
+    PetscCall(PetscPrintf(l->world,
+                          "checkpointing: %" PetscInt_FMT " snapshots and windows of %" PetscInt_FMT " steps for %" PetscInt_FMT " internal steps, %" PetscInt_FMT
+                          " forward steps a shot (%.2f forward runs, the forward run's included), %" PetscInt_FMT " copies of a snapshot\n",
+                          snapshots, window, t->nsteps, r.forward_steps, (double)r.forward_steps / t->nsteps, r.copies));
+    PetscCall(RevolveDestroy(&r));
   }
   {
     double bytes[3];

@@ -20,7 +20,8 @@ typedef struct {
   PetscInt       nsteps;   /* for nsteps steps */
   WavefieldLive  live;     /* and its live map (Equation.store_shape) */
   double         bytes[2]; /* this rank's host and device bytes for the method (MemoryCheck) */
-  PetscInt       snapshots; /* checkpointing's (a ring of nsteps = 2 steps) */
+  PetscInt       snapshots; /* checkpointing's */
+  PetscInt       window;    /* checkpointing's steps recorded at once (a ring of nsteps = window + 1 steps) */
   WavefieldTier  tier;      /* where and how the store keeps its steps */
 } GradientPlan;
 

@@ -2,15 +2,16 @@
 
    The forward run of a gradient takes the snapshots of the schedule's
    first advance (revolve.h: its actions before the first TURN go from
-   step 0 forwards) and keeps its last step's terms in the store.  Before
-   reverse step n, a second state of the equation on the same grid, the
-   replay, runs the schedule's actions up to step n's TURN: restores,
-   advances (halos exchanged as in the forward run), snapshots, and forward
-   step n itself, which writes its terms into the store.  The store is a
-   ring of two steps: a reverse step reads step n, and the acoustic
-   adjoint steps n and n + 1 at once.  Every forward step is the forward
-   run's own arithmetic from the same state, so the gradient is full
-   storage's bit for bit.
+   step 0 forwards) and keeps the terms of its last window's steps in the
+   store.  Before reverse step n, a second state of the equation on the
+   same grid, the replay, runs the schedule's actions up to step n's TURN:
+   restores, advances (halos exchanged as in the forward run), snapshots,
+   and the record of step n's window, whose steps write their terms into
+   the store; the window's later turns need no action.  The store is a
+   ring of window + 1 steps: a reverse step reads step n, and the acoustic
+   adjoint steps n and n + 1 at once.  Every forward step is the forward run's own
+   arithmetic from the same state, so the gradient is full storage's bit
+   for bit.
    With a folder (-wavefield_storage disk) the snapshots lie in a file
    there (equations/store_file.h), through two host buffers: a snapshot
    taken is gathered into the first and written while the steps go on; the
@@ -28,6 +29,7 @@ struct Checkpoints {
   EquationState *replay;
   Revolve        schedule;
   PetscInt       next;   /* the schedule's next action */
+  PetscInt       at;     /* the replay's step; -1 before its first restore */
   float        **snap;   /* host memory, one per snapshot slot; NULL with a file */
   size_t         floats; /* of a snapshot */
   StoreFile      file;   /* the snapshots' slots, one after the other, or NULL */
@@ -108,7 +110,7 @@ static PetscErrorCode SnapshotCopy(Propagator *p, EquationState *s, PetscInt slo
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, const char *dir)
+PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, PetscInt window, const char *dir)
 {
   Checkpoints *ck;
   StateArrays  a;
@@ -122,7 +124,7 @@ PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const 
   PetscCall(p->eq->scheme->create(p->grid, &p->kernels, &p->state_settings, &ck->replay));
   PetscCall(p->eq->scheme->set_method(ck->replay, GRADIENT_FULL));
   PetscCall(PropagatorCheckpointsSetModel(p, t, model));
-  PetscCall(RevolveCreate(t->nsteps, snapshots, &ck->schedule));
+  PetscCall(RevolveCreate(t->nsteps, snapshots, window, &ck->schedule));
   PetscCall(ArraysOf(p, p->state, &a));
   for (PetscInt i = 0; i < a.n; i++) ck->floats += a.count[i];
   ck->fetched = -1;
@@ -165,81 +167,88 @@ PetscErrorCode PropagatorCheckpointsSetModel(Propagator *p, const TimeAxis *t, c
 }
 
 /* Before the forward run's step n: the first advance's snapshots of the
-   state at n; whether the step keeps its terms (the first TURN's). */
+   state at n; whether the step keeps its terms (the first record's). */
 PetscErrorCode CheckpointsForwardStep(Propagator *p, PetscInt n, PetscBool *keep)
 {
-  Checkpoints *ck = p->ck;
+  Checkpoints   *ck = p->ck;
+  const Revolve *r  = &ck->schedule;
 
   PetscFunctionBeginUser;
   if (!n) ck->next = 0;
-  while (ck->next < ck->schedule.first_turn && ck->schedule.action[ck->next].step == n) {
-    const RevolveAction *a = &ck->schedule.action[ck->next++];
-    if (a->kind == REVOLVE_TAKE) PetscCall(SnapshotCopy(p, p->state, a->slot, PETSC_TRUE));
-  }
-  *keep = n == ck->schedule.action[ck->schedule.first_turn].step ? PETSC_TRUE : PETSC_FALSE;
-  if (*keep) ck->next = ck->schedule.first_turn + 1;
+  for (; ck->next < r->first_turn && (r->action[ck->next].kind != REVOLVE_TAKE || r->action[ck->next].step <= n); ck->next++)
+    if (r->action[ck->next].kind == REVOLVE_TAKE) PetscCall(SnapshotCopy(p, p->state, r->action[ck->next].slot, PETSC_TRUE));
+  *keep = n >= r->kept_from ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
-/* Forward step n of the replay, keeping its terms in store where given. */
-static PetscErrorCode ReplayStep(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsteps)
+/* Forward steps [from, to) of the replay, keeping their terms in store where given. */
+static PetscErrorCode ReplaySteps(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt from, PetscInt to, PetscInt nsteps)
 {
   const EquationScheme *sc  = p->eq->scheme;
-  EquationStepPoints    pts = ShotPointsAt(d, n);
   EquationState        *was = p->state;
 
   PetscFunctionBeginUser;
-  pts.nresidual = 0; /* the forward step's points: the source alone */
-  p->state      = p->ck->replay;
-  PetscCall(sc->step_begin(p->state, PETSC_FALSE, store, n, nsteps));
-  PetscCall(StepStages(p, PETSC_FALSE, &pts));
-  PetscCall(sc->step_end(p->state, PETSC_FALSE, store, n, &pts));
+  PetscCall(PhaseBegin(FWI_REPLAY));
+  p->state = p->ck->replay;
+  for (PetscInt n = from; n < to; n++) {
+    EquationStepPoints pts = ShotPointsAt(d, n);
+    pts.nresidual          = 0; /* the forward step's points: the source alone */
+    PetscCall(sc->step_begin(p->state, PETSC_FALSE, store, n, nsteps));
+    PetscCall(StepStages(p, PETSC_FALSE, &pts));
+    PetscCall(sc->step_end(p->state, PETSC_FALSE, store, n, &pts));
+  }
   p->state = was;
+  PetscCall(PhaseEnd(FWI_REPLAY));
   PetscFunctionReturn(0);
 }
 
-/* The replay's run begins: its state that of step 0, every field zero. */
-PetscErrorCode CheckpointsAdjointBegin(Propagator *p, const ShotPoints *d, PetscInt nsteps)
+/* The replay's state that of step 0, every field zero. */
+static PetscErrorCode ReplayBegin(Propagator *p, const ShotPoints *d, PetscInt nsteps)
 {
   const EquationStepPoints first = ShotPointsAt(d, 0);
 
   PetscFunctionBeginUser;
   PetscCall(p->eq->scheme->run_begin(p->ck->replay, PETSC_FALSE, NULL, &first, nsteps));
+  p->ck->at = 0;
+  PetscFunctionReturn(0);
+}
+
+/* The adjoint begins where the forward run left the schedule: at its first turn. */
+PetscErrorCode CheckpointsAdjointBegin(Propagator *p, const ShotPoints *d, PetscInt nsteps)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ReplayBegin(p, d, nsteps));
+  p->ck->next = p->ck->schedule.first_turn;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode CheckpointsTurn(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsteps)
 {
-  Checkpoints *ck = p->ck;
-  PetscInt     at = -1; /* the replay's step, where an advance follows a restore or a turn */
+  Checkpoints   *ck = p->ck;
+  const Revolve *r  = &ck->schedule;
 
   PetscFunctionBeginUser;
-  if (n == ck->schedule.action[ck->schedule.first_turn].step) PetscFunctionReturn(0); /* the forward run's */
-  while (ck->next < ck->schedule.nactions) {
-    const RevolveAction *a = &ck->schedule.action[ck->next++];
+  while (ck->next < r->nactions) {
+    const RevolveAction *a = &r->action[ck->next++];
     switch (a->kind) {
     case REVOLVE_RESTORE:
-      if (a->slot < 0) PetscCall(CheckpointsAdjointBegin(p, d, nsteps));
+      if (a->slot < 0) PetscCall(ReplayBegin(p, d, nsteps));
       else PetscCall(SnapshotCopy(p, ck->replay, a->slot, PETSC_FALSE));
-      at = a->step;
+      ck->at = a->step;
       break;
     case REVOLVE_ADVANCE:
-      PetscCheck(at >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint schedule: an advance to step %" PetscInt_FMT " from an unknown step", a->step);
-      PetscCall(PhaseBegin(FWI_REPLAY));
-      for (; at < a->step; at++) PetscCall(ReplayStep(p, d, NULL, at, nsteps));
-      PetscCall(PhaseEnd(FWI_REPLAY));
+    case REVOLVE_RECORD:
+      PetscCheck(ck->at >= 0 && ck->at <= a->step, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint schedule: forward to step %" PetscInt_FMT " from step %" PetscInt_FMT, a->step, ck->at);
+      PetscCall(ReplaySteps(p, d, a->kind == REVOLVE_RECORD ? store : NULL, ck->at, a->step, nsteps));
+      ck->at = a->step;
       break;
     case REVOLVE_TAKE:
       PetscCall(SnapshotCopy(p, ck->replay, a->slot, PETSC_TRUE));
       break;
     case REVOLVE_TURN:
-      PetscCheck(a->step == n && at == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint schedule: turn at step %" PetscInt_FMT " from step %" PetscInt_FMT ", the adjoint at %" PetscInt_FMT, a->step, at, n);
-      PetscCall(PhaseBegin(FWI_REPLAY));
-      PetscCall(ReplayStep(p, d, store, n, nsteps));
-      PetscCall(PhaseEnd(FWI_REPLAY));
+      PetscCheck(a->step == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint schedule: turn at step %" PetscInt_FMT ", the adjoint at %" PetscInt_FMT, a->step, n);
       /* a file's next restore comes in while reverse step n runs */
-      if (ck->file && ck->next < ck->schedule.nactions && ck->schedule.action[ck->next].kind == REVOLVE_RESTORE && ck->schedule.action[ck->next].slot >= 0)
-        PetscCall(Fetch(ck, ck->schedule.action[ck->next].slot));
+      if (ck->file && ck->next < r->nactions && r->action[ck->next].kind == REVOLVE_RESTORE && r->action[ck->next].slot >= 0) PetscCall(Fetch(ck, r->action[ck->next].slot));
       PetscFunctionReturn(0);
     }
   }

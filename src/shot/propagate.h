@@ -93,13 +93,13 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
 
 /* Checkpointing (-gradient_method checkpoint): full storage's gradient,
    bit for bit, from `snapshots` snapshots of the forward state (fields and
-   layer memory, host memory) and a store that is a ring of two steps
-   (WavefieldStoreSetRing), the forward steps run again as the binomial
-   schedule (revolve.h) says; a second state of the equation runs them,
+   layer memory, host memory) and a store that is a ring of window + 1
+   steps (WavefieldStoreSetRing), the forward steps run again, in windows
+   of `window` steps, as the binomial schedule (revolve.h) says; a second state of the equation runs them,
    which PropagatorSetModel keeps on the same model.  dir: a folder to
    keep the snapshots in, a file per rank (-wavefield_storage disk), or
    NULL.  The host backends only. */
-PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, const char *dir);
+PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, PetscInt window, const char *dir);
 
 /* The lanes the propagator's work queues on (BackendOps), for a store's
    copies. */

@@ -60,4 +60,5 @@ PetscErrorCode PropagatorCheckpointsSetModel(Propagator *p, const TimeAxis *t, c
 PetscErrorCode PropagatorCheckpointsDestroy(Propagator *p);
 PetscErrorCode CheckpointsForwardStep(Propagator *p, PetscInt n, PetscBool *keep);
 PetscErrorCode CheckpointsAdjointBegin(Propagator *p, const ShotPoints *d, PetscInt nsteps);
+/* Runs the schedule up to reverse step n's turn. */
 PetscErrorCode CheckpointsTurn(Propagator *p, const ShotPoints *d, WavefieldStore store, PetscInt n, PetscInt nsteps);

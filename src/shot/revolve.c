@@ -8,7 +8,9 @@
    T(l, k) = min_j j + T(l - j, k - 1) + T(j, k), whose closed form is
    RevolveLeastSteps's.  j + T(l - j, k - 1) + T(j, k) is convex in j (each
    T is piecewise linear with growing slopes), so its least is found by
-   bisection on its differences. */
+   bisection on its differences.  With windows of w steps the same
+   recursion runs over windows (a window's "step" is its record, w forward
+   steps, and its w turns), the last window being the short one. */
 #include "shot/revolve.h"
 
 /* C(n, m) as a double (exact while below 2^53), capped at cap. */
@@ -58,6 +60,9 @@ typedef struct {
   PetscInt top;       /* snapshots in use */
 } Builder;
 
+/* The first step of window i (nsteps for i past the last). */
+static PetscInt Step(const Builder *b, PetscInt i) { return PetscMin(i * b->r->window, b->r->nsteps); }
+
 static PetscErrorCode Emit(Builder *b, RevolveKind kind, PetscInt step, PetscInt slot)
 {
   Revolve *r = b->r;
@@ -71,12 +76,15 @@ static PetscErrorCode Emit(Builder *b, RevolveKind kind, PetscInt step, PetscInt
     PetscCall(PetscFree(r->action));
     r->action = more;
   }
+  if (kind == REVOLVE_TURN && r->first_turn < 0) r->first_turn = r->nactions;
+  if (kind == REVOLVE_RECORD && r->first_turn < 0) r->kept_from = b->at;
   r->action[r->nactions++] = (RevolveAction){kind, step, slot};
-  if (kind == REVOLVE_ADVANCE) r->forward_steps += step - b->at;
-  if (kind == REVOLVE_TURN) r->forward_steps++;
+  if (kind == REVOLVE_ADVANCE || kind == REVOLVE_RECORD) {
+    r->forward_steps += step - b->at;
+    b->at = step;
+  }
+  if (kind == REVOLVE_RESTORE) b->at = step;
   if (kind == REVOLVE_TAKE || (kind == REVOLVE_RESTORE && slot >= 0)) r->copies++;
-  if (kind == REVOLVE_TURN && r->first_turn < 0) r->first_turn = r->nactions - 1;
-  b->at = kind == REVOLVE_TURN ? step + 1 : kind == REVOLVE_TAKE ? b->at : step;
   PetscFunctionReturn(0);
 }
 
@@ -88,25 +96,27 @@ static PetscErrorCode From(Builder *b, PetscInt a, PetscInt slot)
   PetscFunctionReturn(0);
 }
 
-/* Reverses steps [a, b) with k snapshots free, the state at a in slot. */
+/* Reverses windows [a, e) with k snapshots free, the state at window a's
+   first step in slot. */
 static PetscErrorCode Reverse(Builder *b, PetscInt a, PetscInt e, PetscInt k, PetscInt slot)
 {
   const PetscInt l = e - a;
 
   PetscFunctionBeginUser;
   if (l == 1 || k == 0) {
-    for (PetscInt n = e - 1; n >= a; n--) {
-      PetscCall(From(b, a, slot));
-      if (n > a) PetscCall(Emit(b, REVOLVE_ADVANCE, n, -1));
-      PetscCall(Emit(b, REVOLVE_TURN, n, -1));
+    for (PetscInt i = e - 1; i >= a; i--) {
+      PetscCall(From(b, Step(b, a), slot));
+      if (i > a) PetscCall(Emit(b, REVOLVE_ADVANCE, Step(b, i), -1));
+      PetscCall(Emit(b, REVOLVE_RECORD, Step(b, i + 1), -1));
+      for (PetscInt n = Step(b, i + 1) - 1; n >= Step(b, i); n--) PetscCall(Emit(b, REVOLVE_TURN, n, -1));
     }
     PetscFunctionReturn(0);
   }
   {
     const PetscInt j = BestSplit(l, k), mine = b->top++;
-    PetscCall(From(b, a, slot));
-    PetscCall(Emit(b, REVOLVE_ADVANCE, a + j, -1));
-    PetscCall(Emit(b, REVOLVE_TAKE, a + j, mine));
+    PetscCall(From(b, Step(b, a), slot));
+    PetscCall(Emit(b, REVOLVE_ADVANCE, Step(b, a + j), -1));
+    PetscCall(Emit(b, REVOLVE_TAKE, Step(b, a + j), mine));
     PetscCall(Reverse(b, a + j, e, k - 1, mine));
     b->top--;
     PetscCall(Reverse(b, a, a + j, k, slot));
@@ -114,18 +124,22 @@ static PetscErrorCode Reverse(Builder *b, PetscInt a, PetscInt e, PetscInt k, Pe
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode RevolveCreate(PetscInt nsteps, PetscInt snapshots, Revolve *r)
+PetscErrorCode RevolveCreate(PetscInt nsteps, PetscInt snapshots, PetscInt window, Revolve *r)
 {
-  Builder b;
+  Builder  b;
+  PetscInt windows;
 
   PetscFunctionBeginUser;
-  PetscCheck(nsteps >= 1 && snapshots >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "checkpointing %" PetscInt_FMT " steps with %" PetscInt_FMT " snapshots: expected at least 1 step and 0 snapshots", nsteps, snapshots);
+  PetscCheck(nsteps >= 1 && snapshots >= 0 && window >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "checkpointing %" PetscInt_FMT " steps with %" PetscInt_FMT " snapshots in windows of %" PetscInt_FMT ": expected at least 1 step, 0 snapshots and a window of 1", nsteps, snapshots, window);
   PetscCall(PetscMemzero(r, sizeof(*r)));
   r->nsteps     = nsteps;
-  r->snapshots  = PetscMin(snapshots, nsteps - 1); /* more than one a step is never used */
+  r->window     = PetscMin(window, nsteps);
+  windows       = (nsteps + r->window - 1) / r->window;
+  r->snapshots  = PetscMin(snapshots, windows - 1); /* more than one a window is never used */
   r->first_turn = -1;
   b             = (Builder){r, 0, 0, 0};
-  PetscCall(Reverse(&b, 0, nsteps, r->snapshots, -1));
+  PetscCall(Reverse(&b, 0, windows, r->snapshots, -1));
   PetscFunctionReturn(0);
 }
 
