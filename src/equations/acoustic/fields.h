@@ -88,6 +88,9 @@ typedef struct Fields {
   const Box *fu_support;        /* with fu, where known (owned indices): [0] the cells where L u^n may be
                                    nonzero, [1] those where u^{n-1} may be; outside [1] u^{n-1} is 0 and
                                    outside [0] the image term too.  NULL: anywhere */
+  float *xwork;                 /* the CPU adjoint's x-slab sweep, every thread's share (CPUXSweepFloats each), kept
+                                   from step to step: a block this size a step went to the system and back */
+  size_t xwork_floats;
   void  *backend;               /* the backend's own state (streams, events) */
 } Fields;
 

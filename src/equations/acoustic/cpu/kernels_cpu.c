@@ -766,7 +766,6 @@ static PetscBool BoxWhole(const Fields *f, const Box *b)
 static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
 {
   const PetscBool xsweep = pass == PASS_ADJOINT && CPUXSlabsInStep(f);
-  float          *xwork  = NULL;
 
   PetscFunctionBeginUser;
   PetscCheck(pass != PASS_ADJOINT || !CPUAxisAlone(f, 0) || (b->lo[0] == 0 && b->hi[0] == f->n[0]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
@@ -774,15 +773,18 @@ static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
              b->lo[0], b->hi[0]);
   PetscCheck(!(xsweep || (pass == PASS_ADJOINT && f->inject)) || BoxWhole(f, b), PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "Adjoint box of a rank alone along every axis: expected every owned cell");
-  if (xsweep) PetscCall(PetscMalloc1(omp_get_max_threads() * CPUXSweepFloats(f), &xwork));
+  if (xsweep && f->xwork_floats < omp_get_max_threads() * CPUXSweepFloats(f)) {
+    PetscCall(PetscFree(f->xwork));
+    f->xwork_floats = omp_get_max_threads() * CPUXSweepFloats(f);
+    PetscCall(PetscMalloc1(f->xwork_floats, &f->xwork));
+  }
 #define STEP_CASE(R, DIM) \
-  case 10 * R + DIM: Step_##DIM##d_r##R(f, b, pass, xwork); break;
+  case 10 * R + DIM: Step_##DIM##d_r##R(f, b, pass, xsweep ? f->xwork : NULL); break;
   switch (f->radius * 10 + f->dim) {
     FWI_KERNEL_VARIANTS(STEP_CASE)
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CPU kernel for radius %" PetscInt_FMT " in %" PetscInt_FMT "D", f->radius, f->dim);
   }
 #undef STEP_CASE
-  PetscCall(PetscFree(xwork));
   PetscFunctionReturn(0);
 }
 
@@ -923,6 +925,8 @@ static PetscErrorCode Free(Fields *f)
   PetscFunctionBeginUser;
   PetscCall(FieldsFreeArrays(f, BackendOpsCPU.mem_free));
   PetscCall(AdjointLive(f, PETSC_FALSE));
+  PetscCall(PetscFree(f->xwork));
+  f->xwork_floats = 0;
   PetscFunctionReturn(0);
 }
 
