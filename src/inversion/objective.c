@@ -329,10 +329,10 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
   ModelSpaceRestrict(&obj->ms, &e->g, e->ext[0], obj->vp_start);
   for (PetscInt k = 1; k < e->backend.eq->nparameter; k++) PetscCall(ParameterBounds(world, o, obj, k));
-  /* checkpointing's two steps in memory, as floats, wherever its snapshots lie */
+  /* checkpointing's ring of a window's steps and one more in memory, as floats, wherever its snapshots lie */
   const WavefieldTier ring = {STORAGE_AUTO, CODEC_NONE, NULL};
   PetscCall(WavefieldStoreCreate(world, e->backend.memory, PropagatorLanes(&e->p), e->plan.n, e->plan.nsteps, e->plan.method == GRADIENT_CHECKPOINT ? &ring : &e->plan.tier, &e->plan.live,
-                                 e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : e->plan.method == GRADIENT_CHECKPOINT ? "the last two steps run again" : "every step",
+                                 e->plan.method == GRADIENT_BOUNDARY ? "the layer band of every step" : e->plan.method == GRADIENT_CHECKPOINT ? "a window of steps run again, and one more" : "every step",
                                  &obj->store));
   if (e->plan.method == GRADIENT_CHECKPOINT) PetscCall(WavefieldStoreSetRing(obj->store));
   setup = TimingEnter(TIME_ALLOCATION);
