@@ -53,14 +53,14 @@ static const double DiskCost[2] = {3.9, 1.05}, CodecCost[2] = {0.6, 0.15};
 #define NMETHODS 3 /* GRADIENT_FULL, GRADIENT_BOUNDARY, GRADIENT_CHECKPOINT: method k + 1 */
 
 /* Whether method k + 1 is offered: the equation's own methods, and
-   checkpointing around full storage where its state can be restored on a
-   host backend (shot/checkpoint.c). */
+   checkpointing around full storage where the equation lists its forward
+   state (shot/checkpoint.c). */
 static PetscBool Offered(const Backend *backend, PetscInt k)
 {
   const Equation *eq = backend->eq;
 
   if (k + 1 != GRADIENT_CHECKPOINT) return eq->keeps[k + 1] ? PETSC_TRUE : PETSC_FALSE;
-  return eq->keeps[GRADIENT_FULL] && eq->scheme->forward_state && backend->memory->host_memory ? PETSC_TRUE : PETSC_FALSE;
+  return eq->keeps[GRADIENT_FULL] && eq->scheme->forward_state ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* Checkpointing's ring of terms (a window's steps and one more) against
@@ -138,11 +138,12 @@ typedef struct {
    -wavefield_dir) where the busiest rank's do not fit in host memory; a
    device backend's in device memory when they fit there, else in host
    memory.  Checkpointing's steps stored are its snapshots: on disk where
-   asked (its two steps stay in memory). */
+   asked, else in host memory (its ring stays in the backend's memory). */
 static Tier TierOf(const Options *o, const Backend *backend, PetscInt k, const Need *busiest, double host_budget, double device_budget)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
 
+  if (k + 1 == GRADIENT_CHECKPOINT && backend->memory->device_free_memory) return TIER_HOST;
   if (backend->memory->device_free_memory) return where != STORAGE_HOST && busiest->fields + busiest->steps + busiest->map <= device_budget ? TIER_DEVICE : TIER_HOST;
   if (k + 1 == GRADIENT_CHECKPOINT) return where == STORAGE_DISK ? TIER_DISK : TIER_HOST;
   if (where == STORAGE_DISK || (where == STORAGE_AUTO && o->wavefield_dir[0] && busiest->fields + busiest->steps + busiest->map + busiest->buffers > host_budget)) return TIER_DISK;
@@ -354,12 +355,14 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     if (k + 1 == GRADIENT_CHECKPOINT) {
       Revolve r;
       PetscCall(RevolveCreate(t->nsteps, snapshots, window, &r));
-      cost[k] += (double)r.forward_steps / t->nsteps - 1 + SnapshotCopyCost * r.copies / t->nsteps;
+      /* a device's snapshot crosses the host link once: half of what a float stored per cell and step costs there, per float of the snapshot per cell */
+      const double copy = backend->memory->device_free_memory ? 0.5 * link * most.snapshot * l->group_size / (sizeof(float) * cells) : SnapshotCopyCost;
+      cost[k] += (double)r.forward_steps / t->nsteps - 1 + copy * r.copies / t->nsteps;
       if (tier[k] == TIER_DISK) cost[k] += SnapshotDiskCost * r.copies / t->nsteps;
       PetscCall(RevolveDestroy(&r));
     }
     /* the busiest rank's store over its share of the cells (the same on every rank) */
-    if (backend->memory->device_free_memory && tier[k] != TIER_DEVICE) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
+    if (backend->memory->device_free_memory && tier[k] != TIER_DEVICE && k + 1 != GRADIENT_CHECKPOINT) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
     if (tier[k] == TIER_DISK) cost[k] += disk_cost * most.first_use[k];
     else cost[k] += first_use * most.first_use[k] / uses;
     if (k + 1 != GRADIENT_CHECKPOINT) cost[k] += codec_cost * most.raw[k];

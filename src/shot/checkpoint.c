@@ -53,9 +53,11 @@ static PetscErrorCode ArraysOf(const Propagator *p, const EquationState *s, Stat
   PetscFunctionReturn(0);
 }
 
-/* State s's forward arrays into the snapshot at snap (save), or back from
-   it: one parallel region, each thread its share of every array (a
-   snapshot is copied once a reverse step, and its arrays can be small). */
+/* State s's forward arrays into the snapshot at snap (host memory; save),
+   or back from it.  A device backend's arrays come down and go up one by
+   one (its uploads and downloads wait for the queued work); host arrays
+   are copied in one parallel region, each thread its share of every array
+   (their arrays can be small). */
 static PetscErrorCode ArraysCopy(Propagator *p, EquationState *s, float *snap, PetscBool save)
 {
   StateArrays a;
@@ -64,6 +66,14 @@ static PetscErrorCode ArraysCopy(Propagator *p, EquationState *s, float *snap, P
   PetscFunctionBeginUser;
   PetscCall(ArraysOf(p, s, &a));
   for (PetscInt i = 0; i < a.n; i++) start[i + 1] = start[i] + a.count[i];
+  if (!p->backend->host_memory) {
+    for (PetscInt i = 0; i < a.n; i++) {
+      const size_t bytes = a.count[i] * sizeof(float);
+      if (save) PetscCall(p->backend->mem_download(snap + start[i], a.data[i], bytes));
+      else PetscCall(p->backend->mem_upload(a.data[i], snap + start[i], bytes));
+    }
+    PetscFunctionReturn(0);
+  }
 #pragma omp parallel
   {
     const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
@@ -116,7 +126,6 @@ PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const 
   StateArrays  a;
 
   PetscFunctionBeginUser;
-  PetscCheck(p->backend->host_memory, PETSC_COMM_SELF, PETSC_ERR_SUP, "-gradient_method checkpoint: the %s backend's memory is not host memory; the CPU backend only, for now", p->backend->name);
   PetscCheck(p->eq->scheme->forward_state, PETSC_COMM_SELF, PETSC_ERR_SUP, "-gradient_method checkpoint: the %s equation does not list its forward state", p->eq->name);
   PetscCall(PetscNew(&ck));
   p->ck = ck;

@@ -93,12 +93,13 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
 
 /* Checkpointing (-gradient_method checkpoint): full storage's gradient,
    bit for bit, from `snapshots` snapshots of the forward state (fields and
-   layer memory, host memory) and a store that is a ring of window + 1
+   layer memory, in host memory whatever the backend: a device backend's
+   come down and go back up) and a store that is a ring of window + 1
    steps (WavefieldStoreSetRing), the forward steps run again, in windows
-   of `window` steps, as the binomial schedule (revolve.h) says; a second state of the equation runs them,
-   which PropagatorSetModel keeps on the same model.  dir: a folder to
-   keep the snapshots in, a file per rank (-wavefield_storage disk), or
-   NULL.  The host backends only. */
+   of `window` steps, as the binomial schedule (revolve.h) says; a second
+   state of the equation runs them, which PropagatorSetModel keeps on the
+   same model.  dir: a folder to keep the snapshots in, a file per rank
+   (-wavefield_storage disk), or NULL. */
 PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, PetscInt window, const char *dir);
 
 /* The lanes the propagator's work queues on (BackendOps), for a store's

@@ -7,7 +7,8 @@
    -wavefield_storage host.  On the CPU backend mapping the store's fresh
    memory counts: a single gradient takes the boundary method, and an
    inversion, whose store serves every evaluation of every band, full
-   storage; so do 12 shots on one rank. */
+   storage; so do 12 shots on one rank.  Checkpointing, named on a device,
+   keeps its snapshots in host memory and its ring on the device. */
 #include "equations/acoustic/acoustic.h"
 #include "setup/plan.h"
 #include "setup/setup.h"
@@ -95,6 +96,13 @@ int main(int argc, char **argv)
 
   PetscCall(Choose(&device, "-wavefield_storage host -gradient_method full", &plan));
   PetscCall(Expect("-gradient_method full named", &plan, GRADIENT_FULL, &failed));
+
+  /* checkpointing on a device: the snapshots in host memory, the ring and the replay's state on the device */
+  PetscCall(Choose(&device, "-gradient_method checkpoint -checkpoints 5 -checkpoint_window 10", &plan));
+  PetscCall(Expect("-gradient_method checkpoint on a device", &plan, GRADIENT_CHECKPOINT, &failed));
+  PetscCheck(plan.snapshots == 5 && plan.window == 10 && plan.nsteps == 11 && plan.bytes[0] > 0 && plan.bytes[1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "checkpointing on a device: %" PetscInt_FMT " snapshots, windows of %" PetscInt_FMT ", a ring of %" PetscInt_FMT " steps, %g bytes on the host and %g on the device; expected 5, 10, 11 and both nonzero",
+             plan.snapshots, plan.window, plan.nsteps, plan.bytes[0], plan.bytes[1]);
 
   PetscCall(Choose(&KernelOpsCPU, "", &plan));
   PetscCall(Expect("CPU backend, one gradient", &plan, GRADIENT_BOUNDARY, &failed));

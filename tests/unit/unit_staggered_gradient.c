@@ -50,7 +50,8 @@
    layers, and is the same bits on every decomposition.
    With -against_cuda the CUDA backend runs every case of the equation
    beside the CPU's, on the decomposition mpiexec gives, and its traces and
-   both methods' gradients must be the CPU's bits:
+   both methods' gradients must be the CPU's bits, and its checkpointed
+   gradient (3 snapshots, windows of 4 steps) full storage's:
    unit_staggered_gradient_cuda_host runs its kernels compiled for the host
    (no GPU needed), unit_staggered_gradient_cuda on a GPU (GPU_SKIPPED,
    skipped, without one). */
@@ -631,17 +632,41 @@ static PetscInt Methods(GradientMethod method[2])
   return phys->eq->keeps[GRADIENT_BOUNDARY] ? 2 : 1;
 }
 
+/* The gradient of r (a run whose method was full storage) by
+   checkpointing: 3 snapshots, windows of 4 steps (shot/checkpoint.c); the
+   snapshots come down from a device backend's memory and go back up. */
+static PetscErrorCode CheckpointGradient(Run *r, double *J, double *grad[])
+{
+  const PetscInt window = 4;
+  size_t         n;
+  PetscInt       nsteps;
+  WavefieldLive  live;
+
+  PetscFunctionBeginUser;
+  PetscCall(WavefieldStoreDestroy(&r->store));
+  PetscCall(PropagatorSetCheckpoints(&r->p, &r->t, (const float *const *)r->model, 3, window, NULL));
+  phys->eq->store_shape(r->k.ops, &r->g, GRADIENT_FULL, r->t.nsteps, &n, &nsteps, &live);
+  PetscCall(WavefieldStoreCreate(r->comm, r->k.backend, PropagatorLanes(&r->p), n, window + 1, &(WavefieldTier){STORAGE_AUTO, CODEC_NONE, NULL}, &live, "checkpointing's ring", &r->store));
+  PetscCall(WavefieldStoreSetRing(r->store));
+  r->method = GRADIENT_CHECKPOINT;
+  for (PetscInt k = 0; k < r->np; k++) PetscCall(PetscMalloc1(r->cells, &grad[k]));
+  PetscCall(Misfit(r, (const float *const *)r->model, J, grad));
+  PetscFunctionReturn(0);
+}
+
 /* The CUDA backend against the CPU's on the world's decomposition (with
    -against_cuda): the forward's traces (the observed data, from the model
-   with the anomalies) and both methods' gradients at the model, the same
-   bits sample by sample and cell for cell. */
+   with the anomalies), both methods' gradients at the model, and the CUDA
+   backend's checkpointed gradient against the CPU's full storage, the
+   same bits sample by sample and cell for cell. */
 static PetscErrorCode CheckCudaCase(const Case *c)
 {
   const PetscInt world[3] = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE};
   GradientMethod method[2];
   const PetscInt nmethod = Methods(method);
   Run            run[2];
-  PetscInt       differ[3] = {0, 0, 0};
+  PetscInt       differ[4] = {0, 0, 0, 0};
+  double         Jfull = 0, *full[EQUATION_MAX_PARAMETERS] = {NULL};
 
   PetscFunctionBeginUser;
   PetscCall(ShapeSetUp(c));
@@ -656,12 +681,32 @@ static PetscErrorCode CheckCudaCase(const Case *c)
       PetscCall(CountDiffering(PETSC_COMM_WORLD, g[0][k], g[1][k], run[0].cells, sizeof(double), &dk));
       differ[1 + m] += dk;
     }
-    for (PetscInt b = 0; b < 2; b++) PetscCall(GradientFree(&run[b], g[b]));
+    if (method[m] == GRADIENT_FULL) { /* the CPU's, for the checkpointed gradient below */
+      Jfull = J[0];
+      for (PetscInt k = 0; k < run[0].np; k++) full[k] = g[0][k];
+      PetscCall(GradientFree(&run[1], g[1]));
+    } else
+      for (PetscInt b = 0; b < 2; b++) PetscCall(GradientFree(&run[b], g[b]));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s (%dD order %d, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks), %s against cpu: %" PetscInt_FMT " trace samples, %" PetscInt_FMT " full-storage and %" PetscInt_FMT " boundary gradient values (and J) differ\n",
-                        c->name, (int)c->dim, (int)c->order, run[0].g.nproc[0], run[0].g.nproc[1], run[0].g.nproc[2], run[1].k.backend->name, differ[0], differ[1], differ[2]));
-  PetscCheck(!differ[0] && !differ[1] && !differ[2], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the CUDA backend differs from the CPU's in %" PetscInt_FMT " trace samples, %" PetscInt_FMT " full and %" PetscInt_FMT " boundary gradient values: expected the same bits", c->name,
-             differ[0], differ[1], differ[2]);
+  {
+    double J, *g[EQUATION_MAX_PARAMETERS];
+    PetscCall(CheckpointGradient(&run[1], &J, g));
+    differ[3] = memcmp(&J, &Jfull, sizeof(double)) != 0;
+    for (PetscInt k = 0; k < run[0].np; k++) {
+      PetscInt dk;
+      PetscCall(CountDiffering(PETSC_COMM_WORLD, full[k], g[k], run[0].cells, sizeof(double), &dk));
+      differ[3] += dk;
+    }
+    PetscCall(GradientFree(&run[1], g));
+    PetscCall(GradientFree(&run[0], full));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "%s (%dD order %d, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks), %s against cpu: %" PetscInt_FMT " trace samples, %" PetscInt_FMT " full-storage, %" PetscInt_FMT
+                        " boundary and %" PetscInt_FMT " checkpointed (against full storage) gradient values (and J) differ\n",
+                        c->name, (int)c->dim, (int)c->order, run[0].g.nproc[0], run[0].g.nproc[1], run[0].g.nproc[2], run[1].k.backend->name, differ[0], differ[1], differ[2], differ[3]));
+  PetscCheck(!differ[0] && !differ[1] && !differ[2] && !differ[3], PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "%s: the CUDA backend differs from the CPU's in %" PetscInt_FMT " trace samples, %" PetscInt_FMT " full, %" PetscInt_FMT " boundary and %" PetscInt_FMT " checkpointed gradient values: expected the same bits",
+             c->name, differ[0], differ[1], differ[2], differ[3]);
   for (PetscInt b = 0; b < 2; b++) PetscCall(RunDestroy(&run[b]));
   PetscFunctionReturn(0);
 }
