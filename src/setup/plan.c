@@ -82,22 +82,23 @@ static const char *Keeps(const Backend *backend, PetscInt k, PetscInt snapshots,
 }
 
 /* Checkpointing's snapshots and window: as asked, or auto: the snapshots
-   that fit in room (bytes) with the ring's share beside them, the window
-   the longest whose ring takes at most RING_SHARE of the snapshots' bytes
-   (ring_room: where the ring goes, room too unless the snapshots are on
-   disk); at most one snapshot a window. */
-static void CheckpointShape(const Options *o, PetscInt nsteps, double room, PetscBool ring_in_room, double snapshot, double term, PetscInt *snapshots, PetscInt *window)
+   that fit in their room (bytes), the window the longest whose ring takes
+   at most RING_SHARE of the snapshots' bytes and fits in memory (bytes
+   left there) beside them.  With the snapshots in memory (on_disk false)
+   both rooms are one, shared 1 to RING_SHARE.  At most one snapshot a
+   window. */
+static void CheckpointShape(const Options *o, PetscInt nsteps, double room, double memory, PetscBool on_disk, double snapshot, double term, PetscInt *snapshots, PetscInt *window)
 {
   const double most = (double)PETSC_MAX_INT;
-  double       s;
+  double       s, w;
 
   if (o->checkpoints != PETSC_DECIDE) s = (double)o->checkpoints;
-  else if (!ring_in_room) s = room / snapshot;
+  else if (on_disk) s = room / snapshot;
   else if (o->checkpoint_window != PETSC_DECIDE) s = (room - (o->checkpoint_window + 1) * term) / snapshot;
   else s = room / (snapshot * (1 + RING_SHARE));
   *snapshots = (PetscInt)PetscMax(0.0, PetscMin(most, floor(s)));
-  if (o->checkpoint_window != PETSC_DECIDE) *window = o->checkpoint_window;
-  else *window = (PetscInt)PetscMax(1.0, PetscMin(most, floor(RING_SHARE * *snapshots * snapshot / term) - 1));
+  w          = PetscMin(RING_SHARE * *snapshots * snapshot, memory - (on_disk ? 0 : *snapshots * snapshot)) / term - 1;
+  *window    = o->checkpoint_window != PETSC_DECIDE ? o->checkpoint_window : (PetscInt)PetscMax(1.0, PetscMin(most, floor(w)));
   *window    = PetscMin(*window, nsteps);
   *snapshots = PetscMin(*snapshots, (nsteps + *window - 1) / *window - 1);
 }
@@ -323,8 +324,9 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   /* checkpointing: the snapshots and window asked for, or as many as fit beside the rest, the snapshots in memory or on disk, the ring in memory */
   if (Offered(backend, GRADIENT_CHECKPOINT - 1)) {
     Need *ck = &most.need[GRADIENT_CHECKPOINT - 1], *own = &mine.need[GRADIENT_CHECKPOINT - 1];
-    CheckpointShape(o, t->nsteps, where == STORAGE_DISK ? budget[2] : budget[0] - ck->fields, where == STORAGE_DISK ? PETSC_FALSE : PETSC_TRUE, most.snapshot, most.term[0] + most.term[1],
-                    &snapshots, &window);
+    CheckpointShape(o, t->nsteps, where == STORAGE_DISK ? budget[2] : budget[0] - ck->fields, budget[0] - ck->fields - (where == STORAGE_DISK ? ck->disk_buffers : 0),
+                    where == STORAGE_DISK ? PETSC_TRUE : PETSC_FALSE, most.snapshot,
+                    most.term[0] + most.term[1], &snapshots, &window);
     ck->steps = most.snapshot * snapshots;
     own->steps = mine.snapshot * snapshots;
     ck->fields += (double)(window + 1) * most.term[0];

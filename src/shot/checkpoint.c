@@ -137,7 +137,7 @@ PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const 
   PetscCall(ArraysOf(p, p->state, &a));
   for (PetscInt i = 0; i < a.n; i++) ck->floats += a.count[i];
   ck->fetched = -1;
-  if (dir) {
+  if (dir && ck->schedule.snapshots) { /* no file for no snapshots (a window as long as the run) */
     PetscCall(StoreFileOpen(dir, ck->floats * sizeof(float) * (size_t)ck->schedule.snapshots, &ck->file));
     for (PetscInt k = 0; k < 2; k++) MemoryCall(PetscMalloc1(ck->floats, &ck->stage[k]), "the checkpoints' buffers", (double)ck->floats * sizeof(float));
     PetscFunctionReturn(0);
