@@ -9,9 +9,9 @@
    and the record of step n's window, whose steps write their terms into
    the store; the window's later turns need no action.  The store is a
    ring of window + 1 steps: a reverse step reads step n, and the acoustic
-   adjoint steps n and n + 1 at once.  Every forward step is the forward run's own
-   arithmetic from the same state, so the gradient is full storage's bit
-   for bit.
+   adjoint steps n and n + 1 at once.  Every forward step is the forward
+   run's own arithmetic from the same state, so the gradient is full
+   storage's bit for bit.
    With a folder (-wavefield_storage disk) the snapshots lie in a file
    there (equations/store_file.h), through two host buffers: a snapshot
    taken is gathered into the first and written while the steps go on; the
@@ -29,7 +29,7 @@ struct Checkpoints {
   EquationState *replay;
   Revolve        schedule;
   PetscInt       next;   /* the schedule's next action */
-  PetscInt       at;     /* the replay's step; -1 before its first restore */
+  PetscInt       at;     /* the replay's step (its state after that many steps) */
   float        **snap;   /* host memory, one per snapshot slot; NULL with a file */
   size_t         floats; /* of a snapshot */
   StoreFile      file;   /* the snapshots' slots, one after the other, or NULL */
@@ -247,7 +247,7 @@ PetscErrorCode CheckpointsTurn(Propagator *p, const ShotPoints *d, WavefieldStor
       break;
     case REVOLVE_ADVANCE:
     case REVOLVE_RECORD:
-      PetscCheck(ck->at >= 0 && ck->at <= a->step, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint schedule: forward to step %" PetscInt_FMT " from step %" PetscInt_FMT, a->step, ck->at);
+      PetscCheck(ck->at <= a->step, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint schedule: forward to step %" PetscInt_FMT " from step %" PetscInt_FMT, a->step, ck->at);
       PetscCall(ReplaySteps(p, d, a->kind == REVOLVE_RECORD ? store : NULL, ck->at, a->step, nsteps));
       ck->at = a->step;
       break;
