@@ -254,7 +254,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1, raw[NMETHODS] = {0};
   PetscBool fits[NMETHODS];
   Tier      tier[NMETHODS];
-  PetscInt  chosen = -1, snapshots = 0, window = 1;
+  PetscInt  chosen = -1, snapshots = 0, window = 1, ck_steps = 0, ck_copies = 0; /* checkpointing's schedule: its forward steps and copies */
   char      why[256], host_why[512], text[3][32];
 
   PetscFunctionBeginUser;
@@ -357,6 +357,8 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     if (k + 1 == GRADIENT_CHECKPOINT) {
       Revolve r;
       PetscCall(RevolveCreate(t->nsteps, snapshots, window, &r));
+      ck_steps  = r.forward_steps;
+      ck_copies = r.copies;
       /* a device's snapshot crosses the host link once: half of what a float stored per cell and step costs there, per float of the snapshot per cell */
       const double copy = backend->memory->device_free_memory ? 0.5 * link * most.snapshot * l->group_size / (sizeof(float) * cells) : SnapshotCopyCost;
       cost[k] += (double)r.forward_steps / t->nsteps - 1 + copy * r.copies / t->nsteps;
@@ -388,14 +390,11 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   backend->eq->store_shape(backend->ops, g, plan->method == GRADIENT_CHECKPOINT ? GRADIENT_FULL : plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
   if (plan->tier.codec != CODEC_NONE) plan->live = (WavefieldLive){0, 0, 0};
   if (plan->method == GRADIENT_CHECKPOINT) {
-    Revolve r;
-    PetscCall(RevolveCreate(t->nsteps, snapshots, window, &r));
     plan->nsteps = window + 1;
     PetscCall(PetscPrintf(l->world,
                           "checkpointing: %" PetscInt_FMT " snapshots and windows of %" PetscInt_FMT " steps for %" PetscInt_FMT " internal steps, %" PetscInt_FMT
                           " forward steps a shot (%.2f forward runs, the forward run's included), %" PetscInt_FMT " copies of a snapshot\n",
-                          snapshots, window, t->nsteps, r.forward_steps, (double)r.forward_steps / t->nsteps, r.copies));
-    PetscCall(RevolveDestroy(&r));
+                          snapshots, window, t->nsteps, ck_steps, (double)ck_steps / t->nsteps, ck_copies));
   }
   {
     double bytes[3];

@@ -766,6 +766,7 @@ static PetscBool BoxWhole(const Fields *f, const Box *b)
 static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
 {
   const PetscBool xsweep = pass == PASS_ADJOINT && CPUXSlabsInStep(f);
+  const size_t    need   = xsweep ? omp_get_max_threads() * CPUXSweepFloats(f) : 0; /* the scratch's floats */
 
   PetscFunctionBeginUser;
   PetscCheck(pass != PASS_ADJOINT || !CPUAxisAlone(f, 0) || (b->lo[0] == 0 && b->hi[0] == f->n[0]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
@@ -773,10 +774,10 @@ static PetscErrorCode BoxPass(Fields *f, const Box *b, Pass pass)
              b->lo[0], b->hi[0]);
   PetscCheck(!(xsweep || (pass == PASS_ADJOINT && f->inject)) || BoxWhole(f, b), PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "Adjoint box of a rank alone along every axis: expected every owned cell");
-  if (xsweep && f->xwork_floats < omp_get_max_threads() * CPUXSweepFloats(f)) {
+  if (need > f->xwork_floats) {
     PetscCall(PetscFree(f->xwork));
-    f->xwork_floats = omp_get_max_threads() * CPUXSweepFloats(f);
-    PetscCall(PetscMalloc1(f->xwork_floats, &f->xwork));
+    f->xwork_floats = need;
+    PetscCall(PetscMalloc1(need, &f->xwork));
   }
 #define STEP_CASE(R, DIM) \
   case 10 * R + DIM: Step_##DIM##d_r##R(f, b, pass, xsweep ? f->xwork : NULL); break;
