@@ -81,12 +81,14 @@ typedef struct BackendOps {
   /* Device backends only (NULL on host): free device memory, and host
      memory the device copies to and from asynchronously on a copy lane.
      copy_async starts once the main lane's work so far is done; copy_wait
-     makes the main lane wait for the last copy of that slot (0 or 1). */
+     makes the main lane wait for the last copy of that slot (0 or 1),
+     copy_sync the caller (the host) itself. */
   PetscErrorCode (*device_free_memory)(size_t *bytes);
   PetscErrorCode (*host_alloc)(void **, size_t bytes);
   PetscErrorCode (*host_free)(void **);
   PetscErrorCode (*copy_async)(void *lanes, PetscInt slot, void *dst, const void *src, size_t bytes);
   PetscErrorCode (*copy_wait)(void *lanes, PetscInt slot);
+  PetscErrorCode (*copy_sync)(void *lanes, PetscInt slot);
 } BackendOps;
 
 /* The CPU's (equations/backend_cpu.c), every equation's on the host. */

@@ -2,10 +2,14 @@
    the backend's memory; or, for a device backend short of device memory,
    in page-locked host memory behind two device buffers that take turns: a
    step is written into one while the previous step's copy to the host runs,
-   and read back from one while the next (earlier) step is fetched.  A host
-   backend's compressed steps are encoded from, and decoded into, two such
-   buffers; its steps on disk go out of them, and come back into them, on the
-   file's own thread (store_file.h), in the same turns. */
+   and read back from one while the next (earlier) step is fetched.
+   Compressed steps are encoded from, and decoded into, two such buffers;
+   steps on disk go out of them, and come back into them, on the file's own
+   thread (store_file.h), in the same turns.  A device backend's encoded or
+   disk steps pass through page-locked host buffers too: a step written
+   goes down to one while the equation takes the next step, and is encoded
+   or written out once the next step's copy is queued; a step read is
+   decoded or read there and goes up before its turn. */
 #include "equations/store.h"
 #include "equations/codec.h"
 #include "equations/store_file.h"
@@ -30,7 +34,9 @@ struct _p_WavefieldStore {
   size_t            packed;  /* bytes a step keeps */
   char             *data;    /* the slots, but on disk */
   float            *buf[2];  /* a step's buffer, step k in buf[k % 2], but PLACE_BACKEND */
+  float            *host[2]; /* a device backend's encoded and disk steps: step k's floats in host[k % 2], page-locked */
   void             *io[2];   /* disk and encoded: a step's bytes as the file keeps them */
+  PetscInt          landing; /* with host: the step written whose copy down is queued, not yet kept; or -1 */
   StoreFile         file;
   unsigned char    *live;    /* map_bytes a step, host memory, or NULL */
   uint32_t         *start;   /* with live, rows a step: each row's start */
@@ -40,10 +46,13 @@ struct _p_WavefieldStore {
 
 double WavefieldStoreBytes(size_t n, PetscInt nsteps, WavefieldCodec codec) { return (double)CodecBytes(codec, n) * (double)nsteps; }
 
-double WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTier *tier)
+void WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTier *tier, double bytes[2])
 {
-  if (tier->where == STORAGE_DISK) return 2.0 * n * sizeof(float) + (tier->codec != CODEC_NONE ? 2.0 * CodecBytes(tier->codec, n) : 0);
-  return tier->codec != CODEC_NONE || b->device_free_memory ? 2.0 * n * sizeof(float) : 0;
+  const double    floats = 2.0 * n * sizeof(float), packed = tier->codec != CODEC_NONE ? 2.0 * CodecBytes(tier->codec, n) : 0;
+  const PetscBool hosted = tier->where == STORAGE_DISK || tier->codec != CODEC_NONE ? PETSC_TRUE : PETSC_FALSE;
+
+  bytes[0] = (tier->where == STORAGE_DISK ? packed : 0) + (hosted ? floats : 0);
+  bytes[1] = b->device_free_memory ? floats : 0;
 }
 
 /* Staged unless device memory is asked for, or auto and the busiest rank's
@@ -74,17 +83,16 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const BackendOps *b, double by
   PetscFunctionReturn(0);
 }
 
-/* The placement the tier asks for; disk and encodings on host backends only. */
+/* The placement the tier asks for: encoded steps in host memory. */
 static PetscErrorCode Choose(MPI_Comm comm, const BackendOps *b, double bytes, const WavefieldTier *tier, Placement *place)
 {
   PetscBool staged;
   double    device_usable;
 
   PetscFunctionBeginUser;
-  PetscCheck(b->host_memory || (tier->where != STORAGE_DISK && tier->codec == CODEC_NONE), comm, PETSC_ERR_SUP,
-             "-wavefield_storage disk and -wavefield_compression: the %s backend keeps the forward wavefield in device or page-locked host memory, as floats; "
-             "disk and compression are the CPU backend's, for now",
-             b->name);
+  PetscCheck(tier->where != STORAGE_DEVICE || tier->codec == CODEC_NONE || !b->device_free_memory, comm, PETSC_ERR_ARG_INCOMP,
+             "-wavefield_storage device with -wavefield_compression %s: encoded steps are kept in host memory (or on disk); expected -wavefield_storage auto, host or disk",
+             WavefieldCodecs[tier->codec]);
   if (tier->where == STORAGE_DISK) *place = PLACE_DISK;
   else if (tier->codec != CODEC_NONE) *place = PLACE_ENCODED;
   else {
@@ -93,6 +101,12 @@ static PetscErrorCode Choose(MPI_Comm comm, const BackendOps *b, double bytes, c
   }
   PetscFunctionReturn(0);
 }
+
+/* Whether a device backend's steps pass through host buffers (encoded, on disk). */
+static PetscBool Hosted(WavefieldStore s) { return !s->b->host_memory && (s->place == PLACE_ENCODED || s->place == PLACE_DISK) ? PETSC_TRUE : PETSC_FALSE; }
+
+/* Whose memory the slots are in: the backend's, or for encoded steps the host's (the CPU backend's pages). */
+static const BackendOps *SlotMemory(WavefieldStore s) { return s->place == PLACE_ENCODED ? &BackendOpsCPU : s->b; }
 
 static PetscErrorCode Describe(const WavefieldStore s, const WavefieldTier *tier, char *place, size_t len)
 {
@@ -107,10 +121,11 @@ static PetscErrorCode Describe(const WavefieldStore s, const WavefieldTier *tier
     PetscCall(PetscSNPrintf(place, len, "page-locked host memory, copied asynchronously"));
     break;
   case PLACE_ENCODED:
-    PetscCall(PetscSNPrintf(place, len, "host memory%s", as));
+    PetscCall(PetscSNPrintf(place, len, "host memory%s%s", as, s->b->host_memory ? "" : ", encoded and decoded on the host"));
     break;
   case PLACE_DISK:
-    PetscCall(PetscSNPrintf(place, len, "a file in %s%s (one a rank, unnamed: gone when the run ends), written and read ahead asynchronously", tier->dir, as));
+    PetscCall(PetscSNPrintf(place, len, "a file in %s%s (one a rank, unnamed: gone when the run ends), written and read ahead asynchronously%s", tier->dir, as,
+                            s->b->host_memory ? "" : " through page-locked host memory"));
     break;
   }
   PetscFunctionReturn(0);
@@ -135,6 +150,7 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *la
   (*s)->place  = place;
   (*s)->codec  = tier->codec;
   (*s)->packed = CodecBytes(tier->codec, n);
+  (*s)->landing = -1;
   PetscCall(Describe(*s, tier, where, sizeof where));
   PetscCallMPI(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(PetscPrintf(comm, "forward wavefield kept for the adjoint: %s, %.1f MB on the busiest rank (%" PetscInt_FMT " steps x %zu cells), in %s\n", what, most / 1048576.0,
@@ -142,9 +158,11 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *la
   was = TimingEnter(TIME_ALLOCATION); /* the backend's mem_alloc maps every page now */
   if (place == PLACE_STAGED) MemoryCall(b->host_alloc((void **)&(*s)->data, bytes), "the forward wavefield store in page-locked host memory", bytes);
   else if (place == PLACE_DISK) PetscCall(StoreFileOpen(tier->dir, (size_t)bytes, &(*s)->file));
-  else MemoryCall(b->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
+  else MemoryCall(SlotMemory(*s)->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
   if (place != PLACE_BACKEND)
     for (PetscInt k = 0; k < 2; k++) MemoryCall(b->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)), "the forward wavefield store's buffers", n * sizeof(float));
+  if (Hosted(*s))
+    for (PetscInt k = 0; k < 2; k++) MemoryCall(b->host_alloc((void **)&(*s)->host[k], n * sizeof(float)), "the forward wavefield store's page-locked buffers", n * sizeof(float));
   if (place == PLACE_DISK && tier->codec != CODEC_NONE)
     for (PetscInt k = 0; k < 2; k++) MemoryCall(PetscMalloc((*s)->packed, &(*s)->io[k]), "the forward wavefield store's buffers", (double)(*s)->packed);
   if (live->bytes) {
@@ -165,10 +183,12 @@ PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s)
   PetscFunctionBeginUser;
   if (!*s) PetscFunctionReturn(0);
   PetscCall(StoreFileClose(&(*s)->file));
+  for (PetscInt k = 0; k < 2 && Hosted(*s); k++) PetscCall((*s)->b->copy_sync((*s)->lanes, k)); /* no copy left to or from the host buffers */
   if ((*s)->place == PLACE_STAGED) PetscCall((*s)->b->host_free((void **)&(*s)->data));
-  else PetscCall((*s)->b->mem_free((void **)&(*s)->data));
+  else PetscCall(SlotMemory(*s)->mem_free((void **)&(*s)->data));
   for (PetscInt k = 0; k < 2; k++) {
     PetscCall((*s)->b->mem_free((void **)&(*s)->buf[k]));
+    if ((*s)->host[k]) PetscCall((*s)->b->host_free((void **)&(*s)->host[k]));
     PetscCall(PetscFree((*s)->io[k]));
   }
   PetscCall(PetscFree2((*s)->live, (*s)->start));
@@ -181,40 +201,82 @@ static size_t SlotOf(WavefieldStore s, PetscInt step) { return (size_t)(s->ring 
 
 static void *Slot(WavefieldStore s, PetscInt step) { return s->data + s->packed * SlotOf(s, step); }
 
-/* What the file moves for a step: its encoding, or its buffer itself. */
-static void *FileSide(WavefieldStore s, PetscInt step) { return s->io[step % 2] ? s->io[step % 2] : (void *)s->buf[step % 2]; }
+/* A step's floats in host memory: its buffer, or a device backend's host buffer. */
+static float *HostFloats(WavefieldStore s, PetscInt step) { return s->host[step % 2] ? s->host[step % 2] : s->buf[step % 2]; }
 
-/* A written step goes to its slot: copied from its device buffer (staged,
-   on the copy lane after the main lane's work so far), encoded, or written
-   to the file. */
-static PetscErrorCode Put(WavefieldStore s, PetscInt step)
+/* What the file moves for a step: its encoding, or its floats in host memory. */
+static void *FileSide(WavefieldStore s, PetscInt step) { return s->io[step % 2] ? s->io[step % 2] : (void *)HostFloats(s, step); }
+
+/* A written step's floats, in host memory, go to its slot: encoded, or
+   written to the file. */
+static PetscErrorCode Keep(WavefieldStore s, PetscInt step)
 {
-  float *buf = s->buf[step % 2];
+  const float *x = HostFloats(s, step);
 
   PetscFunctionBeginUser;
-  switch (s->place) {
-  case PLACE_STAGED:
-    PetscCall(s->b->copy_async(s->lanes, step % 2, Slot(s, step), buf, s->packed));
-    break;
-  case PLACE_ENCODED:
-    CodecEncode(s->codec, buf, s->n, Slot(s, step));
-    break;
-  case PLACE_DISK:
-    if (s->io[step % 2]) CodecEncode(s->codec, buf, s->n, s->io[step % 2]);
+  if (s->place == PLACE_ENCODED) CodecEncode(s->codec, x, s->n, Slot(s, step));
+  if (s->place == PLACE_DISK) {
+    if (s->io[step % 2]) CodecEncode(s->codec, x, s->n, s->io[step % 2]);
     PetscCall(StoreFilePost(s->file, step % 2, PETSC_TRUE, FileSide(s, step), s->packed, s->packed * (size_t)step));
-    break;
-  case PLACE_BACKEND:
-    break;
   }
   PetscFunctionReturn(0);
 }
 
-/* A step to be read starts coming back: to its device buffer, or from the file. */
+/* A device backend's step whose copy down is queued: kept once it is in. */
+static PetscErrorCode Land(WavefieldStore s)
+{
+  PetscFunctionBeginUser;
+  if (s->landing < 0) PetscFunctionReturn(0);
+  PetscCall(s->b->copy_sync(s->lanes, s->landing % 2));
+  PetscCall(Keep(s, s->landing));
+  s->landing = -1;
+  PetscFunctionReturn(0);
+}
+
+/* A written step goes to its slot: copied from its device buffer (staged,
+   on the copy lane after the main lane's work so far), kept from host
+   memory, or (a device backend's, encoded or on disk) copied down to its
+   host buffer, once the file is done with that buffer, the previous step
+   kept meanwhile. */
+static PetscErrorCode Put(WavefieldStore s, PetscInt step)
+{
+  PetscFunctionBeginUser;
+  if (s->place == PLACE_STAGED) PetscCall(s->b->copy_async(s->lanes, step % 2, Slot(s, step), s->buf[step % 2], s->packed));
+  else if (Hosted(s)) {
+    if (s->place == PLACE_DISK) PetscCall(StoreFileWait(s->file, step % 2));
+    PetscCall(s->b->copy_async(s->lanes, step % 2, s->host[step % 2], s->buf[step % 2], s->n * sizeof(float)));
+    PetscCall(Land(s));
+    s->landing = step;
+  } else if (s->place != PLACE_BACKEND) PetscCall(Keep(s, step));
+  PetscFunctionReturn(0);
+}
+
+/* A step to be read starts coming back: to its device buffer, or from the
+   file (into a device backend's host buffer once its last copy up is done). */
 static PetscErrorCode Fetch(WavefieldStore s, PetscInt step)
 {
   PetscFunctionBeginUser;
   if (s->place == PLACE_STAGED) PetscCall(s->b->copy_async(s->lanes, step % 2, s->buf[step % 2], Slot(s, step), s->packed));
-  if (s->place == PLACE_DISK) PetscCall(StoreFilePost(s->file, step % 2, PETSC_FALSE, FileSide(s, step), s->packed, s->packed * (size_t)step));
+  if (s->place != PLACE_DISK) PetscFunctionReturn(0);
+  if (Hosted(s) && !s->io[step % 2]) PetscCall(s->b->copy_sync(s->lanes, step % 2));
+  PetscCall(StoreFilePost(s->file, step % 2, PETSC_FALSE, FileSide(s, step), s->packed, s->packed * (size_t)step));
+  PetscFunctionReturn(0);
+}
+
+/* A device backend's step to be read, once fetched: decoded into its host
+   buffer (once that buffer's last copy up is done), then up to its device
+   buffer on the copy lane. */
+static PetscErrorCode Upload(WavefieldStore s, PetscInt step)
+{
+  float *x = s->host[step % 2];
+
+  PetscFunctionBeginUser;
+  if (s->place == PLACE_DISK) PetscCall(StoreFileWait(s->file, step % 2));
+  if (s->codec != CODEC_NONE) {
+    PetscCall(s->b->copy_sync(s->lanes, step % 2));
+    CodecDecode(s->codec, s->place == PLACE_DISK ? s->io[step % 2] : Slot(s, step), s->n, x);
+  }
+  PetscCall(s->b->copy_async(s->lanes, step % 2, s->buf[step % 2], x, s->n * sizeof(float)));
   PetscFunctionReturn(0);
 }
 
@@ -228,8 +290,8 @@ static PetscErrorCode Buffer(WavefieldStore s, PetscInt step, float **buf)
     *buf = Slot(s, step);
     PetscFunctionReturn(0);
   }
-  if (s->place == PLACE_STAGED) PetscCall(s->b->copy_wait(s->lanes, step % 2));
-  if (s->place == PLACE_DISK) PetscCall(StoreFileWait(s->file, step % 2));
+  if (s->place == PLACE_STAGED || Hosted(s)) PetscCall(s->b->copy_wait(s->lanes, step % 2));
+  else if (s->place == PLACE_DISK) PetscCall(StoreFileWait(s->file, step % 2));
   *buf = s->buf[step % 2];
   PetscFunctionReturn(0);
 }
@@ -249,12 +311,15 @@ PetscErrorCode WavefieldStoreWriteEnd(WavefieldStore s, PetscInt step) { return 
 PetscErrorCode WavefieldStoreReadBegin(WavefieldStore s, PetscInt step, float **buf)
 {
   PetscFunctionBeginUser;
+  PetscCall(Land(s)); /* a device backend's last step written */
   /* the last step starts the fetching; each ReadEnd fetches two steps ahead */
   if (step == s->nsteps - 1) {
     PetscCall(Fetch(s, step));
     if (step > 0) PetscCall(Fetch(s, step - 1));
   }
+  if (Hosted(s)) PetscCall(Upload(s, step));
   PetscCall(Buffer(s, step, buf));
+  if (Hosted(s)) PetscFunctionReturn(0);
   if (s->place == PLACE_ENCODED) CodecDecode(s->codec, Slot(s, step), s->n, *buf);
   if (s->place == PLACE_DISK && s->io[step % 2]) CodecDecode(s->codec, s->io[step % 2], s->n, *buf);
   PetscFunctionReturn(0);

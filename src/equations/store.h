@@ -25,10 +25,12 @@ typedef struct {
 
 /* Bytes the store keeps for nsteps steps of n floats, encoded by codec. */
 double WavefieldStoreBytes(size_t n, PetscInt nsteps, WavefieldCodec codec);
-/* Bytes of memory a store for steps of n floats needs beside its steps:
-   the buffers the equation writes and reads a step in, where its steps are
-   not in backend memory as floats (staged on a device, on disk, encoded). */
-double WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTier *tier);
+/* Bytes of memory a store for steps of n floats needs beside its steps,
+   in host memory (bytes[0]) and in device memory (bytes[1]): the buffers
+   the equation writes and reads a step in, where its steps are not in
+   backend memory as floats (staged on a device, on disk, encoded), and a
+   device backend's page-locked host buffers for encoded or disk steps. */
+void WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTier *tier, double bytes[2]);
 
 /* A store for nsteps steps of n floats (what: how they are described),
    placed as the tier asks: with auto, a device backend keeps them in device
@@ -39,8 +41,9 @@ double WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldT
    (GradientPlanChoose).  b and lanes: the backend's memory and the lanes
    the copies of a staged store queue on.  live: the live map beside each
    step, in host memory (Equation.store_shape says where the equation keeps
-   one for the stored term; bytes 0: none).  Disk and compression: host
-   backends only. */
+   one for the stored term; bytes 0: none).  Encoded steps lie in host
+   memory or on disk; a device backend encodes and decodes them on the
+   host. */
 PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *lanes, size_t n, PetscInt nsteps, const WavefieldTier *tier, const WavefieldLive *live,
                                     const char *what, WavefieldStore *s);
 PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s);

@@ -113,11 +113,13 @@ static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
   return (double)((geo->nshots + l->ngroups - 1) / l->ngroups) * evaluations;
 }
 
-/* What a method needs on a rank (bytes): backend fields, the stored steps,
-   and the store's buffers in memory (WavefieldStoreBufferBytes: a staged
-   store's two device buffers, an encoded store's) and on disk. */
+/* What a method needs on a rank (bytes): backend fields, the stored steps
+   (floats: the same before compression), and the store's buffers in host
+   and device memory (WavefieldStoreBufferBytes: a staged store's two
+   device buffers, an encoded store's), with its steps in memory and on
+   disk. */
 typedef struct {
-  double fields, steps, map, buffers, disk_buffers; /* map: the store's live map, in host memory whatever the tier */
+  double fields, steps, floats, map, buffers[2], disk_buffers[2]; /* map: the store's live map, in host memory whatever the tier */
 } Need;
 
 /* Where a method's steps go. */
@@ -135,40 +137,36 @@ typedef struct {
   double raw[NMETHODS];       /* the same before compression */
 } Figures;
 
+/* Whether the run has a device backend. */
+static PetscBool OnDevice(const Backend *backend) { return backend->memory->device_free_memory ? PETSC_TRUE : PETSC_FALSE; }
+
+/* Host, device and disk bytes of a need, placed: a device backend's fields
+   in device memory, a host backend's in host memory. */
+static void Place(const Backend *backend, Tier tier, const Need *n, double bytes[3])
+{
+  const PetscBool device = OnDevice(backend);
+
+  bytes[0] = (device ? 0 : n->fields) + n->map + (tier == TIER_DISK ? n->disk_buffers[0] : tier == TIER_HOST ? n->steps + n->buffers[0] : 0);
+  bytes[1] = device ? n->fields + (tier == TIER_DISK ? n->disk_buffers[1] : tier == TIER_HOST ? n->buffers[1] : n->steps) : 0;
+  bytes[2] = tier == TIER_DISK ? n->steps : 0;
+}
+
 /* The tier of a method's steps: disk where asked, or (auto, with
    -wavefield_dir) where the busiest rank's do not fit in host memory; a
-   device backend's in device memory when they fit there, else in host
-   memory.  Checkpointing's steps stored are its snapshots: on disk where
-   asked, else in host memory (its ring stays in the backend's memory). */
+   device backend's in device memory when they fit there as floats, else
+   in host memory.  Checkpointing's steps stored are its snapshots: on
+   disk where asked, else in host memory (its ring stays in the backend's
+   memory). */
 static Tier TierOf(const Options *o, const Backend *backend, PetscInt k, const Need *busiest, double host_budget, double device_budget)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
+  double                 bytes[3];
 
-  if (k + 1 == GRADIENT_CHECKPOINT && backend->memory->device_free_memory) return TIER_HOST;
-  if (backend->memory->device_free_memory) return where != STORAGE_HOST && busiest->fields + busiest->steps + busiest->map <= device_budget ? TIER_DEVICE : TIER_HOST;
   if (k + 1 == GRADIENT_CHECKPOINT) return where == STORAGE_DISK ? TIER_DISK : TIER_HOST;
-  if (where == STORAGE_DISK || (where == STORAGE_AUTO && o->wavefield_dir[0] && busiest->fields + busiest->steps + busiest->map + busiest->buffers > host_budget)) return TIER_DISK;
-  return TIER_HOST;
-}
-
-/* Host, device and disk bytes of a need, placed. */
-static void Place(const Backend *backend, Tier tier, const Need *n, double bytes[3])
-{
-  bytes[2] = 0;
-  if (tier == TIER_DISK) {
-    bytes[0] = n->fields + n->map + n->disk_buffers;
-    bytes[1] = 0;
-    bytes[2] = n->steps;
-  } else if (!backend->memory->device_free_memory) {
-    bytes[0] = n->fields + n->steps + n->map + n->buffers;
-    bytes[1] = 0;
-  } else if (tier == TIER_DEVICE) {
-    bytes[0] = 0;
-    bytes[1] = n->fields + n->steps + n->map;
-  } else {
-    bytes[0] = n->steps + n->map;
-    bytes[1] = n->fields + n->buffers;
-  }
+  if (where == STORAGE_DISK) return TIER_DISK;
+  if (OnDevice(backend) && where != STORAGE_HOST && o->wavefield_codec == CODEC_NONE && busiest->fields + busiest->steps + busiest->map <= device_budget) return TIER_DEVICE;
+  Place(backend, TIER_HOST, busiest, bytes);
+  return where == STORAGE_AUTO && o->wavefield_dir[0] && bytes[0] > host_budget ? TIER_DISK : TIER_HOST;
 }
 
 static void Amount(double bytes, char *s, size_t len)
@@ -183,7 +181,7 @@ static void Amount(double bytes, char *s, size_t len)
 static PetscErrorCode Refuse(const Options *o, const Layout *l, const Backend *backend, PetscInt named, const PetscBool fits[NMETHODS], double busiest[NMETHODS][3],
                              const double budget[3], const char *host_why, double snapshot, const double cost[NMETHODS])
 {
-  const PetscBool device = backend->memory->device_free_memory ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool device = OnDevice(backend);
   PetscInt        small  = 0;
   double          over;
   char            need[3][32], have[3][32], other[96] = "", fewer[96] = "", disk[96] = "";
@@ -214,7 +212,7 @@ static PetscErrorCode Refuse(const Options *o, const Layout *l, const Backend *b
             named >= 0 ? "-gradient_method " : "No gradient method fits", named >= 0 ? GradientMethods[named + 1] : "", need[2], GradientMethods[small + 1],
             named >= 0 ? "" : " (the least of the methods above)", o->wavefield_dir, have[2], 100 * MEMORY_SHARE, other, fewer,
             PetscMax((PetscInt)ceil(1.1 * over * l->group_size), l->group_size + 1), (int)l->group_size);
-  if (!o->wavefield_dir[0] && !device) PetscCall(PetscSNPrintf(disk, sizeof disk, " (or give -wavefield_dir, a local disk's folder, for what does not fit)"));
+  if (!o->wavefield_dir[0]) PetscCall(PetscSNPrintf(disk, sizeof disk, " (or give -wavefield_dir, a local disk's folder, for what does not fit)"));
   SETERRQ(l->world, PETSC_ERR_USER_INPUT,
           "%s%s: the gradient's forward wavefield needs %s of host memory%s%s per rank with -gradient_method %s%s, but a rank may give it %s of host memory "
           "(%s)%s%s%s%s; use %s%sabout %" PetscInt_FMT " ranks per shot group (now %d), raise -wavefield_memory if the memory is there, or use fewer samples (-nt) or a larger -dt",
@@ -232,10 +230,9 @@ static PetscErrorCode CheckTier(const Options *o, const Layout *l, const Backend
   PetscCheck(where != STORAGE_DISK || o->wavefield_dir[0], l->world, PETSC_ERR_USER_INPUT, "-wavefield_storage disk: expected -wavefield_dir, the folder on a local disk to keep it in");
   PetscCheck(where == STORAGE_AUTO || where == STORAGE_DISK || !o->wavefield_dir[0], l->world, PETSC_ERR_USER_INPUT,
              "-wavefield_dir %s with -wavefield_storage %s: the steps are kept in memory; expected -wavefield_storage auto or disk", o->wavefield_dir, WavefieldStorages[where]);
-  PetscCheck(backend->memory->host_memory || (where != STORAGE_DISK && !o->wavefield_dir[0] && o->wavefield_codec == CODEC_NONE), l->world, PETSC_ERR_SUP,
-             "-wavefield_storage disk, -wavefield_dir and -wavefield_compression: the %s backend keeps the forward wavefield in device or page-locked host memory, as floats; "
-             "disk and compression are the CPU backend's, for now",
-             backend->memory->name);
+  PetscCheck(where != STORAGE_DEVICE || o->wavefield_codec == CODEC_NONE || !OnDevice(backend), l->world, PETSC_ERR_USER_INPUT,
+             "-wavefield_storage device with -wavefield_compression %s: encoded steps are kept in host memory (or on disk); expected -wavefield_storage auto, host or disk",
+             WavefieldCodecs[o->wavefield_codec]);
   PetscCheck(o->gradient_method != GRADIENT_CHECKPOINT || o->wavefield_codec == CODEC_NONE, l->world, PETSC_ERR_USER_INPUT,
              "-gradient_method checkpoint keeps its snapshots and steps as floats (its gradient is exact): expected no -wavefield_compression");
   PetscFunctionReturn(0);
@@ -251,7 +248,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   const double                link = HostLinkCost[dim] / c->step, first_use = backend->memory->first_use[dim] / c->step;
   const double                disk_cost = DiskCost[dim] / c->step, codec_cost = codec != CODEC_NONE ? CodecCost[dim] / c->step : 0;
   Figures   mine = {0}, most;
-  double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1, raw[NMETHODS] = {0};
+  double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1;
   PetscBool fits[NMETHODS];
   Tier      tier[NMETHODS];
   PetscInt  chosen = -1, snapshots = 0, window = 1, ck_steps = 0, ck_copies = 0; /* checkpointing's schedule: its forward steps and copies */
@@ -273,9 +270,9 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as);
     mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept);
     mine.need[k].map          = (double)live.bytes * nsteps;
-    mine.need[k].buffers      = WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_AUTO, kept, NULL});
-    mine.need[k].disk_buffers = WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_DISK, kept, NULL});
-    raw[k]                    = (double)n * nsteps * sizeof(float);
+    mine.need[k].floats       = (double)n * nsteps * sizeof(float);
+    WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_AUTO, kept, NULL}, mine.need[k].buffers);
+    WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_DISK, kept, NULL}, mine.need[k].disk_buffers);
     if (ring) { /* and a second state, which runs the steps again; its ring of steps stays in memory (counted once its window is known), its snapshots are what it stores */
       PetscInt padded[3];
       double   all, layers;
@@ -284,10 +281,12 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
       mine.term[0]  = WavefieldStoreBytes(n, 1, CODEC_NONE);
       mine.term[1]  = (double)live.bytes;
       mine.need[k].fields += all;
-      mine.need[k].steps        = 0;
-      mine.need[k].map          = 0;
-      mine.need[k].buffers      = 0;
-      mine.need[k].disk_buffers = 2 * mine.snapshot;
+      mine.need[k].steps           = 0;
+      mine.need[k].floats          = 0;
+      mine.need[k].map             = 0;
+      mine.need[k].buffers[0]      = mine.need[k].buffers[1] = 0;
+      mine.need[k].disk_buffers[0] = 2 * mine.snapshot; /* host buffers between the backend's memory and the file */
+      mine.need[k].disk_buffers[1] = 0;
     }
   }
   PetscCall(MemoryRest(o, l, backend, m, geo, g, t, mine.rest));
@@ -296,7 +295,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     for (PetscInt a = 0; a < 3; a++) rank_cells *= (double)g->size[a];
     for (PetscInt k = 0; k < NMETHODS; k++) {
       mine.first_use[k] = (mine.need[k].steps + mine.need[k].map) / (sizeof(float) * rank_cells * (double)t->nsteps);
-      mine.raw[k]       = raw[k] / (sizeof(float) * rank_cells * (double)t->nsteps);
+      mine.raw[k]       = mine.need[k].floats / (sizeof(float) * rank_cells * (double)t->nsteps);
     }
   }
   if (backend->memory->device_free_memory) {
@@ -324,7 +323,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   /* checkpointing: the snapshots and window asked for, or as many as fit beside the rest, the snapshots in memory or on disk, the ring in memory */
   if (Offered(backend, GRADIENT_CHECKPOINT - 1)) {
     Need *ck = &most.need[GRADIENT_CHECKPOINT - 1], *own = &mine.need[GRADIENT_CHECKPOINT - 1];
-    CheckpointShape(o, t->nsteps, where == STORAGE_DISK ? budget[2] : budget[0] - ck->fields, budget[0] - ck->fields - (where == STORAGE_DISK ? ck->disk_buffers : 0),
+    CheckpointShape(o, t->nsteps, where == STORAGE_DISK ? budget[2] : budget[0] - ck->fields, budget[0] - ck->fields - (where == STORAGE_DISK ? ck->disk_buffers[0] : 0),
                     where == STORAGE_DISK ? PETSC_TRUE : PETSC_FALSE, most.snapshot,
                     most.term[0] + most.term[1], &snapshots, &window);
     ck->steps = most.snapshot * snapshots;
@@ -349,7 +348,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     tier[k] = TierOf(o, backend, k, &most.need[k], budget[0], budget[1]);
     Place(backend, tier[k], &most.need[k], busiest[k]);
     fits[k] = busiest[k][0] <= budget[0] && busiest[k][2] <= budget[2] &&
-                  (!backend->memory->device_free_memory || (busiest[k][1] <= budget[1] && (tier[k] == TIER_DEVICE || where != STORAGE_DEVICE)))
+                  (!OnDevice(backend) || (busiest[k][1] <= budget[1] && (tier[k] == TIER_DEVICE || where != STORAGE_DEVICE)))
                 ? PETSC_TRUE
                 : PETSC_FALSE;
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
@@ -360,13 +359,13 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
       ck_steps  = r.forward_steps;
       ck_copies = r.copies;
       /* a device's snapshot crosses the host link once: half of what a float stored per cell and step costs there, per float of the snapshot per cell */
-      const double copy = backend->memory->device_free_memory ? 0.5 * link * most.snapshot * l->group_size / (sizeof(float) * cells) : SnapshotCopyCost;
+      const double copy = OnDevice(backend) ? 0.5 * link * most.snapshot * l->group_size / (sizeof(float) * cells) : SnapshotCopyCost;
       cost[k] += (double)r.forward_steps / t->nsteps - 1 + copy * r.copies / t->nsteps;
       if (tier[k] == TIER_DISK) cost[k] += SnapshotDiskCost * r.copies / t->nsteps;
       PetscCall(RevolveDestroy(&r));
     }
-    /* the busiest rank's store over its share of the cells (the same on every rank) */
-    if (backend->memory->device_free_memory && tier[k] != TIER_DEVICE && k + 1 != GRADIENT_CHECKPOINT) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
+    /* the busiest rank's store over its share of the cells (the same on every rank), as floats over the link */
+    if (OnDevice(backend) && tier[k] != TIER_DEVICE && k + 1 != GRADIENT_CHECKPOINT) cost[k] += link * most.need[k].floats * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
     if (tier[k] == TIER_DISK) cost[k] += disk_cost * most.first_use[k];
     else cost[k] += first_use * most.first_use[k] / uses;
     if (k + 1 != GRADIENT_CHECKPOINT) cost[k] += codec_cost * most.raw[k];

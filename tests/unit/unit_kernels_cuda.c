@@ -514,7 +514,8 @@ static PetscErrorCode CheckAllFinite(Pair *p)
 
 /* The device-only calls: free memory, pinned host memory and the copy
    lane.  A copy of uprev out after a forward step (copy_async waits for the
-   main lane's work so far) and of lap in; copy_wait orders the adjoint step
+   main lane's work so far), read on the host after copy_sync, and of lap
+   in; copy_wait orders the adjoint step
    (its three calls, which together do the same work on either backend),
    which overwrites uprev and reads lap, after both.  The CPU block does the
    same with plain copies.  The forward step is step and advance_memory
@@ -524,14 +525,16 @@ static PetscErrorCode CheckCopyLane(Pair *p)
 {
   const KernelOps *ops   = p->gpu.ops;
   const size_t     bytes = sizeof(float) * p->gpu.f.ncells;
-  float           *pinned_out = NULL, *pinned_in = NULL, *cpu_out;
+  float           *pinned_out = NULL, *pinned_in = NULL, *cpu_out, *synced;
   size_t           free_bytes = 0;
   void            *stream     = NULL;
   char             what[256];
   Block           *b[2] = {&p->cpu, &p->gpu};
 
   PetscFunctionBeginUser;
-  PetscCheck(ops->backend->device_free_memory && ops->backend->main_stream && ops->backend->host_alloc && ops->backend->host_free && ops->backend->copy_async && ops->backend->copy_wait, PETSC_COMM_SELF,
+  PetscCheck(ops->backend->device_free_memory && ops->backend->main_stream && ops->backend->host_alloc && ops->backend->host_free && ops->backend->copy_async && ops->backend->copy_wait &&
+               ops->backend->copy_sync,
+             PETSC_COMM_SELF,
              PETSC_ERR_PLIB, "the %s backend lacks one of the device-only operations", ops->backend->name);
   PetscCall(PetscSNPrintf(what, sizeof what, "%s: step, copy uprev out and lap in on the copy lane, adjoint_step", p->name));
   PetscCall(ops->backend->device_free_memory(&free_bytes));
@@ -547,7 +550,7 @@ static PetscErrorCode CheckCopyLane(Pair *p)
   }
   PetscCall(ops->backend->host_alloc((void **)&pinned_out, bytes));
   PetscCall(ops->backend->host_alloc((void **)&pinned_in, bytes));
-  PetscCall(PetscMalloc1(p->gpu.f.ncells, &cpu_out));
+  PetscCall(PetscMalloc2(p->gpu.f.ncells, &cpu_out, p->gpu.f.ncells, &synced));
   PetscCall(PetscArraycpy(pinned_in, p->init.x[1], p->gpu.f.ncells)); /* new lap: the initial uprev */
   for (PetscInt s = 0; s < 2; s++) {
     PetscCall(Upload(b[s], &p->l, &p->init));
@@ -557,6 +560,8 @@ static PetscErrorCode CheckCopyLane(Pair *p)
       PetscCall(ops->backend->copy_async(p->gpu.f.backend, 1, p->gpu.lap, pinned_in, bytes));
       PetscCall(ops->backend->copy_wait(p->gpu.f.backend, 0));
       PetscCall(ops->backend->copy_wait(p->gpu.f.backend, 1));
+      PetscCall(ops->backend->copy_sync(p->gpu.f.backend, 0)); /* the host may read the copy now, before anything else waits */
+      PetscCall(PetscArraycpy(synced, pinned_out, p->gpu.f.ncells));
     } else {
       PetscCall(PetscArraycpy(cpu_out, p->cpu.f.uprev, p->cpu.f.ncells));
       PetscCall(PetscArraycpy(p->cpu.lap, pinned_in, p->cpu.f.ncells));
@@ -570,7 +575,9 @@ static PetscErrorCode CheckCopyLane(Pair *p)
   for (PetscInt j = 0; j < p->l.n; j++) PetscCall(CompareArray(what, &p->gpu.f, &p->l, j, p->out[0].x[j], p->out[1].x[j]));
   PetscCall(PetscSNPrintf(what, sizeof what, "%s: uprev after the step as copy_async copied it out", p->name));
   PetscCall(CompareArray(what, &p->gpu.f, &p->l, 1, cpu_out, pinned_out));
-  PetscCall(PetscFree(cpu_out));
+  PetscCall(PetscSNPrintf(what, sizeof what, "%s: uprev copied out, read on the host once copy_sync returned", p->name));
+  PetscCall(CompareArray(what, &p->gpu.f, &p->l, 1, cpu_out, synced));
+  PetscCall(PetscFree2(cpu_out, synced));
   PetscCall(ops->backend->host_free((void **)&pinned_out));
   PetscCall(ops->backend->host_free((void **)&pinned_in));
   PetscFunctionReturn(0);

@@ -8,7 +8,10 @@
    memory counts: a single gradient takes the boundary method, and an
    inversion, whose store serves every evaluation of every band, full
    storage; so do 12 shots on one rank.  Checkpointing, named on a device,
-   keeps its snapshots in host memory and its ring on the device. */
+   keeps its snapshots in host memory and its ring on the device.  On a
+   device, compressed steps lie in host memory, steps on disk in the file
+   (a device's fields and buffers on the device, page-locked buffers on the
+   host), and checkpointing's snapshots on disk where asked. */
 #include "equations/acoustic/acoustic.h"
 #include "setup/plan.h"
 #include "setup/setup.h"
@@ -73,6 +76,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   device.backend                   = &device_memory;
+  device.live_map                  = NULL; /* as the CUDA kernels: no live map, whose bytes lie on the host */
   device_memory.name               = "fake device";
   device_memory.device_free_memory = FakeFreeMemory;
   device_memory.first_use[0] = device_memory.first_use[1] = 0; /* a device maps its memory when it is allocated */
@@ -103,6 +107,19 @@ int main(int argc, char **argv)
   PetscCheck(plan.snapshots == 5 && plan.window == 10 && plan.nsteps == 11 && plan.bytes[0] > 0 && plan.bytes[1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "checkpointing on a device: %" PetscInt_FMT " snapshots, windows of %" PetscInt_FMT ", a ring of %" PetscInt_FMT " steps, %g bytes on the host and %g on the device; expected 5, 10, 11 and both nonzero",
              plan.snapshots, plan.window, plan.nsteps, plan.bytes[0], plan.bytes[1]);
+  PetscCall(Choose(&device, "-gradient_method checkpoint -checkpoints 5 -checkpoint_window 10 -wavefield_storage disk -wavefield_dir .", &plan));
+  PetscCall(Expect("-gradient_method checkpoint on a device, snapshots on disk", &plan, GRADIENT_CHECKPOINT, &failed));
+  PetscCheck(plan.tier.where == STORAGE_DISK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpointing on a device with -wavefield_storage disk: its snapshots not on disk");
+
+  /* compression on a device: the steps encoded in host memory (8-bit blocks: 0.27 of the floats), the device keeping its fields and two buffers */
+  PetscCall(Choose(&device, "-gradient_method full -wavefield_compression int8", &plan));
+  PetscCall(Expect("-wavefield_compression int8 on a device", &plan, GRADIENT_FULL, &failed));
+  PetscCheck(plan.tier.codec == CODEC_INT8 && plan.bytes[0] > 0.2 * store && plan.bytes[0] < 0.35 * store && plan.bytes[1] < 0.1 * store, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "full storage as 8-bit blocks on a device placed %g bytes on the host and %g on the device, expected about 0.27 and under 0.1 of %g", plan.bytes[0], plan.bytes[1], store);
+  PetscCall(Choose(&device, "-gradient_method full -wavefield_storage disk -wavefield_dir .", &plan));
+  PetscCall(Expect("-wavefield_storage disk on a device", &plan, GRADIENT_FULL, &failed));
+  PetscCheck(plan.tier.where == STORAGE_DISK && plan.bytes[0] < 0.05 * store && plan.bytes[1] < 0.1 * store, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "full storage on disk from a device placed %g bytes on the host and %g on the device, expected its buffers only (of %g)", plan.bytes[0], plan.bytes[1], store);
 
   PetscCall(Choose(&KernelOpsCPU, "", &plan));
   PetscCall(Expect("CPU backend, one gradient", &plan, GRADIENT_BOUNDARY, &failed));

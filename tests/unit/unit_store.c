@@ -1,12 +1,19 @@
-/* The wavefield store's tiers (src/equations/store.h) on the CPU backend:
+/* The wavefield store's tiers (src/equations/store.h) on the CPU backend,
+   and (unit_store_cuda_host) on the CUDA backend compiled for the host:
    steps written in order and read back in reverse, one at a time (the
    staggered equations) and in pairs n + 1, n (the acoustic adjoint), over
    two evaluations in a row (the store reused), come back bit for bit from
    host memory and from disk, and within the stated bounds when encoded:
    bf16 within 2^-8 of each value, int8 within 1/254 of its block's largest
-   magnitude (codec.h).  Zeros stay zero, whole blocks of them too. */
+   magnitude (codec.h).  Zeros stay zero, whole blocks of them too.  The
+   CUDA backend's steps go through its device buffers and, encoded or on
+   disk, its page-locked host buffers (the emulation's device memory is
+   host memory, which the test writes and reads in place). */
 #include "equations/store.h"
 #include "equations/codec.h"
+#ifdef HALOFWI_CUDA_HOST
+  #include "fields_setup.h"
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -77,24 +84,39 @@ static PetscErrorCode Read(WavefieldStore s, WavefieldCodec codec, PetscBool pai
 
 int main(int argc, char **argv)
 {
-  const WavefieldCodec codecs[3] = {CODEC_NONE, CODEC_BF16, CODEC_INT8};
-  const char          *dir       = "unit_store_dir";
-  PetscInt             failed    = 0;
+  const WavefieldCodec   codecs[3] = {CODEC_NONE, CODEC_BF16, CODEC_INT8};
+  const WavefieldStorage wheres[3] = {STORAGE_AUTO, STORAGE_HOST, STORAGE_DISK};
+  char                   dir[64];
+  const BackendOps      *b         = &BackendOpsCPU;
+  void                  *lanes     = NULL;
+  PetscInt               failed    = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+#ifdef HALOFWI_CUDA_HOST
+  /* the lanes of a small block's fields, which the CUDA kernels create with them */
+  Fields f;
+  PetscCall(FieldsDescribeBlock(2, 1, (const PetscInt[3]){8, 8, 1}, CORE(0, 8, 0, 8, 0, 1), NULL, &f));
+  PetscCall(KernelOpsCUDA.alloc(&f));
+  b     = KernelOpsCUDA.backend;
+  lanes = f.backend;
+#endif
+  (void)snprintf(dir, sizeof dir, "unit_store_dir_%d", (int)getpid()); /* the test's variants may run at once */
   (void)mkdir(dir, 0700);
-  for (int disk = 0; disk < 2; disk++)
+  for (int w = 0; w < 3; w++)
     for (int c = 0; c < 3; c++) {
-      const WavefieldTier tier = {disk ? STORAGE_DISK : STORAGE_AUTO, codecs[c], dir};
+      const WavefieldTier tier = {wheres[w], codecs[c], dir};
       WavefieldStore      s;
-      PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, &BackendOpsCPU, NULL, N, NSTEPS, &tier, &(WavefieldLive){0, 0, 0}, "unit_store's steps", &s));
+      PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, b, lanes, N, NSTEPS, &tier, &(WavefieldLive){0, 0, 0}, "unit_store's steps", &s));
       for (int pairs = 0; pairs < 2; pairs++) {
         PetscCall(Write(s));
         PetscCall(Read(s, codecs[c], (PetscBool)pairs, &failed));
       }
       PetscCall(WavefieldStoreDestroy(&s));
-      printf("%s, %s: written and read back twice\n", disk ? "disk" : "memory", WavefieldCodecs[codecs[c]]);
+      printf("%s, %s, %s: written and read back twice\n", b->name, WavefieldStorages[wheres[w]], WavefieldCodecs[codecs[c]]);
     }
+#ifdef HALOFWI_CUDA_HOST
+  PetscCall(KernelOpsCUDA.free(&f));
+#endif
   if (rmdir(dir)) {
     printf("FAIL the disk tier left files in %s\n", dir);
     failed++;

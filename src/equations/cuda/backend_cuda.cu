@@ -161,6 +161,13 @@ static PetscErrorCode CopyWait(void *lanes, PetscInt slot)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode CopySync(void *lanes, PetscInt slot)
+{
+  PetscFunctionBeginUser;
+  CUDA_CALL(cudaEventSynchronize(((CudaLanes *)lanes)->copied[slot]));
+  PetscFunctionReturn(0);
+}
+
 extern "C" const BackendOps BackendOpsCUDA = {
   .name               = CUDA_BACKEND_NAME,
   .side_begin         = SideBegin,
@@ -177,5 +184,6 @@ extern "C" const BackendOps BackendOpsCUDA = {
   .host_free          = HostFree,
   .copy_async         = CopyAsync,
   .copy_wait          = CopyWait,
+  .copy_sync          = CopySync,
 };
 

@@ -76,6 +76,7 @@ static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigne
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return *e = NULL, cudaSuccess; }
 static inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
 /* Allocations that fail say so as the runtime would: an error code. */
 static inline cudaError_t cudaMalloc(void **p, size_t bytes) { return (*p = malloc(bytes)) ? cudaSuccess : 2; }
 static inline cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned) { return cudaMalloc(p, bytes); }
