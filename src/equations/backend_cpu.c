@@ -130,6 +130,7 @@ const BackendOps BackendOpsCPU = {
   .mem_zero     = MemZero,
   .mem_upload   = MemCopy,
   .mem_download = MemCopy,
+  .mem_copy     = MemCopy,
   .first_use    = {2.0, 0.75}, /* see MemAlloc; scripts/bench-gradient's allocation against its forward steps, Intel Xeon (2 cores) in a virtual machine, 2026-11-28 */
 };
 

@@ -74,6 +74,7 @@ typedef struct BackendOps {
   PetscErrorCode (*mem_zero)(void *lanes, void *, size_t bytes); /* queued on the current lane */
   PetscErrorCode (*mem_upload)(void *dst, const void *src, size_t bytes);
   PetscErrorCode (*mem_download)(void *dst, const void *src, size_t bytes);
+  PetscErrorCode (*mem_copy)(void *dst, const void *src, size_t bytes); /* backend memory to backend memory */
   /* Host backends (0 on a device backend): what mapping one float per
      cell and step of fresh host memory costs, in forward runs (2D, 3D); the
      gradient planner weighs a store's bytes with it. */

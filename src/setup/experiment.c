@@ -248,8 +248,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   TimingLeave(setup);
   if (gradient && e->plan.method == GRADIENT_CHECKPOINT) {
     setup = TimingEnter(TIME_ALLOCATION); /* the replay's state and the snapshots */
-    PetscCall(PropagatorSetCheckpoints(&e->p, &e->t, (const float *const *)e->ext, e->plan.snapshots, e->plan.window,
-                                       e->plan.tier.where == STORAGE_DISK ? e->plan.tier.dir : NULL));
+    PetscCall(PropagatorSetCheckpoints(&e->p, &e->t, (const float *const *)e->ext, e->plan.snapshots, e->plan.window, e->plan.tier.where, e->plan.tier.dir));
     TimingLeave(setup);
   } else if (gradient) PetscCall(PropagatorSetGradientMethod(&e->p, e->plan.method));
   PetscCall(GroupShots(e));

@@ -37,6 +37,10 @@ static const double SnapshotCopyCost = 0.25;
    disk over 3 rounds, 9540 copies; 1.4 the median round's difference per
    copy.  3D unmeasured. */
 static const double SnapshotDiskCost = 1.4;
+/* A device's snapshot copied within device memory, against across the
+   host link: a copy reads and writes device memory (H200: 4.8 TB/s)
+   where the link moves about 50 GB/s each way.  Not measured. */
+static const double DeviceCopyShare = 0.02;
 
 /* What a tier adds, in forward runs per float per cell and step (2D,
    3D): the disk tier per float written and read back, compression per
@@ -84,23 +88,46 @@ static const char *Keeps(const Backend *backend, PetscInt k, PetscInt snapshots,
 /* Checkpointing's snapshots and window: as asked, or auto: the snapshots
    that fit in their room (bytes), the window the longest whose ring takes
    at most RING_SHARE of the snapshots' bytes and fits in memory (bytes
-   left there) beside them.  With the snapshots in memory (on_disk false)
-   both rooms are one, shared 1 to RING_SHARE.  At most one snapshot a
-   window. */
-static void CheckpointShape(const Options *o, PetscInt nsteps, double room, double memory, PetscBool on_disk, double snapshot, double term, PetscInt *snapshots, PetscInt *window)
+   left there) beside them.  With the snapshots beside the ring (apart
+   false) both rooms are one, shared 1 to RING_SHARE.  At most one
+   snapshot a window. */
+static void CheckpointShape(const Options *o, PetscInt nsteps, double room, double memory, PetscBool apart, double snapshot, double term, PetscInt *snapshots, PetscInt *window)
 {
   const double most = (double)PETSC_MAX_INT;
   double       s, w;
 
   if (o->checkpoints != PETSC_DECIDE) s = (double)o->checkpoints;
-  else if (on_disk) s = room / snapshot;
+  else if (apart) s = room / snapshot;
   else if (o->checkpoint_window != PETSC_DECIDE) s = (room - (o->checkpoint_window + 1) * term) / snapshot;
   else s = room / (snapshot * (1 + RING_SHARE));
   *snapshots = (PetscInt)PetscMax(0.0, PetscMin(most, floor(s)));
-  w          = PetscMin(RING_SHARE * *snapshots * snapshot, memory - (on_disk ? 0 : *snapshots * snapshot)) / term - 1;
+  w          = PetscMin(RING_SHARE * *snapshots * snapshot, memory - (apart ? 0 : *snapshots * snapshot)) / term - 1;
   *window    = o->checkpoint_window != PETSC_DECIDE ? o->checkpoint_window : (PetscInt)PetscMax(1.0, PetscMin(most, floor(w)));
   *window    = PetscMin(*window, nsteps);
   *snapshots = PetscMin(*snapshots, (nsteps + *window - 1) / *window - 1);
+}
+
+/* Checkpointing as planned: its snapshots and window, where the snapshots
+   lie, what a copy of one costs (forward steps), and the schedule's
+   forward steps and copies. */
+typedef struct {
+  PetscInt snapshots, window, steps, copies;
+  int      tier; /* a Tier */
+  double   copy, cost; /* cost: in forward runs beyond the forward run */
+} CheckpointPlan;
+
+/* c's schedule (its steps and copies) from its shape, and its cost. */
+static PetscErrorCode CheckpointSchedule(PetscInt nsteps, CheckpointPlan *c)
+{
+  Revolve r;
+
+  PetscFunctionBeginUser;
+  PetscCall(RevolveCreate(nsteps, c->snapshots, c->window, &r));
+  c->steps  = r.forward_steps;
+  c->copies = r.copies;
+  c->cost   = (double)c->steps / nsteps - 1 + c->copy * c->copies / nsteps;
+  PetscCall(RevolveDestroy(&r));
+  PetscFunctionReturn(0);
 }
 
 /* How often one store serves: every shot of the busiest group, in every
@@ -154,19 +181,46 @@ static void Place(const Backend *backend, Tier tier, const Need *n, double bytes
 /* The tier of a method's steps: disk where asked, or (auto, with
    -wavefield_dir) where the busiest rank's do not fit in host memory; a
    device backend's in device memory when they fit there as floats, else
-   in host memory.  Checkpointing's steps stored are its snapshots: on
-   disk where asked, else in host memory (its ring stays in the backend's
-   memory). */
-static Tier TierOf(const Options *o, const Backend *backend, PetscInt k, const Need *busiest, double host_budget, double device_budget)
+   in host memory.  Not checkpointing's (PlanCheckpoints). */
+static Tier TierOf(const Options *o, const Backend *backend, const Need *busiest, double host_budget, double device_budget)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
   double                 bytes[3];
 
-  if (k + 1 == GRADIENT_CHECKPOINT) return where == STORAGE_DISK ? TIER_DISK : TIER_HOST;
   if (where == STORAGE_DISK) return TIER_DISK;
   if (OnDevice(backend) && where != STORAGE_HOST && o->wavefield_codec == CODEC_NONE && busiest->fields + busiest->steps + busiest->map <= device_budget) return TIER_DEVICE;
   Place(backend, TIER_HOST, busiest, bytes);
   return where == STORAGE_AUTO && o->wavefield_dir[0] && bytes[0] > host_budget ? TIER_DISK : TIER_HOST;
+}
+
+/* Checkpointing's shape and tier, with budget (host, device, disk bytes)
+   for ck (the busiest rank's need before its ring): as many snapshots
+   as -checkpoints asks or fit, on disk where asked; else in host memory,
+   or on a device beside the ring in device memory where that is the
+   faster plan (and fits) than host memory with the ring on the device.
+   link_copy: a snapshot's copy across the host link, in forward steps. */
+static PetscErrorCode PlanCheckpoints(const Options *o, const Backend *backend, PetscInt nsteps, const Need *ck, const Figures *most, const double budget[3], double link_copy,
+                                      CheckpointPlan *plan)
+{
+  const WavefieldStorage where  = (WavefieldStorage)o->wavefield_storage;
+  const PetscBool        device = OnDevice(backend);
+  const double           term   = most->term[0] + most->term[1], copy = device ? link_copy : SnapshotCopyCost;
+
+  PetscFunctionBeginUser;
+  *plan = (CheckpointPlan){.tier = where == STORAGE_DISK ? TIER_DISK : TIER_HOST, .copy = copy + (where == STORAGE_DISK ? SnapshotDiskCost : 0)};
+  if (where == STORAGE_DISK)
+    CheckpointShape(o, nsteps, budget[2], device ? budget[1] - ck->fields : budget[0] - ck->fields - ck->disk_buffers[0], PETSC_TRUE, most->snapshot, term, &plan->snapshots,
+                    &plan->window);
+  else if (!device) CheckpointShape(o, nsteps, budget[0] - ck->fields, budget[0] - ck->fields, PETSC_FALSE, most->snapshot, term, &plan->snapshots, &plan->window);
+  else CheckpointShape(o, nsteps, budget[0] - ck->map, budget[1] - ck->fields, PETSC_TRUE, most->snapshot, term, &plan->snapshots, &plan->window);
+  PetscCall(CheckpointSchedule(nsteps, plan));
+  if (device && where != STORAGE_DISK && where != STORAGE_HOST) {
+    CheckpointPlan on = {.tier = TIER_DEVICE, .copy = DeviceCopyShare * link_copy};
+    CheckpointShape(o, nsteps, budget[1] - ck->fields, budget[1] - ck->fields, PETSC_FALSE, most->snapshot, term, &on.snapshots, &on.window);
+    PetscCall(CheckpointSchedule(nsteps, &on));
+    if (ck->fields + (on.window + 1) * most->term[0] + on.snapshots * most->snapshot <= budget[1] && on.cost < plan->cost) *plan = on;
+  }
+  PetscFunctionReturn(0);
 }
 
 static void Amount(double bytes, char *s, size_t len)
@@ -230,7 +284,9 @@ static PetscErrorCode CheckTier(const Options *o, const Layout *l, const Backend
   PetscCheck(where != STORAGE_DISK || o->wavefield_dir[0], l->world, PETSC_ERR_USER_INPUT, "-wavefield_storage disk: expected -wavefield_dir, the folder on a local disk to keep it in");
   PetscCheck(where == STORAGE_AUTO || where == STORAGE_DISK || !o->wavefield_dir[0], l->world, PETSC_ERR_USER_INPUT,
              "-wavefield_dir %s with -wavefield_storage %s: the steps are kept in memory; expected -wavefield_storage auto or disk", o->wavefield_dir, WavefieldStorages[where]);
-  PetscCheck(where != STORAGE_DEVICE || o->wavefield_codec == CODEC_NONE || !OnDevice(backend), l->world, PETSC_ERR_USER_INPUT,
+  PetscCheck(where != STORAGE_DEVICE || OnDevice(backend), l->world, PETSC_ERR_USER_INPUT, "-wavefield_storage device: the %s backend has no device memory; expected auto, host or disk",
+             backend->memory->name);
+  PetscCheck(where != STORAGE_DEVICE || o->wavefield_codec == CODEC_NONE, l->world, PETSC_ERR_USER_INPUT,
              "-wavefield_storage device with -wavefield_compression %s: encoded steps are kept in host memory (or on disk); expected -wavefield_storage auto, host or disk",
              WavefieldCodecs[o->wavefield_codec]);
   PetscCheck(o->gradient_method != GRADIENT_CHECKPOINT || o->wavefield_codec == CODEC_NONE, l->world, PETSC_ERR_USER_INPUT,
@@ -251,7 +307,8 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1;
   PetscBool fits[NMETHODS];
   Tier      tier[NMETHODS];
-  PetscInt  chosen = -1, snapshots = 0, window = 1, ck_steps = 0, ck_copies = 0; /* checkpointing's schedule: its forward steps and copies */
+  PetscInt  chosen = -1, snapshots = 0, window = 1;
+  CheckpointPlan ck_plan = {.tier = TIER_HOST};
   char      why[256], host_why[512], text[3][32];
 
   PetscFunctionBeginUser;
@@ -320,12 +377,13 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     core *= (double)g->n[a];
   }
   uses = StoreUses(o, l, geo);
-  /* checkpointing: the snapshots and window asked for, or as many as fit beside the rest, the snapshots in memory or on disk, the ring in memory */
+  /* checkpointing: the snapshots and window asked for, or as many as fit beside the rest, the snapshots in memory or on disk, the ring in memory;
+     a device's snapshot crosses the host link once: half of what a float stored per cell and step costs there, per float of the snapshot per cell */
   if (Offered(backend, GRADIENT_CHECKPOINT - 1)) {
     Need *ck = &most.need[GRADIENT_CHECKPOINT - 1], *own = &mine.need[GRADIENT_CHECKPOINT - 1];
-    CheckpointShape(o, t->nsteps, where == STORAGE_DISK ? budget[2] : budget[0] - ck->fields, budget[0] - ck->fields - (where == STORAGE_DISK ? ck->disk_buffers[0] : 0),
-                    where == STORAGE_DISK ? PETSC_TRUE : PETSC_FALSE, most.snapshot,
-                    most.term[0] + most.term[1], &snapshots, &window);
+    PetscCall(PlanCheckpoints(o, backend, t->nsteps, ck, &most, budget, 0.5 * link * most.snapshot * l->group_size / (sizeof(float) * cells), &ck_plan));
+    snapshots  = ck_plan.snapshots;
+    window     = ck_plan.window;
     ck->steps = most.snapshot * snapshots;
     own->steps = mine.snapshot * snapshots;
     ck->fields += (double)(window + 1) * most.term[0];
@@ -345,7 +403,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
       else PetscCall(PetscPrintf(l->world, "  %-10s (not offered by the %s equation on the %s backend)\n", GradientMethods[k + 1], backend->eq->name, backend->memory->name));
       continue;
     }
-    tier[k] = TierOf(o, backend, k, &most.need[k], budget[0], budget[1]);
+    tier[k] = k + 1 == GRADIENT_CHECKPOINT ? (Tier)ck_plan.tier : TierOf(o, backend, &most.need[k], budget[0], budget[1]);
     Place(backend, tier[k], &most.need[k], busiest[k]);
     fits[k] = busiest[k][0] <= budget[0] && busiest[k][2] <= budget[2] &&
                   (!OnDevice(backend) || (busiest[k][1] <= budget[1] && (tier[k] == TIER_DEVICE || where != STORAGE_DEVICE)))
@@ -353,17 +411,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
                 : PETSC_FALSE;
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
     /* checkpointing: the schedule's forward steps, the forward run's among them, and its copies of snapshots */
-    if (k + 1 == GRADIENT_CHECKPOINT) {
-      Revolve r;
-      PetscCall(RevolveCreate(t->nsteps, snapshots, window, &r));
-      ck_steps  = r.forward_steps;
-      ck_copies = r.copies;
-      /* a device's snapshot crosses the host link once: half of what a float stored per cell and step costs there, per float of the snapshot per cell */
-      const double copy = OnDevice(backend) ? 0.5 * link * most.snapshot * l->group_size / (sizeof(float) * cells) : SnapshotCopyCost;
-      cost[k] += (double)r.forward_steps / t->nsteps - 1 + copy * r.copies / t->nsteps;
-      if (tier[k] == TIER_DISK) cost[k] += SnapshotDiskCost * r.copies / t->nsteps;
-      PetscCall(RevolveDestroy(&r));
-    }
+    if (k + 1 == GRADIENT_CHECKPOINT) cost[k] += ck_plan.cost;
     /* the busiest rank's store over its share of the cells (the same on every rank), as floats over the link */
     if (OnDevice(backend) && tier[k] != TIER_DEVICE && k + 1 != GRADIENT_CHECKPOINT) cost[k] += link * most.need[k].floats * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
     if (tier[k] == TIER_DISK) cost[k] += disk_cost * most.first_use[k];
@@ -385,7 +433,11 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   plan->method    = (GradientMethod)(chosen + 1);
   plan->snapshots = plan->method == GRADIENT_CHECKPOINT ? snapshots : 0;
   plan->window    = plan->method == GRADIENT_CHECKPOINT ? window : 0;
-  plan->tier      = (WavefieldTier){tier[chosen] == TIER_DISK ? STORAGE_DISK : where, plan->method == GRADIENT_CHECKPOINT ? CODEC_NONE : codec, o->wavefield_dir}; /* checkpointing: its snapshots' */
+  {
+    const PetscBool        ck   = plan->method == GRADIENT_CHECKPOINT ? PETSC_TRUE : PETSC_FALSE;
+    const WavefieldStorage kept = tier[chosen] == TIER_DISK ? STORAGE_DISK : ck && tier[chosen] == TIER_DEVICE ? STORAGE_DEVICE : where;
+    plan->tier                  = (WavefieldTier){kept, ck ? CODEC_NONE : codec, o->wavefield_dir}; /* checkpointing: its snapshots' */
+  }
   backend->eq->store_shape(backend->ops, g, plan->method == GRADIENT_CHECKPOINT ? GRADIENT_FULL : plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
   if (plan->tier.codec != CODEC_NONE) plan->live = (WavefieldLive){0, 0, 0};
   if (plan->method == GRADIENT_CHECKPOINT) {
@@ -393,7 +445,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     PetscCall(PetscPrintf(l->world,
                           "checkpointing: %" PetscInt_FMT " snapshots and windows of %" PetscInt_FMT " steps for %" PetscInt_FMT " internal steps, %" PetscInt_FMT
                           " forward steps a shot (%.2f forward runs, the forward run's included), %" PetscInt_FMT " copies of a snapshot\n",
-                          snapshots, window, t->nsteps, ck_steps, (double)ck_steps / t->nsteps, ck_copies));
+                          snapshots, window, t->nsteps, ck_plan.steps, (double)ck_plan.steps / t->nsteps, ck_plan.copies));
   }
   {
     double bytes[3];
@@ -402,6 +454,9 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     plan->bytes[1] = bytes[1];
   }
   PetscCall(PetscPrintf(l->world, "gradient method: %s (%s)%s\n", GradientMethods[plan->method], o->gradient_method == GRADIENT_AUTO ? "the fastest that fits" : "-gradient_method",
-                        tier[chosen] != TIER_DISK ? "" : plan->method == GRADIENT_CHECKPOINT ? ", its snapshots on disk" : ", its steps on disk"));
+                        plan->method == GRADIENT_CHECKPOINT && tier[chosen] == TIER_DEVICE ? ", its snapshots in device memory"
+                        : tier[chosen] != TIER_DISK                                        ? ""
+                        : plan->method == GRADIENT_CHECKPOINT                              ? ", its snapshots on disk"
+                                                                                           : ", its steps on disk"));
   PetscFunctionReturn(0);
 }

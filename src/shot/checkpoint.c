@@ -12,6 +12,9 @@
    adjoint steps n and n + 1 at once.  Every forward step is the forward
    run's own arithmetic from the same state, so the gradient is full
    storage's bit for bit.
+   The snapshots lie in host memory, a device backend's coming down and
+   going back up; or, where the planner finds them faster there, in the
+   device's own memory, copied within it; or on disk.
    With a folder (-wavefield_storage disk) the snapshots lie in a file
    there (equations/store_file.h), through two host buffers: a snapshot
    taken is gathered into the first and written while the steps go on; the
@@ -30,7 +33,8 @@ struct Checkpoints {
   Revolve        schedule;
   PetscInt       next;   /* the schedule's next action */
   PetscInt       at;     /* the replay's step (its state after that many steps) */
-  float        **snap;   /* host memory, one per snapshot slot; NULL with a file */
+  float        **snap;   /* one per snapshot slot, in host memory or (in_backend) the backend's; NULL with a file */
+  PetscBool      in_backend;
   size_t         floats; /* of a snapshot */
   StoreFile      file;   /* the snapshots' slots, one after the other, or NULL */
   float         *stage[2]; /* with a file: a snapshot written, one read */
@@ -53,12 +57,13 @@ static PetscErrorCode ArraysOf(const Propagator *p, const EquationState *s, Stat
   PetscFunctionReturn(0);
 }
 
-/* State s's forward arrays into the snapshot at snap (host memory; save),
-   or back from it.  A device backend's arrays come down and go up one by
-   one (its uploads and downloads wait for the queued work); host arrays
-   are copied in one parallel region, each thread its share of every array
-   (their arrays can be small). */
-static PetscErrorCode ArraysCopy(Propagator *p, EquationState *s, float *snap, PetscBool save)
+/* State s's forward arrays into the snapshot at snap (save), or back
+   from it.  A device backend's arrays go one by one (its copies wait for
+   the queued work): within its memory where the snapshot lies there
+   (in_backend), else down and up; host arrays are copied in one parallel
+   region, each thread its share of every array (their arrays can be
+   small). */
+static PetscErrorCode ArraysCopy(Propagator *p, EquationState *s, float *snap, PetscBool save, PetscBool in_backend)
 {
   StateArrays a;
   size_t      start[EQUATION_MAX_STATE_ARRAYS + 1] = {0};
@@ -69,7 +74,8 @@ static PetscErrorCode ArraysCopy(Propagator *p, EquationState *s, float *snap, P
   if (!p->backend->host_memory) {
     for (PetscInt i = 0; i < a.n; i++) {
       const size_t bytes = a.count[i] * sizeof(float);
-      if (save) PetscCall(p->backend->mem_download(snap + start[i], a.data[i], bytes));
+      if (in_backend) PetscCall(p->backend->mem_copy(save ? snap + start[i] : a.data[i], save ? a.data[i] : snap + start[i], bytes));
+      else if (save) PetscCall(p->backend->mem_download(snap + start[i], a.data[i], bytes));
       else PetscCall(p->backend->mem_upload(a.data[i], snap + start[i], bytes));
     }
     PetscFunctionReturn(0);
@@ -104,23 +110,24 @@ static PetscErrorCode SnapshotCopy(Propagator *p, EquationState *s, PetscInt slo
 
   PetscFunctionBeginUser;
   PetscCall(PhaseBegin(FWI_CHECKPOINT));
-  if (!ck->file) PetscCall(ArraysCopy(p, s, ck->snap[slot], save));
+  if (!ck->file) PetscCall(ArraysCopy(p, s, ck->snap[slot], save, ck->in_backend));
   else if (save) {
     const size_t bytes = ck->floats * sizeof(float);
     PetscCall(StoreFileWait(ck->file, LANE_TAKE)); /* the buffer's last snapshot is out */
-    PetscCall(ArraysCopy(p, s, ck->stage[LANE_TAKE], PETSC_TRUE));
+    PetscCall(ArraysCopy(p, s, ck->stage[LANE_TAKE], PETSC_TRUE, PETSC_FALSE));
     PetscCall(StoreFilePost(ck->file, LANE_TAKE, PETSC_TRUE, ck->stage[LANE_TAKE], bytes, bytes * (size_t)slot));
   } else {
     if (ck->fetched != slot) PetscCall(Fetch(ck, slot)); /* read after any write posted before it */
     PetscCall(StoreFileWait(ck->file, LANE_RESTORE));
-    PetscCall(ArraysCopy(p, s, ck->stage[LANE_RESTORE], PETSC_FALSE));
+    PetscCall(ArraysCopy(p, s, ck->stage[LANE_RESTORE], PETSC_FALSE, PETSC_FALSE));
     ck->fetched = -1;
   }
   PetscCall(PhaseEnd(FWI_CHECKPOINT));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, PetscInt window, const char *dir)
+PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, PetscInt window, WavefieldStorage where,
+                                        const char *dir)
 {
   Checkpoints *ck;
   StateArrays  a;
@@ -137,14 +144,16 @@ PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const 
   PetscCall(ArraysOf(p, p->state, &a));
   for (PetscInt i = 0; i < a.n; i++) ck->floats += a.count[i];
   ck->fetched = -1;
-  if (dir && ck->schedule.snapshots) { /* no file for no snapshots (a window as long as the run) */
+  if (where == STORAGE_DISK && ck->schedule.snapshots) { /* no file for no snapshots (a window as long as the run) */
     PetscCall(StoreFileOpen(dir, ck->floats * sizeof(float) * (size_t)ck->schedule.snapshots, &ck->file));
     for (PetscInt k = 0; k < 2; k++) MemoryCall(PetscMalloc1(ck->floats, &ck->stage[k]), "the checkpoints' buffers", (double)ck->floats * sizeof(float));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscCalloc1(ck->schedule.snapshots + 1, &ck->snap));
+  ck->in_backend = where == STORAGE_DEVICE && !p->backend->host_memory ? PETSC_TRUE : PETSC_FALSE;
   for (PetscInt k = 0; k < ck->schedule.snapshots; k++)
-    MemoryCall(PetscMalloc1(ck->floats, &ck->snap[k]), "the checkpoints' snapshots", (double)ck->floats * sizeof(float) * ck->schedule.snapshots);
+    MemoryCall(ck->in_backend ? p->backend->mem_alloc((void **)&ck->snap[k], ck->floats * sizeof(float)) : PetscMalloc1(ck->floats, &ck->snap[k]), "the checkpoints' snapshots",
+               (double)ck->floats * sizeof(float) * ck->schedule.snapshots);
   PetscFunctionReturn(0);
 }
 
@@ -154,7 +163,10 @@ PetscErrorCode PropagatorCheckpointsDestroy(Propagator *p)
 
   PetscFunctionBeginUser;
   if (!ck) PetscFunctionReturn(0);
-  for (PetscInt k = 0; ck->snap && k < ck->schedule.snapshots; k++) PetscCall(PetscFree(ck->snap[k]));
+  for (PetscInt k = 0; ck->snap && k < ck->schedule.snapshots; k++) {
+    if (ck->in_backend) PetscCall(p->backend->mem_free((void **)&ck->snap[k]));
+    else PetscCall(PetscFree(ck->snap[k]));
+  }
   PetscCall(PetscFree(ck->snap));
   PetscCall(StoreFileClose(&ck->file));
   for (PetscInt k = 0; k < 2; k++) PetscCall(PetscFree(ck->stage[k]));

@@ -93,14 +93,16 @@ PetscErrorCode PropagatorSetGradientMethod(Propagator *p, GradientMethod m);
 
 /* Checkpointing (-gradient_method checkpoint): full storage's gradient,
    bit for bit, from `snapshots` snapshots of the forward state (fields and
-   layer memory, in host memory whatever the backend: a device backend's
-   come down and go back up) and a store that is a ring of window + 1
+   layer memory) and a store that is a ring of window + 1
    steps (WavefieldStoreSetRing), the forward steps run again, in windows
    of `window` steps, as the binomial schedule (revolve.h) says; a second
    state of the equation runs them, which PropagatorSetModel keeps on the
-   same model.  dir: a folder to keep the snapshots in, a file per rank
-   (-wavefield_storage disk), or NULL. */
-PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, PetscInt window, const char *dir);
+   same model.  The snapshots lie where `where` says: STORAGE_DISK, a file
+   per rank in dir; STORAGE_DEVICE, the backend's memory (a device's,
+   copied within it); else host memory (a device backend's come down and
+   go back up). */
+PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const float *const model[], PetscInt snapshots, PetscInt window, WavefieldStorage where,
+                                        const char *dir);
 
 /* The lanes the propagator's work queues on (BackendOps), for a store's
    copies. */

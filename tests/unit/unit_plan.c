@@ -8,7 +8,8 @@
    memory counts: a single gradient takes the boundary method, and an
    inversion, whose store serves every evaluation of every band, full
    storage; so do 12 shots on one rank.  Checkpointing, named on a device,
-   keeps its snapshots in host memory and its ring on the device.  On a
+   keeps its ring on the device, and its snapshots there too where they fit
+   (no copy then crosses the host link), else in host memory.  On a
    device, compressed steps lie in host memory, steps on disk in the file
    (a device's fields and buffers on the device, page-locked buffers on the
    host), and checkpointing's snapshots on disk where asked. */
@@ -101,12 +102,18 @@ int main(int argc, char **argv)
   PetscCall(Choose(&device, "-wavefield_storage host -gradient_method full", &plan));
   PetscCall(Expect("-gradient_method full named", &plan, GRADIENT_FULL, &failed));
 
-  /* checkpointing on a device: the snapshots in host memory, the ring and the replay's state on the device */
-  PetscCall(Choose(&device, "-gradient_method checkpoint -checkpoints 5 -checkpoint_window 10", &plan));
-  PetscCall(Expect("-gradient_method checkpoint on a device", &plan, GRADIENT_CHECKPOINT, &failed));
+  /* checkpointing on a device: with -wavefield_storage host the snapshots in host memory, the ring and the replay's state on the device */
+  PetscCall(Choose(&device, "-gradient_method checkpoint -checkpoints 5 -checkpoint_window 10 -wavefield_storage host", &plan));
+  PetscCall(Expect("-gradient_method checkpoint on a device, snapshots in host memory", &plan, GRADIENT_CHECKPOINT, &failed));
   PetscCheck(plan.snapshots == 5 && plan.window == 10 && plan.nsteps == 11 && plan.bytes[0] > 0 && plan.bytes[1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "checkpointing on a device: %" PetscInt_FMT " snapshots, windows of %" PetscInt_FMT ", a ring of %" PetscInt_FMT " steps, %g bytes on the host and %g on the device; expected 5, 10, 11 and both nonzero",
              plan.snapshots, plan.window, plan.nsteps, plan.bytes[0], plan.bytes[1]);
+  /* where they fit, the snapshots in device memory: no copy crosses the host link */
+  PetscCall(Choose(&device, "-gradient_method checkpoint -checkpoints 5 -checkpoint_window 10", &plan));
+  PetscCall(Expect("-gradient_method checkpoint on a device, snapshots in device memory", &plan, GRADIENT_CHECKPOINT, &failed));
+  PetscCheck(plan.tier.where == STORAGE_DEVICE && plan.bytes[0] == 0 && plan.bytes[1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "checkpointing on a roomy device: snapshots kept by %s, %g bytes on the host and %g on the device; expected device memory alone", WavefieldStorages[plan.tier.where],
+             plan.bytes[0], plan.bytes[1]);
   PetscCall(Choose(&device, "-gradient_method checkpoint -checkpoints 5 -checkpoint_window 10 -wavefield_storage disk -wavefield_dir .", &plan));
   PetscCall(Expect("-gradient_method checkpoint on a device, snapshots on disk", &plan, GRADIENT_CHECKPOINT, &failed));
   PetscCheck(plan.tier.where == STORAGE_DISK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpointing on a device with -wavefield_storage disk: its snapshots not on disk");

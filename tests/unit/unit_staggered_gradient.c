@@ -51,7 +51,9 @@
    With -against_cuda the CUDA backend runs every case of the equation
    beside the CPU's, on the decomposition mpiexec gives, and its traces and
    both methods' gradients must be the CPU's bits, and its checkpointed
-   gradient (3 snapshots, windows of 4 steps) full storage's; in the first
+   gradient (3 snapshots, windows of 4 steps, the snapshots in host memory
+   in the 1st, 3rd, ... case and in device memory in the others) full
+   storage's; in the first
    case its full storage on disk and encoded, the CPU's with the same
    encoding.  -physics acoustic -against_cuda does the same for the
    constant-density equation (whose CUDA boundary method, without the
@@ -681,7 +683,7 @@ static PetscErrorCode CheckpointGradient(Run *r, double *J, double *grad[])
 
   PetscFunctionBeginUser;
   PetscCall(WavefieldStoreDestroy(&r->store));
-  PetscCall(PropagatorSetCheckpoints(&r->p, &r->t, (const float *const *)r->model, 3, window, NULL));
+  PetscCall(PropagatorSetCheckpoints(&r->p, &r->t, (const float *const *)r->model, 3, window, r->tier.where, r->tier.dir));
   phys->eq->store_shape(r->k.ops, &r->g, GRADIENT_FULL, r->t.nsteps, &n, &nsteps, &live);
   PetscCall(WavefieldStoreCreate(r->comm, r->k.backend, PropagatorLanes(&r->p), n, window + 1, &(WavefieldTier){STORAGE_AUTO, CODEC_NONE, NULL}, &live, "checkpointing's ring", &r->store));
   PetscCall(WavefieldStoreSetRing(r->store));
@@ -783,7 +785,9 @@ static PetscErrorCode CheckCudaCase(const Case *c)
   }
   {
     double J, *g[EQUATION_MAX_PARAMETERS];
+    run[1].tier.where = (c - phys->cases) % 2 ? STORAGE_DEVICE : STORAGE_AUTO; /* the snapshots in device memory, or in host memory, case by case */
     PetscCall(CheckpointGradient(&run[1], &J, g));
+    run[1].tier.where = STORAGE_AUTO;
     differ[3] = memcmp(&J, &Jfull, sizeof(double)) != 0;
     for (PetscInt k = 0; k < run[0].np; k++) {
       PetscInt dk;
@@ -796,8 +800,8 @@ static PetscErrorCode CheckCudaCase(const Case *c)
   if (c == &phys->cases[0]) PetscCall(CheckCudaTiers(run, &differ[4]));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "%s (%dD order %d, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " ranks), %s against cpu: %" PetscInt_FMT " trace samples, %" PetscInt_FMT " full-storage, %" PetscInt_FMT
-                        " boundary, %" PetscInt_FMT " checkpointed (against full storage) and %" PetscInt_FMT " host, disk and encoded full-storage gradient values (and J) differ\n",
-                        c->name, (int)c->dim, (int)c->order, run[0].g.nproc[0], run[0].g.nproc[1], run[0].g.nproc[2], run[1].k.backend->name, differ[0], differ[1], differ[2], differ[3], differ[4]));
+                        " boundary, %" PetscInt_FMT " checkpointed (snapshots in %s memory; against full storage) and %" PetscInt_FMT " host, disk and encoded full-storage gradient values (and J) differ\n",
+                        c->name, (int)c->dim, (int)c->order, run[0].g.nproc[0], run[0].g.nproc[1], run[0].g.nproc[2], run[1].k.backend->name, differ[0], differ[1], differ[2], differ[3], (c - phys->cases) % 2 ? "device" : "host", differ[4]));
   PetscCheck(!differ[0] && !differ[1] && !differ[2] && !differ[3] && !differ[4], PETSC_COMM_WORLD, PETSC_ERR_PLIB,
              "%s: the CUDA backend differs from the CPU's in %" PetscInt_FMT " trace samples, %" PetscInt_FMT " full, %" PetscInt_FMT " boundary, %" PetscInt_FMT
              " checkpointed and %" PetscInt_FMT " tiered gradient values: expected the same bits",

@@ -179,6 +179,7 @@ extern "C" const BackendOps BackendOpsCUDA = {
   .mem_zero           = MemZero,
   .mem_upload         = MemCopy,
   .mem_download       = MemCopy,
+  .mem_copy           = MemCopy,
   .device_free_memory = DeviceFreeMemory,
   .host_alloc         = HostAlloc,
   .host_free          = HostFree,
