@@ -38,6 +38,13 @@ device or no CUDA build):
     pressure's gathers and the vp gradient by both methods.
     For each, a 2D gradient of a misfit of p, vz and vx (-record p,vz,vx),
     GPU vs CPU bit for bit.
+(h) where the GPU's full storage keeps its steps, 2D and 3D: on disk
+    (-wavefield_dir, through page-locked host buffers) bit for bit the
+    device store's gradient; as 8-bit blocks in host memory bit for bit
+    the same on disk, within 2% (relative L2) of the exact gradient and
+    within 1e-4 of the CPU's 8-bit gradient; -gradient_method checkpoint
+    (3 snapshots) with its snapshots where the planner puts them (device
+    memory) and in host memory, bit for bit the device store's gradient.
 
 Every figure is printed; every check runs, and the failures are listed at
 the end."""
@@ -253,6 +260,31 @@ def part_b(scr, failures):
     return out
 
 
+def part_h(scr, failures, grad_ref, backend="cuda"):
+    """The stored steps' tiers on the GPU (backend: "cpu" to try the part
+    itself on a machine without one)."""
+    for dim in (2, 3):
+        args, dev = grad_ref[dim]
+        args = [backend if a == "cuda" else a for a in args]
+        folder = scr.sub(f"h{dim}_dir")
+        os.makedirs(folder, exist_ok=True)
+        disk = gradient(1, args + ["-wavefield_storage", "disk", "-wavefield_dir", folder], scr.sub(f"h{dim}_disk"))
+        failures.append(bitwise_gradient(dev, disk, f"(h) {dim}D -wavefield_storage disk vs device"))
+        int8 = ["-wavefield_compression", "int8"]
+        host8 = gradient(1, args + int8, scr.sub(f"h{dim}_int8"))
+        disk8 = gradient(1, args + int8 + ["-wavefield_storage", "disk", "-wavefield_dir", folder], scr.sub(f"h{dim}_int8_disk"))
+        cpu8 = gradient(1, [a if a != backend else "cpu" for a in args] + int8, scr.sub(f"h{dim}_int8_cpu"))
+        failures.append(bitwise_gradient(host8, disk8, f"(h) {dim}D int8 on disk vs in host memory"))
+        failures += gradient_within(dev, host8, f"(h) {dim}D int8 vs exact", "relative L2", 2e-2, MISFIT_TOL)
+        failures += gradient_within(cpu8, host8, f"(h) {dim}D int8, {backend} vs cpu", "relative L2", GRAD_TOL, MISFIT_TOL)
+        if os.listdir(folder):
+            failures.append(f"(h) {dim}D: the disk tier left files in {folder}: {os.listdir(folder)}")
+        ck = ["-gradient_method", "checkpoint", "-checkpoints", 3]
+        for where in ([], ["-wavefield_storage", "host"]):
+            got = gradient(1, [a for a in args if a not in ("-gradient_method", "full")] + ck + where, scr.sub(f"h{dim}_ck{len(where)}"))
+            failures.append(bitwise_gradient(dev, got, f"(h) {dim}D checkpointing, snapshots {'in host memory' if where else 'where the planner puts them'}, vs full"))
+
+
 def decomposed(scr, failures, halo, fwd_ref, grad_ref):
     """(c) for one halo type.  Returns None, or why the type was refused."""
     for dim in (2, 3):
@@ -392,6 +424,7 @@ def main():
         part_c(scr, failures, fwd_ref, grad_ref)
         part_d(scr, failures, fwd_ref, grad_ref)
         part_e(scr, failures, fwd_ref, grad_ref)
+        part_h(scr, failures, grad_ref)
         part_staggered(scr, failures, "f")
         part_staggered(scr, failures, "g")
         failures = [f for f in failures if f]
