@@ -1,6 +1,7 @@
 /* The CPU backend's memory and lanes (BackendOps), whatever the equation:
    host memory, work done as it is called. */
 #include "equations/equation.h"
+#include "equations/codec.h"
 #include <errno.h>
 #include <omp.h>
 #include <stdint.h>
@@ -116,6 +117,18 @@ static PetscErrorCode MemCopy(void *dst, const void *src, size_t bytes)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode Encode(void *lanes, WavefieldCodec codec, const float *x, size_t n, void *packed)
+{
+  CodecEncode(codec, x, n, packed);
+  return 0;
+}
+
+static PetscErrorCode Decode(void *lanes, WavefieldCodec codec, const void *packed, size_t n, float *x)
+{
+  CodecDecode(codec, packed, n, x);
+  return 0;
+}
+
 /* Work runs as it is called: lanes need no ordering. */
 static PetscErrorCode InOrder(void *lanes) { return 0; }
 
@@ -131,6 +144,8 @@ const BackendOps BackendOpsCPU = {
   .mem_upload   = MemCopy,
   .mem_download = MemCopy,
   .mem_copy     = MemCopy,
+  .encode       = Encode,
+  .decode       = Decode,
   .first_use    = {2.0, 0.75}, /* see MemAlloc; scripts/bench-gradient's allocation against its forward steps, Intel Xeon (2 cores) in a virtual machine, 2026-11-28 */
 };
 

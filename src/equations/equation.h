@@ -90,6 +90,11 @@ typedef struct BackendOps {
   PetscErrorCode (*copy_async)(void *lanes, PetscInt slot, void *dst, const void *src, size_t bytes);
   PetscErrorCode (*copy_wait)(void *lanes, PetscInt slot);
   PetscErrorCode (*copy_sync)(void *lanes, PetscInt slot);
+  /* A step's n floats at x (backend memory) encoded into packed (backend
+     memory, codec.h's layout) or back, queued on the current lane: on a
+     device its bytes cross the host link encoded. */
+  PetscErrorCode (*encode)(void *lanes, WavefieldCodec codec, const float *x, size_t n, void *packed);
+  PetscErrorCode (*decode)(void *lanes, WavefieldCodec codec, const void *packed, size_t n, float *x);
 } BackendOps;
 
 /* The CPU's (equations/backend_cpu.c), every equation's on the host. */

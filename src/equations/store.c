@@ -3,13 +3,14 @@
    in page-locked host memory behind two device buffers that take turns: a
    step is written into one while the previous step's copy to the host runs,
    and read back from one while the next (earlier) step is fetched.
-   Compressed steps are encoded from, and decoded into, two such buffers;
-   steps on disk go out of them, and come back into them, on the file's own
-   thread (store_file.h), in the same turns.  A device backend's encoded or
-   disk steps pass through page-locked host buffers too: a step written
-   goes down to one while the equation takes the next step, and is encoded
-   or written out once the next step's copy is queued; a step read is
-   decoded or read there and goes up before its turn. */
+   Compressed steps are encoded from, and decoded into, two such buffers
+   (a device encodes on the device, into two device buffers of its own, and
+   copies the encoded bytes); steps on disk go out of them, and come back
+   into them, on the file's own thread (store_file.h), in the same turns: a
+   device backend's through two page-locked host buffers, a step written
+   going down to one while the equation takes the next step and out to the
+   file once the next step's copy is queued, a step read coming from the
+   file into one and going up before its turn. */
 #include "equations/store.h"
 #include "equations/codec.h"
 #include "equations/store_file.h"
@@ -18,9 +19,9 @@
 
 typedef enum {
   PLACE_BACKEND, /* floats in backend memory, a step's buffer its slot */
-  PLACE_STAGED,  /* floats in page-locked host memory, through device buffers */
-  PLACE_ENCODED, /* encoded in host memory, through host buffers */
-  PLACE_DISK     /* in a file, encoded or not, through host buffers */
+  PLACE_STAGED,  /* a device backend's, floats or encoded, in page-locked host memory, through device buffers */
+  PLACE_ENCODED, /* a host backend's, encoded in host memory, through host buffers */
+  PLACE_DISK     /* in a file, encoded or not, through backend buffers (and a device's page-locked host buffers) */
 } Placement;
 
 struct _p_WavefieldStore {
@@ -34,9 +35,10 @@ struct _p_WavefieldStore {
   size_t            packed;  /* bytes a step keeps */
   char             *data;    /* the slots, but on disk */
   float            *buf[2];  /* a step's buffer, step k in buf[k % 2], but PLACE_BACKEND */
-  float            *host[2]; /* a device backend's encoded and disk steps: step k's floats in host[k % 2], page-locked */
-  void             *io[2];   /* disk and encoded: a step's bytes as the file keeps them */
-  PetscInt          landing; /* with host: the step written whose copy down is queued, not yet kept; or -1 */
+  void             *pack[2]; /* a device backend's encoded steps: step k encoded in pack[k % 2], device memory */
+  void             *host[2]; /* a device backend's steps on disk: step k's bytes in host[k % 2], page-locked */
+  void             *io[2];   /* a host backend's encoded steps on disk: step k's bytes as the file keeps them */
+  PetscInt          landing; /* with host: the step written whose copy down is queued, not yet written out; or -1 */
   StoreFile         file;
   unsigned char    *live;    /* map_bytes a step, host memory, or NULL */
   uint32_t         *start;   /* with live, rows a step: each row's start */
@@ -48,11 +50,16 @@ double WavefieldStoreBytes(size_t n, PetscInt nsteps, WavefieldCodec codec) { re
 
 void WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTier *tier, double bytes[2])
 {
-  const double    floats = 2.0 * n * sizeof(float), packed = tier->codec != CODEC_NONE ? 2.0 * CodecBytes(tier->codec, n) : 0;
-  const PetscBool hosted = tier->where == STORAGE_DISK || tier->codec != CODEC_NONE ? PETSC_TRUE : PETSC_FALSE;
+  const double    floats = 2.0 * n * sizeof(float), encoded = tier->codec != CODEC_NONE ? 2.0 * CodecBytes(tier->codec, n) : 0;
+  const PetscBool disk   = tier->where == STORAGE_DISK ? PETSC_TRUE : PETSC_FALSE;
 
-  bytes[0] = (tier->where == STORAGE_DISK ? packed : 0) + (hosted ? floats : 0);
-  bytes[1] = b->device_free_memory ? floats : 0;
+  if (!b->device_free_memory) { /* buf, and io */
+    bytes[0] = disk || encoded ? floats + (disk ? encoded : 0) : 0;
+    bytes[1] = 0;
+  } else { /* buf and pack on the device, host for a file */
+    bytes[0] = disk ? 2.0 * CodecBytes(tier->codec, n) : 0;
+    bytes[1] = floats + encoded;
+  }
 }
 
 /* Staged unless device memory is asked for, or auto and the busiest rank's
@@ -83,7 +90,8 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const BackendOps *b, double by
   PetscFunctionReturn(0);
 }
 
-/* The placement the tier asks for: encoded steps in host memory. */
+/* The placement the tier asks for: encoded steps in host memory (a
+   device's page-locked). */
 static PetscErrorCode Choose(MPI_Comm comm, const BackendOps *b, double bytes, const WavefieldTier *tier, Placement *place)
 {
   PetscBool staged;
@@ -94,7 +102,7 @@ static PetscErrorCode Choose(MPI_Comm comm, const BackendOps *b, double bytes, c
              "-wavefield_storage device with -wavefield_compression %s: encoded steps are kept in host memory (or on disk); expected -wavefield_storage auto, host or disk",
              WavefieldCodecs[tier->codec]);
   if (tier->where == STORAGE_DISK) *place = PLACE_DISK;
-  else if (tier->codec != CODEC_NONE) *place = PLACE_ENCODED;
+  else if (tier->codec != CODEC_NONE) *place = b->host_memory ? PLACE_ENCODED : PLACE_STAGED;
   else {
     PetscCall(ChooseStaged(comm, b, bytes, tier->where, &staged, &device_usable));
     *place = staged ? PLACE_STAGED : PLACE_BACKEND;
@@ -102,11 +110,11 @@ static PetscErrorCode Choose(MPI_Comm comm, const BackendOps *b, double bytes, c
   PetscFunctionReturn(0);
 }
 
-/* Whether a device backend's steps pass through host buffers (encoded, on disk). */
-static PetscBool Hosted(WavefieldStore s) { return !s->b->host_memory && (s->place == PLACE_ENCODED || s->place == PLACE_DISK) ? PETSC_TRUE : PETSC_FALSE; }
+/* Whether a device backend's steps pass through page-locked host buffers (on disk). */
+static PetscBool Hosted(WavefieldStore s) { return !s->b->host_memory && s->place == PLACE_DISK ? PETSC_TRUE : PETSC_FALSE; }
 
-/* Whose memory the slots are in: the backend's, or for encoded steps the host's (the CPU backend's pages). */
-static const BackendOps *SlotMemory(WavefieldStore s) { return s->place == PLACE_ENCODED ? &BackendOpsCPU : s->b; }
+/* Whether the steps cross a device's copy lane (staged, or on disk). */
+static PetscBool Copied(WavefieldStore s) { return s->place == PLACE_STAGED || Hosted(s) ? PETSC_TRUE : PETSC_FALSE; }
 
 static PetscErrorCode Describe(const WavefieldStore s, const WavefieldTier *tier, char *place, size_t len)
 {
@@ -118,10 +126,10 @@ static PetscErrorCode Describe(const WavefieldStore s, const WavefieldTier *tier
     PetscCall(PetscSNPrintf(place, len, "%s", s->b->device_free_memory ? "device memory" : "host memory"));
     break;
   case PLACE_STAGED:
-    PetscCall(PetscSNPrintf(place, len, "page-locked host memory, copied asynchronously"));
+    PetscCall(PetscSNPrintf(place, len, "page-locked host memory%s, copied asynchronously", s->codec ? (s->codec == CODEC_BF16 ? " as bfloat16 (encoded on the device)" : " as 8-bit blocks (encoded on the device)") : ""));
     break;
   case PLACE_ENCODED:
-    PetscCall(PetscSNPrintf(place, len, "host memory%s%s", as, s->b->host_memory ? "" : ", encoded and decoded on the host"));
+    PetscCall(PetscSNPrintf(place, len, "host memory%s", as));
     break;
   case PLACE_DISK:
     PetscCall(PetscSNPrintf(place, len, "a file in %s%s (one a rank, unnamed: gone when the run ends), written and read ahead asynchronously%s", tier->dir, as,
@@ -158,13 +166,14 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *la
   was = TimingEnter(TIME_ALLOCATION); /* the backend's mem_alloc maps every page now */
   if (place == PLACE_STAGED) MemoryCall(b->host_alloc((void **)&(*s)->data, bytes), "the forward wavefield store in page-locked host memory", bytes);
   else if (place == PLACE_DISK) PetscCall(StoreFileOpen(tier->dir, (size_t)bytes, &(*s)->file));
-  else MemoryCall(SlotMemory(*s)->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
-  if (place != PLACE_BACKEND)
-    for (PetscInt k = 0; k < 2; k++) MemoryCall(b->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)), "the forward wavefield store's buffers", n * sizeof(float));
-  if (Hosted(*s))
-    for (PetscInt k = 0; k < 2; k++) MemoryCall(b->host_alloc((void **)&(*s)->host[k], n * sizeof(float)), "the forward wavefield store's page-locked buffers", n * sizeof(float));
-  if (place == PLACE_DISK && tier->codec != CODEC_NONE)
-    for (PetscInt k = 0; k < 2; k++) MemoryCall(PetscMalloc((*s)->packed, &(*s)->io[k]), "the forward wavefield store's buffers", (double)(*s)->packed);
+  else MemoryCall(b->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
+  for (PetscInt k = 0; k < 2; k++) {
+    const double packed = (double)(*s)->packed;
+    if (place != PLACE_BACKEND) MemoryCall(b->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)), "the forward wavefield store's buffers", n * sizeof(float));
+    if (!b->host_memory && tier->codec != CODEC_NONE) MemoryCall(b->mem_alloc(&(*s)->pack[k], (*s)->packed), "the forward wavefield store's encoding buffers", packed);
+    if (Hosted(*s)) MemoryCall(b->host_alloc(&(*s)->host[k], (*s)->packed), "the forward wavefield store's page-locked buffers", packed);
+    if (b->host_memory && place == PLACE_DISK && tier->codec != CODEC_NONE) MemoryCall(PetscMalloc((*s)->packed, &(*s)->io[k]), "the forward wavefield store's buffers", packed);
+  }
   if (live->bytes) {
     const double map = (double)live->bytes * nsteps;
     PetscCheck(live->rows && live->chunk > 0 && live->bytes > live->rows * sizeof(uint32_t), PETSC_COMM_SELF, PETSC_ERR_PLIB,
@@ -183,12 +192,13 @@ PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s)
   PetscFunctionBeginUser;
   if (!*s) PetscFunctionReturn(0);
   PetscCall(StoreFileClose(&(*s)->file));
-  for (PetscInt k = 0; k < 2 && Hosted(*s); k++) PetscCall((*s)->b->copy_sync((*s)->lanes, k)); /* no copy left to or from the host buffers */
+  for (PetscInt k = 0; k < 2 && Copied(*s); k++) PetscCall((*s)->b->copy_sync((*s)->lanes, k)); /* no copy left to or from host memory */
   if ((*s)->place == PLACE_STAGED) PetscCall((*s)->b->host_free((void **)&(*s)->data));
-  else PetscCall(SlotMemory(*s)->mem_free((void **)&(*s)->data));
+  else PetscCall((*s)->b->mem_free((void **)&(*s)->data));
   for (PetscInt k = 0; k < 2; k++) {
     PetscCall((*s)->b->mem_free((void **)&(*s)->buf[k]));
-    if ((*s)->host[k]) PetscCall((*s)->b->host_free((void **)&(*s)->host[k]));
+    PetscCall((*s)->b->mem_free(&(*s)->pack[k]));
+    if ((*s)->host[k]) PetscCall((*s)->b->host_free(&(*s)->host[k]));
     PetscCall(PetscFree((*s)->io[k]));
   }
   PetscCall(PetscFree2((*s)->live, (*s)->start));
@@ -201,82 +211,69 @@ static size_t SlotOf(WavefieldStore s, PetscInt step) { return (size_t)(s->ring 
 
 static void *Slot(WavefieldStore s, PetscInt step) { return s->data + s->packed * SlotOf(s, step); }
 
-/* A step's floats in host memory: its buffer, or a device backend's host buffer. */
-static float *HostFloats(WavefieldStore s, PetscInt step) { return s->host[step % 2] ? s->host[step % 2] : s->buf[step % 2]; }
-
-/* What the file moves for a step: its encoding, or its floats in host memory. */
-static void *FileSide(WavefieldStore s, PetscInt step) { return s->io[step % 2] ? s->io[step % 2] : (void *)HostFloats(s, step); }
-
-/* A written step's floats, in host memory, go to its slot: encoded, or
-   written to the file. */
-static PetscErrorCode Keep(WavefieldStore s, PetscInt step)
+/* Where step's encoding is formed and read: a device's encoding buffer,
+   a host backend's slot, or its file buffer. */
+static void *Packed(WavefieldStore s, PetscInt step)
 {
-  const float *x = HostFloats(s, step);
-
-  PetscFunctionBeginUser;
-  if (s->place == PLACE_ENCODED) CodecEncode(s->codec, x, s->n, Slot(s, step));
-  if (s->place == PLACE_DISK) {
-    if (s->io[step % 2]) CodecEncode(s->codec, x, s->n, s->io[step % 2]);
-    PetscCall(StoreFilePost(s->file, step % 2, PETSC_TRUE, FileSide(s, step), s->packed, s->packed * (size_t)step));
-  }
-  PetscFunctionReturn(0);
+  if (!s->b->host_memory) return s->pack[step % 2];
+  return s->place == PLACE_ENCODED ? Slot(s, step) : s->io[step % 2];
 }
 
-/* A device backend's step whose copy down is queued: kept once it is in. */
+/* What crosses a device's copy lane for step: its encoding, or its buffer. */
+static void *DeviceSide(WavefieldStore s, PetscInt step) { return s->codec != CODEC_NONE ? s->pack[step % 2] : (void *)s->buf[step % 2]; }
+
+/* What the file moves for step: a device's host buffer, or a host
+   backend's encoding or buffer. */
+static void *FileSide(WavefieldStore s, PetscInt step)
+{
+  if (s->host[step % 2]) return s->host[step % 2];
+  return s->io[step % 2] ? s->io[step % 2] : (void *)s->buf[step % 2];
+}
+
+static PetscErrorCode Write(WavefieldStore s, PetscInt step) { return StoreFilePost(s->file, step % 2, PETSC_TRUE, FileSide(s, step), s->packed, s->packed * (size_t)step); }
+
+/* A device backend's step whose copy down to its host buffer is queued:
+   written out once it is in. */
 static PetscErrorCode Land(WavefieldStore s)
 {
   PetscFunctionBeginUser;
   if (s->landing < 0) PetscFunctionReturn(0);
   PetscCall(s->b->copy_sync(s->lanes, s->landing % 2));
-  PetscCall(Keep(s, s->landing));
+  PetscCall(Write(s, s->landing));
   s->landing = -1;
   PetscFunctionReturn(0);
 }
 
-/* A written step goes to its slot: copied from its device buffer (staged,
-   on the copy lane after the main lane's work so far), kept from host
-   memory, or (a device backend's, encoded or on disk) copied down to its
-   host buffer, once the file is done with that buffer, the previous step
-   kept meanwhile. */
+/* A written step goes to its slot: encoded (on the device, into its
+   encoding buffer), then copied from the device (staged, on the copy lane
+   after the main lane's work so far, to its slot; on disk to its host
+   buffer once the file is done with that buffer, the previous step written
+   out meanwhile), or written to the file. */
 static PetscErrorCode Put(WavefieldStore s, PetscInt step)
 {
   PetscFunctionBeginUser;
-  if (s->place == PLACE_STAGED) PetscCall(s->b->copy_async(s->lanes, step % 2, Slot(s, step), s->buf[step % 2], s->packed));
+  if (s->place == PLACE_BACKEND) PetscFunctionReturn(0);
+  if (s->codec != CODEC_NONE) PetscCall(s->b->encode(s->lanes, s->codec, s->buf[step % 2], s->n, Packed(s, step)));
+  if (s->place == PLACE_STAGED) PetscCall(s->b->copy_async(s->lanes, step % 2, Slot(s, step), DeviceSide(s, step), s->packed));
   else if (Hosted(s)) {
-    if (s->place == PLACE_DISK) PetscCall(StoreFileWait(s->file, step % 2));
-    PetscCall(s->b->copy_async(s->lanes, step % 2, s->host[step % 2], s->buf[step % 2], s->n * sizeof(float)));
+    PetscCall(StoreFileWait(s->file, step % 2));
+    PetscCall(s->b->copy_async(s->lanes, step % 2, s->host[step % 2], DeviceSide(s, step), s->packed));
     PetscCall(Land(s));
     s->landing = step;
-  } else if (s->place != PLACE_BACKEND) PetscCall(Keep(s, step));
+  } else if (s->place == PLACE_DISK) PetscCall(Write(s, step));
   PetscFunctionReturn(0);
 }
 
-/* A step to be read starts coming back: to its device buffer, or from the
-   file (into a device backend's host buffer once its last copy up is done). */
+/* A step to be read starts coming back: to the device from its slot, or
+   from the file (into a device backend's host buffer once that buffer's
+   last copy up is done). */
 static PetscErrorCode Fetch(WavefieldStore s, PetscInt step)
 {
   PetscFunctionBeginUser;
-  if (s->place == PLACE_STAGED) PetscCall(s->b->copy_async(s->lanes, step % 2, s->buf[step % 2], Slot(s, step), s->packed));
+  if (s->place == PLACE_STAGED) PetscCall(s->b->copy_async(s->lanes, step % 2, DeviceSide(s, step), Slot(s, step), s->packed));
   if (s->place != PLACE_DISK) PetscFunctionReturn(0);
-  if (Hosted(s) && !s->io[step % 2]) PetscCall(s->b->copy_sync(s->lanes, step % 2));
+  if (Hosted(s)) PetscCall(s->b->copy_sync(s->lanes, step % 2));
   PetscCall(StoreFilePost(s->file, step % 2, PETSC_FALSE, FileSide(s, step), s->packed, s->packed * (size_t)step));
-  PetscFunctionReturn(0);
-}
-
-/* A device backend's step to be read, once fetched: decoded into its host
-   buffer (once that buffer's last copy up is done), then up to its device
-   buffer on the copy lane. */
-static PetscErrorCode Upload(WavefieldStore s, PetscInt step)
-{
-  float *x = s->host[step % 2];
-
-  PetscFunctionBeginUser;
-  if (s->place == PLACE_DISK) PetscCall(StoreFileWait(s->file, step % 2));
-  if (s->codec != CODEC_NONE) {
-    PetscCall(s->b->copy_sync(s->lanes, step % 2));
-    CodecDecode(s->codec, s->place == PLACE_DISK ? s->io[step % 2] : Slot(s, step), s->n, x);
-  }
-  PetscCall(s->b->copy_async(s->lanes, step % 2, s->buf[step % 2], x, s->n * sizeof(float)));
   PetscFunctionReturn(0);
 }
 
@@ -290,7 +287,7 @@ static PetscErrorCode Buffer(WavefieldStore s, PetscInt step, float **buf)
     *buf = Slot(s, step);
     PetscFunctionReturn(0);
   }
-  if (s->place == PLACE_STAGED || Hosted(s)) PetscCall(s->b->copy_wait(s->lanes, step % 2));
+  if (Copied(s)) PetscCall(s->b->copy_wait(s->lanes, step % 2));
   else if (s->place == PLACE_DISK) PetscCall(StoreFileWait(s->file, step % 2));
   *buf = s->buf[step % 2];
   PetscFunctionReturn(0);
@@ -317,11 +314,12 @@ PetscErrorCode WavefieldStoreReadBegin(WavefieldStore s, PetscInt step, float **
     PetscCall(Fetch(s, step));
     if (step > 0) PetscCall(Fetch(s, step - 1));
   }
-  if (Hosted(s)) PetscCall(Upload(s, step));
+  if (Hosted(s)) { /* from the file up to the device */
+    PetscCall(StoreFileWait(s->file, step % 2));
+    PetscCall(s->b->copy_async(s->lanes, step % 2, DeviceSide(s, step), s->host[step % 2], s->packed));
+  }
   PetscCall(Buffer(s, step, buf));
-  if (Hosted(s)) PetscFunctionReturn(0);
-  if (s->place == PLACE_ENCODED) CodecDecode(s->codec, Slot(s, step), s->n, *buf);
-  if (s->place == PLACE_DISK && s->io[step % 2]) CodecDecode(s->codec, s->io[step % 2], s->n, *buf);
+  if (s->codec != CODEC_NONE) PetscCall(s->b->decode(s->lanes, s->codec, Packed(s, step), s->n, *buf));
   PetscFunctionReturn(0);
 }
 

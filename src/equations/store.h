@@ -42,8 +42,8 @@ void WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTie
    the copies of a staged store queue on.  live: the live map beside each
    step, in host memory (Equation.store_shape says where the equation keeps
    one for the stored term; bytes 0: none).  Encoded steps lie in host
-   memory or on disk; a device backend encodes and decodes them on the
-   host. */
+   memory (a device's page-locked) or on disk, encoded and decoded by the
+   backend (BackendOps.encode). */
 PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *lanes, size_t n, PetscInt nsteps, const WavefieldTier *tier, const WavefieldLive *live,
                                     const char *what, WavefieldStore *s);
 PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s);

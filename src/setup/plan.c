@@ -140,13 +140,13 @@ static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
   return (double)((geo->nshots + l->ngroups - 1) / l->ngroups) * evaluations;
 }
 
-/* What a method needs on a rank (bytes): backend fields, the stored steps
-   (floats: the same before compression), and the store's buffers in host
+/* What a method needs on a rank (bytes): backend fields, the stored steps,
+   and the store's buffers in host
    and device memory (WavefieldStoreBufferBytes: a staged store's two
    device buffers, an encoded store's), with its steps in memory and on
    disk. */
 typedef struct {
-  double fields, steps, floats, map, buffers[2], disk_buffers[2]; /* map: the store's live map, in host memory whatever the tier */
+  double fields, steps, map, buffers[2], disk_buffers[2]; /* map: the store's live map, in host memory whatever the tier */
 } Need;
 
 /* Where a method's steps go. */
@@ -302,9 +302,9 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   const PetscInt         dim   = g->dim > 2 ? 1 : 0;
   const EquationGradientCost *c = &backend->eq->gradient_cost[dim];
   const double                link = HostLinkCost[dim] / c->step, first_use = backend->memory->first_use[dim] / c->step;
-  const double                disk_cost = DiskCost[dim] / c->step, codec_cost = codec != CODEC_NONE ? CodecCost[dim] / c->step : 0;
+  const double                disk_cost = DiskCost[dim] / c->step, codec_cost = codec != CODEC_NONE && !backend->memory->device_free_memory ? CodecCost[dim] / c->step : 0; /* a device's, a pass on the device: not counted */
   Figures   mine = {0}, most;
-  double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1;
+  double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1, raw[NMETHODS] = {0};
   PetscBool fits[NMETHODS];
   Tier      tier[NMETHODS];
   PetscInt  chosen = -1, snapshots = 0, window = 1;
@@ -327,7 +327,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as);
     mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept);
     mine.need[k].map          = (double)live.bytes * nsteps;
-    mine.need[k].floats       = (double)n * nsteps * sizeof(float);
+    raw[k]                    = (double)n * nsteps * sizeof(float);
     WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_AUTO, kept, NULL}, mine.need[k].buffers);
     WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_DISK, kept, NULL}, mine.need[k].disk_buffers);
     if (ring) { /* and a second state, which runs the steps again; its ring of steps stays in memory (counted once its window is known), its snapshots are what it stores */
@@ -339,7 +339,6 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
       mine.term[1]  = (double)live.bytes;
       mine.need[k].fields += all;
       mine.need[k].steps           = 0;
-      mine.need[k].floats          = 0;
       mine.need[k].map             = 0;
       mine.need[k].buffers[0]      = mine.need[k].buffers[1] = 0;
       mine.need[k].disk_buffers[0] = 2 * mine.snapshot; /* host buffers between the backend's memory and the file */
@@ -352,7 +351,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     for (PetscInt a = 0; a < 3; a++) rank_cells *= (double)g->size[a];
     for (PetscInt k = 0; k < NMETHODS; k++) {
       mine.first_use[k] = (mine.need[k].steps + mine.need[k].map) / (sizeof(float) * rank_cells * (double)t->nsteps);
-      mine.raw[k]       = mine.need[k].floats / (sizeof(float) * rank_cells * (double)t->nsteps);
+      mine.raw[k]       = raw[k] / (sizeof(float) * rank_cells * (double)t->nsteps);
     }
   }
   if (backend->memory->device_free_memory) {
@@ -412,8 +411,8 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
     /* checkpointing: the schedule's forward steps, the forward run's among them, and its copies of snapshots */
     if (k + 1 == GRADIENT_CHECKPOINT) cost[k] += ck_plan.cost;
-    /* the busiest rank's store over its share of the cells (the same on every rank), as floats over the link */
-    if (OnDevice(backend) && tier[k] != TIER_DEVICE && k + 1 != GRADIENT_CHECKPOINT) cost[k] += link * most.need[k].floats * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
+    /* the busiest rank's store over its share of the cells (the same on every rank), as it crosses the link: encoded on the device */
+    if (OnDevice(backend) && tier[k] != TIER_DEVICE && k + 1 != GRADIENT_CHECKPOINT) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
     if (tier[k] == TIER_DISK) cost[k] += disk_cost * most.first_use[k];
     else cost[k] += first_use * most.first_use[k] / uses;
     if (k + 1 != GRADIENT_CHECKPOINT) cost[k] += codec_cost * most.raw[k];

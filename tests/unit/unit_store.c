@@ -5,9 +5,10 @@
    two evaluations in a row (the store reused), come back bit for bit from
    host memory and from disk, and within the stated bounds when encoded:
    bf16 within 2^-8 of each value, int8 within 1/254 of its block's largest
-   magnitude (codec.h).  Zeros stay zero, whole blocks of them too.  The
-   CUDA backend's steps go through its device buffers and, encoded or on
-   disk, its page-locked host buffers (the emulation's device memory is
+   magnitude (codec.h), and the same bits as the CPU's codec gives (the
+   CUDA backend encodes on the device).  Zeros stay zero, whole blocks of
+   them too.  The CUDA backend's steps go through its device buffers and,
+   on disk, its page-locked host buffers (the emulation's device memory is
    host memory, which the test writes and reads in place). */
 #include "equations/store.h"
 #include "equations/codec.h"
@@ -16,6 +17,7 @@
 #endif
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +50,18 @@ static PetscBool Within(WavefieldCodec codec, PetscInt step, const float *got, P
   return PETSC_TRUE;
 }
 
+/* Whether got holds step's values as the CPU's codec gives them back. */
+static PetscBool SameAsHost(WavefieldCodec codec, PetscInt step, const float *got)
+{
+  float x[N], back[N];
+  char  packed[N * sizeof(float)];
+
+  for (PetscInt i = 0; i < N; i++) x[i] = Value(step, i);
+  CodecEncode(codec, x, N, packed);
+  CodecDecode(codec, packed, N, back);
+  return memcmp(back, got, sizeof back) ? PETSC_FALSE : PETSC_TRUE;
+}
+
 static PetscErrorCode Write(WavefieldStore s)
 {
   PetscFunctionBeginUser;
@@ -74,6 +88,9 @@ static PetscErrorCode Read(WavefieldStore s, WavefieldCodec codec, PetscBool pai
       if (!Within(codec, k, buf[n - k], &bad)) {
         printf("FAIL %s, %s: step %d value %d is %.9g, expected %.9g\n", WavefieldCodecs[codec], pairs ? "pairs" : "single", (int)k, (int)bad, (double)buf[n - k][bad],
                (double)Value(k, bad));
+        (*failed)++;
+      } else if (!SameAsHost(codec, k, buf[n - k])) {
+        printf("FAIL %s, %s: step %d is not the CPU codec's bits\n", WavefieldCodecs[codec], pairs ? "pairs" : "single", (int)k);
         (*failed)++;
       }
     }

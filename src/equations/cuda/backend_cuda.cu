@@ -168,6 +168,10 @@ static PetscErrorCode CopySync(void *lanes, PetscInt slot)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode Encode(void *lanes, WavefieldCodec codec, const float *x, size_t n, void *packed) { return CudaCodecEncode((const CudaLanes *)lanes, codec, x, n, packed); }
+
+static PetscErrorCode Decode(void *lanes, WavefieldCodec codec, const void *packed, size_t n, float *x) { return CudaCodecDecode((const CudaLanes *)lanes, codec, packed, n, x); }
+
 extern "C" const BackendOps BackendOpsCUDA = {
   .name               = CUDA_BACKEND_NAME,
   .side_begin         = SideBegin,
@@ -186,5 +190,7 @@ extern "C" const BackendOps BackendOpsCUDA = {
   .copy_async         = CopyAsync,
   .copy_wait          = CopyWait,
   .copy_sync          = CopySync,
+  .encode             = Encode,
+  .decode             = Decode,
 };
 

@@ -90,6 +90,11 @@ PetscErrorCode CudaPointsInject(const CudaLanes *l, float *field, const float *s
 PetscErrorCode CudaPointsRecord(const CudaLanes *l, const float *field, const PointMap *m, const float remote[], float out[]);
 /* Whether every one of u's n values is finite; waits for the main lane. */
 PetscErrorCode CudaFieldFinite(CudaLanes *l, const float *u, size_t n, PetscBool *finite);
+/* codec_cuda.cu: a step's n floats at x encoded into packed as codec.h
+   lays it out (the CPU's bytes), or back, queued on l's current lane;
+   codec bf16 or int8. */
+PetscErrorCode CudaCodecEncode(const CudaLanes *l, WavefieldCodec codec, const float *x, size_t n, void *packed);
+PetscErrorCode CudaCodecDecode(const CudaLanes *l, WavefieldCodec codec, const void *packed, size_t n, float *x);
 /* The cells of the nbox boxes (owned coordinates; the padded index of cell
    i is origin + sum_a i[a] stride[a]) to buf, box by box, each along axis
    0, then 1, then 2, or back from it where unpack. */
