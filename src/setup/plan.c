@@ -107,12 +107,33 @@ static void CheckpointShape(const Options *o, PetscInt nsteps, double room, doub
   *snapshots = PetscMin(*snapshots, (nsteps + *window - 1) / *window - 1);
 }
 
+/* How often one store serves: every shot of the busiest group, in every
+   evaluation (an inversion's: at least one per iteration, -tao_max_it or
+   the default, in every band). */
+static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
+{
+  const double evaluations = o->mode == MODE_INVERT ? (double)(o->tao_max_it + 1) * PetscMax(o->nbands, 1) : 1;
+
+  return (double)((geo->nshots + l->ngroups - 1) / l->ngroups) * evaluations;
+}
+
+/* What a method needs on a rank (bytes): backend fields, the stored
+   steps, and the store's buffers in host and device memory
+   (WavefieldStoreBufferBytes: a staged store's two device buffers, an
+   encoded store's), with its steps in memory and on disk. */
+typedef struct {
+  double fields, steps, map, buffers[2], disk_buffers[2]; /* map: the store's live map, in host memory whatever the tier */
+} Need;
+
+/* Where a method's steps go. */
+typedef enum { TIER_HOST, TIER_DEVICE, TIER_DISK } Tier;
+
 /* Checkpointing as planned: its snapshots and window, where the snapshots
    lie, what a copy of one costs (forward steps), and the schedule's
    forward steps and copies. */
 typedef struct {
   PetscInt snapshots, window, steps, copies;
-  int      tier; /* a Tier */
+  Tier     tier;
   double   copy, cost; /* cost: in forward runs beyond the forward run */
 } CheckpointPlan;
 
@@ -129,28 +150,6 @@ static PetscErrorCode CheckpointSchedule(PetscInt nsteps, CheckpointPlan *c)
   PetscCall(RevolveDestroy(&r));
   PetscFunctionReturn(0);
 }
-
-/* How often one store serves: every shot of the busiest group, in every
-   evaluation (an inversion's: at least one per iteration, -tao_max_it or
-   the default, in every band). */
-static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
-{
-  const double evaluations = o->mode == MODE_INVERT ? (double)(o->tao_max_it + 1) * PetscMax(o->nbands, 1) : 1;
-
-  return (double)((geo->nshots + l->ngroups - 1) / l->ngroups) * evaluations;
-}
-
-/* What a method needs on a rank (bytes): backend fields, the stored steps,
-   and the store's buffers in host
-   and device memory (WavefieldStoreBufferBytes: a staged store's two
-   device buffers, an encoded store's), with its steps in memory and on
-   disk. */
-typedef struct {
-  double fields, steps, map, buffers[2], disk_buffers[2]; /* map: the store's live map, in host memory whatever the tier */
-} Need;
-
-/* Where a method's steps go. */
-typedef enum { TIER_HOST, TIER_DEVICE, TIER_DISK } Tier;
 
 /* A rank's figures, reduced by a max over the world as doubles: each
    method's need, the rest of the run (host, device), and the free device
@@ -302,7 +301,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   const PetscInt         dim   = g->dim > 2 ? 1 : 0;
   const EquationGradientCost *c = &backend->eq->gradient_cost[dim];
   const double                link = HostLinkCost[dim] / c->step, first_use = backend->memory->first_use[dim] / c->step;
-  const double                disk_cost = DiskCost[dim] / c->step, codec_cost = codec != CODEC_NONE && !backend->memory->device_free_memory ? CodecCost[dim] / c->step : 0; /* a device's, a pass on the device: not counted */
+  const double                disk_cost = DiskCost[dim] / c->step, codec_cost = codec != CODEC_NONE && !OnDevice(backend) ? CodecCost[dim] / c->step : 0; /* a device's: a pass on the device, not counted */
   Figures   mine = {0}, most;
   double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1, raw[NMETHODS] = {0};
   PetscBool fits[NMETHODS];
@@ -402,7 +401,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
       else PetscCall(PetscPrintf(l->world, "  %-10s (not offered by the %s equation on the %s backend)\n", GradientMethods[k + 1], backend->eq->name, backend->memory->name));
       continue;
     }
-    tier[k] = k + 1 == GRADIENT_CHECKPOINT ? (Tier)ck_plan.tier : TierOf(o, backend, &most.need[k], budget[0], budget[1]);
+    tier[k] = k + 1 == GRADIENT_CHECKPOINT ? ck_plan.tier : TierOf(o, backend, &most.need[k], budget[0], budget[1]);
     Place(backend, tier[k], &most.need[k], busiest[k]);
     fits[k] = busiest[k][0] <= budget[0] && busiest[k][2] <= budget[2] &&
                   (!OnDevice(backend) || (busiest[k][1] <= budget[1] && (tier[k] == TIER_DEVICE || where != STORAGE_DEVICE)))
