@@ -40,8 +40,8 @@ device or no CUDA build):
     GPU vs CPU bit for bit.
 (h) where the GPU's full storage keeps its steps, 2D and 3D: on disk
     (-wavefield_dir, through page-locked host buffers) bit for bit the
-    device store's gradient; as 8-bit blocks in host memory bit for bit
-    the same on disk, within 2% (relative L2) of the exact gradient and
+    device store's gradient; as 8-bit blocks in device memory bit for bit
+    the same in host memory and on disk, within 2% (relative L2) of the exact gradient and
     within 1e-4 of the CPU's 8-bit gradient; -gradient_method checkpoint
     (3 snapshots) with its snapshots where the planner puts them (device
     memory) and in host memory, bit for bit the device store's gradient.
@@ -271,10 +271,12 @@ def part_h(scr, failures, grad_ref, backend="cuda"):
         disk = gradient(1, args + ["-wavefield_storage", "disk", "-wavefield_dir", folder], scr.sub(f"h{dim}_disk"))
         failures.append(bitwise_gradient(dev, disk, f"(h) {dim}D -wavefield_storage disk vs device"))
         int8 = ["-wavefield_compression", "int8"]
-        host8 = gradient(1, args + int8, scr.sub(f"h{dim}_int8"))
+        dev8 = gradient(1, args + int8, scr.sub(f"h{dim}_int8"))
+        host8 = gradient(1, args + int8 + ["-wavefield_storage", "host"], scr.sub(f"h{dim}_int8_host"))
         disk8 = gradient(1, args + int8 + ["-wavefield_storage", "disk", "-wavefield_dir", folder], scr.sub(f"h{dim}_int8_disk"))
         cpu8 = gradient(1, [a if a != backend else "cpu" for a in args] + int8, scr.sub(f"h{dim}_int8_cpu"))
-        failures.append(bitwise_gradient(host8, disk8, f"(h) {dim}D int8 on disk vs in host memory"))
+        failures.append(bitwise_gradient(dev8, host8, f"(h) {dim}D int8 in host memory vs in device memory"))
+        failures.append(bitwise_gradient(dev8, disk8, f"(h) {dim}D int8 on disk vs in device memory"))
         failures += gradient_within(dev, host8, f"(h) {dim}D int8 vs exact", "relative L2", 2e-2, MISFIT_TOL)
         failures += gradient_within(cpu8, host8, f"(h) {dim}D int8, {backend} vs cpu", "relative L2", GRAD_TOL, MISFIT_TOL)
         if os.listdir(folder):

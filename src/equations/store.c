@@ -3,9 +3,10 @@
    in page-locked host memory behind two device buffers that take turns: a
    step is written into one while the previous step's copy to the host runs,
    and read back from one while the next (earlier) step is fetched.
-   Compressed steps are encoded from, and decoded into, two such buffers
-   (a device encodes on the device, into two device buffers of its own, and
-   copies the encoded bytes); steps on disk go out of them, and come back
+   Compressed steps are encoded from, and decoded into, two such buffers:
+   into their slots, or where they cross a device's copy lane into two
+   device buffers of their own first (the device encodes, and the encoded
+   bytes are copied); steps on disk go out of them, and come back
    into them, on the file's own thread (store_file.h), in the same turns: a
    device backend's through two page-locked host buffers, a step written
    going down to one while the equation takes the next step and out to the
@@ -20,7 +21,7 @@
 typedef enum {
   PLACE_BACKEND, /* floats in backend memory, a step's buffer its slot */
   PLACE_STAGED,  /* a device backend's, floats or encoded, in page-locked host memory, through device buffers */
-  PLACE_ENCODED, /* a host backend's, encoded in host memory, through host buffers */
+  PLACE_ENCODED, /* encoded in backend memory, through backend buffers */
   PLACE_DISK     /* in a file, encoded or not, through backend buffers (and a device's page-locked host buffers) */
 } Placement;
 
@@ -35,7 +36,7 @@ struct _p_WavefieldStore {
   size_t            packed;  /* bytes a step keeps */
   char             *data;    /* the slots, but on disk */
   float            *buf[2];  /* a step's buffer, step k in buf[k % 2], but PLACE_BACKEND */
-  void             *pack[2]; /* a device backend's encoded steps: step k encoded in pack[k % 2], device memory */
+  void             *pack[2]; /* a device backend's encoded steps that cross its copy lane: step k encoded in pack[k % 2], device memory */
   void             *host[2]; /* a device backend's steps on disk: step k's bytes in host[k % 2], page-locked */
   void             *io[2];   /* a host backend's encoded steps on disk: step k's bytes as the file keeps them */
   PetscInt          landing; /* with host: the step written whose copy down is queued, not yet written out; or -1 */
@@ -56,6 +57,9 @@ void WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTie
   if (!b->device_free_memory) { /* buf, and io */
     bytes[0] = disk || encoded ? floats + (disk ? encoded : 0) : 0;
     bytes[1] = 0;
+  } else if (tier->where == STORAGE_DEVICE) { /* buf where the slots are encoded */
+    bytes[0] = 0;
+    bytes[1] = encoded ? floats : 0;
   } else { /* buf and pack on the device, host for a file */
     bytes[0] = disk ? 2.0 * CodecBytes(tier->codec, n) : 0;
     bytes[1] = floats + encoded;
@@ -90,22 +94,18 @@ static PetscErrorCode ChooseStaged(MPI_Comm comm, const BackendOps *b, double by
   PetscFunctionReturn(0);
 }
 
-/* The placement the tier asks for: encoded steps in host memory (a
-   device's page-locked). */
+/* The placement the tier asks for: encoded steps, where they are not
+   staged, in backend memory as the floats would be. */
 static PetscErrorCode Choose(MPI_Comm comm, const BackendOps *b, double bytes, const WavefieldTier *tier, Placement *place)
 {
   PetscBool staged;
   double    device_usable;
 
   PetscFunctionBeginUser;
-  PetscCheck(tier->where != STORAGE_DEVICE || tier->codec == CODEC_NONE || !b->device_free_memory, comm, PETSC_ERR_ARG_INCOMP,
-             "-wavefield_storage device with -wavefield_compression %s: encoded steps are kept in host memory (or on disk); expected -wavefield_storage auto, host or disk",
-             WavefieldCodecs[tier->codec]);
   if (tier->where == STORAGE_DISK) *place = PLACE_DISK;
-  else if (tier->codec != CODEC_NONE) *place = b->host_memory ? PLACE_ENCODED : PLACE_STAGED;
   else {
     PetscCall(ChooseStaged(comm, b, bytes, tier->where, &staged, &device_usable));
-    *place = staged ? PLACE_STAGED : PLACE_BACKEND;
+    *place = staged ? PLACE_STAGED : tier->codec != CODEC_NONE ? PLACE_ENCODED : PLACE_BACKEND;
   }
   PetscFunctionReturn(0);
 }
@@ -129,7 +129,7 @@ static PetscErrorCode Describe(const WavefieldStore s, const WavefieldTier *tier
     PetscCall(PetscSNPrintf(place, len, "page-locked host memory%s, copied asynchronously", s->codec ? (s->codec == CODEC_BF16 ? " as bfloat16 (encoded on the device)" : " as 8-bit blocks (encoded on the device)") : ""));
     break;
   case PLACE_ENCODED:
-    PetscCall(PetscSNPrintf(place, len, "host memory%s", as));
+    PetscCall(PetscSNPrintf(place, len, "%s%s", s->b->device_free_memory ? "device memory" : "host memory", as));
     break;
   case PLACE_DISK:
     PetscCall(PetscSNPrintf(place, len, "a file in %s%s (one a rank, unnamed: gone when the run ends), written and read ahead asynchronously%s", tier->dir, as,
@@ -170,7 +170,7 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *la
   for (PetscInt k = 0; k < 2; k++) {
     const double packed = (double)(*s)->packed;
     if (place != PLACE_BACKEND) MemoryCall(b->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)), "the forward wavefield store's buffers", n * sizeof(float));
-    if (!b->host_memory && tier->codec != CODEC_NONE) MemoryCall(b->mem_alloc(&(*s)->pack[k], (*s)->packed), "the forward wavefield store's encoding buffers", packed);
+    if (!b->host_memory && tier->codec != CODEC_NONE && place != PLACE_ENCODED) MemoryCall(b->mem_alloc(&(*s)->pack[k], (*s)->packed), "the forward wavefield store's encoding buffers", packed);
     if (Hosted(*s)) MemoryCall(b->host_alloc(&(*s)->host[k], (*s)->packed), "the forward wavefield store's page-locked buffers", packed);
     if (b->host_memory && place == PLACE_DISK && tier->codec != CODEC_NONE) MemoryCall(PetscMalloc((*s)->packed, &(*s)->io[k]), "the forward wavefield store's buffers", packed);
   }
@@ -211,12 +211,13 @@ static size_t SlotOf(WavefieldStore s, PetscInt step) { return (size_t)(s->ring 
 
 static void *Slot(WavefieldStore s, PetscInt step) { return s->data + s->packed * SlotOf(s, step); }
 
-/* Where step's encoding is formed and read: a device's encoding buffer,
-   a host backend's slot, or its file buffer. */
+/* Where step's encoding is formed and read: its slot (in backend
+   memory), a device's encoding buffer (its copy lane's), or a host
+   backend's file buffer. */
 static void *Packed(WavefieldStore s, PetscInt step)
 {
-  if (!s->b->host_memory) return s->pack[step % 2];
-  return s->place == PLACE_ENCODED ? Slot(s, step) : s->io[step % 2];
+  if (s->place == PLACE_ENCODED) return Slot(s, step);
+  return s->b->host_memory ? s->io[step % 2] : s->pack[step % 2];
 }
 
 /* What crosses a device's copy lane for step: its encoding, or its buffer. */

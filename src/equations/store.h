@@ -28,8 +28,10 @@ double WavefieldStoreBytes(size_t n, PetscInt nsteps, WavefieldCodec codec);
 /* Bytes of memory a store for steps of n floats needs beside its steps,
    in host memory (bytes[0]) and in device memory (bytes[1]): the buffers
    the equation writes and reads a step in, where its steps are not in
-   backend memory as floats (staged on a device, on disk, encoded), and a
-   device backend's page-locked host buffers for encoded or disk steps. */
+   backend memory as floats (staged on a device, on disk, encoded), a
+   device's encoding buffers where encoded steps cross its copy lane, and
+   its page-locked host buffers for a file.  tier->where device: the steps
+   kept in device memory. */
 void WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTier *tier, double bytes[2]);
 
 /* A store for nsteps steps of n floats (what: how they are described),
@@ -41,9 +43,9 @@ void WavefieldStoreBufferBytes(const BackendOps *b, size_t n, const WavefieldTie
    (GradientPlanChoose).  b and lanes: the backend's memory and the lanes
    the copies of a staged store queue on.  live: the live map beside each
    step, in host memory (Equation.store_shape says where the equation keeps
-   one for the stored term; bytes 0: none).  Encoded steps lie in host
-   memory (a device's page-locked) or on disk, encoded and decoded by the
-   backend (BackendOps.encode). */
+   one for the stored term; bytes 0: none).  Encoded steps lie where the
+   floats would (a device's in device memory, or staged), or on disk,
+   encoded and decoded by the backend (BackendOps.encode). */
 PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *lanes, size_t n, PetscInt nsteps, const WavefieldTier *tier, const WavefieldLive *live,
                                     const char *what, WavefieldStore *s);
 PetscErrorCode WavefieldStoreDestroy(WavefieldStore *s);

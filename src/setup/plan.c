@@ -120,9 +120,10 @@ static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
 /* What a method needs on a rank (bytes): backend fields, the stored
    steps, and the store's buffers in host and device memory
    (WavefieldStoreBufferBytes: a staged store's two device buffers, an
-   encoded store's), with its steps in memory and on disk. */
+   encoded store's), with its steps in host memory, on disk and (resident:
+   a device's) in device memory. */
 typedef struct {
-  double fields, steps, map, buffers[2], disk_buffers[2]; /* map: the store's live map, in host memory whatever the tier */
+  double fields, steps, map, buffers[2], disk_buffers[2], resident; /* map: the store's live map, in host memory whatever the tier */
 } Need;
 
 /* Where a method's steps go. */
@@ -173,21 +174,21 @@ static void Place(const Backend *backend, Tier tier, const Need *n, double bytes
   const PetscBool device = OnDevice(backend);
 
   bytes[0] = (device ? 0 : n->fields) + n->map + (tier == TIER_DISK ? n->disk_buffers[0] : tier == TIER_HOST ? n->steps + n->buffers[0] : 0);
-  bytes[1] = device ? n->fields + (tier == TIER_DISK ? n->disk_buffers[1] : tier == TIER_HOST ? n->buffers[1] : n->steps) : 0;
+  bytes[1] = device ? n->fields + (tier == TIER_DISK ? n->disk_buffers[1] : tier == TIER_HOST ? n->buffers[1] : n->steps + n->resident) : 0;
   bytes[2] = tier == TIER_DISK ? n->steps : 0;
 }
 
 /* The tier of a method's steps: disk where asked, or (auto, with
    -wavefield_dir) where the busiest rank's do not fit in host memory; a
-   device backend's in device memory when they fit there as floats, else
-   in host memory.  Not checkpointing's (PlanCheckpoints). */
+   device backend's in device memory when they fit there, else in host
+   memory.  Not checkpointing's (PlanCheckpoints). */
 static Tier TierOf(const Options *o, const Backend *backend, const Need *busiest, double host_budget, double device_budget)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
   double                 bytes[3];
 
   if (where == STORAGE_DISK) return TIER_DISK;
-  if (OnDevice(backend) && where != STORAGE_HOST && o->wavefield_codec == CODEC_NONE && busiest->fields + busiest->steps + busiest->map <= device_budget) return TIER_DEVICE;
+  if (OnDevice(backend) && where != STORAGE_HOST && busiest->fields + busiest->steps + busiest->resident <= device_budget) return TIER_DEVICE;
   Place(backend, TIER_HOST, busiest, bytes);
   return where == STORAGE_AUTO && o->wavefield_dir[0] && bytes[0] > host_budget ? TIER_DISK : TIER_HOST;
 }
@@ -285,9 +286,6 @@ static PetscErrorCode CheckTier(const Options *o, const Layout *l, const Backend
              "-wavefield_dir %s with -wavefield_storage %s: the steps are kept in memory; expected -wavefield_storage auto or disk", o->wavefield_dir, WavefieldStorages[where]);
   PetscCheck(where != STORAGE_DEVICE || OnDevice(backend), l->world, PETSC_ERR_USER_INPUT, "-wavefield_storage device: the %s backend has no device memory; expected auto, host or disk",
              backend->memory->name);
-  PetscCheck(where != STORAGE_DEVICE || o->wavefield_codec == CODEC_NONE, l->world, PETSC_ERR_USER_INPUT,
-             "-wavefield_storage device with -wavefield_compression %s: encoded steps are kept in host memory (or on disk); expected -wavefield_storage auto, host or disk",
-             WavefieldCodecs[o->wavefield_codec]);
   PetscCheck(o->gradient_method != GRADIENT_CHECKPOINT || o->wavefield_codec == CODEC_NONE, l->world, PETSC_ERR_USER_INPUT,
              "-gradient_method checkpoint keeps its snapshots and steps as floats (its gradient is exact): expected no -wavefield_compression");
   PetscFunctionReturn(0);
@@ -327,7 +325,12 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept);
     mine.need[k].map          = (double)live.bytes * nsteps;
     raw[k]                    = (double)n * nsteps * sizeof(float);
-    WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_AUTO, kept, NULL}, mine.need[k].buffers);
+    WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_HOST, kept, NULL}, mine.need[k].buffers);
+    {
+      double resident[2];
+      WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){OnDevice(backend) ? STORAGE_DEVICE : STORAGE_AUTO, kept, NULL}, resident);
+      mine.need[k].resident = resident[1];
+    }
     WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_DISK, kept, NULL}, mine.need[k].disk_buffers);
     if (ring) { /* and a second state, which runs the steps again; its ring of steps stays in memory (counted once its window is known), its snapshots are what it stores */
       PetscInt padded[3];
@@ -342,6 +345,8 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
       mine.need[k].buffers[0]      = mine.need[k].buffers[1] = 0;
       mine.need[k].disk_buffers[0] = 2 * mine.snapshot; /* host buffers between the backend's memory and the file */
       mine.need[k].disk_buffers[1] = 0;
+      mine.need[k].resident        = 0;
+      mine.need[k].resident        = 0;
     }
   }
   PetscCall(MemoryRest(o, l, backend, m, geo, g, t, mine.rest));

@@ -10,7 +10,8 @@
    storage; so do 12 shots on one rank.  Checkpointing, named on a device,
    keeps its ring on the device, and its snapshots there too where they fit
    (no copy then crosses the host link), else in host memory.  On a
-   device, compressed steps lie in host memory, steps on disk in the file
+   device, compressed steps lie in device memory where they fit (in host
+   memory under -wavefield_storage host), steps on disk in the file
    (a device's fields and buffers on the device, page-locked buffers on the
    host), and checkpointing's snapshots on disk where asked. */
 #include "equations/acoustic/acoustic.h"
@@ -118,11 +119,18 @@ int main(int argc, char **argv)
   PetscCall(Expect("-gradient_method checkpoint on a device, snapshots on disk", &plan, GRADIENT_CHECKPOINT, &failed));
   PetscCheck(plan.tier.where == STORAGE_DISK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpointing on a device with -wavefield_storage disk: its snapshots not on disk");
 
-  /* compression on a device: the steps encoded in host memory (8-bit blocks: 0.27 of the floats), the device keeping its fields and two buffers */
+  /* compression on a device: the steps encoded (8-bit blocks: 0.27 of the floats) in device memory where they fit, in host memory under -wavefield_storage host
+     (the device keeping its fields and buffers) */
   PetscCall(Choose(&device, "-gradient_method full -wavefield_compression int8", &plan));
   PetscCall(Expect("-wavefield_compression int8 on a device", &plan, GRADIENT_FULL, &failed));
+  PetscCheck(plan.tier.codec == CODEC_INT8 && plan.bytes[0] == 0 && plan.bytes[1] > 0.2 * store && plan.bytes[1] < 0.35 * store, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "full storage as 8-bit blocks on a roomy device placed %g bytes on the host and %g on the device, expected none and about 0.27 of %g", plan.bytes[0], plan.bytes[1],
+             store);
+  PetscCall(Choose(&device, "-gradient_method full -wavefield_compression int8 -wavefield_storage host", &plan));
+  PetscCall(Expect("-wavefield_compression int8 -wavefield_storage host on a device", &plan, GRADIENT_FULL, &failed));
   PetscCheck(plan.tier.codec == CODEC_INT8 && plan.bytes[0] > 0.2 * store && plan.bytes[0] < 0.35 * store && plan.bytes[1] < 0.1 * store, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-             "full storage as 8-bit blocks on a device placed %g bytes on the host and %g on the device, expected about 0.27 and under 0.1 of %g", plan.bytes[0], plan.bytes[1], store);
+             "full storage as 8-bit blocks in host memory from a device placed %g bytes on the host and %g on the device, expected about 0.27 and under 0.1 of %g", plan.bytes[0],
+             plan.bytes[1], store);
   PetscCall(Choose(&device, "-gradient_method full -wavefield_storage disk -wavefield_dir .", &plan));
   PetscCall(Expect("-wavefield_storage disk on a device", &plan, GRADIENT_FULL, &failed));
   PetscCheck(plan.tier.where == STORAGE_DISK && plan.bytes[0] < 0.05 * store && plan.bytes[1] < 0.1 * store, PETSC_COMM_SELF, PETSC_ERR_PLIB,

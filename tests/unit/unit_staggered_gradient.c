@@ -53,9 +53,8 @@
    both methods' gradients must be the CPU's bits, and its checkpointed
    gradient (3 snapshots, windows of 4 steps, the snapshots in host memory
    in the 1st, 3rd, ... case and in device memory in the others) full
-   storage's; in the first
-   case its full storage on disk and encoded, the CPU's with the same
-   encoding.  -physics acoustic -against_cuda does the same for the
+   storage's; in the first case its full storage on disk, and encoded in
+   every tier, the CPU's with the same encoding.  -physics acoustic -against_cuda does the same for the
    constant-density equation (whose CUDA boundary method, without the
    CPU's support boxes, is held to 1e-5 relative L2 instead):
    unit_staggered_gradient_cuda_host runs its kernels compiled for the host
@@ -693,10 +692,10 @@ static PetscErrorCode CheckpointGradient(Run *r, double *J, double *grad[])
   PetscFunctionReturn(0);
 }
 
-/* The CUDA backend's full storage kept in host memory or on disk, as
-   floats or encoded (its steps through page-locked host buffers, encoded
-   and decoded on the host), against the CPU's with the same encoding in
-   the other tier: the same bits.  Counts the differing values (and J) in
+/* The CUDA backend's full storage on disk as floats or encoded, encoded
+   in page-locked host memory and encoded in device memory (encoded on the
+   device), against the CPU's with the same encoding in another tier: the
+   same bits.  Counts the differing values (and J) in
    *differ. */
 static PetscErrorCode CheckCudaTiers(Run run[2], PetscInt *differ)
 {
@@ -704,10 +703,11 @@ static PetscErrorCode CheckCudaTiers(Run run[2], PetscInt *differ)
   int         pid = (int)getpid();
   const struct {
     WavefieldTier cpu, cuda;
-  } pair[3] = {
+  } pair[4] = {
     {{STORAGE_AUTO, CODEC_NONE, NULL}, {STORAGE_DISK, CODEC_NONE, dir}},
     {{STORAGE_AUTO, CODEC_INT8, NULL}, {STORAGE_DISK, CODEC_INT8, dir}},
-    {{STORAGE_DISK, CODEC_BF16, dir},  {STORAGE_AUTO, CODEC_BF16, NULL}},
+    {{STORAGE_DISK, CODEC_BF16, dir},  {STORAGE_HOST, CODEC_BF16, NULL}},
+    {{STORAGE_DISK, CODEC_INT8, dir},  {STORAGE_AUTO, CODEC_INT8, NULL}},
   };
   PetscMPIInt rank;
 
@@ -717,7 +717,7 @@ static PetscErrorCode CheckCudaTiers(Run run[2], PetscInt *differ)
   PetscCall(PetscSNPrintf(dir, sizeof dir, "unit_staggered_gradient_store_%d", pid)); /* the test's variants may run at once */
   if (!rank) (void)mkdir(dir, 0700);
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-  for (PetscInt p = 0; p < 3; p++) {
+  for (PetscInt p = 0; p < 4; p++) {
     double J[2], *g[2][EQUATION_MAX_PARAMETERS];
     for (PetscInt b = 0; b < 2; b++) {
       run[b].tier = b ? pair[p].cuda : pair[p].cpu;
