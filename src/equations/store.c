@@ -245,11 +245,11 @@ static PetscErrorCode Land(WavefieldStore s)
   PetscFunctionReturn(0);
 }
 
-/* A written step goes to its slot: encoded (on the device, into its
-   encoding buffer), then copied from the device (staged, on the copy lane
-   after the main lane's work so far, to its slot; on disk to its host
-   buffer once the file is done with that buffer, the previous step written
-   out meanwhile), or written to the file. */
+/* A written step goes to its slot: encoded (Packed: into its slot, or
+   first into an encoding buffer), copied from the device (staged, on the
+   copy lane after the main lane's work so far, to its slot; on disk to its
+   host buffer once the file is done with that buffer, the previous step
+   written out meanwhile), or written to the file. */
 static PetscErrorCode Put(WavefieldStore s, PetscInt step)
 {
   PetscFunctionBeginUser;
