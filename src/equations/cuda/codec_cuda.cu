@@ -7,7 +7,8 @@
 
 #define CODEC_THREADS 256
 
-static dim3 ValueBlocks(size_t n) { return dim3((unsigned)((n + CODEC_THREADS - 1) / CODEC_THREADS)); }
+/* CODEC_THREADS a thread block, a thread an item of n. */
+static dim3 ThreadBlocks(size_t n) { return dim3((unsigned)((n + CODEC_THREADS - 1) / CODEC_THREADS)); }
 
 __global__ void ToBF16Kernel(const float *x, size_t n, uint16_t *h)
 {
@@ -21,24 +22,23 @@ __global__ void FromBF16Kernel(const uint16_t *h, size_t n, float *x)
   if (i < n) x[i] = CodecFromBF16(h[i]);
 }
 
-/* A block of CODEC_BLOCK threads per block of values: the largest
-   magnitude reduced in shared memory (an integer maximum: the same in any
-   order), then each thread its value. */
+/* A thread a block of values, as the CPU's loop over a block: its largest
+   magnitude, its scale, its values (no barrier, so the host emulation
+   runs it as plain calls). */
 __global__ void ToInt8Kernel(const float *x, size_t n, float *scale, int8_t *q)
 {
-  __shared__ uint32_t big[CODEC_BLOCK];
-  const unsigned      t = threadIdx.x;
-  const size_t        i = (size_t)blockIdx.x * CODEC_BLOCK + t;
+  const size_t b = (size_t)blockIdx.x * CODEC_THREADS + threadIdx.x, i0 = b * CODEC_BLOCK;
+  const size_t i1 = i0 + CODEC_BLOCK < n ? i0 + CODEC_BLOCK : n;
+  uint32_t     bits = 0;
 
-  big[t] = i < n ? CodecMagnitude(x[i]) : 0;
-  __syncthreads();
-  for (unsigned half = CODEC_BLOCK / 2; half > 0; half /= 2) {
-    if (t < half) big[t] = big[t + half] > big[t] ? big[t + half] : big[t];
-    __syncthreads();
+  if (i0 >= n) return;
+  for (size_t i = i0; i < i1; i++) {
+    const uint32_t u = CodecMagnitude(x[i]);
+    bits             = u > bits ? u : bits;
   }
-  const float b = CodecFloat(big[0]);
-  if (!t) scale[blockIdx.x] = CodecScale(b);
-  if (i < n) q[i] = CodecKeeps(b) ? CodecQuantize(x[i], b) : 0;
+  const float big = CodecFloat(bits);
+  scale[b]        = CodecScale(big);
+  for (size_t i = i0; i < i1; i++) q[i] = CodecKeeps(big) ? CodecQuantize(x[i], big) : 0;
 }
 
 __global__ void FromInt8Kernel(const float *scale, const int8_t *q, size_t n, float *x)
@@ -55,8 +55,8 @@ PetscErrorCode CudaCodecEncode(const CudaLanes *l, WavefieldCodec codec, const f
 
   PetscFunctionBeginUser;
   if (!n) PetscFunctionReturn(0);
-  if (codec == CODEC_BF16) CudaLaunch(ToBF16Kernel, ValueBlocks(n), dim3(CODEC_THREADS), CudaLanesStream(l), x, n, (uint16_t *)packed);
-  else CudaLaunch(ToInt8Kernel, dim3((unsigned)nb), dim3(CODEC_BLOCK), CudaLanesStream(l), x, n, (float *)packed, (int8_t *)((float *)packed + nb));
+  if (codec == CODEC_BF16) CudaLaunch(ToBF16Kernel, ThreadBlocks(n), dim3(CODEC_THREADS), CudaLanesStream(l), x, n, (uint16_t *)packed);
+  else CudaLaunch(ToInt8Kernel, ThreadBlocks(nb), dim3(CODEC_THREADS), CudaLanesStream(l), x, n, (float *)packed, (int8_t *)((float *)packed + nb));
   CUDA_LAUNCHED();
   PetscFunctionReturn(0);
 }
@@ -67,8 +67,8 @@ PetscErrorCode CudaCodecDecode(const CudaLanes *l, WavefieldCodec codec, const v
 
   PetscFunctionBeginUser;
   if (!n) PetscFunctionReturn(0);
-  if (codec == CODEC_BF16) CudaLaunch(FromBF16Kernel, ValueBlocks(n), dim3(CODEC_THREADS), CudaLanesStream(l), (const uint16_t *)packed, n, x);
-  else CudaLaunch(FromInt8Kernel, ValueBlocks(n), dim3(CODEC_THREADS), CudaLanesStream(l), (const float *)packed, (const int8_t *)((const float *)packed + nb), n, x);
+  if (codec == CODEC_BF16) CudaLaunch(FromBF16Kernel, ThreadBlocks(n), dim3(CODEC_THREADS), CudaLanesStream(l), (const uint16_t *)packed, n, x);
+  else CudaLaunch(FromInt8Kernel, ThreadBlocks(n), dim3(CODEC_THREADS), CudaLanesStream(l), (const float *)packed, (const int8_t *)((const float *)packed + nb), n, x);
   CUDA_LAUNCHED();
   PetscFunctionReturn(0);
 }
