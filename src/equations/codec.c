@@ -17,30 +17,6 @@ size_t CodecBytes(WavefieldCodec codec, size_t n)
   }
 }
 
-/* The largest magnitude of a block (codec_values.h: as bits). */
-static uint32_t LargestBits(const float *x, size_t n)
-{
-  uint32_t big = 0;
-
-  for (size_t i = 0; i < n; i++) {
-    const uint32_t u = CodecMagnitude(x[i]);
-    big              = u > big ? u : big;
-  }
-  return big;
-}
-
-static void EncodeBlock(const float *x, size_t n, float *scale, int8_t *q)
-{
-  const float big = CodecFloat(LargestBits(x, n));
-
-  *scale = CodecScale(big);
-  if (!CodecKeeps(big)) {
-    memset(q, 0, n);
-    return;
-  }
-  for (size_t i = 0; i < n; i++) q[i] = CodecQuantize(x[i], big);
-}
-
 void CodecEncode(WavefieldCodec codec, const float *x, size_t n, void *packed)
 {
   if (codec == CODEC_BF16) {
@@ -54,7 +30,7 @@ void CodecEncode(WavefieldCodec codec, const float *x, size_t n, void *packed)
 #pragma omp parallel for schedule(static)
     for (size_t b = 0; b < nb; b++) {
       const size_t i = b * CODEC_BLOCK;
-      EncodeBlock(x + i, n - i < CODEC_BLOCK ? n - i : CODEC_BLOCK, scale + b, q + i);
+      CodecEncodeBlock(x + i, n - i < CODEC_BLOCK ? n - i : CODEC_BLOCK, scale + b, q + i);
     }
   } else memcpy(packed, x, n * sizeof(float));
 }

@@ -54,3 +54,20 @@ CODEC_INLINE int CodecKeeps(float big) { return big > 0 && big <= 3.40282347e38f
 CODEC_INLINE int8_t CodecQuantize(float x, float big) { return (int8_t)(int32_t)rintf(x * (127 / big)); }
 
 CODEC_INLINE float CodecDequantize(int8_t q, float scale) { return (float)q * scale; }
+
+/* A block of n values (n <= CODEC_BLOCK) into its scale and bytes. */
+CODEC_INLINE void CodecEncodeBlock(const float *x, size_t n, float *scale, int8_t *q)
+{
+  uint32_t bits = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t u = CodecMagnitude(x[i]);
+    bits             = u > bits ? u : bits;
+  }
+  const float big = CodecFloat(bits);
+  *scale          = CodecScale(big);
+  if (!CodecKeeps(big))
+    for (size_t i = 0; i < n; i++) q[i] = 0;
+  else
+    for (size_t i = 0; i < n; i++) q[i] = CodecQuantize(x[i], big);
+}

@@ -22,23 +22,13 @@ __global__ void FromBF16Kernel(const uint16_t *h, size_t n, float *x)
   if (i < n) x[i] = CodecFromBF16(h[i]);
 }
 
-/* A thread a block of values, as the CPU's loop over a block: its largest
-   magnitude, its scale, its values (no barrier, so the host emulation
-   runs it as plain calls). */
+/* A thread a block of values, as the CPU takes it (no barrier, so the
+   host emulation runs it as plain calls). */
 __global__ void ToInt8Kernel(const float *x, size_t n, float *scale, int8_t *q)
 {
   const size_t b = (size_t)blockIdx.x * CODEC_THREADS + threadIdx.x, i0 = b * CODEC_BLOCK;
-  const size_t i1 = i0 + CODEC_BLOCK < n ? i0 + CODEC_BLOCK : n;
-  uint32_t     bits = 0;
 
-  if (i0 >= n) return;
-  for (size_t i = i0; i < i1; i++) {
-    const uint32_t u = CodecMagnitude(x[i]);
-    bits             = u > bits ? u : bits;
-  }
-  const float big = CodecFloat(bits);
-  scale[b]        = CodecScale(big);
-  for (size_t i = i0; i < i1; i++) q[i] = CodecKeeps(big) ? CodecQuantize(x[i], big) : 0;
+  if (i0 < n) CodecEncodeBlock(x + i0, n - i0 < CODEC_BLOCK ? n - i0 : CODEC_BLOCK, scale + b, q + i0);
 }
 
 __global__ void FromInt8Kernel(const float *scale, const int8_t *q, size_t n, float *x)
