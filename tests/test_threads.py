@@ -32,12 +32,20 @@ of 7 y layers at order 4 (R = 2).  The elastic equation's stages (one
 after the other, each over rows shared out among the threads) are held
 the same way.
 
+The variable-density adjoint's steps go in one such sweep too on a rank
+alone (four stages: the operands, the velocities with the pressure run
+back, the operands of the velocities with the velocities run back, the
+pressure), so every gradient file (dJ/dvp, dJ/drho; the elastic
+equation's dJ/dvs and dJ/drho as well) is held the same way.
+
 A rank alone does the adjoint's x-slab terms in the step's own walk along
 x when each slab's rows fit the first or the last thread's tile of rows,
 else in a sweep after the step, as split ranks always do: in 3D (41 x rows,
 slabs of 18 rows with their reach) 1 x 1 and 1 x 2 walk, 1 x 3 (tiles of
 14 rows) and 3 x 2 sweep.
 """
+import os
+
 import numpy as np
 
 import common as c
@@ -71,7 +79,8 @@ def outputs(scr, tag, dim, nranks, threads, true, start, options):
         out = scr.sub(f"{tag}_{method}_{nranks}x{threads}")
         c.run(nranks, ["-mode", "gradient", "-vp", start, "-observed_dir", obs, "-gradient_method", method] + options + split, out,
               threads=threads)
-        got[method] = c.read_rsf(f"{out}/gradient.rsf")[0]
+        for name in sorted(f for f in os.listdir(out) if f.startswith("gradient") and f.endswith(".rsf")):  # dJ/drho, dJ/dvs too
+            got[f"{method} {name}"] = c.read_rsf(f"{out}/{name}")[0]
     return got
 
 
@@ -91,7 +100,7 @@ def main():
                     b = got[name]
                     c.check(np.array_equal(a, b), f"{tag}: {name} of {nranks} rank(s) x {threads} threads differ from 1 x 1: "
                             f"max |diff| {np.abs(a - b).max():.3g} of max {np.abs(a).max():.3g}")
-                print(f"  {tag}: {nranks} rank(s) x {threads} threads: gathers and both gradients bit for bit 1 x 1")
+                print(f"  {tag}: {nranks} rank(s) x {threads} threads: gathers and {len(ref) - 1} gradient files bit for bit 1 x 1")
 
 
 if __name__ == "__main__":

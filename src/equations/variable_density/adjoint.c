@@ -110,6 +110,27 @@ PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationSte
   PetscFunctionReturn(0);
 }
 
+/* Before an adjoint step's sweep (VDKernels.fused_adjoint), stage 0's
+   StageBegin up to its operands, and the pressure's band that stage 1's
+   StageBegin puts back: stage 0 neither reads nor writes the band (it
+   runs the pressure back in the core), and the band still follows the
+   unsourcing, which it overwrites where a source lies in it. */
+PetscErrorCode VDAdjointSweepBegin(VDState *s, const EquationStepPoints *points)
+{
+  const VDKernels *ops  = s->ops;
+  float *const     p[3] = {s->p, s->p, s->p};
+
+  PetscFunctionBeginUser;
+  PetscCall(ops->surface(s, STAGGERED_ZERO_SURFACE, p));
+  PetscCall(ops->at_source(s, points->src, points->at_src));
+  if (s->method == GRADIENT_BOUNDARY) {
+    PetscCall(VDReconstructionUnsource(s, points));
+    PetscCall(ops->surface(s, STAGGERED_MIRROR_NODES, s->rec.v));
+    PetscCall(VDReconstructionRestore(s, PETSC_TRUE));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Each component's residuals go in as the records took it out: u += K dt
    R^T r for the pressure, w_a += B_a R^T r for v_a (VDResidualRow). */
 PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points)

@@ -94,5 +94,6 @@ const VDKernels VDKernelsCPU = {
   .image                = Image,
   .band_copy            = BandCopy,
   .fused_forward        = VDFusedForwardCPU,
+  .fused_adjoint        = VDFusedAdjointCPU,
   .backend              = &BackendOpsCPU,
 };

@@ -50,6 +50,10 @@ typedef struct VDKernels {
      StepEnd, step n + 1's records (pair's values) and its stage 0's
      StageBegin on the way (state.h: VDPair). */
   PetscErrorCode (*fused_forward)(VDState *s, const VDPair *pair);
+  /* Optional (NULL: none), for the same states: an adjoint step's stages
+     over every owned cell in one sweep, from stage 0's operands on
+     (VDAdjointSweepBegin does what comes before them). */
+  PetscErrorCode (*fused_adjoint)(VDState *s);
   const BackendOps *backend;
 } VDKernels;
 
@@ -60,6 +64,7 @@ extern const VDKernels VDKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
 PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint);
 PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint);
 PetscErrorCode VDFusedForwardCPU(VDState *s, const VDPair *pair);
+PetscErrorCode VDFusedAdjointCPU(VDState *s);
 PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage);
 PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *b);
 PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *b);

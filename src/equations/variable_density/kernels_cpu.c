@@ -272,6 +272,15 @@ typedef struct {
   const VDPair *pair; /* NULL: one step */
 } FusedSweep;
 
+/* Surface op on f along a row of axis 0 at each of that axis's free
+   surfaces (the sweeps' states have none on the others): what the stage
+   loop's surface pass does to the row. */
+static void SurfaceRow(const VDState *s, StaggeredSurfaceOp op, float *f, ptrdiff_t row, PetscInt n)
+{
+  for (PetscInt side = 0; side < 2; side++)
+    if (s->free_surface[0][side]) StaggeredSurfaceRow(op, f, row, 1, n, side, s->radius);
+}
+
 /* The values of pair's records of component c on layer l. */
 static void RecordLayer(const VDState *s, const VDPair *pr, PetscInt c, PetscInt l)
 {
@@ -288,15 +297,9 @@ static void RecordLayer(const VDState *s, const VDPair *pr, PetscInt c, PetscInt
 static void StepTurnLayer(VDState *s, const VDPair *pr, const Box *b, PetscInt l)
 {
   for (PetscInt i = pr->inject.at[l]; i < pr->inject.at[l + 1]; i++) s->p[pr->inject.cell[i]] += pr->amount[i];
-  STAGGERED_ROWS_OF(s, b, {
-    for (PetscInt side = 0; side < 2; side++)
-      if (s->free_surface[0][side]) StaggeredSurfaceRow(STAGGERED_ZERO_SURFACE, s->p, row, 1, n, side, s->radius);
-  });
+  STAGGERED_ROWS_OF(s, b, SurfaceRow(s, STAGGERED_ZERO_SURFACE, s->p, row, n));
   RecordLayer(s, pr, 0, l);
-  STAGGERED_ROWS_OF(s, b, {
-    for (PetscInt side = 0; side < 2; side++)
-      if (s->free_surface[0][side]) StaggeredSurfaceRow(STAGGERED_MIRROR_CENTRES, s->p, row, 1, n, side, s->radius);
-  });
+  STAGGERED_ROWS_OF(s, b, SurfaceRow(s, STAGGERED_MIRROR_CENTRES, s->p, row, n));
 }
 
 /* Layer l of StaggeredFusedSweep: an even stage, each row's velocities,
@@ -314,8 +317,7 @@ static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
       continue;
     }
     VelocityRow(s, row, q, n, PETSC_FALSE);
-    for (PetscInt side = 0; side < 2; side++)
-      if (s->free_surface[0][side]) StaggeredSurfaceRow(STAGGERED_MIRROR_NODES, s->v[0], row, 1, n, side, s->radius);
+    SurfaceRow(s, STAGGERED_MIRROR_NODES, s->v[0], row, n);
   });
   if (!f->pair) return;
   if (stage == 0)
@@ -356,55 +358,121 @@ static void ImageSum(PetscInt n, const float *restrict x, const float *restrict 
    of each face's buoyancy from the stored gradient; the boundary method
    stores none, and images as it runs the fields back): d = x outside the
    layers of a, and in them d = x - a (m - x), m = b (m - x). */
+static void OperandsRow(VDState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3], PetscInt n)
+{
+  if (stage == 0 && s->keep) ImageSum(n, s->p + row, s->keep + row, s->image_k + row);
+  for (PetscInt a = 0; a < s->dim; a++) {
+    const float *const x = (stage ? s->v[a] : s->p) + row;
+    float *const       d = s->d[a] + row;
+    PetscInt           cut[2];
+    if (stage && s->keep) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
+    PlainCut(s, stage, 1u << a, q, n, cut);
+    PetscArraycpy(d + cut[0], x + cut[0], cut[1] - cut[0]);
+    OperandLayer(cut[0], x, LayerOf(s, stage, a, q, 0), a ? 0 : 1, d);
+    OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, q, cut[1]), a ? 0 : 1, d + cut[1]);
+  }
+}
+
 PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage)
 {
   const Box all = {{0, 0, 0}, {s->n[0], s->n[1], s->n[2]}, 0};
 
-  STAGGERED_EACH_ROW(s, &all, {
-    if (stage == 0 && s->keep) ImageSum(n, s->p + row, s->keep + row, s->image_k + row);
-    for (PetscInt a = 0; a < s->dim; a++) {
-      const float *const x = (stage ? s->v[a] : s->p) + row;
-      float *const       d = s->d[a] + row;
-      PetscInt           cut[2];
-      if (stage && s->keep) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
-      PlainCut(s, stage, 1u << a, q, n, cut);
-      PetscArraycpy(d + cut[0], x + cut[0], cut[1] - cut[0]);
-      OperandLayer(cut[0], x, LayerOf(s, stage, a, q, 0), a ? 0 : 1, d);
-      OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, q, cut[1]), a ? 0 : 1, d + cut[1]);
-    }
-  });
+  STAGGERED_EACH_ROW(s, &all, OperandsRow(s, stage, row, q, n));
   return 0;
 }
 
 /* The forward scheme's passes with the adjoint's sign, on the fields run
    backwards, each imaging its term with the adjoint field (u = K dt p~ at
    the centres, w_a = B_a v~_a on the nodes), which the stage leaves as it
-   is. */
+   is: a row of the pressure's core, or of axis a's velocity's. */
+static void ReconstructPressureRow(VDState *s, ptrdiff_t row, PetscInt n)
+{
+  const float *f[3] = {NULL, NULL, NULL};
+
+  for (PetscInt a = 0; a < s->dim; a++) f[a] = s->rec.v[a] + row;
+  VD_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row},
+                                                             PETSC_TRUE, NULL)));
+}
+
+static void ReconstructVelocityRow(VDState *s, PetscInt a, ptrdiff_t row, PetscInt n)
+{
+  const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row};
+
+  if (a) STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], s->stride[a], s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
+  else STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], 1, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
+}
+
 PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *box)
 {
   Box b;
 
   if (!BoxWithin(box, &s->rec.pcore, &b)) return 0;
-  STAGGERED_EACH_ROW(s, &b, {
-    const float *f[3] = {NULL, NULL, NULL};
-    for (PetscInt a = 0; a < s->dim; a++) f[a] = s->rec.v[a] + row;
-    VD_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row},
-                                                               PETSC_TRUE, NULL)));
-  });
+  STAGGERED_EACH_ROW(s, &b, ReconstructPressureRow(s, row, n));
   return 0;
 }
 
 PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *box)
 {
   for (PetscInt a = 0; a < s->dim; a++) {
-    const ptrdiff_t st = s->stride[a];
-    Box             b;
+    Box b;
     if (!BoxWithin(box, &s->rec.vcore[a], &b)) continue;
-    STAGGERED_EACH_ROW(s, &b, {
-      const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row};
-      if (a) STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], st, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
-      else STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], 1, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
-    });
+    STAGGERED_EACH_ROW(s, &b, ReconstructVelocityRow(s, a, row, n));
   }
+  return 0;
+}
+
+/* Layer l of the adjoint step's sweep (VDFusedAdjointCPU): what the stage
+   loop does there (VDAdjointStageBegin, the boxes), in four stages, each
+   reading the one before at its own layer and the R on either side and
+   writing nothing the one before still reads there (the sweep runs stage
+   k R layers behind stage k - 1):
+     0: stage 0's operands, mirrored beyond the surfaces;
+     1: the velocities' adjoint; the boundary method's pressure run back,
+        then zeroed and mirrored at the surfaces (stage 1's StageBegin);
+     2: the velocities zeroed past the surfaces and stage 1's operands
+        from them, mirrored (d's stage 0 values are read no more); the
+        boundary method's velocities run back from the pressure;
+     3: the pressure's adjoint from stage 1's operands.
+   Only the last writes u, which stages 0 and 1 read at their own cells. */
+static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
+{
+  VDState        *s    = (VDState *)ctx;
+  const Box       b    = StaggeredLayerBox(s->dim, s->n, l);
+  const PetscBool back = s->method == GRADIENT_BOUNDARY;
+  Box             core;
+
+  switch (stage) {
+  case 0:
+    STAGGERED_ROWS_OF(s, &b, {
+      OperandsRow(s, 0, row, q, n);
+      SurfaceRow(s, STAGGERED_MIRROR_CENTRES, s->d[0], row, n);
+    });
+    break;
+  case 1:
+    STAGGERED_ROWS_OF(s, &b, VelocityRow(s, row, q, n, PETSC_TRUE));
+    if (!back) break;
+    if (BoxWithin(&b, &s->rec.pcore, &core)) STAGGERED_ROWS_OF(s, &core, ReconstructPressureRow(s, row, n));
+    STAGGERED_ROWS_OF(s, &b, {
+      SurfaceRow(s, STAGGERED_ZERO_SURFACE, s->rec.p, row, n);
+      SurfaceRow(s, STAGGERED_MIRROR_CENTRES, s->rec.p, row, n);
+    });
+    break;
+  case 2:
+    STAGGERED_ROWS_OF(s, &b, {
+      SurfaceRow(s, STAGGERED_ZERO_PAST_SURFACE, s->v[0], row, n);
+      OperandsRow(s, 1, row, q, n);
+      SurfaceRow(s, STAGGERED_MIRROR_NODES, s->d[0], row, n);
+    });
+    for (PetscInt a = 0; back && a < s->dim; a++)
+      if (BoxWithin(&b, &s->rec.vcore[a], &core)) STAGGERED_ROWS_OF(s, &core, ReconstructVelocityRow(s, a, row, n));
+    break;
+  default:
+    STAGGERED_ROWS_OF(s, &b, PressureRow(s, row, q, n, PETSC_TRUE));
+  }
+}
+
+PetscErrorCode VDFusedAdjointCPU(VDState *s)
+{
+  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, 4, AdjointLayer, s);
   return 0;
 }

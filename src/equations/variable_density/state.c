@@ -243,17 +243,23 @@ static PetscBool Sweeps(const VDState *s)
   return PETSC_TRUE;
 }
 
-/* Forward, where the backend sweeps both stages at once: stage 0's
-   StageBegin, then the sweep. */
+/* Where the backend sweeps a step's stages at once: forward, stage 0's
+   StageBegin, then the sweep; adjoint, what comes before the sweep, then
+   the sweep. */
 static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const EquationStepPoints *points, PetscBool *done)
 {
   VDState *s = VDStateOf(state);
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
-  if (adjoint || !Sweeps(s)) PetscFunctionReturn(0);
-  PetscCall(StageBegin(state, 0, PETSC_FALSE, points));
-  PetscCall(s->ops->fused_forward(s, NULL));
+  if (!Sweeps(s) || (adjoint && !s->ops->fused_adjoint)) PetscFunctionReturn(0);
+  if (adjoint) {
+    PetscCall(VDAdjointSweepBegin(s, points));
+    PetscCall(s->ops->fused_adjoint(s));
+  } else {
+    PetscCall(StageBegin(state, 0, PETSC_FALSE, points));
+    PetscCall(s->ops->fused_forward(s, NULL));
+  }
   *done = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

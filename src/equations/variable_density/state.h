@@ -116,6 +116,7 @@ extern const EquationScheme VariableDensityScheme;
 PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store);
 PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points);
+PetscErrorCode VDAdjointSweepBegin(VDState *s, const EquationStepPoints *points);
 PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points);
 PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded);
 PetscErrorCode VDAdjointFree(VDState *s);
