@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Times Deepwave's scalar propagator (or, for PHYSICS variable_density,
 its acoustic one: pressure and particle velocity, 1000 kg/m^3, a volume
-source, pressure receivers) on the CPU on a case of scripts/bench-forward
-or scripts/bench-gradient, so both codes are measured in one run on one
-machine.
+source, pressure receivers; for PHYSICS elastic, its elastic one: vs 1150
+m/s, 2000 kg/m^3, an explosive source, pressure receivers) on the CPU on a
+case of scripts/bench-forward or scripts/bench-gradient, so both codes are
+measured in one run on one machine.
 
 usage: bench_deepwave.py forward|gradient DIM N NT THREADS PML [PHYSICS]
 prints: forward: G model-cell updates/s; gradient: seconds
@@ -28,15 +29,16 @@ warnings.filterwarnings("ignore")
 mode = sys.argv[1]
 dim, n, nt, threads, pml = (int(a) for a in sys.argv[2:7])
 physics = sys.argv[7] if len(sys.argv) > 7 else "acoustic"
-if physics not in ("acoustic", "variable_density"):
-    sys.exit(f"bench_deepwave.py: PHYSICS is acoustic or variable_density, not {physics!r}")
+if physics not in ("acoustic", "variable_density", "elastic"):
+    sys.exit(f"bench_deepwave.py: PHYSICS is acoustic, variable_density or elastic, not {physics!r}")
 torch.set_num_threads(threads)
 dx, vel, dt, f0 = 10.0, 2000.0, 0.002, 10.0
 v = torch.full((n,) * dim, vel, requires_grad=mode == "gradient")
 source = deepwave.wavelets.ricker(f0, nt, dt, 1.5 / f0).reshape(1, 1, -1)
 where = torch.tensor([[[2] + [n // 2] * (dim - 1)]])
 receivers = torch.tensor([[[2, x] + [n // 2] * (dim - 2) for x in range(0, n, 4)]])
-rho = torch.full((n,) * dim, 1000.0)
+rho = torch.full((n,) * dim, 2000.0 if physics == "elastic" else 1000.0)
+vs = torch.full((n,) * dim, 1150.0)
 
 
 def run(steps):
@@ -45,6 +47,10 @@ def run(steps):
     if physics == "acoustic":
         out = deepwave.scalar(v, dx, dt, source_amplitudes=source[..., :steps], source_locations=where, receiver_locations=receivers, **kw)[-1]
         ratio = cfl_condition_n([dx] * dim, dt, vel)[1]
+    elif physics == "elastic":
+        result = deepwave.elastic(*deepwave.vpvsrho_to_lambmubuoyancy(v, vs, rho), dx, dt, source_amplitudes_pressure_rate=source[..., :steps], source_locations_pressure_rate=where,
+                                  receiver_locations_p=receivers, **kw)
+        out, ratio = result.receivers["p"], result.info.step_ratio
     else:
         result = deepwave.acoustic(v, rho, dx, dt, source_amplitudes_volume_rate=source[..., :steps], source_locations_volume_rate=where, receiver_locations_p=receivers, **kw)
         out, ratio = result.receivers["p"], result.info.step_ratio
