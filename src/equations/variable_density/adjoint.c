@@ -72,6 +72,24 @@ PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n)
   PetscFunctionReturn(0);
 }
 
+/* Stage 0's StageBegin besides its operands: the surface's zero and the
+   sources' share of dJ/dK on u; the boundary method's unsourcing and
+   mirror of the fields it runs back, which the operands (from u, into
+   d) neither read nor write. */
+static PetscErrorCode StageZeroBeforeOperands(VDState *s, const EquationStepPoints *points)
+{
+  float *const p[3] = {s->p, s->p, s->p};
+
+  PetscFunctionBeginUser;
+  PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, p));
+  PetscCall(s->ops->at_source(s, points->src, points->at_src));
+  if (s->method == GRADIENT_BOUNDARY) {
+    PetscCall(VDReconstructionUnsource(s, points));
+    PetscCall(s->ops->surface(s, STAGGERED_MIRROR_NODES, s->rec.v));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Stage 0 undoes the step's end first: the surface's pressure was set to
    0 (its adjoint is 0), and the source's injection reads the adjoint
    pressure at its cells, times dt, for dJ/dK there (at_src).  A node past
@@ -84,19 +102,14 @@ PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n)
    forward step began. */
 PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points)
 {
-  const VDKernels *ops  = s->ops;
-  float *const     p[3] = {s->p, s->p, s->p}, *const fp[3] = {s->rec.p, s->rec.p, s->rec.p};
+  const VDKernels *ops   = s->ops;
+  float *const     fp[3] = {s->rec.p, s->rec.p, s->rec.p};
 
   PetscFunctionBeginUser;
   if (stage == 0) {
-    PetscCall(ops->surface(s, STAGGERED_ZERO_SURFACE, p));
-    PetscCall(ops->at_source(s, points->src, points->at_src));
+    PetscCall(StageZeroBeforeOperands(s, points));
     PetscCall(ops->adjoint_operands(s, 0));
     PetscCall(ops->surface(s, STAGGERED_MIRROR_CENTRES, s->d));
-    if (s->method == GRADIENT_BOUNDARY) {
-      PetscCall(VDReconstructionUnsource(s, points));
-      PetscCall(ops->surface(s, STAGGERED_MIRROR_NODES, s->rec.v));
-    }
   } else {
     PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, s->v));
     PetscCall(ops->adjoint_operands(s, 1));
@@ -111,23 +124,15 @@ PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationSte
 }
 
 /* Before an adjoint step's sweep (VDKernels.fused_adjoint), stage 0's
-   StageBegin up to its operands, and the pressure's band that stage 1's
+   StageBegin but its operands, and the pressure's band that stage 1's
    StageBegin puts back: stage 0 neither reads nor writes the band (it
    runs the pressure back in the core), and the band still follows the
    unsourcing, which it overwrites where a source lies in it. */
 PetscErrorCode VDAdjointSweepBegin(VDState *s, const EquationStepPoints *points)
 {
-  const VDKernels *ops  = s->ops;
-  float *const     p[3] = {s->p, s->p, s->p};
-
   PetscFunctionBeginUser;
-  PetscCall(ops->surface(s, STAGGERED_ZERO_SURFACE, p));
-  PetscCall(ops->at_source(s, points->src, points->at_src));
-  if (s->method == GRADIENT_BOUNDARY) {
-    PetscCall(VDReconstructionUnsource(s, points));
-    PetscCall(ops->surface(s, STAGGERED_MIRROR_NODES, s->rec.v));
-    PetscCall(VDReconstructionRestore(s, PETSC_TRUE));
-  }
+  PetscCall(StageZeroBeforeOperands(s, points));
+  if (s->method == GRADIENT_BOUNDARY) PetscCall(VDReconstructionRestore(s, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
