@@ -5,7 +5,10 @@
   model with a water layer (vs = 0) over a solid with a dipping contrast,
   under a free surface: 2D on 2 x 2 ranks, 3 x 1 (rank boundaries near the
   water bottom) and 4 ranks in 2 shot groups, every component, an
-  explosion and a vertical force; 3D on 2 x 2 x 1 with vy;
+  explosion and a vertical force (in 2D a horizontal one too: a rank
+  alone takes two steps a sweep along x, and adds a force along x to its
+  node between the stress stencils that read it and the velocity stage
+  that steps it); 3D on 2 x 2 x 1 with vy;
 - bad input refused before any work, naming the value: -vs missing or
   negative, vs >= vp, -vs with another physics, an unknown -source_type,
   a force with the variable-density equation, a -vs file on another grid;
@@ -52,7 +55,7 @@ def decomposition(scr):
                                                 (4, ["-shot_groups", 2])], "p,vz,vx"),
                                   (3, (28, 30, 26), [(4, ["-da_processors_z", 2, "-da_processors_x", 2, "-da_processors_y", 1])], "p,vz,vx,vy")):
         vp, vs, rho = models(scr, dim, n)
-        for kind in ("pressure", "fz"):
+        for kind in ("pressure", "fz") + (("fx",) if dim == 2 else ()):
             args = ["-physics", "elastic", "-vp", vp, "-vs", vs, "-rho", rho, "-nt", 300 if dim == 2 else 200, "-dt", 1e-3, "-f0", 15, "-nshots", 2, "-pml_width", 8,
                     "-pml_top", 0, "-source_depth", n[0] * DX / 2, "-receiver_depth", 30, "-record", comps, "-source_type", kind]
             ref = scr.sub(f"ref{dim}{kind}")

@@ -28,9 +28,10 @@ on the way, 151 steps ending with one alone; ranks split step them one
 after the other.  So 1 x 1, 1 x 2 and 1 x 3 are held
 against each other and against 2 or 3 ranks, with a free surface on top
 (whose velocity mirror the sweep applies row by row) and in 3D with shares
-of 7 y layers at order 4 (R = 2).  The elastic equation's stages (one
-after the other, each over rows shared out among the threads) are held
-the same way.
+of 7 y layers at order 4 (R = 2).  The elastic equation in 2D is swept
+the same way (one step a sweep in the gradients' forward runs, two in the
+forward runs); in 3D its stages go one after the other, each over rows
+shared out among the threads; both are held the same way.
 
 The variable-density adjoint's steps go in one such sweep too on a rank
 alone (four stages: the operands, the velocities with the pressure run

@@ -105,6 +105,17 @@ void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band,
    the bits are those of the stages run one after the other. */
 void StaggeredFusedSweep(PetscInt N, PetscInt R, PetscInt K, void (*layer)(void *ctx, PetscInt j, PetscInt stage), void *ctx);
 
+/* Whether a state of dim axes with these free surfaces can be swept so:
+   every free surface lies on axis 0, along the rows, so that what the
+   stage loop does at the surfaces between stages goes row by row. */
+static inline PetscBool StaggeredSweepable(PetscInt dim, const PetscBool free_surface[3][2])
+{
+  if (dim < 2) return PETSC_FALSE;
+  for (PetscInt a = 1; a < dim; a++)
+    if (free_surface[a][0] || free_surface[a][1]) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
 #ifdef __cplusplus
 }
 #endif

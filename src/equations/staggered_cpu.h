@@ -60,6 +60,15 @@ static inline ptrdiff_t StaggeredRowStart(PetscInt R, PetscInt dim, const ptrdif
 /* STAGGERED_ROWS_OF with the rows shared out among the threads. */
 #define STAGGERED_EACH_ROW(s, b, ...) _Pragma("omp parallel for collapse(2) schedule(static)") STAGGERED_ROWS_OF(s, b, __VA_ARGS__)
 
+/* Surface op on f along the row of axis 0 (unit stride, n cells) at
+   padded index row, at each of that axis's free surfaces of state s (its
+   free_surface and radius): what the stage loop's surface pass does to
+   the row, for the sweeps (StaggeredSweepable: no surface on another
+   axis). */
+#define STAGGERED_SURFACE_ROW_Z(s, op, f, row, n) \
+  for (PetscInt side_ = 0; side_ < 2; side_++) \
+    if ((s)->free_surface[0][side_]) StaggeredSurfaceRow(op, f, row, 1, n, side_, (s)->radius)
+
 /* The owned cells of layer l along the outermost axis of dim (2 or 3)
    with n owned cells per axis (StaggeredFusedSweep: a row in 2D, a plane
    of rows in 3D). */

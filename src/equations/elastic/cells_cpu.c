@@ -27,7 +27,7 @@ static PetscErrorCode DeriveModel(ELState *s)
 
 static PetscErrorCode SurfaceVelocity(ELState *s)
 {
-  STAGGERED_EACH_SURFACE_ROW(s, StaggeredSurfaceRow(ELSurfaceFluid(s, row, st, n, side) ? STAGGERED_MIRROR_NODES : STAGGERED_ZERO_PAST_SURFACE, s->v[a], row, st, n, side, s->radius));
+  STAGGERED_EACH_SURFACE_ROW(s, ELSurfaceVelocityRow(s, a, row, st, n, side));
   return 0;
 }
 
@@ -154,5 +154,6 @@ const ELKernels ELKernelsCPU = {
   .back_stress      = ELBackStressCPU,
   .back_velocity    = ELBackVelocityCPU,
   .band_copy        = BandCopy,
+  .fused_forward    = ELFusedForwardCPU,
   .backend       = &BackendOpsCPU,
 };

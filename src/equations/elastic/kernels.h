@@ -64,6 +64,13 @@ typedef struct ELKernels {
      into buf (save), or back from it for the fields in mask (a bit each);
      buf holds every band, in turn (StaggeredBandCopy). */
   PetscErrorCode (*band_copy)(ELState *s, float *const f[], PetscBool save, unsigned mask, float *buf);
+  /* Optional (NULL: none): both forward stages over every owned cell in
+     one sweep (StaggeredFusedSweep), stage 1's StageBegin included; for a
+     state that StaggeredSweepable admits and whose ghosts no neighbour
+     fills.  With pair, two steps' four stages: step n's StepEnd, step n +
+     1's records (pair's values) and its stage 0's StageBegin on the way
+     (staggered_pair.h). */
+  PetscErrorCode (*fused_forward)(ELState *s, const StaggeredPair *pair);
   const BackendOps *backend;
 } ELKernels;
 
@@ -93,6 +100,7 @@ typedef enum { EL_PASS_FORWARD, EL_PASS_ADJOINT, EL_PASS_BACK } ELPass;
 /* The CPU's stages (kernels_cpu.c). */
 PetscErrorCode ELVelocityCPU(ELState *s, const Box *b);
 PetscErrorCode ELStressCPU(ELState *s, const Box *b);
+PetscErrorCode ELFusedForwardCPU(ELState *s, const StaggeredPair *pair);
 PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b);
 PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b);
 PetscErrorCode ELAdjointOperandsCPU(ELState *s, PetscInt stage);

@@ -377,47 +377,63 @@ static void BandRuns(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0
   }
 }
 
+/* Forward, a row's velocities: its plain cells (outside every layer) in a
+   piece of their own, the rest with the CPML of their layers. */
+static void VelocityRow(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n)
+{
+  PetscInt        cut[2];
+  const unsigned  others = PlainCut(s, q, 0, n, cut);
+  const PetscBool both   = s->dim == 2 && !others; /* the plain cells' velocities in one loop */
+
+  if (both) VelocityPiece(s, -1, row, q, cut[0], cut[1] - cut[0], EL_CPML_NONE);
+  for (PetscInt a = 0; a < s->dim; a++) {
+    if (!both) VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], others);
+    VelocityPiece(s, a, row, q, 0, cut[0], others | EL_CPML_Z);
+    VelocityPiece(s, a, row, q, cut[1], n - cut[1], others | EL_CPML_Z);
+  }
+}
+
+/* Forward and backwards, a row's stresses: its cells in a free surface's
+   band (on it, or within reach of its narrowed stencils) in pieces of
+   their own, the rest as VelocityRow's. */
+static void StressRow(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n, ELPass P)
+{
+  const ELRadii full = FullRadii(s->radius);
+  PetscInt      lo, hi, cut[2];
+
+  FullRange(s, q, n, &lo, &hi);
+  BandRuns(s, row, q, 0, lo, P, -1);
+  BandRuns(s, row, q, hi, n, P, -1);
+  const unsigned others = PlainCut(s, q, lo, hi, cut);
+  StressPiece(s, row, q, cut[0], cut[1] - cut[0], others, 0, &full, P);
+  StressPiece(s, row, q, lo, cut[0] - lo, others | EL_CPML_Z, 0, &full, P);
+  StressPiece(s, row, q, cut[1], hi - cut[1], others | EL_CPML_Z, 0, &full, P);
+}
+
 /* The adjoint's rows are one piece each: the layers and the free surfaces
    are in the operands (adjoint_cpu.c). */
 static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
 {
   STAGGERED_EACH_ROW(s, b, {
-    PetscInt cut[2];
-    if (adjoint) {
-      for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
+    if (!adjoint) {
+      VelocityRow(s, row, q, n);
       continue;
     }
-    const unsigned  others = PlainCut(s, q, 0, n, cut);
-    const PetscBool both   = s->dim == 2 && !others; /* the plain cells' velocities in one loop */
-    if (both) VelocityPiece(s, -1, row, q, cut[0], cut[1] - cut[0], EL_CPML_NONE);
-    for (PetscInt a = 0; a < s->dim; a++) {
-      if (!both) VelocityPiece(s, a, row, q, cut[0], cut[1] - cut[0], others);
-      VelocityPiece(s, a, row, q, 0, cut[0], others | EL_CPML_Z);
-      VelocityPiece(s, a, row, q, cut[1], n - cut[1], others | EL_CPML_Z);
-    }
+    for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
   });
   return 0;
 }
 
-/* Forward and backwards a row's cells in a free surface's band (on it, or
-   within reach of its narrowed stencils) are pieces of their own. */
 static PetscErrorCode Stress(ELState *s, const Box *b, ELPass P)
 {
   const ELRadii full = FullRadii(s->radius);
 
   STAGGERED_EACH_ROW(s, b, {
-    PetscInt lo, hi, cut[2];
-    if (P == EL_PASS_ADJOINT) {
-      EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, EL_CPML_NONE, 0, &full, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
+    if (P != EL_PASS_ADJOINT) {
+      StressRow(s, row, q, n, P);
       continue;
     }
-    FullRange(s, q, n, &lo, &hi);
-    BandRuns(s, row, q, 0, lo, P, -1);
-    BandRuns(s, row, q, hi, n, P, -1);
-    const unsigned others = PlainCut(s, q, lo, hi, cut);
-    StressPiece(s, row, q, cut[0], cut[1] - cut[0], others, 0, &full, P);
-    StressPiece(s, row, q, lo, cut[0] - lo, others | EL_CPML_Z, 0, &full, P);
-    StressPiece(s, row, q, cut[1], hi - cut[1], others | EL_CPML_Z, 0, &full, P);
+    EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, EL_CPML_NONE, 0, &full, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
   });
   return 0;
 }
@@ -426,6 +442,77 @@ PetscErrorCode ELVelocityCPU(ELState *s, const Box *b) { return Velocity(s, b, P
 PetscErrorCode ELStressCPU(ELState *s, const Box *b) { return Stress(s, b, EL_PASS_FORWARD); }
 PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b) { return Velocity(s, b, PETSC_TRUE); }
 PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b) { return Stress(s, b, EL_PASS_ADJOINT); }
+
+typedef struct {
+  ELState             *s;
+  const StaggeredPair *pair; /* NULL: one step */
+} FusedSweep;
+
+/* What a record of component c reads at cell (StaggeredPairRecordLayer). */
+static float RecordAt(const void *state, PetscInt c, ptrdiff_t cell)
+{
+  const ELState *s = (const ELState *)state;
+
+  return c ? s->v[c - 1][cell] : ELPressureAt(s, cell);
+}
+
+/* Once layer l's stresses of step n are stepped: step n's StepEnd there
+   (an explosion's injection, the surface's normal stress zero), step n +
+   1's pressure records and its stage 0's StageBegin (the stresses' images
+   beyond the surface). */
+static void StressTurnLayer(ELState *s, const StaggeredPair *pr, const Box *b, PetscInt l)
+{
+  if (s->source_kind == EL_SOURCE_PRESSURE)
+    for (PetscInt i = pr->inject.at[l]; i < pr->inject.at[l + 1]; i++)
+      for (PetscInt a = 0; a < s->dim; a++) s->s[a][pr->inject.cell[i]] -= pr->amount[i];
+  STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->s[0], row, n));
+  StaggeredPairRecordLayer(pr, 0, l, RecordAt, s);
+  STAGGERED_ROWS_OF(s, b, {
+    STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_CENTRES, s->s[0], row, n);
+    for (PetscInt a = 1; a < s->dim; a++) STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_NODES_ODD, s->t[ELPair(0, a)], row, n);
+  });
+}
+
+/* Before layer l's velocities of step n + 1, once every stress stencil of
+   step n that reads them has: step n's force, if any, and step n + 1's
+   velocity records. */
+static void VelocityTurnLayer(ELState *s, const StaggeredPair *pr, PetscInt l)
+{
+  if (s->source_kind != EL_SOURCE_PRESSURE)
+    for (PetscInt i = pr->inject.at[l]; i < pr->inject.at[l + 1]; i++) s->v[s->source_kind - EL_SOURCE_FORCE][pr->inject.cell[i]] += pr->amount[i];
+  for (PetscInt c = 1; c <= s->dim; c++) StaggeredPairRecordLayer(pr, c, l, RecordAt, s);
+}
+
+/* Layer l of StaggeredFusedSweep: an even stage, each row's velocities,
+   then its normal velocity past the free surfaces of axis 0 (the stress
+   stage's StageBegin, row by row); an odd one, the stresses.  With a pair,
+   step n's end and step n + 1's records and start on the way. */
+static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
+{
+  const FusedSweep *f = (const FusedSweep *)ctx;
+  ELState          *s = f->s;
+  const Box         b = StaggeredLayerBox(s->dim, s->n, l);
+
+  if (f->pair && stage == 2) VelocityTurnLayer(s, f->pair, l);
+  STAGGERED_ROWS_OF(s, &b, {
+    if (stage % 2) {
+      StressRow(s, row, q, n, EL_PASS_FORWARD);
+      continue;
+    }
+    VelocityRow(s, row, q, n);
+    for (PetscInt side = 0; side < 2; side++)
+      if (s->free_surface[0][side]) ELSurfaceVelocityRow(s, 0, row, 1, n, side);
+  });
+  if (f->pair && stage == 1) StressTurnLayer(s, f->pair, &b, l);
+}
+
+PetscErrorCode ELFusedForwardCPU(ELState *s, const StaggeredPair *pair)
+{
+  FusedSweep f = {s, pair};
+
+  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, pair ? 4 : 2, FusedLayer, &f);
+  return 0;
+}
 
 /* The boundary method's backward passes over each field's core in box b
    (reconstruct.c): the normal stresses as the forward stage has them, the

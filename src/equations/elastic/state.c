@@ -106,6 +106,7 @@ static PetscErrorCode Destroy(EquationState **state)
   for (PetscInt k = 0; k < 4; k++) PetscCall(PetscFree(s->host_model[k]));
   PetscCall(ELAdjointFree(s));
   PetscCall(ELReconstructionDestroy(s));
+  PetscCall(StaggeredPairDestroy(&s->pair));
   PetscCall(s->ops->lanes_destroy(s));
   PetscCall(PetscFree(s));
   *state = NULL;
@@ -194,6 +195,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(ELAdjointRunBegin(s, store));
   if (adjoint && s->rec) ELReconstructionStart(s);
+  PetscCall(StaggeredPairDestroy(&s->pair)); /* built for the last run's maps */
 #define EL_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
 #define EL_ZERO(x)      EL_ZERO_N(x, s->ncells)
   for (PetscInt a = 0; a < s->dim; a++) {
@@ -264,6 +266,46 @@ static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool ad
 
 static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions) { return 0; }
 
+/* Whether the backend sweeps the forward stages at once here
+   (StaggeredSweepable): in 2D, where a layer is a row; in 3D a plane of
+   the fields' 15 arrays, whose layers between the stages outgrow the
+   caches, and the sweep was slower (docs/numerics.md). */
+static PetscBool Sweeps(const ELState *s) { return s->ops->fused_forward && s->dim == 2 && StaggeredSweepable(s->dim, s->free_surface); }
+
+/* Where it does: stage 0's StageBegin, then the sweep. */
+static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const EquationStepPoints *points, PetscBool *done)
+{
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  *done = PETSC_FALSE;
+  if (adjoint || !Sweeps(s)) PetscFunctionReturn(0);
+  PetscCall(StageBegin(state, 0, PETSC_FALSE, points));
+  PetscCall(s->ops->fused_forward(s, NULL));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+static float InjectScale(const void *state, ptrdiff_t cell) { return ELInjectScale((const ELState *)state, cell); }
+
+/* Two forward steps in one sweep (staggered_pair.h): step n's stage 0
+   StageBegin, the sweep, then step n + 1's records from the values it
+   kept. */
+static PetscErrorCode FusedSteps(EquationState *state, const EquationStepPoints points[2], PetscInt nrecord, const EquationRecording next[], PetscBool *done)
+{
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  *done = PETSC_FALSE;
+  if (!Sweeps(s)) PetscFunctionReturn(0);
+  PetscCall(StaggeredPairPrepare(&s->pair, (StaggeredLayers){s->n[s->dim - 1], s->radius, s->stride[s->dim - 1]}, &points[0], nrecord, next, InjectScale, s, done));
+  if (!*done) PetscFunctionReturn(0);
+  PetscCall(StageBegin(state, 0, PETSC_FALSE, &points[0]));
+  PetscCall(s->ops->fused_forward(s, s->pair));
+  StaggeredPairRecords(s->pair, next);
+  PetscFunctionReturn(0);
+}
+
 /* The source's injection, then sigma_aa = 0 on each free surface of axis
    a. */
 static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
@@ -314,6 +356,8 @@ const EquationScheme ElasticScheme = {
   .box_step     = BoxStep,
   .stage_end    = StageEnd,
   .step_end     = StepEnd,
+  .fused_stages = FusedStages,
+  .fused_steps  = FusedSteps,
   .record       = Record,
   .all_finite   = AllFinite,
   .derive_image = DeriveImage,

@@ -15,6 +15,7 @@
 #pragma once
 #include "equations/equation.h"
 #include "equations/staggered.h"
+#include "equations/staggered_pair.h"
 
 /* Its fields, in the order of the Equation table (elastic.c): the
    forward's, the model's, then the adjoint's operands (EL_OP + 3 a + b:
@@ -85,6 +86,7 @@ typedef struct ELState {
   float                  *op[3][3];
   float                  *img_l, *img_m, *img_b[3], *img_e[3], *image;
   ELReconstruction       *rec; /* the boundary method's (host memory; NULL with full storage) */
+  StaggeredPair          *pair; /* NULL until two steps are swept at once in a run */
 } ELState;
 
 static inline ELState *ELStateOf(EquationState *s) { return (ELState *)s; }
@@ -247,24 +249,36 @@ FWI_HD static inline PetscBool ELSurfaceFluid(const ELState *s, ptrdiff_t row, p
   return s->mdt[row + (side ? (n - 1) * st : 0)] == 0 ? PETSC_TRUE : PETSC_FALSE;
 }
 
+/* Stage 1's StageBegin (state.c) on the row of axis a at padded index row
+   (n cells along stride st) that ends on a free surface at side: the
+   normal velocity past the surface zero, or mirrored even under a fluid's
+   surface cell. */
+FWI_HD static inline void ELSurfaceVelocityRow(const ELState *s, PetscInt a, ptrdiff_t row, ptrdiff_t st, PetscInt n, PetscInt side)
+{
+  StaggeredSurfaceRow(ELSurfaceFluid(s, row, st, n, side) ? STAGGERED_MIRROR_NODES : STAGGERED_ZERO_PAST_SURFACE, s->v[a], row, st, n, side, s->radius);
+}
+
 /* Row i of the source's map (PointMap: inject) into the fields its kind
    drives: an explosion, every normal stress -= (the bulk modulus dt) q,
    q the injected volume rate over the cell volume (the pressure rises by
    it); a force along a, v_a += (dt / rho on the face) f, f the force over
    the cell volume; with subtract, taken out again (the boundary method's
-   reverse step). */
+   reverse step); a row's sum q or f scaled by ELInjectScale at its cell. */
+FWI_HD static inline float ELInjectScale(const ELState *s, ptrdiff_t c)
+{
+  return s->source_kind == EL_SOURCE_PRESSURE ? ELBulkDt(s, c) : StaggeredFaceMean(s->bdt, c, s->stride[s->source_kind - EL_SOURCE_FORCE]);
+}
+
 FWI_HD static inline void ELInjectRow(const ELState *s, const PointMap *m, PetscInt i, const float amp[], PetscBool subtract)
 {
   const ptrdiff_t c = m->cell[i];
-  const float     q = (float)PointMapRowSum(m, i, amp, NULL);
+  const float     t = ELInjectScale(s, c) * (float)PointMapRowSum(m, i, amp, NULL);
 
-  if (s->source_kind == EL_SOURCE_PRESSURE) {
-    const float t = ELBulkDt(s, c) * q;
+  if (s->source_kind == EL_SOURCE_PRESSURE)
     for (PetscInt a = 0; a < s->dim; a++) s->s[a][c] = subtract ? s->s[a][c] + t : s->s[a][c] - t;
-  } else {
+  else {
     const PetscInt a = s->source_kind - EL_SOURCE_FORCE;
-    const float    f = StaggeredFaceMean(s->bdt, c, s->stride[a]) * q;
-    s->v[a][c]       = subtract ? s->v[a][c] - f : s->v[a][c] + f;
+    s->v[a][c]       = subtract ? s->v[a][c] - t : s->v[a][c] + t;
   }
 }
 

@@ -48,8 +48,8 @@ typedef struct VDKernels {
      state whose free surfaces lie on axis 0 alone, and whose ghosts no
      neighbour fills.  With pair, two steps' four stages: step n's
      StepEnd, step n + 1's records (pair's values) and its stage 0's
-     StageBegin on the way (state.h: VDPair). */
-  PetscErrorCode (*fused_forward)(VDState *s, const VDPair *pair);
+     StageBegin on the way (staggered_pair.h). */
+  PetscErrorCode (*fused_forward)(VDState *s, const StaggeredPair *pair);
   /* Optional (NULL: none), for the same states: an adjoint step's stages
      over every owned cell in one sweep, from stage 0's operands on
      (VDAdjointSweepBegin does what comes before them). */
@@ -63,7 +63,7 @@ extern const VDKernels VDKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
 /* The CPU's stages (kernels_cpu.c). */
 PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint);
 PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint);
-PetscErrorCode VDFusedForwardCPU(VDState *s, const VDPair *pair);
+PetscErrorCode VDFusedForwardCPU(VDState *s, const StaggeredPair *pair);
 PetscErrorCode VDFusedAdjointCPU(VDState *s);
 PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage);
 PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *b);

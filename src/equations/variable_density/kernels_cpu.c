@@ -268,38 +268,26 @@ PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint)
 }
 
 typedef struct {
-  VDState      *s;
-  const VDPair *pair; /* NULL: one step */
+  VDState             *s;
+  const StaggeredPair *pair; /* NULL: one step */
 } FusedSweep;
 
-/* Surface op on f along a row of axis 0 at each of that axis's free
-   surfaces (the sweeps' states have none on the others): what the stage
-   loop's surface pass does to the row. */
-static void SurfaceRow(const VDState *s, StaggeredSurfaceOp op, float *f, ptrdiff_t row, PetscInt n)
+/* What a record of component c reads at cell (StaggeredPairRecordLayer). */
+static float RecordAt(const void *state, PetscInt c, ptrdiff_t cell)
 {
-  for (PetscInt side = 0; side < 2; side++)
-    if (s->free_surface[0][side]) StaggeredSurfaceRow(op, f, row, 1, n, side, s->radius);
-}
+  const VDState *s = (const VDState *)state;
 
-/* The values of pair's records of component c on layer l. */
-static void RecordLayer(const VDState *s, const VDPair *pr, PetscInt c, PetscInt l)
-{
-  for (PetscInt k = 0; k < pr->nrecord; k++) {
-    const VDLayerCells *lc = &pr->record[k].cells;
-    const float        *f  = c ? s->v[c - 1] : s->p;
-    if (pr->record[k].component != c) continue;
-    for (PetscInt i = lc->at[l]; i < lc->at[l + 1]; i++) pr->record[k].value[i] = f[lc->cell[i]];
-  }
+  return c ? s->v[c - 1][cell] : s->p[cell];
 }
 
 /* Step n's StepEnd on layer l, step n + 1's pressure records and its
    stage 0's StageBegin, once the layer's pressure is stepped. */
-static void StepTurnLayer(VDState *s, const VDPair *pr, const Box *b, PetscInt l)
+static void StepTurnLayer(VDState *s, const StaggeredPair *pr, const Box *b, PetscInt l)
 {
   for (PetscInt i = pr->inject.at[l]; i < pr->inject.at[l + 1]; i++) s->p[pr->inject.cell[i]] += pr->amount[i];
-  STAGGERED_ROWS_OF(s, b, SurfaceRow(s, STAGGERED_ZERO_SURFACE, s->p, row, n));
-  RecordLayer(s, pr, 0, l);
-  STAGGERED_ROWS_OF(s, b, SurfaceRow(s, STAGGERED_MIRROR_CENTRES, s->p, row, n));
+  STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->p, row, n));
+  StaggeredPairRecordLayer(pr, 0, l, RecordAt, s);
+  STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_CENTRES, s->p, row, n));
 }
 
 /* Layer l of StaggeredFusedSweep: an even stage, each row's velocities,
@@ -317,15 +305,15 @@ static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
       continue;
     }
     VelocityRow(s, row, q, n, PETSC_FALSE);
-    SurfaceRow(s, STAGGERED_MIRROR_NODES, s->v[0], row, n);
+    STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_NODES, s->v[0], row, n);
   });
   if (!f->pair) return;
   if (stage == 0)
-    for (PetscInt c = 1; c <= s->dim; c++) RecordLayer(s, f->pair, c, l);
+    for (PetscInt c = 1; c <= s->dim; c++) StaggeredPairRecordLayer(f->pair, c, l, RecordAt, s);
   if (stage == 1) StepTurnLayer(s, f->pair, &b, l);
 }
 
-PetscErrorCode VDFusedForwardCPU(VDState *s, const VDPair *pair)
+PetscErrorCode VDFusedForwardCPU(VDState *s, const StaggeredPair *pair)
 {
   FusedSweep f = {s, pair};
 
@@ -445,7 +433,7 @@ static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
   case 0:
     STAGGERED_ROWS_OF(s, &b, {
       OperandsRow(s, 0, row, q, n);
-      SurfaceRow(s, STAGGERED_MIRROR_CENTRES, s->d[0], row, n);
+      STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_CENTRES, s->d[0], row, n);
     });
     break;
   case 1:
@@ -453,15 +441,15 @@ static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
     if (!back) break;
     if (BoxWithin(&b, &s->rec.pcore, &core)) STAGGERED_ROWS_OF(s, &core, ReconstructPressureRow(s, row, n));
     STAGGERED_ROWS_OF(s, &b, {
-      SurfaceRow(s, STAGGERED_ZERO_SURFACE, s->rec.p, row, n);
-      SurfaceRow(s, STAGGERED_MIRROR_CENTRES, s->rec.p, row, n);
+      STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->rec.p, row, n);
+      STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_CENTRES, s->rec.p, row, n);
     });
     break;
   case 2:
     STAGGERED_ROWS_OF(s, &b, {
-      SurfaceRow(s, STAGGERED_ZERO_PAST_SURFACE, s->v[0], row, n);
+      STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_PAST_SURFACE, s->v[0], row, n);
       OperandsRow(s, 1, row, q, n);
-      SurfaceRow(s, STAGGERED_MIRROR_NODES, s->d[0], row, n);
+      STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_NODES, s->d[0], row, n);
     });
     for (PetscInt a = 0; back && a < s->dim; a++)
       if (BoxWithin(&b, &s->rec.vcore[a], &core)) STAGGERED_ROWS_OF(s, &core, ReconstructVelocityRow(s, a, row, n));

@@ -74,7 +74,7 @@ static PetscErrorCode Destroy(EquationState **state)
   for (PetscInt k = 0; k < 2; k++) PetscCall(PetscFree(s->host_model[k]));
   PetscCall(VDAdjointFree(s));
   PetscCall(VDReconstructionDestroy(s));
-  PetscCall(VDPairDestroy(s));
+  PetscCall(StaggeredPairDestroy(&s->pair));
   PetscCall(s->ops->lanes_destroy(s));
   PetscCall(PetscFree(s));
   *state = NULL;
@@ -170,7 +170,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointRunBegin(s, store));
   if (adjoint && s->method == GRADIENT_BOUNDARY) VDReconstructionStart(s);
-  PetscCall(VDPairDestroy(s)); /* built for the last run's maps */
+  PetscCall(StaggeredPairDestroy(&s->pair)); /* built for the last run's maps */
 #define VD_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
 #define VD_ZERO(x)      VD_ZERO_N(x, s->ncells)
   VD_ZERO(s->p);
@@ -233,15 +233,9 @@ static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool ad
 
 static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions) { return 0; }
 
-/* Whether the backend sweeps the forward stages at once here: every free
-   surface lies on axis 0 (whose mirrors are row by row). */
-static PetscBool Sweeps(const VDState *s)
-{
-  if (!s->ops->fused_forward || s->dim < 2) return PETSC_FALSE;
-  for (PetscInt a = 1; a < s->dim; a++)
-    if (s->free_surface[a][0] || s->free_surface[a][1]) return PETSC_FALSE;
-  return PETSC_TRUE;
-}
+/* Whether the backend sweeps the forward stages at once here
+   (StaggeredSweepable). */
+static PetscBool Sweeps(const VDState *s) { return s->ops->fused_forward && StaggeredSweepable(s->dim, s->free_surface); }
 
 /* Where the backend sweeps a step's stages at once: forward, stage 0's
    StageBegin, then the sweep; adjoint, what comes before the sweep, then
@@ -264,7 +258,11 @@ static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const
   PetscFunctionReturn(0);
 }
 
-/* Two forward steps in one sweep (VDPair): step n's stage 0 StageBegin,
+/* What step n's injection adds to p at cell per unit of its row's sum:
+   K dt, as Inject forms it. */
+static float KdtAt(const void *state, ptrdiff_t cell) { return ((const VDState *)state)->kdt[cell]; }
+
+/* Two forward steps in one sweep (staggered_pair.h): step n's stage 0 StageBegin,
    the sweep, then step n + 1's records from the values it kept. */
 static PetscErrorCode FusedSteps(EquationState *state, const EquationStepPoints points[2], PetscInt nrecord, const EquationRecording next[], PetscBool *done)
 {
@@ -273,11 +271,11 @@ static PetscErrorCode FusedSteps(EquationState *state, const EquationStepPoints 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (!Sweeps(s) || s->dim != 2) PetscFunctionReturn(0); /* in 3D slower (docs/numerics.md) */
-  PetscCall(VDPairPrepare(s, &points[0], nrecord, next, done));
+  PetscCall(StaggeredPairPrepare(&s->pair, (StaggeredLayers){s->n[s->dim - 1], s->radius, s->stride[s->dim - 1]}, &points[0], nrecord, next, KdtAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   PetscCall(StageBegin(state, 0, PETSC_FALSE, &points[0]));
   PetscCall(s->ops->fused_forward(s, s->pair));
-  for (PetscInt k = 0; k < nrecord; k++) PetscCall(s->ops->record(s, s->pair->record[k].value, &s->pair->record[k].compact, NULL, next[k].out));
+  StaggeredPairRecords(s->pair, next);
   PetscFunctionReturn(0);
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 #include "equations/equation.h"
 #include "equations/staggered.h"
+#include "equations/staggered_pair.h"
 
 /* Its fields, in the order of the Equation table (variable_density.c):
    the forward's, then the adjoint's operands of the derivatives along each
@@ -26,37 +27,6 @@ typedef struct {
   float   *p, *v[3];    /* the forward fields, run backwards */
   float   *saved;       /* the store's slot of the reverse step being run */
 } VDReconstruction;
-
-/* Cells grouped by the layer of the outermost axis they lie on (the
-   fused sweep's): layer l's are cell[k] for k in [at[l], at[l + 1]),
-   ascending; row[k] the map row each came from (pair.c). */
-typedef struct {
-  PetscInt  *at, *row;
-  ptrdiff_t *cell;
-} VDLayerCells;
-
-/* Two forward steps in one sweep (pair.c, StaggeredFusedSweep's four
-   stages): step n's injection, the cells and what each gains
-   (amount[k], formed before the sweep), and step n + 1's records, each
-   record's cells copied to value[] as the sweep passes them (the
-   pressure's once step n's injection and free surface are in, a
-   velocity's once its stage and mirror are done), read after it through
-   a copy of its map whose entries index value[] (compact).  Built for one
-   run's maps and kept until the next run begins. */
-typedef struct VDPair {
-  PetscBool       fits; /* every cell on an owned layer, none another rank's */
-  const PointMap *src;
-  VDLayerCells    inject;
-  float          *amount;
-  PetscInt        nrecord;
-  struct {
-    const PointMap *map;
-    PetscInt        component;
-    VDLayerCells    cells;
-    PointMap        compact; /* start and weight: map's own */
-    float          *value;
-  } record[EQUATION_MAX_COMPONENTS];
-} VDPair;
 
 typedef struct VDState {
   const Grid              *grid;
@@ -92,7 +62,7 @@ typedef struct VDState {
   float            *d[3], *image_k, *image_b[3], *image;
   GradientMethod    method;
   VDReconstruction  rec;
-  VDPair           *pair; /* NULL until two steps are swept at once in a run */
+  StaggeredPair    *pair; /* NULL until two steps are swept at once in a run */
 } VDState;
 
 static inline VDState *VDStateOf(EquationState *s) { return (VDState *)s; }
@@ -121,13 +91,6 @@ PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, co
 PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded);
 PetscErrorCode VDAdjointFree(VDState *s);
 
-/* Two steps at once (pair.c): Prepare makes s->pair serve step n's
-   points and the records next[] (built anew where they differ from the
-   ones it serves), *ok false where a cell of theirs lies outside the
-   owned layers (or a record reads another rank's values); Destroy frees
-   it, for the next run. */
-PetscErrorCode VDPairPrepare(VDState *s, const EquationStepPoints *points, PetscInt nrecord, const EquationRecording next[], PetscBool *ok);
-PetscErrorCode VDPairDestroy(VDState *s);
 
 /* The boundary method (reconstruct.c).  Geometry: its cores and band on
    g's block.  SetUp allocates the fields run backwards (Destroy frees

@@ -1,6 +1,7 @@
-/* What two forward steps in one sweep need beside the stages (state.h:
-   VDPair): step n's injection and step n + 1's records, by layer. */
-#include "equations/variable_density/kernels.h"
+/* What two forward steps in one sweep need beside the stages
+   (staggered_pair.h): step n's injection and step n + 1's records, by
+   layer. */
+#include "equations/staggered_pair.h"
 #include <stdlib.h>
 
 typedef struct {
@@ -14,7 +15,7 @@ static int ByCell(const void *a, const void *b)
   return x->cell < y->cell ? -1 : x->cell > y->cell ? 1 : x->row < y->row ? -1 : x->row > y->row;
 }
 
-static PetscErrorCode LayerCellsDestroy(VDLayerCells *lc)
+static PetscErrorCode LayerCellsDestroy(StaggeredLayerCells *lc)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree3(lc->at, lc->row, lc->cell));
@@ -23,10 +24,10 @@ static PetscErrorCode LayerCellsDestroy(VDLayerCells *lc)
 
 /* The n cells cr[] (sorted here) by layer, repeated cells once (the first
    row that named it); *ok false where one lies outside the owned layers. */
-static PetscErrorCode LayerCellsCreate(const VDState *s, PetscInt n, CellRow cr[], VDLayerCells *lc, PetscBool *ok)
+static PetscErrorCode LayerCellsCreate(StaggeredLayers L, PetscInt n, CellRow cr[], StaggeredLayerCells *lc, PetscBool *ok)
 {
-  const PetscInt  N = s->n[s->dim - 1], R = s->radius;
-  const ptrdiff_t st = s->stride[s->dim - 1];
+  const PetscInt  N = L.N, R = L.R;
+  const ptrdiff_t st = L.st;
   PetscInt        m  = 0;
 
   PetscFunctionBeginUser;
@@ -46,21 +47,21 @@ static PetscErrorCode LayerCellsCreate(const VDState *s, PetscInt n, CellRow cr[
 }
 
 /* The injection's cells: the map's rows, each a cell of its own. */
-static PetscErrorCode InjectCells(const VDState *s, const PointMap *m, VDLayerCells *lc, PetscBool *ok)
+static PetscErrorCode InjectCells(StaggeredLayers L, const PointMap *m, StaggeredLayerCells *lc, PetscBool *ok)
 {
   CellRow *cr;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(m->nrows, &cr));
   for (PetscInt i = 0; i < m->nrows; i++) cr[i] = (CellRow){m->cell[i], i};
-  PetscCall(LayerCellsCreate(s, m->nrows, cr, lc, ok));
+  PetscCall(LayerCellsCreate(L, m->nrows, cr, lc, ok));
   PetscCall(PetscFree(cr));
   PetscFunctionReturn(0);
 }
 
 /* A record's cells, and its map with each entry pointing at its cell's
    place among them. */
-static PetscErrorCode RecordCells(const VDState *s, const PointMap *m, VDLayerCells *lc, PointMap *compact, PetscBool *ok)
+static PetscErrorCode RecordCells(StaggeredLayers L, const PointMap *m, StaggeredLayerCells *lc, PointMap *compact, PetscBool *ok)
 {
   const PetscInt n = m->start[m->nrows];
   CellRow       *cr;
@@ -72,7 +73,7 @@ static PetscErrorCode RecordCells(const VDState *s, const PointMap *m, VDLayerCe
     cr[e] = (CellRow){m->index[e], e};
     if (m->index[e] < 0) *ok = PETSC_FALSE; /* another rank's value */
   }
-  if (*ok) PetscCall(LayerCellsCreate(s, n, cr, lc, ok));
+  if (*ok) PetscCall(LayerCellsCreate(L, n, cr, lc, ok));
   *compact = (PointMap){m->nrows, NULL, m->start, NULL, m->weight};
   if (*ok) {
     PetscCall(PetscMalloc1(n, &compact->index));
@@ -86,9 +87,9 @@ static PetscErrorCode RecordCells(const VDState *s, const PointMap *m, VDLayerCe
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode VDPairDestroy(VDState *s)
+PetscErrorCode StaggeredPairDestroy(StaggeredPair **pair)
 {
-  VDPair *pr = s->pair;
+  StaggeredPair *pr = *pair;
 
   PetscFunctionBeginUser;
   if (!pr) PetscFunctionReturn(0);
@@ -99,12 +100,12 @@ PetscErrorCode VDPairDestroy(VDState *s)
     PetscCall(PetscFree(pr->record[k].compact.index));
     PetscCall(PetscFree(pr->record[k].value));
   }
-  PetscCall(PetscFree(s->pair));
+  PetscCall(PetscFree(*pair));
   PetscFunctionReturn(0);
 }
 
 /* Whether pr was built for these maps. */
-static PetscBool Serves(const VDPair *pr, const PointMap *src, PetscInt nrecord, const EquationRecording next[])
+static PetscBool Serves(const StaggeredPair *pr, const PointMap *src, PetscInt nrecord, const EquationRecording next[])
 {
   if (!pr || pr->src != src || pr->nrecord != nrecord) return PETSC_FALSE;
   for (PetscInt k = 0; k < nrecord; k++)
@@ -112,43 +113,50 @@ static PetscBool Serves(const VDPair *pr, const PointMap *src, PetscInt nrecord,
   return PETSC_TRUE;
 }
 
-static PetscErrorCode Build(VDState *s, const PointMap *src, PetscInt nrecord, const EquationRecording next[])
+static PetscErrorCode Build(StaggeredPair **pair, StaggeredLayers L, const PointMap *src, PetscInt nrecord, const EquationRecording next[])
 {
-  VDPair   *pr;
-  PetscBool fits;
+  StaggeredPair *pr;
+  PetscBool      fits;
 
   PetscFunctionBeginUser;
-  PetscCall(VDPairDestroy(s));
-  PetscCall(PetscNew(&s->pair));
-  pr      = s->pair;
+  PetscCall(StaggeredPairDestroy(pair));
+  PetscCall(PetscNew(pair));
+  pr      = *pair;
   pr->src = src;
-  PetscCall(InjectCells(s, src, &pr->inject, &pr->fits));
+  PetscCall(InjectCells(L, src, &pr->inject, &pr->fits));
   PetscCall(PetscMalloc1(src->nrows, &pr->amount));
   for (PetscInt k = 0; k < nrecord; k++) {
     const PetscInt n = next[k].map->start[next[k].map->nrows];
     pr->record[k].map       = next[k].map;
     pr->record[k].component = next[k].component;
     pr->nrecord             = k + 1;
-    PetscCall(RecordCells(s, next[k].map, &pr->record[k].cells, &pr->record[k].compact, &fits));
+    PetscCall(RecordCells(L, next[k].map, &pr->record[k].cells, &pr->record[k].compact, &fits));
     PetscCall(PetscMalloc1(n, &pr->record[k].value));
     pr->fits = pr->fits && fits;
   }
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode VDPairPrepare(VDState *s, const EquationStepPoints *points, PetscInt nrecord, const EquationRecording next[], PetscBool *ok)
+PetscErrorCode StaggeredPairPrepare(StaggeredPair **pair, StaggeredLayers L, const EquationStepPoints *points, PetscInt nrecord, const EquationRecording next[],
+                                    float (*scale)(const void *state, ptrdiff_t cell), const void *state, PetscBool *ok)
 {
   const PointMap *m = points->src;
-  VDPair         *pr;
+  StaggeredPair  *pr;
 
   PetscFunctionBeginUser;
-  if (!Serves(s->pair, m, nrecord, next)) PetscCall(Build(s, m, nrecord, next));
-  pr  = s->pair;
+  if (!Serves(*pair, m, nrecord, next)) PetscCall(Build(pair, L, m, nrecord, next));
+  pr  = *pair;
   *ok = pr->fits;
   if (!*ok) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < m->nrows; k++) {
     const PetscInt i = pr->inject.row[k];
-    pr->amount[k]    = s->kdt[pr->inject.cell[k]] * (float)PointMapRowSum(m, i, points->wav, NULL); /* as Inject forms it */
+    pr->amount[k]    = scale(state, pr->inject.cell[k]) * (float)PointMapRowSum(m, i, points->wav, NULL); /* as the injection forms it */
   }
   PetscFunctionReturn(0);
+}
+
+void StaggeredPairRecords(const StaggeredPair *pr, const EquationRecording next[])
+{
+  for (PetscInt k = 0; k < pr->nrecord; k++)
+    for (PetscInt i = 0; i < pr->record[k].compact.nrows; i++) next[k].out[i] = (float)PointMapRowSum(&pr->record[k].compact, i, pr->record[k].value, NULL);
 }

@@ -1,0 +1,65 @@
+/* Two forward steps of a staggered scheme in one sweep on a rank alone
+   (StaggeredFusedSweep's four stages: step n's two, then step n + 1's):
+   what the sweep does beside the stages, by layer of the outermost axis.
+   Step n's injection: its cells and what each gains (amount[k], formed
+   before the sweep, as the equation's injection forms it).  Step n + 1's
+   records: each record's cells copied to value[] as the sweep passes them
+   (once step n has left them as step n + 1's records read them), read
+   after the sweep through a copy of the record's map whose entries index
+   value[] (compact).  Built for one run's maps and kept until the next run
+   begins. */
+#pragma once
+#include "equations/equation.h"
+
+/* Cells grouped by the layer they lie on: layer l's are cell[k] for k in
+   [at[l], at[l + 1]), ascending; row[k] the map row each came from. */
+typedef struct {
+  PetscInt  *at, *row;
+  ptrdiff_t *cell;
+} StaggeredLayerCells;
+
+typedef struct StaggeredPair {
+  PetscBool           fits; /* every cell on an owned layer, none another rank's */
+  const PointMap     *src;
+  StaggeredLayerCells inject;
+  float              *amount;
+  PetscInt            nrecord;
+  struct {
+    const PointMap     *map;
+    PetscInt            component;
+    StaggeredLayerCells cells;
+    PointMap            compact; /* start and weight: map's own */
+    float              *value;
+  } record[EQUATION_MAX_COMPONENTS];
+} StaggeredPair;
+
+/* The sweep's layers: N owned along the outermost axis, of stride st, in
+   a padded box of radius R. */
+typedef struct {
+  PetscInt  N, R;
+  ptrdiff_t st;
+} StaggeredLayers;
+
+/* Makes *pair serve step n's points and the records next[] (built anew
+   where they differ from the ones it serves), each injected cell gaining
+   scale(state, cell) times its row's sum of the wavelet; *ok false where
+   a cell of theirs lies outside the owned layers (or a record reads
+   another rank's values).  Destroy frees it, for the next run. */
+PetscErrorCode StaggeredPairPrepare(StaggeredPair **pair, StaggeredLayers L, const EquationStepPoints *points, PetscInt nrecord, const EquationRecording next[],
+                                    float (*scale)(const void *state, ptrdiff_t cell), const void *state, PetscBool *ok);
+PetscErrorCode StaggeredPairDestroy(StaggeredPair **pair);
+
+/* After the sweep: next[k].out[i] = row i's sum over record k's values,
+   as an equation's record takes it from its fields. */
+void StaggeredPairRecords(const StaggeredPair *pr, const EquationRecording next[]);
+
+/* The values of pair's records of component c on layer l, at(state, c,
+   cell) each. */
+static inline void StaggeredPairRecordLayer(const StaggeredPair *pr, PetscInt c, PetscInt l, float (*at)(const void *state, PetscInt c, ptrdiff_t cell), const void *state)
+{
+  for (PetscInt k = 0; k < pr->nrecord; k++) {
+    const StaggeredLayerCells *lc = &pr->record[k].cells;
+    if (pr->record[k].component != c) continue;
+    for (PetscInt i = lc->at[l]; i < lc->at[l + 1]; i++) pr->record[k].value[i] = at(state, c, lc->cell[i]);
+  }
+}
