@@ -40,6 +40,10 @@ typedef struct {
   ptrdiff_t st;
 } StaggeredLayers;
 
+/* Those of a state of dim axes, radius R, n owned cells and strides
+   stride per axis. */
+static inline StaggeredLayers StaggeredLayersOf(PetscInt dim, PetscInt R, const PetscInt n[3], const ptrdiff_t stride[3]) { return (StaggeredLayers){n[dim - 1], R, stride[dim - 1]}; }
+
 /* Makes *pair serve step n's points and the records next[] (built anew
    where they differ from the ones it serves), each injected cell gaining
    scale(state, cell) times its row's sum of the wavelet; *ok false where

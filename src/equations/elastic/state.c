@@ -298,7 +298,7 @@ static PetscErrorCode FusedSteps(EquationState *state, const EquationStepPoints 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (!Sweeps(s)) PetscFunctionReturn(0);
-  PetscCall(StaggeredPairPrepare(&s->pair, (StaggeredLayers){s->n[s->dim - 1], s->radius, s->stride[s->dim - 1]}, &points[0], nrecord, next, InjectScale, s, done));
+  PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, InjectScale, s, done));
   if (!*done) PetscFunctionReturn(0);
   PetscCall(StageBegin(state, 0, PETSC_FALSE, &points[0]));
   PetscCall(s->ops->fused_forward(s, s->pair));

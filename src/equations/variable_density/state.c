@@ -262,8 +262,9 @@ static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const
    K dt, as Inject forms it. */
 static float KdtAt(const void *state, ptrdiff_t cell) { return ((const VDState *)state)->kdt[cell]; }
 
-/* Two forward steps in one sweep (staggered_pair.h): step n's stage 0 StageBegin,
-   the sweep, then step n + 1's records from the values it kept. */
+/* Two forward steps in one sweep (staggered_pair.h): step n's stage 0
+   StageBegin, the sweep, then step n + 1's records from the values it
+   kept. */
 static PetscErrorCode FusedSteps(EquationState *state, const EquationStepPoints points[2], PetscInt nrecord, const EquationRecording next[], PetscBool *done)
 {
   VDState *s = VDStateOf(state);
@@ -271,7 +272,7 @@ static PetscErrorCode FusedSteps(EquationState *state, const EquationStepPoints 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (!Sweeps(s) || s->dim != 2) PetscFunctionReturn(0); /* in 3D slower (docs/numerics.md) */
-  PetscCall(StaggeredPairPrepare(&s->pair, (StaggeredLayers){s->n[s->dim - 1], s->radius, s->stride[s->dim - 1]}, &points[0], nrecord, next, KdtAt, s, done));
+  PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, KdtAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   PetscCall(StageBegin(state, 0, PETSC_FALSE, &points[0]));
   PetscCall(s->ops->fused_forward(s, s->pair));

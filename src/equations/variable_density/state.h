@@ -91,7 +91,6 @@ PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, co
 PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded);
 PetscErrorCode VDAdjointFree(VDState *s);
 
-
 /* The boundary method (reconstruct.c).  Geometry: its cores and band on
    g's block.  SetUp allocates the fields run backwards (Destroy frees
    them); Save writes the band of p^n and v^(n-1/2) to the store's slot
