@@ -36,8 +36,10 @@ shared out among the threads; both are held the same way.
 The variable-density adjoint's steps go in one such sweep too on a rank
 alone (four stages: the operands, the velocities with the pressure run
 back, the operands of the velocities with the velocities run back, the
-pressure), so every gradient file (dJ/dvp, dJ/drho; the elastic
-equation's dJ/dvs and dJ/drho as well) is held the same way.
+pressure), and the elastic adjoint's in 2D (the stresses run back with
+their band put back layer by layer), so every gradient file (dJ/dvp,
+dJ/drho; the elastic equation's dJ/dvs and dJ/drho as well) is held the
+same way.
 
 A rank alone does the adjoint's x-slab terms in the step's own walk along
 x when each slab's rows fit the first or the last thread's tile of rows,

@@ -145,6 +145,23 @@ void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band,
   }
 }
 
+void StaggeredBandRestoreLayer(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], unsigned mask, const float *buf, PetscInt l)
+{
+  const PetscInt o = g->dim - 1; /* the outermost axis: 1 in 2D, 2 in 3D */
+  size_t         at = 0;
+
+  for (PetscInt k = 0; k < nband; k++) {
+    const Box     *b = &band[k].box;
+    const PetscInt m = b->hi[0] - b->lo[0], ny = o == 2 ? b->hi[1] - b->lo[1] : 1;
+    if ((mask >> band[k].field & 1) && l >= b->lo[o] && l < b->hi[o])
+      for (PetscInt y = 0; y < ny; y++) {
+        const PetscInt q[3] = {b->lo[0], o == 2 ? b->lo[1] + y : l, o == 2 ? l : b->lo[2]};
+        memcpy(f[band[k].field] + GridPaddedIndex(g, q), buf + at + ((size_t)(l - b->lo[o]) * ny + y) * m, m * sizeof(float));
+      }
+    at += BoxCells(b);
+  }
+}
+
 void StaggeredFusedSweep(PetscInt N, PetscInt R, PetscInt K, void (*layer)(void *ctx, PetscInt j, PetscInt stage), void *ctx)
 {
 #pragma omp parallel

@@ -91,6 +91,9 @@ typedef struct {
    bit per field); buf holds every band, box by box, each along axis 0,
    then 1, then 2. */
 void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], PetscBool save, unsigned mask, float *buf);
+/* The restore's rows of layer l along the outermost axis alone (a sweep's
+   layer, on the CPU). */
+void StaggeredBandRestoreLayer(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], unsigned mask, const float *buf, PetscInt l);
 
 /* K stages (a step's two, or two steps' four) over every owned cell in one
    sweep along the outermost axis, in its N layers (a row in 2D, a plane of

@@ -89,21 +89,42 @@ PetscErrorCode ELAdjointStepBegin(ELState *s, WavefieldStore store, PetscInt n)
    past a surface was set again (to 0, or a mirror), so its adjoint counts
    for nothing.  The boundary method's fields follow the forward run's
    order backwards (reconstruct.c). */
+static PetscErrorCode StageZeroBeforeOperands(ELState *s, const EquationStepPoints *points)
+{
+  const ELKernels *ops = s->ops;
+
+  PetscFunctionBeginUser;
+  PetscCall(ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
+  PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, NULL, PETSC_TRUE));
+  PetscCall(ops->source_image(s, points->src, points->wav));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationStepPoints *points)
 {
   const ELKernels *ops = s->ops;
 
   PetscFunctionBeginUser;
-  if (stage == 0) {
-    PetscCall(ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
-    PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, NULL, PETSC_TRUE));
-    PetscCall(ops->source_image(s, points->src, points->wav));
-  } else PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, s->v, PETSC_FALSE));
+  if (stage == 0) PetscCall(StageZeroBeforeOperands(s, points));
+  else PetscCall(ops->surface(s, STAGGERED_ZERO_PAST_SURFACE, s->v, PETSC_FALSE));
   PetscCall(ops->adjoint_operands(s, stage));
   PetscCall(ops->adjoint_surface(s, stage));
   if (stage == 0) PetscCall(ops->adjoint_narrowed(s));
   if (s->rec && stage == 0) PetscCall(ELReconstructionUndoStepEnd(s, points));
   if (s->rec && stage == 1) PetscCall(ELReconstructionStresses(s));
+  PetscFunctionReturn(0);
+}
+
+/* What a reverse step's sweep (kernels.h: fused_adjoint) leaves to be
+   done before it: stage 0's work before its operands, and in the
+   boundary method the step's end undone on the fields run back (which
+   moves ahead of stage 0's operands, as they touch only the adjoint's
+   fields). */
+PetscErrorCode ELAdjointSweepBegin(ELState *s, const EquationStepPoints *points)
+{
+  PetscFunctionBeginUser;
+  PetscCall(StageZeroBeforeOperands(s, points));
+  if (s->rec) PetscCall(ELReconstructionUndoStepEnd(s, points));
   PetscFunctionReturn(0);
 }
 

@@ -73,24 +73,29 @@ STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_
 
 /* A row's cells on a free surface take ELUndoStressCell, the others the
    vector loops. */
+void ELOperandsRow(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3], PetscInt n)
+{
+  const PetscInt R  = s->radius;
+  PetscInt       lo = 0, hi = n;
+
+  if (stage) {
+    EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, UndoVelocityRowR(s, q, row, n, K_, D_)));
+    return;
+  }
+  if (ELSurfacesAt(s, (const PetscInt[3]){R + 1, q[1], q[2]}) & ~1u) lo = hi; /* a row on a surface of another axis: every cell */
+  else {
+    if (s->free_surface[0][0] && q[0] == R) lo = 1;
+    if (s->free_surface[0][1] && q[0] + n == R + s->n[0]) hi = n - 1;
+  }
+  for (PetscInt i = 0; i < n; i++)
+    if (i < lo || i >= hi) ELUndoStressCell(s, (const PetscInt[3]){q[0] + i, q[1], q[2]}, row + i, s->keep != NULL);
+  if (hi > lo) EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, UndoStressRowR(s, row, q, lo, hi, K_, D_)));
+}
+
 PetscErrorCode ELAdjointOperandsCPU(ELState *s, PetscInt stage)
 {
-  const Box      all = {{0, 0, 0}, {s->n[0], s->n[1], s->n[2]}, 0};
-  const PetscInt R   = s->radius;
+  const Box all = {{0, 0, 0}, {s->n[0], s->n[1], s->n[2]}, 0};
 
-  STAGGERED_EACH_ROW(s, &all, {
-    if (stage) EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, UndoVelocityRowR(s, q, row, n, K_, D_)));
-    else {
-      PetscInt lo = 0, hi = n;
-      if (ELSurfacesAt(s, (const PetscInt[3]){R + 1, q[1], q[2]}) & ~1u) lo = hi; /* a row on a surface of another axis: every cell */
-      else {
-        if (s->free_surface[0][0] && q[0] == R) lo = 1;
-        if (s->free_surface[0][1] && q[0] + n == R + s->n[0]) hi = n - 1;
-      }
-      for (PetscInt i = 0; i < n; i++)
-        if (i < lo || i >= hi) ELUndoStressCell(s, (const PetscInt[3]){q[0] + i, q[1], q[2]}, row + i, s->keep != NULL);
-      if (hi > lo) EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, UndoStressRowR(s, row, q, lo, hi, K_, D_)));
-    }
-  });
+  STAGGERED_EACH_ROW(s, &all, ELOperandsRow(s, stage, row, q, n));
   return 0;
 }

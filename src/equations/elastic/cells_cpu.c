@@ -155,5 +155,6 @@ const ELKernels ELKernelsCPU = {
   .back_velocity    = ELBackVelocityCPU,
   .band_copy        = BandCopy,
   .fused_forward    = ELFusedForwardCPU,
+  .fused_adjoint    = ELFusedAdjointCPU,
   .backend       = &BackendOpsCPU,
 };

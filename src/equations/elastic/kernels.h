@@ -71,6 +71,10 @@ typedef struct ELKernels {
      1's records (pair's values) and its stage 0's StageBegin on the way
      (staggered_pair.h). */
   PetscErrorCode (*fused_forward)(ELState *s, const StaggeredPair *pair);
+  /* Optional (NULL: none), for the same states: a reverse step's stages
+     over every owned cell in one sweep, from stage 0's operands on
+     (ELAdjointSweepBegin does what comes before them). */
+  PetscErrorCode (*fused_adjoint)(ELState *s);
   const BackendOps *backend;
 } ELKernels;
 
@@ -104,6 +108,9 @@ PetscErrorCode ELFusedForwardCPU(ELState *s, const StaggeredPair *pair);
 PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b);
 PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b);
 PetscErrorCode ELAdjointOperandsCPU(ELState *s, PetscInt stage);
+PetscErrorCode ELFusedAdjointCPU(ELState *s);
+/* A row's operands of stage `stage` (ELAdjointOperandsCPU's; adjoint_cpu.c). */
+void ELOperandsRow(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3], PetscInt n);
 PetscErrorCode ELBackStressCPU(ELState *s, const Box *b);
 PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *b);
 

@@ -7,6 +7,7 @@
    on a free surface with the surface's condition.  The same passes run the
    adjoint (ELPass: on its operands) and, in the boundary method, the
    forward step backwards in the core. */
+#include "equations/elastic/adjoint_cells.h"
 #include "equations/elastic/kernels.h"
 #include "equations/staggered_cpu.h"
 #include <string.h>
@@ -412,36 +413,93 @@ static void StressRow(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n
 
 /* The adjoint's rows are one piece each: the layers and the free surfaces
    are in the operands (adjoint_cpu.c). */
-static PetscErrorCode Velocity(ELState *s, const Box *b, PetscBool adjoint)
+static void AdjointVelocityRow(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n)
 {
-  STAGGERED_EACH_ROW(s, b, {
-    if (!adjoint) {
-      VelocityRow(s, row, q, n);
-      continue;
-    }
-    for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
-  });
-  return 0;
+  for (PetscInt a = 0; a < s->dim; a++) EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
 }
 
-static PetscErrorCode Stress(ELState *s, const Box *b, ELPass P)
+static void AdjointStressRow(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n)
 {
   const ELRadii full = FullRadii(s->radius);
 
-  STAGGERED_EACH_ROW(s, b, {
-    if (P != EL_PASS_ADJOINT) {
-      StressRow(s, row, q, n, P);
-      continue;
-    }
-    EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, EL_CPML_NONE, 0, &full, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
-  });
+  EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, EL_CPML_NONE, 0, &full, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
+}
+
+/* The rows of box b: shared out among the threads (a pass of its own), or
+   on the calling thread (a layer of a sweep). */
+#define EL_ROWS(sweep, s, b, ...) \
+  do { \
+    if (sweep) { STAGGERED_ROWS_OF(s, b, __VA_ARGS__); } \
+    else { STAGGERED_EACH_ROW(s, b, __VA_ARGS__); } \
+  } while (0)
+
+PetscErrorCode ELVelocityCPU(ELState *s, const Box *b)
+{
+  STAGGERED_EACH_ROW(s, b, VelocityRow(s, row, q, n));
   return 0;
 }
 
-PetscErrorCode ELVelocityCPU(ELState *s, const Box *b) { return Velocity(s, b, PETSC_FALSE); }
-PetscErrorCode ELStressCPU(ELState *s, const Box *b) { return Stress(s, b, EL_PASS_FORWARD); }
-PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b) { return Velocity(s, b, PETSC_TRUE); }
-PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b) { return Stress(s, b, EL_PASS_ADJOINT); }
+PetscErrorCode ELStressCPU(ELState *s, const Box *b)
+{
+  STAGGERED_EACH_ROW(s, b, StressRow(s, row, q, n, EL_PASS_FORWARD));
+  return 0;
+}
+
+PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b)
+{
+  STAGGERED_EACH_ROW(s, b, AdjointVelocityRow(s, row, q, n));
+  return 0;
+}
+
+PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b)
+{
+  STAGGERED_EACH_ROW(s, b, AdjointStressRow(s, row, q, n));
+  return 0;
+}
+
+/* The boundary method's backward passes over each field's core in box b
+   (reconstruct.c): the normal stresses as the forward stage has them, the
+   free surfaces' bands included; each shear stress and velocity in one
+   piece a row (no cell of a core lies in a layer) but for the shear
+   stresses' cells in a surface's band. */
+static void BackStress(ELState *s, const Box *box, PetscBool sweep)
+{
+  const ELRadii full = FullRadii(s->radius);
+  Box           b;
+
+  if (BoxWithin(box, &s->rec->core[EL_SZZ], &b)) EL_ROWS(sweep, s, &b, StressRow(s, row, q, n, EL_PASS_BACK));
+  for (PetscInt p = 0; p < ELPairs(s->dim); p++) {
+    if (!BoxWithin(box, &s->rec->core[EL_SZX + p], &b)) continue;
+    EL_ROWS(sweep, s, &b, {
+      PetscInt lo, hi;
+      FullRange(s, q, n, &lo, &hi);
+      BandRuns(s, row, q, 0, lo, EL_PASS_BACK, p);
+      BandRuns(s, row, q, hi, n, EL_PASS_BACK, p);
+      BackShearPiece(s, p, row, q, lo, hi - lo, &full);
+    });
+  }
+}
+
+static void BackVelocity(ELState *s, const Box *box, PetscBool sweep)
+{
+  for (PetscInt a = 0; a < s->dim; a++) {
+    Box b;
+    if (!BoxWithin(box, &s->rec->core[EL_VZ + a], &b)) continue;
+    EL_ROWS(sweep, s, &b, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_BACK, PETSC_FALSE, R_, D_))));
+  }
+}
+
+PetscErrorCode ELBackStressCPU(ELState *s, const Box *box)
+{
+  BackStress(s, box, PETSC_FALSE);
+  return 0;
+}
+
+PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *box)
+{
+  BackVelocity(s, box, PETSC_FALSE);
+  return 0;
+}
 
 typedef struct {
   ELState             *s;
@@ -514,36 +572,63 @@ PetscErrorCode ELFusedForwardCPU(ELState *s, const StaggeredPair *pair)
   return 0;
 }
 
-/* The boundary method's backward passes over each field's core in box b
-   (reconstruct.c): the normal stresses as the forward stage has them, the
-   free surfaces' bands included; each shear stress and velocity in one
-   piece a row (no cell of a core lies in a layer) but for the shear
-   stresses' cells in a surface's band. */
-PetscErrorCode ELBackStressCPU(ELState *s, const Box *box)
+/* Layer l of a reverse step's sweep, in four stages, each R layers
+   behind the one before, each row's passes in the stage loop's order
+   (adjoint.c: its stage 0 undoes the stress stage, its stage 1 the
+   velocity stage): (0) stage 0's operands and their values beyond the
+   free surface; (1) the narrowed stencils' share and the velocities'
+   adjoint, the boundary method's stresses run back, the layer's rows of
+   their band put back (which begins on the core's last centre on the
+   high side: after the stage) and their zero and images at the surface
+   (ELReconstructionStresses, layer by layer); (2) stage 1's StageBegin: the
+   normal velocity past the surface, its operands (over stage 0's, which
+   (1) has read R layers on by then) and their values beyond it; (3) the
+   stresses' adjoint and the boundary method's velocities run back. */
+static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
 {
-  const ELRadii full = FullRadii(s->radius);
-  Box           b;
+  ELState  *s = (ELState *)ctx;
+  const Box b = StaggeredLayerBox(s->dim, s->n, l);
 
-  if (BoxWithin(box, &s->rec->core[EL_SZZ], &b)) PetscCall(Stress(s, &b, EL_PASS_BACK));
-  for (PetscInt p = 0; p < ELPairs(s->dim); p++) {
-    if (!BoxWithin(box, &s->rec->core[EL_SZX + p], &b)) continue;
-    STAGGERED_EACH_ROW(s, &b, {
-      PetscInt lo, hi;
-      FullRange(s, q, n, &lo, &hi);
-      BandRuns(s, row, q, 0, lo, EL_PASS_BACK, p);
-      BandRuns(s, row, q, hi, n, EL_PASS_BACK, p);
-      BackShearPiece(s, p, row, q, lo, hi - lo, &full);
+  switch (stage) {
+  case 0:
+    STAGGERED_ROWS_OF(s, &b, {
+      ELOperandsRow(s, 0, row, q, n);
+      for (PetscInt side = 0; side < 2; side++)
+        if (s->free_surface[0][side]) ELAdjointSurfaceRow(s, 0, 0, side, row, 1, n);
     });
+    break;
+  case 1:
+    STAGGERED_ROWS_OF(s, &b, {
+      for (PetscInt side = 0; side < 2; side++)
+        if (s->free_surface[0][side] && s->radius > 1) ELNarrowedRow(s, 0, side, row, 1, n);
+      AdjointVelocityRow(s, row, q, n);
+    });
+    if (s->rec) {
+      BackStress(s, &b, PETSC_TRUE);
+      ELReconstructionRestoreStressesLayer(s, l);
+      STAGGERED_ROWS_OF(s, &b, {
+        STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->rec->f[EL_SZZ], row, n);
+        STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_CENTRES, s->rec->f[EL_SZZ], row, n);
+        for (PetscInt a = 1; a < s->dim; a++) STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_NODES_ODD, s->rec->f[EL_SZX + ELPair(0, a)], row, n);
+      });
+    }
+    break;
+  case 2:
+    STAGGERED_ROWS_OF(s, &b, {
+      STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_PAST_SURFACE, s->v[0], row, n);
+      ELOperandsRow(s, 1, row, q, n);
+      for (PetscInt side = 0; side < 2; side++)
+        if (s->free_surface[0][side]) ELAdjointSurfaceRow(s, 1, 0, side, row, 1, n);
+    });
+    break;
+  default:
+    STAGGERED_ROWS_OF(s, &b, AdjointStressRow(s, row, q, n));
+    if (s->rec) BackVelocity(s, &b, PETSC_TRUE);
   }
-  return 0;
 }
 
-PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *box)
+PetscErrorCode ELFusedAdjointCPU(ELState *s)
 {
-  for (PetscInt a = 0; a < s->dim; a++) {
-    Box b;
-    if (!BoxWithin(box, &s->rec->core[EL_VZ + a], &b)) continue;
-    STAGGERED_EACH_ROW(s, &b, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_BACK, PETSC_FALSE, R_, D_))));
-  }
+  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, 4, AdjointLayer, s);
   return 0;
 }

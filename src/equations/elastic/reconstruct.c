@@ -175,6 +175,13 @@ PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints 
   PetscFunctionReturn(0);
 }
 
+/* The band of s^n and t^n back: all of it, or (CPU) its rows in layer l
+   of the outermost axis.  On the high side it begins at the core's last
+   centre, which the stress stage run back has written: it goes back after
+   that stage. */
+PetscErrorCode ELReconstructionRestoreStresses(ELState *s) { return s->ops->band_copy(s, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved); }
+void ELReconstructionRestoreStressesLayer(ELState *s, PetscInt l) { StaggeredBandRestoreLayer(s->grid, s->rec->nband, s->rec->band, s->rec->f, EL_STRESSES, s->rec->saved, l); }
+
 /* Before reverse stage 1: the band of s^n and t^n back, then the free
    surfaces' zero normal stresses (which the injection may have moved)
    and the stresses' mirrors beyond them, as the forward stage 0 read
@@ -182,7 +189,7 @@ PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints 
 PetscErrorCode ELReconstructionStresses(ELState *s)
 {
   PetscFunctionBeginUser;
-  PetscCall(s->ops->band_copy(s, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved));
+  PetscCall(ELReconstructionRestoreStresses(s));
   Swap(s);
   PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
   PetscCall(s->ops->surface(s, STAGGERED_MIRROR_CENTRES, s->s, PETSC_FALSE));

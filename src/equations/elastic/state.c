@@ -266,22 +266,28 @@ static PetscErrorCode BoxStep(EquationState *state, PetscInt stage, PetscBool ad
 
 static PetscErrorCode StageEnd(EquationState *s, PetscInt stage, PetscBool adjoint, const EquationRegions *regions) { return 0; }
 
-/* Whether the backend sweeps the forward stages at once here
+/* Whether the backend sweeps a step's stages at once here
    (StaggeredSweepable): in 2D, where a layer is a row; in 3D a plane of
    the fields' 15 arrays, whose layers between the stages outgrow the
    caches, and the sweep was slower (docs/numerics.md). */
 static PetscBool Sweeps(const ELState *s) { return s->ops->fused_forward && s->dim == 2 && StaggeredSweepable(s->dim, s->free_surface); }
 
-/* Where it does: stage 0's StageBegin, then the sweep. */
+/* Where it does: forward, stage 0's StageBegin, then the sweep; adjoint,
+   what comes before the sweep, then the sweep. */
 static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const EquationStepPoints *points, PetscBool *done)
 {
   ELState *s = ELStateOf(state);
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
-  if (adjoint || !Sweeps(s)) PetscFunctionReturn(0);
-  PetscCall(StageBegin(state, 0, PETSC_FALSE, points));
-  PetscCall(s->ops->fused_forward(s, NULL));
+  if (!Sweeps(s) || (adjoint && !s->ops->fused_adjoint)) PetscFunctionReturn(0);
+  if (adjoint) {
+    PetscCall(ELAdjointSweepBegin(s, points));
+    PetscCall(s->ops->fused_adjoint(s));
+  } else {
+    PetscCall(StageBegin(state, 0, PETSC_FALSE, points));
+    PetscCall(s->ops->fused_forward(s, NULL));
+  }
   *done = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

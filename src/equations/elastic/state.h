@@ -114,6 +114,7 @@ PetscInt       ELAdjointArrays(PetscInt dim);
 PetscErrorCode ELAdjointRunBegin(ELState *s, WavefieldStore store);
 PetscErrorCode ELAdjointStepBegin(ELState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationStepPoints *points);
+PetscErrorCode ELAdjointSweepBegin(ELState *s, const EquationStepPoints *points);
 PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points);
 PetscErrorCode ELAdjointImage(ELState *s, PetscInt k, const float **padded);
 PetscErrorCode ELAdjointFree(ELState *s);
@@ -133,6 +134,8 @@ PetscErrorCode ELReconstructionRead(ELState *s, WavefieldStore store, PetscInt n
 PetscErrorCode ELReconstructionDone(ELState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints *points);
 PetscErrorCode ELReconstructionStresses(ELState *s);
+PetscErrorCode ELReconstructionRestoreStresses(ELState *s);
+void           ELReconstructionRestoreStressesLayer(ELState *s, PetscInt l);
 
 /* The shear stress of axes a != b: t[ELPair(a, b)] ((0, 1), (0, 2), (1, 2)). */
 FWI_HD static inline PetscInt ELPair(PetscInt a, PetscInt b) { return a + b - 1; }
