@@ -22,15 +22,16 @@ A rank alone steps the variable-density equation's two stages in one
 sweep along its outermost axis (x in 2D, y in 3D), each thread a share of
 its layers, the second stage R layers behind the first and at the shares'
 seams after every thread has passed (StaggeredFusedSweep), and in 2D
-where it stores nothing (the forward runs) two steps' four stages, the
-source, the surface and the second step's receivers taken layer by layer
-on the way, 151 steps ending with one alone; ranks split step them one
+where it stores nothing (the forward runs) or the boundary method's
+bands two steps' four stages, the source, the surface, the second step's
+receivers and its bands taken layer by layer on the way, 151 steps
+ending with one alone; ranks split step them one
 after the other.  So 1 x 1, 1 x 2 and 1 x 3 are held
 against each other and against 2 or 3 ranks, with a free surface on top
 (whose velocity mirror the sweep applies row by row) and in 3D with shares
 of 7 y layers at order 4 (R = 2).  The elastic equation in 2D is swept
-the same way (one step a sweep in the gradients' forward runs, two in the
-forward runs); in 3D its stages go one after the other, each over rows
+the same way (one step a sweep in full storage's forward runs, two in
+the others); in 3D its stages go one after the other, each over rows
 shared out among the threads; both are held the same way.
 
 The variable-density adjoint's steps go in one such sweep too on a rank

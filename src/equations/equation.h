@@ -465,12 +465,14 @@ typedef struct EquationScheme {
      another's cells); *done false where it took none. */
   PetscErrorCode (*fused_stages)(EquationState *s, PetscBool adjoint, const EquationStepPoints *points, PetscBool *done);
   /* Optional (NULL: never): forward steps n and n + 1 in one sweep where
-     the rank has no neighbour and the run keeps nothing (no store): from
-     stage_begin of step n's first stage to stage_end of step n + 1's last,
-     step n's step_end and step n + 1's records (next[], what record would
-     take before step n + 1's stages) on the way; points[k] those of step
-     n + k; *done false where it took none. */
-  PetscErrorCode (*fused_steps)(EquationState *s, const EquationStepPoints points[2], PetscInt nrecord, const EquationRecording next[], PetscBool *done);
+     the rank has no neighbour: from stage_begin of step n's first stage
+     to stage_end of step n + 1's last, step n's step_end, step n + 1's
+     step_begin with store (NULL: the run keeps nothing) and its records
+     (next[], what record would take before step n + 1's stages) on the
+     way; points[k] those of step n + k; *done false where it took none
+     (also where it cannot keep what step_begin would in store). */
+  PetscErrorCode (*fused_steps)(EquationState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscInt nrecord, const EquationRecording next[],
+                                PetscBool *done);
 
   /* out[i] = what row i of the map reads of component c (Equation.component)
      now (PointMap: record); the map's arrays, remote[] and out[] backend

@@ -145,7 +145,7 @@ void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band,
   }
 }
 
-void StaggeredBandRestoreLayer(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], unsigned mask, const float *buf, PetscInt l)
+void StaggeredBandCopyLayer(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], PetscBool save, unsigned mask, float *buf, PetscInt l)
 {
   const PetscInt o = g->dim - 1; /* the outermost axis: 1 in 2D, 2 in 3D */
   size_t         at = 0;
@@ -153,10 +153,12 @@ void StaggeredBandRestoreLayer(const Grid *g, PetscInt nband, const StaggeredBan
   for (PetscInt k = 0; k < nband; k++) {
     const Box     *b = &band[k].box;
     const PetscInt m = b->hi[0] - b->lo[0], ny = o == 2 ? b->hi[1] - b->lo[1] : 1;
-    if ((mask >> band[k].field & 1) && l >= b->lo[o] && l < b->hi[o])
+    if ((save || mask >> band[k].field & 1) && l >= b->lo[o] && l < b->hi[o])
       for (PetscInt y = 0; y < ny; y++) {
         const PetscInt q[3] = {b->lo[0], o == 2 ? b->lo[1] + y : l, o == 2 ? l : b->lo[2]};
-        memcpy(f[band[k].field] + GridPaddedIndex(g, q), buf + at + ((size_t)(l - b->lo[o]) * ny + y) * m, m * sizeof(float));
+        float *const   x    = f[band[k].field] + GridPaddedIndex(g, q), *const kept = buf + at + ((size_t)(l - b->lo[o]) * ny + y) * m;
+        if (save) memcpy(kept, x, m * sizeof(float));
+        else memcpy(x, kept, m * sizeof(float));
       }
     at += BoxCells(b);
   }

@@ -80,7 +80,9 @@ PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const
 PetscErrorCode StaggeredProfilesDestroy(PetscInt dim, const BackendOps *b, float *pa[3], float *pb[3], float *ha[3], float *hb[3]);
 
 /* A box of owned cells of one field that a boundary method saves each
-   step (field: the equation's own number of the fields it runs back). */
+   step (field: the equation's own number of the fields it runs back, at
+   most STAGGERED_BAND_FIELDS: the elastic equation's in 3D). */
+#define STAGGERED_BAND_FIELDS 9
 typedef struct {
   PetscInt field;
   Box      box;
@@ -91,9 +93,9 @@ typedef struct {
    bit per field); buf holds every band, box by box, each along axis 0,
    then 1, then 2. */
 void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], PetscBool save, unsigned mask, float *buf);
-/* The restore's rows of layer l along the outermost axis alone (a sweep's
-   layer, on the CPU). */
-void StaggeredBandRestoreLayer(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], unsigned mask, const float *buf, PetscInt l);
+/* StaggeredBandCopy's rows of layer l along the outermost axis alone (a
+   sweep's layer, on the CPU). */
+void StaggeredBandCopyLayer(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], PetscBool save, unsigned mask, float *buf, PetscInt l);
 
 /* K stages (a step's two, or two steps' four) over every owned cell in one
    sweep along the outermost axis, in its N layers (a row in 2D, a plane of

@@ -2,6 +2,7 @@
    (staggered_pair.h): step n's injection and step n + 1's records, by
    layer. */
 #include "equations/staggered_pair.h"
+#include "equations/store.h"
 #include <stdlib.h>
 
 typedef struct {
@@ -159,4 +160,27 @@ void StaggeredPairRecords(const StaggeredPair *pr, const EquationRecording next[
 {
   for (PetscInt k = 0; k < pr->nrecord; k++)
     for (PetscInt i = 0; i < pr->record[k].compact.nrows; i++) next[k].out[i] = (float)PointMapRowSum(&pr->record[k].compact, i, pr->record[k].value, NULL);
+}
+
+PetscErrorCode StaggeredPairKeepBegin(StaggeredPair *pr, WavefieldStore store, PetscInt step, const Grid *g, PetscInt nband, const StaggeredBand *band, PetscInt nf,
+                                      float *const f[])
+{
+  PetscFunctionBeginUser;
+  pr->keep.buf = NULL;
+  if (!store) PetscFunctionReturn(0);
+  PetscCheck(nf <= STAGGERED_BAND_FIELDS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "a sweep keeps the bands of at most %d fields, not %" PetscInt_FMT, STAGGERED_BAND_FIELDS, nf);
+  pr->keep.grid  = g;
+  pr->keep.nband = nband;
+  pr->keep.band  = band;
+  for (PetscInt k = 0; k < nf; k++) pr->keep.f[k] = f[k];
+  PetscCall(WavefieldStoreWriteBegin(store, step, &pr->keep.buf));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode StaggeredPairKeepEnd(StaggeredPair *pr, WavefieldStore store, PetscInt step)
+{
+  PetscFunctionBeginUser;
+  if (pr->keep.buf) PetscCall(WavefieldStoreWriteEnd(store, step));
+  pr->keep.buf = NULL;
+  PetscFunctionReturn(0);
 }

@@ -7,9 +7,11 @@
    (once step n has left them as step n + 1's records read them), read
    after the sweep through a copy of the record's map whose entries index
    value[] (compact).  Built for one run's maps and kept until the next run
-   begins. */
+   begins.  Where the run keeps a boundary method's bands, step n + 1's
+   start goes to its store layer by layer too (keep). */
 #pragma once
 #include "equations/equation.h"
+#include "equations/staggered.h"
 
 /* Cells grouped by the layer they lie on: layer l's are cell[k] for k in
    [at[l], at[l + 1]), ascending; row[k] the map row each came from. */
@@ -31,6 +33,15 @@ typedef struct StaggeredPair {
     PointMap            compact; /* start and weight: map's own */
     float              *value;
   } record[EQUATION_MAX_COMPONENTS];
+  /* Step n + 1's bands of fields f (buf: its slot of the store, laid out
+     as StaggeredBandCopy saves them; NULL while the sweep keeps nothing). */
+  struct {
+    const Grid          *grid;
+    PetscInt             nband;
+    const StaggeredBand *band;
+    float               *f[STAGGERED_BAND_FIELDS];
+    float               *buf;
+  } keep;
 } StaggeredPair;
 
 /* The sweep's layers: N owned along the outermost axis, of stride st, in
@@ -66,4 +77,19 @@ static inline void StaggeredPairRecordLayer(const StaggeredPair *pr, PetscInt c,
     if (pr->record[k].component != c) continue;
     for (PetscInt i = lc->at[l]; i < lc->at[l + 1]; i++) pr->record[k].value[i] = at(state, c, lc->cell[i]);
   }
+}
+
+/* Before the sweep: keep step's start (the nband bands of the nf fields
+   f) in store's slot step, layer by layer (store NULL: keep nothing);
+   KeepEnd closes the slot after it. */
+PetscErrorCode StaggeredPairKeepBegin(StaggeredPair *pr, WavefieldStore store, PetscInt step, const Grid *g, PetscInt nband, const StaggeredBand *band, PetscInt nf,
+                                      float *const f[]);
+PetscErrorCode StaggeredPairKeepEnd(StaggeredPair *pr, WavefieldStore store, PetscInt step);
+
+/* Layer l's rows of the bands kept, once the sweep has left step n + 1's
+   start there (after step n's end on the layer, before step n + 1's first
+   stage writes it). */
+static inline void StaggeredPairKeepLayer(const StaggeredPair *pr, PetscInt l)
+{
+  if (pr->keep.buf) StaggeredBandCopyLayer(pr->keep.grid, pr->keep.nband, pr->keep.band, pr->keep.f, PETSC_TRUE, 0, pr->keep.buf, l);
 }

@@ -445,9 +445,10 @@ PetscErrorCode StepStages(Propagator *p, PetscBool adjoint, const EquationStepPo
 }
 
 /* Forward steps n and n + 1 at once (EquationScheme.fused_steps) on a rank
-   alone, step n + 1's records taken on the way; *two false where the
-   equation took neither. */
-static PetscErrorCode TwoSteps(Propagator *p, const ShotPoints *d, PetscInt n, PetscInt nrecord, const ShotRecord record[], const ShotReceivers rec[], PetscBool *two)
+   alone, step n + 1's records taken on the way and its start kept in store
+   (NULL: none); *two false where the equation took neither. */
+static PetscErrorCode TwoSteps(Propagator *p, WavefieldStore store, const ShotPoints *d, PetscInt n, PetscInt nrecord, const ShotRecord record[], const ShotReceivers rec[],
+                               PetscBool *two)
 {
   const EquationScheme    *sc        = p->eq->scheme;
   const EquationStepPoints points[2] = {ShotPointsAt(d, n), ShotPointsAt(d, n + 1)};
@@ -458,7 +459,7 @@ static PetscErrorCode TwoSteps(Propagator *p, const ShotPoints *d, PetscInt n, P
   if (!p->alone || !sc->fused_steps || nrecord > EQUATION_MAX_COMPONENTS) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < nrecord; k++) next[k] = (EquationRecording){record[k].component, &rec[k].rec, rec[k].traces + (size_t)(n + 1) * record[k].at->nrec};
   PetscCall(PhaseBegin(FWI_INTERIOR));
-  PetscCall(sc->fused_steps(p->state, points, nrecord, next, two));
+  PetscCall(sc->fused_steps(p->state, store, n, points, nrecord, next, two));
   PetscCall(PhaseEnd(FWI_INTERIOR));
   PetscFunctionReturn(0);
 }
@@ -502,7 +503,8 @@ PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const Shot
       PetscCall(sc->record(p->state, record[k].component, &rec[k].rec, rec[k].remote, rec[k].traces + (size_t)n * record[k].at->nrec));
     }
     PetscCall(PhaseEnd(FWI_INJREC));
-    if (!store && n + 1 < t->nsteps && !(p->settings.watch_steps && (n + 1) % p->settings.watch_steps == 0)) PetscCall(TwoSteps(p, &d, n, nrecord, record, rec, &two));
+    /* checkpointing decides step by step what it keeps */
+    if (!(store && p->ck) && n + 1 < t->nsteps && !(p->settings.watch_steps && (n + 1) % p->settings.watch_steps == 0)) PetscCall(TwoSteps(p, store, &d, n, nrecord, record, rec, &two));
     if (!two) PetscCall(StepStages(p, PETSC_FALSE, &points));
     steps = two ? 2 : 1;
     {

@@ -544,14 +544,18 @@ static void VelocityTurnLayer(ELState *s, const StaggeredPair *pr, PetscInt l)
 /* Layer l of StaggeredFusedSweep: an even stage, each row's velocities,
    then its normal velocity past the free surfaces of axis 0 (the stress
    stage's StageBegin, row by row); an odd one, the stresses.  With a pair,
-   step n's end and step n + 1's records and start on the way. */
+   step n's end and step n + 1's records, start and bands kept on the
+   way. */
 static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
 {
   const FusedSweep *f = (const FusedSweep *)ctx;
   ELState          *s = f->s;
   const Box         b = StaggeredLayerBox(s->dim, s->n, l);
 
-  if (f->pair && stage == 2) VelocityTurnLayer(s, f->pair, l);
+  if (f->pair && stage == 2) {
+    VelocityTurnLayer(s, f->pair, l);
+    StaggeredPairKeepLayer(f->pair, l);
+  }
   STAGGERED_ROWS_OF(s, &b, {
     if (stage % 2) {
       StressRow(s, row, q, n, EL_PASS_FORWARD);

@@ -112,16 +112,34 @@ static void ForwardFields(ELState *s, float **f[EL_FORWARD_FIELDS])
   }
 }
 
-PetscErrorCode ELReconstructionSave(ELState *s, WavefieldStore store, PetscInt n)
+/* The state's forward fields themselves. */
+static void ForwardArrays(ELState *s, float *f[EL_FORWARD_FIELDS])
 {
-  float **field[EL_FORWARD_FIELDS], *f[EL_FORWARD_FIELDS], *buf;
+  float **field[EL_FORWARD_FIELDS];
 
-  PetscFunctionBeginUser;
   ForwardFields(s, field);
   for (PetscInt k = 0; k < EL_FORWARD_FIELDS; k++) f[k] = *field[k];
+}
+
+PetscErrorCode ELReconstructionSave(ELState *s, WavefieldStore store, PetscInt n)
+{
+  float *f[EL_FORWARD_FIELDS], *buf;
+
+  PetscFunctionBeginUser;
+  ForwardArrays(s, f);
   PetscCall(WavefieldStoreWriteBegin(store, n, &buf));
   PetscCall(s->ops->band_copy(s, f, PETSC_TRUE, ~0u, buf));
   PetscCall(WavefieldStoreWriteEnd(store, n));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ELReconstructionKeepBegin(ELState *s, StaggeredPair *pr, WavefieldStore store, PetscInt n)
+{
+  float *f[EL_FORWARD_FIELDS];
+
+  PetscFunctionBeginUser;
+  ForwardArrays(s, f);
+  PetscCall(StaggeredPairKeepBegin(pr, store, n, s->grid, s->rec->nband, s->rec->band, EL_FORWARD_FIELDS, f));
   PetscFunctionReturn(0);
 }
 
@@ -180,7 +198,7 @@ PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints 
    centre, which the stress stage run back has written: it goes back after
    that stage. */
 PetscErrorCode ELReconstructionRestoreStresses(ELState *s) { return s->ops->band_copy(s, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved); }
-void ELReconstructionRestoreStressesLayer(ELState *s, PetscInt l) { StaggeredBandRestoreLayer(s->grid, s->rec->nband, s->rec->band, s->rec->f, EL_STRESSES, s->rec->saved, l); }
+void ELReconstructionRestoreStressesLayer(ELState *s, PetscInt l) { StaggeredBandCopyLayer(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved, l); }
 
 /* Before reverse stage 1: the band of s^n and t^n back, then the free
    surfaces' zero normal stresses (which the injection may have moved)

@@ -129,6 +129,9 @@ void           ELReconstructionGeometry(const Grid *g, ELReconstruction *rec);
 PetscErrorCode ELReconstructionSetUp(ELState *s, GradientMethod m);
 PetscErrorCode ELReconstructionDestroy(ELState *s);
 PetscErrorCode ELReconstructionSave(ELState *s, WavefieldStore store, PetscInt n);
+/* ELReconstructionSave's, by layer of a sweep of two steps: pr keeps the
+   start of step n there (StaggeredPairKeepBegin). */
+PetscErrorCode ELReconstructionKeepBegin(ELState *s, StaggeredPair *pr, WavefieldStore store, PetscInt n);
 void           ELReconstructionStart(ELState *s);
 PetscErrorCode ELReconstructionRead(ELState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode ELReconstructionDone(ELState *s, WavefieldStore store, PetscInt n);

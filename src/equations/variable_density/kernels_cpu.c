@@ -292,13 +292,16 @@ static void StepTurnLayer(VDState *s, const StaggeredPair *pr, const Box *b, Pet
 
 /* Layer l of StaggeredFusedSweep: an even stage, each row's velocities,
    the normal one then mirrored beyond the free surfaces of axis 0 (the
-   pressure stage's StageBegin, row by row); an odd one, the pressure. */
+   pressure stage's StageBegin, row by row); an odd one, the pressure.
+   With a pair, step n's end and step n + 1's records and bands kept on
+   the way. */
 static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
 {
   const FusedSweep *f = (const FusedSweep *)ctx;
   VDState          *s = f->s;
   const Box         b = StaggeredLayerBox(s->dim, s->n, l);
 
+  if (f->pair && stage == 2) StaggeredPairKeepLayer(f->pair, l);
   STAGGERED_ROWS_OF(s, &b, {
     if (stage % 2) {
       PressureRow(s, row, q, n, PETSC_FALSE);

@@ -88,6 +88,13 @@ PetscErrorCode VDReconstructionSave(VDState *s, WavefieldStore store, PetscInt n
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode VDReconstructionKeepBegin(VDState *s, StaggeredPair *pr, WavefieldStore store, PetscInt n)
+{
+  float *const f[4] = {s->p, s->v[0], s->v[1], s->v[2]};
+
+  return StaggeredPairKeepBegin(pr, store, n, s->grid, s->rec.nband, s->rec.band, 4, f);
+}
+
 /* The forward run's last fields change hands instead of being copied:
    p^N and v^(N-1/2) become those run backwards, the others the adjoint's,
    zeroed next. */

@@ -264,18 +264,24 @@ static float KdtAt(const void *state, ptrdiff_t cell) { return ((const VDState *
 
 /* Two forward steps in one sweep (staggered_pair.h): step n's stage 0
    StageBegin, the sweep, then step n + 1's records from the values it
-   kept. */
-static PetscErrorCode FusedSteps(EquationState *state, const EquationStepPoints points[2], PetscInt nrecord, const EquationRecording next[], PetscBool *done)
+   kept.  A store keeps the boundary method's bands of step n + 1's start,
+   layer by layer; full storage's terms are formed stage by stage (one
+   step a sweep). */
+static PetscErrorCode FusedSteps(EquationState *state, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscInt nrecord, const EquationRecording next[],
+                                 PetscBool *done)
 {
   VDState *s = VDStateOf(state);
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (!Sweeps(s) || s->dim != 2) PetscFunctionReturn(0); /* in 3D slower (docs/numerics.md) */
+  if (store && s->method != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
   PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, KdtAt, s, done));
   if (!*done) PetscFunctionReturn(0);
+  if (store) PetscCall(VDReconstructionKeepBegin(s, s->pair, store, n + 1));
   PetscCall(StageBegin(state, 0, PETSC_FALSE, &points[0]));
   PetscCall(s->ops->fused_forward(s, s->pair));
+  PetscCall(StaggeredPairKeepEnd(s->pair, store, n + 1));
   StaggeredPairRecords(s->pair, next);
   PetscFunctionReturn(0);
 }

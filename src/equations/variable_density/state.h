@@ -103,6 +103,9 @@ void           VDReconstructionGeometry(const Grid *g, VDReconstruction *rec);
 PetscErrorCode VDReconstructionSetUp(VDState *s, GradientMethod m);
 PetscErrorCode VDReconstructionDestroy(VDState *s);
 PetscErrorCode VDReconstructionSave(VDState *s, WavefieldStore store, PetscInt n);
+/* VDReconstructionSave's, by layer of a sweep of two steps: pr keeps the
+   start of step n there (StaggeredPairKeepBegin). */
+PetscErrorCode VDReconstructionKeepBegin(VDState *s, StaggeredPair *pr, WavefieldStore store, PetscInt n);
 void           VDReconstructionStart(VDState *s);
 PetscErrorCode VDReconstructionRead(VDState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode VDReconstructionDone(VDState *s, WavefieldStore store, PetscInt n);
