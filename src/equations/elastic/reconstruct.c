@@ -193,11 +193,11 @@ PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints 
   PetscFunctionReturn(0);
 }
 
-/* The band of s^n and t^n back: all of it, or (CPU) its rows in layer l
-   of the outermost axis.  On the high side it begins at the core's last
-   centre, which the stress stage run back has written: it goes back after
-   that stage. */
-PetscErrorCode ELReconstructionRestoreStresses(ELState *s) { return s->ops->band_copy(s, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved); }
+/* The band of s^n and t^n back in layer l of the outermost axis (a
+   reverse sweep's layer, on the CPU; ELReconstructionStresses puts back
+   all of it).  On the high side it begins at the core's last centre,
+   which the stress stage run back has written: it goes back after that
+   stage. */
 void ELReconstructionRestoreStressesLayer(ELState *s, PetscInt l) { StaggeredBandCopyLayer(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved, l); }
 
 /* Before reverse stage 1: the band of s^n and t^n back, then the free
@@ -207,7 +207,7 @@ void ELReconstructionRestoreStressesLayer(ELState *s, PetscInt l) { StaggeredBan
 PetscErrorCode ELReconstructionStresses(ELState *s)
 {
   PetscFunctionBeginUser;
-  PetscCall(ELReconstructionRestoreStresses(s));
+  PetscCall(s->ops->band_copy(s, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved));
   Swap(s);
   PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
   PetscCall(s->ops->surface(s, STAGGERED_MIRROR_CENTRES, s->s, PETSC_FALSE));

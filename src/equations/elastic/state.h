@@ -137,7 +137,6 @@ PetscErrorCode ELReconstructionRead(ELState *s, WavefieldStore store, PetscInt n
 PetscErrorCode ELReconstructionDone(ELState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints *points);
 PetscErrorCode ELReconstructionStresses(ELState *s);
-PetscErrorCode ELReconstructionRestoreStresses(ELState *s);
 void           ELReconstructionRestoreStressesLayer(ELState *s, PetscInt l);
 
 /* The shear stress of axes a != b: t[ELPair(a, b)] ((0, 1), (0, 2), (1, 2)). */
