@@ -20,9 +20,17 @@ static inline float *RowMemory(const ELState *s, float *psi, PetscInt b, const P
   return m ? m : StaggeredNoMemory(s->psi_none, s->padded[0], b);
 }
 
+/* The operand from x of the derivative along b at cell i of a row piece,
+   through its transposed CPML memory m (m[i]: the row's, or psi_none's)
+   with the profile weights A and B; along z only where the piece lies
+   in z's layers (Z), x itself elsewhere (ELOperandAt: the weights are 0
+   there, and the two differ at most in the sign of a zero). */
+#define EL_ROW_OPERAND(Z, b, x, A, B, m, i) ((b) || (Z) ? StaggeredCpmlAdjoint((x), (A), (B), &(m)[i]) : (x))
+
 /* ELUndoStressCell over cells [i0, i1) of a row off every free surface, as
-   vector loops: the normal rates' operands, then each pair's. */
-STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool K, PetscInt D)
+   vector loops: the normal rates' operands, then each pair's.  Z: whether
+   the cells lie in z's layers. */
+STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, PetscBool K, PetscInt D)
 {
   float *const *const sn = s->s;
   float              *mn[3], *me[3][3]; /* the memories from the row's first cell: the normal rates', each pair's along each axis */
@@ -46,7 +54,7 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
       }
       ELNormalImage(&s->img_l[c], &s->img_m[c], tr, T, se, l, m2, 0);
     }
-    for (PetscInt b = 0; b < D; b++) s->op[b][b][c] = StaggeredCpmlAdjoint(l * tr + m2 * sn[b][c], EL_ROW_PROFILE(s, a, b, 0, q, i), EL_ROW_PROFILE(s, b, b, 0, q, i), &mn[b][i]);
+    for (PetscInt b = 0; b < D; b++) s->op[b][b][c] = EL_ROW_OPERAND(Z, b, l * tr + m2 * sn[b][c], EL_ROW_PROFILE(s, a, b, 0, q, i), EL_ROW_PROFILE(s, b, b, 0, q, i), mn[b], i);
   }
   for (PetscInt p = 0; p < (D == 3 ? 3 : 1); p++) {
     const PetscInt  a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
@@ -56,18 +64,49 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
       const ptrdiff_t c = row + i;
       const float     M = ELEdgeShear(s->csum[a], c, sb), tau = M * s->t[p][c];
       if (K) s->img_e[p][c] += M * tau * s->keep[(size_t)ELKeepRow(D, EL_KEEP_SHEAR, p) * s->ncells + c];
-      s->op[a][b][c] = StaggeredCpmlAdjoint(tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), &me[a][b][i]);
-      s->op[b][a][c] = StaggeredCpmlAdjoint(tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), &me[b][a][i]);
+      s->op[a][b][c] = EL_ROW_OPERAND(Z, b, tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), me[a][b], i);
+      s->op[b][a][c] = EL_ROW_OPERAND(Z, a, tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), me[b][a], i);
     }
   }
 }
 
-/* Undoing the velocity stage over a row's n cells (ELUndoVelocityCell). */
-STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt n, PetscBool K, PetscInt D)
+/* ELUndoVelocityCell over cells [i0, i1) of a row, as vector loops (Z as
+   UndoStressRowR's). */
+STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, PetscBool K, PetscInt D)
 {
   for (PetscInt a = 0; a < D; a++) {
+    const ptrdiff_t sa = s->stride[a];
+    float          *m[3];
+    for (PetscInt b = 0; b < D; b++) m[b] = RowMemory(s, s->psi_v[a][b], b, q, row);
 #pragma GCC ivdep
-    for (PetscInt i = 0; i < n; i++) ELUndoVelocityCell(s, a, (const PetscInt[3]){q[0] + i, q[1], q[2]}, row + i, K, D);
+    for (PetscInt i = i0; i < i1; i++) {
+      const ptrdiff_t c = row + i;
+      const float     v = s->v[a][c], w = StaggeredFaceMean(s->bdt, c, sa) * v;
+      if (K) s->img_b[a][c] += v * ELKeep(s, EL_KEEP_DIVERGENCE, a, c)[0];
+      for (PetscInt b = 0; b < D; b++) s->op[a][b][c] = EL_ROW_OPERAND(Z, b, w, EL_ROW_PROFILE(s, a, b, b == a, q, i), EL_ROW_PROFILE(s, b, b, b == a, q, i), m[b], i);
+    }
+  }
+}
+
+/* Stage's vector loops over cells [lo, hi) of a row, in pieces by z's
+   layers: the cells outside them (at the centres and the nodes alike)
+   take no z memory. */
+static void OperandPieces(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3], PetscInt lo, PetscInt hi)
+{
+  const PetscInt cut[2] = {PetscMax(lo, PetscMin(hi, PetscMax(s->plain[0][0], s->plain[1][0]) - q[0])),
+                           PetscMax(lo, PetscMin(hi, PetscMin(s->plain[0][1], s->plain[1][1]) - q[0]))};
+  const PetscInt at[4]  = {lo, cut[0], PetscMax(cut[0], cut[1]), hi};
+
+  for (PetscInt k = 0; k < 3; k++) {
+    if (at[k + 1] <= at[k]) continue;
+#define EL_OPERAND_PIECE(Z) \
+  EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, { \
+    if (stage) UndoVelocityRowR(s, q, row, at[k], at[k + 1], Z, K_, D_); \
+    else UndoStressRowR(s, row, q, at[k], at[k + 1], Z, K_, D_); \
+  }))
+    if (k == 1) EL_OPERAND_PIECE(PETSC_FALSE);
+    else EL_OPERAND_PIECE(PETSC_TRUE);
+#undef EL_OPERAND_PIECE
   }
 }
 
@@ -79,7 +118,7 @@ void ELOperandsRow(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3
   PetscInt       lo = 0, hi = n;
 
   if (stage) {
-    EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, UndoVelocityRowR(s, q, row, n, K_, D_)));
+    OperandPieces(s, 1, row, q, 0, n);
     return;
   }
   if (ELSurfacesAt(s, (const PetscInt[3]){R + 1, q[1], q[2]}) & ~1u) lo = hi; /* a row on a surface of another axis: every cell */
@@ -89,7 +128,7 @@ void ELOperandsRow(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3
   }
   for (PetscInt i = 0; i < n; i++)
     if (i < lo || i >= hi) ELUndoStressCell(s, (const PetscInt[3]){q[0] + i, q[1], q[2]}, row + i, s->keep != NULL);
-  if (hi > lo) EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, UndoStressRowR(s, row, q, lo, hi, K_, D_)));
+  if (hi > lo) OperandPieces(s, 0, row, q, lo, hi);
 }
 
 PetscErrorCode ELAdjointOperandsCPU(ELState *s, PetscInt stage)
