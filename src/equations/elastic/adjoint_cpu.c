@@ -93,10 +93,9 @@ STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_
    take no z memory. */
 static void OperandPieces(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3], PetscInt lo, PetscInt hi)
 {
-  const PetscInt cut[2] = {PetscMax(lo, PetscMin(hi, PetscMax(s->plain[0][0], s->plain[1][0]) - q[0])),
-                           PetscMax(lo, PetscMin(hi, PetscMin(s->plain[0][1], s->plain[1][1]) - q[0]))};
-  const PetscInt at[4]  = {lo, cut[0], PetscMax(cut[0], cut[1]), hi};
+  PetscInt at[4] = {lo, 0, 0, hi}; /* the pieces' bounds: in z's layers, outside them, in them */
 
+  ELPlainCells(s, q, lo, hi, &at[1]);
   for (PetscInt k = 0; k < 3; k++) {
     if (at[k + 1] <= at[k]) continue;
 #define EL_OPERAND_PIECE(Z) \

@@ -292,8 +292,7 @@ static unsigned PlainCut(const ELState *s, const PetscInt q[3], PetscInt lo, Pet
 
   for (PetscInt a = 1; a < s->dim; a++)
     if (s->pb[a][q[a]] != 0 || s->hb[a][q[a]] != 0) others = EL_CPML_OTHERS;
-  cut[0] = PetscMax(lo, PetscMin(hi, PetscMax(s->plain[0][0], s->plain[1][0]) - q[0]));
-  cut[1] = PetscMax(cut[0], PetscMin(hi, PetscMin(s->plain[0][1], s->plain[1][1]) - q[0]));
+  ELPlainCells(s, q, lo, hi, cut);
   if (cut[1] - cut[0] < EL_PLAIN_MIN_CELLS) cut[0] = cut[1] = hi;
   return others;
 }
