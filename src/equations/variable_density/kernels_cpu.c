@@ -19,12 +19,15 @@ typedef struct {
    face's dt / rho). */
 STAGGERED_INLINE float VelocityUpdate(float v, float B, float g, PetscBool adjoint) { return adjoint ? v + B * g : v - B * g; }
 
-/* What a pass does with the term it forms besides the update (each a
-   literal NULL where not wanted): keep[i] = t (the store's row), img[i] +=
-   x[i] t (the boundary method's image). */
+/* What a pass does with the term it forms besides the update: keep[i] =
+   t (the store's row; a literal NULL where not wanted), and where image
+   (a literal, so that no loop tests it: a test of img in the loop kept
+   GCC from vectorising it) img[i] += x[i] t (the boundary method's
+   image). */
 typedef struct {
   float *keep, *img;
   const float *x;
+  PetscBool image;
 } RowTerm;
 
 /* One pass of the velocity along st over n cells: g = D+ f (with its CPML
@@ -45,7 +48,7 @@ STAGGERED_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict
     float g = StaggeredStencil(f + i, st, 1, w, R);
     if (layer) g = StaggeredCpml(g, layer->a[i * lstep], layer->b[i * lstep], &layer->psi[i]);
     if (keep) keep[i] = g;
-    if (img) img[i] += x[i] * g;
+    if (term.image) img[i] += x[i] * g;
     v[i] = VelocityUpdate(v[i], VDFaceBuoyancy(bdt, i, st), g, adjoint);
   }
 }
@@ -90,7 +93,7 @@ STAGGERED_INLINE void RowPressureR(PetscInt n, PetscInt R, PetscInt dim, const f
       h = a ? h + t : t; /* = 0 + t: a sum from 0 is never -0 */
     }
     if (keep) keep[i] = h;
-    if (img) img[i] += x[i] * h;
+    if (term.image) img[i] += x[i] * h;
     p[i] = adjoint ? p[i] + kdt[i] * h : p[i] - kdt[i] * h;
   }
 }
@@ -160,7 +163,7 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
      the stride 1 (offsets, not pointers) and the weights per cell; the
      adjoint neither keeps nor has layers */
 #define VD_VELOCITY(ST, KEEP, ADJOINT, LAYER, LSTEP) \
-  STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], ST, f, s->bdt + c, s->v[a] + c, (RowTerm){KEEP, NULL, NULL}, ADJOINT, LAYER, LSTEP))
+  STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(m, R_, s->w[a], ST, f, s->bdt + c, s->v[a] + c, (RowTerm){KEEP, NULL, NULL, PETSC_FALSE}, ADJOINT, LAYER, LSTEP))
   if (adjoint && !a) VD_VELOCITY(1, NULL, PETSC_TRUE, NULL, 0)
   else if (adjoint) VD_VELOCITY(st, NULL, PETSC_TRUE, NULL, 0)
   else if (!layer && !a) VD_VELOCITY(1, keep, PETSC_FALSE, NULL, 0)
@@ -202,8 +205,8 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
     l[a] = LayerOf(s, 0, a, q, i0);
   }
   VD_DIM_ADJOINT(s->dim, adjoint, {
-    if (A_ || !layer) STAGGERED_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL}, A_, NULL))
-    else STAGGERED_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL}, A_, l))
+    if (A_ || !layer) STAGGERED_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL, PETSC_FALSE}, A_, NULL))
+    else STAGGERED_WITH_RADIUS(s->radius, RowPressureR(m, R_, D_, s->w, s->stride, f, s->kdt + c, s->p + c, (RowTerm){keep, NULL, NULL, PETSC_FALSE}, A_, l))
   });
 }
 
@@ -381,13 +384,13 @@ static void ReconstructPressureRow(VDState *s, ptrdiff_t row, PetscInt n)
   const float *f[3] = {NULL, NULL, NULL};
 
   for (PetscInt a = 0; a < s->dim; a++) f[a] = s->rec.v[a] + row;
-  VD_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row},
+  VD_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, RowPressureR(n, R_, D_, s->w, s->stride, f, s->kdt + row, s->rec.p + row, (RowTerm){NULL, s->image_k + row, s->p + row, PETSC_TRUE},
                                                              PETSC_TRUE, NULL)));
 }
 
 static void ReconstructVelocityRow(VDState *s, PetscInt a, ptrdiff_t row, PetscInt n)
 {
-  const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row};
+  const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row, PETSC_TRUE};
 
   if (a) STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], s->stride[a], s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
   else STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], 1, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
