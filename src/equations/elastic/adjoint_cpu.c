@@ -125,8 +125,9 @@ void ELOperandsRow(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3
     if (s->free_surface[0][0] && q[0] == R) lo = 1;
     if (s->free_surface[0][1] && q[0] + n == R + s->n[0]) hi = n - 1;
   }
-  for (PetscInt i = 0; i < n; i++)
-    if (i < lo || i >= hi) ELUndoStressCell(s, (const PetscInt[3]){q[0] + i, q[1], q[2]}, row + i, s->keep != NULL);
+  const PetscInt cells[2][2] = {{0, lo}, {hi, n}}; /* those cells alone: a test of every cell cost 5% of the gradient */
+  for (PetscInt k = 0; k < 2; k++)
+    for (PetscInt i = cells[k][0]; i < cells[k][1]; i++) ELUndoStressCell(s, (const PetscInt[3]){q[0] + i, q[1], q[2]}, row + i, s->keep != NULL);
   if (hi > lo) OperandPieces(s, 0, row, q, lo, hi);
 }
 
