@@ -84,7 +84,7 @@ double StaggeredSlabCells(const Grid *g, PetscInt a)
 }
 
 PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const EquationStateSettings *settings, float *pa[3], float *pb[3], float *ha[3], float *hb[3],
-                                       PetscInt plain[2][2], StaggeredSlab slab[3])
+                                       PetscInt plain[3][2][2], StaggeredSlab slab[3])
 {
   PetscInt padded[3];
   float   *scratch;
@@ -98,13 +98,9 @@ PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const
     float *const w[4] = {scratch, scratch + n, scratch + 2 * n, scratch + 3 * n}, **const dev[4] = {&pa[a], &pb[a], &ha[a], &hb[a]};
     PetscCall(GridLayerProfile(g, a, settings->vmax, settings->f_pml, settings->dt, w[0], w[1], scratch + 4 * n));
     GridLayerProfileHalf(g, a, settings->vmax, settings->f_pml, settings->dt, w[2], w[3]);
-    {
-      PetscInt r[2][2];
-      StaggeredPlainRange(padded[a], g->radius, w[1], r[0]);
-      StaggeredPlainRange(padded[a], g->radius, w[3], r[1]);
-      if (!a) memcpy(plain, r, sizeof r);
-      SlabOf(g->dim, padded, g->radius, a, PetscMax(r[0][0], r[1][0]), PetscMin(r[0][1], r[1][1]), &slab[a]);
-    }
+    StaggeredPlainRange(padded[a], g->radius, w[1], plain[a][0]);
+    StaggeredPlainRange(padded[a], g->radius, w[3], plain[a][1]);
+    SlabOf(g->dim, padded, g->radius, a, PetscMax(plain[a][0][0], plain[a][1][0]), PetscMin(plain[a][0][1], plain[a][1][1]), &slab[a]);
     for (PetscInt k = 0; k < 4; k++) {
       PetscCall(b->mem_alloc((void **)dev[k], n * sizeof(float)));
       PetscCall(b->mem_upload(*dev[k], w[k], n * sizeof(float)));

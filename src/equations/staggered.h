@@ -72,11 +72,11 @@ double StaggeredSlabCells(const Grid *g, PetscInt a);
 /* The CPML profiles of every axis of g's block in b's memory, for the
    fastest wave, frequency and step of settings: pa, pb at the centres and
    ha, hb half a cell above them (GridLayerProfile, GridLayerProfileHalf),
-   with the padded ranges along axis 0 outside the layers of each
-   (plain[0]: the centres', plain[1]: the nodes') and each axis's slab of
+   with the padded ranges along each axis a outside the layers of each
+   (plain[a][0]: the centres', plain[a][1]: the nodes') and each axis's slab of
    CPML memory; Destroy frees them. */
 PetscErrorCode StaggeredProfilesCreate(const Grid *g, const BackendOps *b, const EquationStateSettings *settings, float *pa[3], float *pb[3], float *ha[3], float *hb[3],
-                                       PetscInt plain[2][2], StaggeredSlab slab[3]);
+                                       PetscInt plain[3][2][2], StaggeredSlab slab[3]);
 PetscErrorCode StaggeredProfilesDestroy(PetscInt dim, const BackendOps *b, float *pa[3], float *pb[3], float *ha[3], float *hb[3]);
 
 /* A box of owned cells of one field that a boundary method saves each

@@ -119,8 +119,8 @@ PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *b);
    (state.h: plain); the rest lie in them. */
 static inline void ELPlainCells(const ELState *s, const PetscInt q[3], PetscInt lo, PetscInt hi, PetscInt cut[2])
 {
-  cut[0] = PetscMax(lo, PetscMin(hi, PetscMax(s->plain[0][0], s->plain[1][0]) - q[0]));
-  cut[1] = PetscMax(cut[0], PetscMin(hi, PetscMin(s->plain[0][1], s->plain[1][1]) - q[0]));
+  cut[0] = PetscMax(lo, PetscMin(hi, PetscMax(s->plain[0][0][0], s->plain[0][1][0]) - q[0]));
+  cut[1] = PetscMax(cut[0], PetscMin(hi, PetscMin(s->plain[0][0][1], s->plain[0][1][1]) - q[0]));
 }
 
 #ifdef __cplusplus

@@ -72,7 +72,7 @@ typedef struct ELState {
   float                  *psi_none;                    /* the CPU's rows of memory for derivatives outside their layers (StaggeredNoMemory) */
   float                  *pa[3], *pb[3];               /* CPML weights at the centres, over the padded index of axis a (backend memory) */
   float                  *ha[3], *hb[3];               /* and half a cell above them */
-  PetscInt                plain[2][2];                 /* the padded range along axis 0 outside the layers: centres, nodes */
+  PetscInt                plain[3][2][2];              /* the padded range along each axis outside its layers: centres, nodes */
   float                  *host_model[4];               /* the model on its way to a device (EquationModelTarget) */
   /* The gradient (full storage, adjoint.c).  keep: the store's slot of
      the step being run (ELKeep).  The adjoint run holds the adjoint fields

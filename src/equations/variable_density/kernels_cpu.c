@@ -125,9 +125,27 @@ static void PlainCut(const VDState *s, PetscInt nodes, unsigned axes, const Pets
   for (PetscInt a = 1; a < s->dim; a++)
     if (axes >> a & 1 && (nodes ? s->hb : s->pb)[a][q[a]] != 0) cut[0] = cut[1] = n;
   if (axes & 1 && cut[0] < n) {
-    cut[0] = PetscMax(0, PetscMin(n, s->plain[nodes][0] - q[0]));
-    cut[1] = PetscMax(cut[0], PetscMin(n, s->plain[nodes][1] - q[0]));
+    cut[0] = PetscMax(0, PetscMin(n, s->plain[0][nodes][0] - q[0]));
+    cut[1] = PetscMax(cut[0], PetscMin(n, s->plain[0][nodes][1] - q[0]));
   }
+}
+
+/* The cells [cut[0], cut[1]) of a row (first cell at padded q[0], n
+   cells) that lie shrink cells or more inside the range along axis a
+   whose adjoint derivative reads the field itself (direct[stage]: d's
+   operands' equal there): with shrink 0 the cells that read it, with
+   shrink R those whose d nothing reads. */
+static void DirectCut(const VDState *s, PetscInt stage, PetscInt a, const PetscInt q[3], PetscInt n, PetscInt shrink, PetscInt cut[2])
+{
+  const PetscInt lo = s->direct[stage][a][0] + shrink, hi = s->direct[stage][a][1] - shrink;
+
+  if (a) { /* a row lies in the range or not */
+    cut[0] = 0;
+    cut[1] = q[a] >= lo && q[a] < hi ? n : 0;
+    return;
+  }
+  cut[0] = PetscMax(0, PetscMin(n, lo - q[0]));
+  cut[1] = PetscMax(cut[0], PetscMin(n, hi - q[0]));
 }
 
 /* The CPML weights and memory of cells [i0, ...) of a row along axis a
@@ -140,7 +158,7 @@ static RowLayer LayerOf(const VDState *s, PetscInt nodes, PetscInt a, const Pets
 {
   const PetscInt w     = q[a] + (a ? 0 : i0);
   const PetscInt at[3] = {q[0] + i0, q[1], q[2]};
-  const int      in    = StaggeredSlabHolds(&s->slab[a], w) && (a || w < s->plain[nodes][0] || w >= s->plain[nodes][1]);
+  const int      in    = StaggeredSlabHolds(&s->slab[a], w) && (a || w < s->plain[0][nodes][0] || w >= s->plain[0][nodes][1]);
   float *const   psi   = nodes ? s->psi_p[a] : s->psi_v[a];
 
   return (RowLayer){nodes ? &s->ha[a][w] : &s->pa[a][w], nodes ? &s->hb[a][w] : &s->pb[a][w],
@@ -150,12 +168,12 @@ static RowLayer LayerOf(const VDState *s, PetscInt nodes, PetscInt a, const Pets
 /* The velocity along axis a of cells [i0, i0 + m) of a row: forward from
    p, with the CPML memory where layer (the pieces of the row in a layer),
    the gradient kept in the store's row where the run keeps one; adjoint
-   from d. */
-static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool adjoint, PetscBool layer)
+   from d, or where direct from u (p) itself (DirectCut). */
+static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool adjoint, PetscBool layer, PetscBool direct)
 {
   const ptrdiff_t c    = row + i0, st = s->stride[a];
   const RowLayer  l    = LayerOf(s, 1, a, q, i0);
-  const float    *f    = (adjoint ? s->d[a] : s->p) + c;
+  const float    *f    = (adjoint && !direct ? s->d[a] : s->p) + c;
   float          *keep = adjoint || !s->keep ? NULL : s->keep + (1 + a) * s->ncells + c;
 
   if (!m) return;
@@ -191,8 +209,10 @@ static void VelocitiesPlain2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m)
                         else RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, NULL));
 }
 
-/* The pressure of cells [i0, i0 + m) of a row, as VelocityPiece. */
-static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool adjoint, PetscBool layer)
+/* The pressure of cells [i0, i0 + m) of a row, as VelocityPiece; the
+   adjoint reads w_a (v[a]) itself along the axes a of direct (a bit
+   each). */
+static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, PetscBool adjoint, PetscBool layer, unsigned direct)
 {
   const ptrdiff_t c = row + i0;
   const float    *f[3];
@@ -201,7 +221,7 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
 
   if (!m) return;
   for (PetscInt a = 0; a < s->dim; a++) {
-    f[a] = (adjoint ? s->d[a] : s->v[a]) + c;
+    f[a] = (adjoint && !(direct >> a & 1) ? s->d[a] : s->v[a]) + c;
     l[a] = LayerOf(s, 0, a, q, i0);
   }
   VD_DIM_ADJOINT(s->dim, adjoint, {
@@ -220,25 +240,32 @@ static void VelocityRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt
 {
   PetscInt cut[3][2], all[2] = {0, n}; /* all: the cells outside every axis's layers */
 
+  if (adjoint) { /* from d, from u itself where DirectCut */
+    for (PetscInt a = 0; a < s->dim; a++) {
+      DirectCut(s, 0, a, q, n, 0, cut[a]);
+      VelocityPiece(s, a, row, q, 0, cut[a][0], PETSC_TRUE, PETSC_FALSE, PETSC_FALSE);
+      VelocityPiece(s, a, row, q, cut[a][0], cut[a][1] - cut[a][0], PETSC_TRUE, PETSC_FALSE, PETSC_TRUE);
+      VelocityPiece(s, a, row, q, cut[a][1], n - cut[a][1], PETSC_TRUE, PETSC_FALSE, PETSC_FALSE);
+    }
+    return;
+  }
   for (PetscInt a = 0; a < s->dim; a++) {
-    cut[a][0] = 0;
-    cut[a][1] = n;
-    if (!adjoint) PlainCut(s, 1, 1u << a, q, n, cut[a]);
+    PlainCut(s, 1, 1u << a, q, n, cut[a]);
     all[0] = PetscMax(all[0], cut[a][0]);
     all[1] = PetscMin(all[1], cut[a][1]);
   }
   /* in 3D, whose rows are short, the further pieces' set-up costs more
      than the shared loads save (docs/numerics.md) */
-  const PetscBool together = !adjoint && s->dim == 2 && all[0] < all[1];
+  const PetscBool together = s->dim == 2 && all[0] < all[1];
 
   if (together) VelocitiesPlain2(s, row, all[0], all[1] - all[0]);
   for (PetscInt a = 0; a < s->dim; a++) {
     /* the axis's plain cells on either side of those, then its layers' */
     const PetscInt lo = together ? all[0] : cut[a][1], hi = together ? all[1] : cut[a][1];
-    VelocityPiece(s, a, row, q, cut[a][0], lo - cut[a][0], adjoint, PETSC_FALSE);
-    VelocityPiece(s, a, row, q, hi, cut[a][1] - hi, adjoint, PETSC_FALSE);
-    VelocityPiece(s, a, row, q, 0, cut[a][0], adjoint, PETSC_TRUE);
-    VelocityPiece(s, a, row, q, cut[a][1], n - cut[a][1], adjoint, PETSC_TRUE);
+    VelocityPiece(s, a, row, q, cut[a][0], lo - cut[a][0], PETSC_FALSE, PETSC_FALSE, PETSC_FALSE);
+    VelocityPiece(s, a, row, q, hi, cut[a][1] - hi, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE);
+    VelocityPiece(s, a, row, q, 0, cut[a][0], PETSC_FALSE, PETSC_TRUE, PETSC_FALSE);
+    VelocityPiece(s, a, row, q, cut[a][1], n - cut[a][1], PETSC_FALSE, PETSC_TRUE, PETSC_FALSE);
   }
 }
 
@@ -247,15 +274,25 @@ static void VelocityRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt
    axis's. */
 static void PressureRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n, PetscBool adjoint)
 {
-  PetscInt cut[2] = {0, n}, across[2] = {0, n};
+  PetscInt cut[2], across[2];
 
-  if (!adjoint) {
-    PlainCut(s, 0, 1u, q, n, cut);
-    PlainCut(s, 0, ((1u << s->dim) - 1) & ~1u, q, n, across);
+  if (adjoint) { /* from d, from w_a itself where DirectCut: along axis 0 the middle piece, along the others the row or not */
+    unsigned rows = 0;
+    for (PetscInt a = 1; a < s->dim; a++) {
+      DirectCut(s, 1, a, q, n, 0, across);
+      if (across[1] > across[0]) rows |= 1u << a;
+    }
+    DirectCut(s, 1, 0, q, n, 0, cut);
+    PressurePiece(s, row, q, 0, cut[0], PETSC_TRUE, PETSC_FALSE, rows);
+    PressurePiece(s, row, q, cut[0], cut[1] - cut[0], PETSC_TRUE, PETSC_FALSE, rows | 1u);
+    PressurePiece(s, row, q, cut[1], n - cut[1], PETSC_TRUE, PETSC_FALSE, rows);
+    return;
   }
-  PressurePiece(s, row, q, cut[0], cut[1] - cut[0], adjoint, across[0] == across[1] ? PETSC_TRUE : PETSC_FALSE);
-  PressurePiece(s, row, q, 0, cut[0], adjoint, PETSC_TRUE);
-  PressurePiece(s, row, q, cut[1], n - cut[1], adjoint, PETSC_TRUE);
+  PlainCut(s, 0, 1u, q, n, cut);
+  PlainCut(s, 0, ((1u << s->dim) - 1) & ~1u, q, n, across);
+  PressurePiece(s, row, q, cut[0], cut[1] - cut[0], PETSC_FALSE, across[0] == across[1] ? PETSC_TRUE : PETSC_FALSE, 0);
+  PressurePiece(s, row, q, 0, cut[0], PETSC_FALSE, PETSC_TRUE, 0);
+  PressurePiece(s, row, q, cut[1], n - cut[1], PETSC_FALSE, PETSC_TRUE, 0);
 }
 
 PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint)
@@ -358,10 +395,14 @@ static void OperandsRow(VDState *s, PetscInt stage, ptrdiff_t row, const PetscIn
   for (PetscInt a = 0; a < s->dim; a++) {
     const float *const x = (stage ? s->v[a] : s->p) + row;
     float *const       d = s->d[a] + row;
-    PetscInt           cut[2];
+    PetscInt           cut[2], skip[2];
     if (stage && s->keep) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
     PlainCut(s, stage, 1u << a, q, n, cut);
-    PetscArraycpy(d + cut[0], x + cut[0], cut[1] - cut[0]);
+    DirectCut(s, stage, a, q, n, s->radius, skip); /* within cut, or empty */
+    skip[0] = PetscMax(cut[0], PetscMin(cut[1], skip[0]));
+    skip[1] = PetscMax(skip[0], PetscMin(cut[1], skip[1]));
+    PetscArraycpy(d + cut[0], x + cut[0], skip[0] - cut[0]);
+    PetscArraycpy(d + skip[1], x + skip[1], cut[1] - skip[1]);
     OperandLayer(cut[0], x, LayerOf(s, stage, a, q, 0), a ? 0 : 1, d);
     OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, q, cut[1]), a ? 0 : 1, d + cut[1]);
   }

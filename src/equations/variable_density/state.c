@@ -41,6 +41,12 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   s->dt      = settings->dt;
   StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
   PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain, s->slab));
+  for (PetscInt k = 0; k < 2; k++)
+    for (PetscInt a = 0; a < s->dim; a++) {
+      const PetscInt *p = s->plain[a][k];
+      s->direct[k][a][0] = p[0] + s->radius;
+      s->direct[k][a][1] = PetscMax(p[0], p[1] - s->radius - s->radius) + s->radius;
+    }
   {
     double all, layers;
     EquationVariableDensity.state_bytes(g, &all, &layers);

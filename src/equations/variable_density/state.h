@@ -46,7 +46,9 @@ typedef struct VDState {
   float            *psi_none;                /* the CPU's rows of memory for derivatives outside their layers (StaggeredNoMemory) */
   float            *pa[3], *pb[3];           /* CPML weights at the centres, over the padded index of axis a (backend memory) */
   float            *ha[3], *hb[3];           /* and half a cell above them (the v_a nodes) */
-  PetscInt          plain[2][2];             /* the padded range along axis 0 outside its layers: centres, nodes */
+  PetscInt          plain[3][2][2];          /* the padded range along each axis outside its layers: centres, nodes */
+  PetscInt          direct[2][3][2];         /* the CPU adjoint: per stage's operands (0: centres, 1: nodes) and axis a, the padded range along a whose
+                                                derivatives read the field itself, d's equal there (their stencils within plain[a], off the ghosts) */
   float            *host_model[2];           /* K dt and dt / rho on their way to a device (EquationModelTarget) */
   /* The gradient (full storage, adjoint.c).  keep: the store's slot of the
      step being run, each of the step's terms over the padded box: the

@@ -33,7 +33,7 @@ __device__ static inline bool InLayer(const ELState &s, const PetscInt q[3])
 {
   for (int a = 1; a < s.dim; a++)
     if (s.pb[a][q[a]] != 0 || s.hb[a][q[a]] != 0) return true;
-  return q[0] < PetscMax(s.plain[0][0], s.plain[1][0]) || q[0] >= PetscMin(s.plain[0][1], s.plain[1][1]);
+  return q[0] < PetscMax(s.plain[0][0][0], s.plain[0][1][0]) || q[0] >= PetscMin(s.plain[0][0][1], s.plain[0][1][1]);
 }
 
 /* The derivative along b of f at padded cell c, D+ (UP) or D-, with

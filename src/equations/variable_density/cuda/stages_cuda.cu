@@ -7,7 +7,7 @@
 
 /* Whether padded coordinate q along axis a lies in a layer of the profile
    b (nodes: the half nodes' plain range along axis 0). */
-__device__ static inline bool InLayer(const VDState &s, int nodes, int a, PetscInt q, const float *b) { return a ? b[q] != 0 : q < s.plain[nodes][0] || q >= s.plain[nodes][1]; }
+__device__ static inline bool InLayer(const VDState &s, int nodes, int a, PetscInt q, const float *b) { return a ? b[q] != 0 : q < s.plain[0][nodes][0] || q >= s.plain[0][nodes][1]; }
 
 template <int R, bool ADJOINT>
 __global__ void __launch_bounds__(CUDA_CELL_THREADS) VelocityKernel(const VDState s, const Box b)
