@@ -132,9 +132,9 @@ static void PlainCut(const VDState *s, PetscInt nodes, unsigned axes, const Pets
 
 /* The cells [cut[0], cut[1]) of a row (first cell at padded q[0], n
    cells) that lie shrink cells or more inside the range along axis a
-   whose adjoint derivative reads the field itself (direct[stage]: d's
-   operands' equal there): with shrink 0 the cells that read it, with
-   shrink R those whose d nothing reads. */
+   where the adjoint derivatives of stage's operands read the field itself
+   (VDState.direct): with shrink 0 the cells that read it, with shrink R
+   those whose d nothing reads. */
 static void DirectCut(const VDState *s, PetscInt stage, PetscInt a, const PetscInt q[3], PetscInt n, PetscInt shrink, PetscInt cut[2])
 {
   const PetscInt lo = s->direct[stage][a][0] + shrink, hi = s->direct[stage][a][1] - shrink;

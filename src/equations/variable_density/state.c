@@ -41,6 +41,7 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   s->dt      = settings->dt;
   StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
   PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain, s->slab));
+  /* a stencil reaches R cells: those R or more inside the plain range read only cells whose d would be the field */
   for (PetscInt k = 0; k < 2; k++)
     for (PetscInt a = 0; a < s->dim; a++) {
       const PetscInt *p = s->plain[a][k];
