@@ -23,14 +23,15 @@ static inline float *RowMemory(const ELState *s, float *psi, PetscInt b, const P
 /* The operand from x of the derivative along b at cell i of a row piece,
    through its transposed CPML memory m (m[i]: the row's, or psi_none's)
    with the profile weights A and B; along z only where the piece lies
-   in z's layers (Z), x itself elsewhere (ELOperandAt: the weights are 0
-   there, and the two differ at most in the sign of a zero). */
-#define EL_ROW_OPERAND(Z, b, x, A, B, m, i) ((b) || (Z) ? StaggeredCpmlAdjoint((x), (A), (B), &(m)[i]) : (x))
+   in z's layers (Z), along the other axes only where the row lies in the
+   slab of one of them (O), x itself elsewhere (ELOperandAt: the weights
+   are 0 there, and the two differ at most in the sign of a zero). */
+#define EL_ROW_OPERAND(Z, O, b, x, A, B, m, i) (((b) ? (O) : (Z)) ? StaggeredCpmlAdjoint((x), (A), (B), &(m)[i]) : (x))
 
 /* ELUndoStressCell over cells [i0, i1) of a row off every free surface, as
-   vector loops: the normal rates' operands, then each pair's.  Z: whether
-   the cells lie in z's layers. */
-STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, PetscBool K, PetscInt D)
+   vector loops: the normal rates' operands, then each pair's.  Z, O:
+   whether the cells lie in z's layers, the row in another axis's slab. */
+STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, PetscBool K, PetscInt D)
 {
   float *const *const sn = s->s;
   float              *mn[3], *me[3][3]; /* the memories from the row's first cell: the normal rates', each pair's along each axis */
@@ -54,7 +55,7 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
       }
       ELNormalImage(&s->img_l[c], &s->img_m[c], tr, T, se, l, m2, 0);
     }
-    for (PetscInt b = 0; b < D; b++) s->op[b][b][c] = EL_ROW_OPERAND(Z, b, l * tr + m2 * sn[b][c], EL_ROW_PROFILE(s, a, b, 0, q, i), EL_ROW_PROFILE(s, b, b, 0, q, i), mn[b], i);
+    for (PetscInt b = 0; b < D; b++) s->op[b][b][c] = EL_ROW_OPERAND(Z, O, b, l * tr + m2 * sn[b][c], EL_ROW_PROFILE(s, a, b, 0, q, i), EL_ROW_PROFILE(s, b, b, 0, q, i), mn[b], i);
   }
   for (PetscInt p = 0; p < (D == 3 ? 3 : 1); p++) {
     const PetscInt  a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
@@ -64,15 +65,15 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
       const ptrdiff_t c = row + i;
       const float     M = ELEdgeShear(s->csum[a], c, sb), tau = M * s->t[p][c];
       if (K) s->img_e[p][c] += M * tau * s->keep[(size_t)ELKeepRow(D, EL_KEEP_SHEAR, p) * s->ncells + c];
-      s->op[a][b][c] = EL_ROW_OPERAND(Z, b, tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), me[a][b], i);
-      s->op[b][a][c] = EL_ROW_OPERAND(Z, a, tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), me[b][a], i);
+      s->op[a][b][c] = EL_ROW_OPERAND(Z, O, b, tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), me[a][b], i);
+      s->op[b][a][c] = EL_ROW_OPERAND(Z, O, a, tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), me[b][a], i);
     }
   }
 }
 
-/* ELUndoVelocityCell over cells [i0, i1) of a row, as vector loops (Z as
-   UndoStressRowR's). */
-STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, PetscBool K, PetscInt D)
+/* ELUndoVelocityCell over cells [i0, i1) of a row, as vector loops (Z, O
+   as UndoStressRowR's). */
+STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, PetscBool K, PetscInt D)
 {
   for (PetscInt a = 0; a < D; a++) {
     const ptrdiff_t sa = s->stride[a];
@@ -83,28 +84,34 @@ STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_
       const ptrdiff_t c = row + i;
       const float     v = s->v[a][c], w = StaggeredFaceMean(s->bdt, c, sa) * v;
       if (K) s->img_b[a][c] += v * ELKeep(s, EL_KEEP_DIVERGENCE, a, c)[0];
-      for (PetscInt b = 0; b < D; b++) s->op[a][b][c] = EL_ROW_OPERAND(Z, b, w, EL_ROW_PROFILE(s, a, b, b == a, q, i), EL_ROW_PROFILE(s, b, b, b == a, q, i), m[b], i);
+      for (PetscInt b = 0; b < D; b++) s->op[a][b][c] = EL_ROW_OPERAND(Z, O, b, w, EL_ROW_PROFILE(s, a, b, b == a, q, i), EL_ROW_PROFILE(s, b, b, b == a, q, i), m[b], i);
     }
   }
 }
 
 /* Stage's vector loops over cells [lo, hi) of a row, in pieces by z's
    layers: the cells outside them (at the centres and the nodes alike)
-   take no z memory. */
+   take no z memory, and a row outside the other axes' slabs none of
+   theirs. */
 static void OperandPieces(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3], PetscInt lo, PetscInt hi)
 {
-  PetscInt at[4] = {lo, 0, 0, hi}; /* the pieces' bounds: in z's layers, outside them, in them */
+  PetscInt  at[4]  = {lo, 0, 0, hi}; /* the pieces' bounds: in z's layers, outside them, in them */
+  PetscBool others = PETSC_FALSE;
 
+  for (PetscInt b = 1; b < s->dim; b++) others = others || StaggeredSlabHolds(&s->slab[b], q[b]);
   ELPlainCells(s, q, lo, hi, &at[1]);
   for (PetscInt k = 0; k < 3; k++) {
     if (at[k + 1] <= at[k]) continue;
-#define EL_OPERAND_PIECE(Z) \
+#define EL_OPERAND_PIECE(Z, O) \
   EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, { \
-    if (stage) UndoVelocityRowR(s, q, row, at[k], at[k + 1], Z, K_, D_); \
-    else UndoStressRowR(s, row, q, at[k], at[k + 1], Z, K_, D_); \
+    if (stage) UndoVelocityRowR(s, q, row, at[k], at[k + 1], Z, O, K_, D_); \
+    else UndoStressRowR(s, row, q, at[k], at[k + 1], Z, O, K_, D_); \
   }))
-    if (k == 1) EL_OPERAND_PIECE(PETSC_FALSE);
-    else EL_OPERAND_PIECE(PETSC_TRUE);
+    const PetscBool z = k != 1;
+    if (z && others) EL_OPERAND_PIECE(PETSC_TRUE, PETSC_TRUE);
+    else if (z) EL_OPERAND_PIECE(PETSC_TRUE, PETSC_FALSE);
+    else if (others) EL_OPERAND_PIECE(PETSC_FALSE, PETSC_TRUE);
+    else EL_OPERAND_PIECE(PETSC_FALSE, PETSC_FALSE);
 #undef EL_OPERAND_PIECE
   }
 }
