@@ -13,14 +13,13 @@
 #include <string.h>
 
 /* A derivative along axis b over a row piece: its operand (at the piece's
-   first cell), stride, direction (up: D+, to the node above), weights, and
-   CPML weights (per cell along axis 0, one for the row along the others)
-   and memory. */
+   first cell), stride, and CPML weights (per cell along axis 0, one for
+   the row along the others) and memory.  Its direction (D+, to the node
+   above, or D-) is Derive's literal. */
 typedef struct {
   const float *f, *la, *lb;
   float       *psi;
   ptrdiff_t    st;
-  PetscInt     up;
 } Derivative;
 
 /* The stress stage's stencil radius along each axis over a piece (state.h:
@@ -44,7 +43,7 @@ static Derivative DerivativeOf(const ELState *s, PetscInt b, const float *f, Pet
   const PetscInt at[3] = {q[0] + i0, q[1], q[2]};
   float *const   m     = ELMemoryAt(s, psi, b, at, c);
 
-  return (Derivative){f + c, (up ? s->ha[b] : s->pa[b]) + w, (up ? s->hb[b] : s->pb[b]) + w, m ? m : StaggeredNoMemory(s->psi_none, s->padded[0], b) + i0, s->stride[b], up};
+  return (Derivative){f + c, (up ? s->ha[b] : s->pa[b]) + w, (up ? s->hb[b] : s->pb[b]) + w, m ? m : StaggeredNoMemory(s->psi_none, s->padded[0], b) + i0, s->stride[b]};
 }
 
 /* The axes (a bit each) whose derivatives take their CPML memory in a
@@ -65,11 +64,14 @@ enum { EL_CPML_NONE = 0, EL_CPML_Z = 1, EL_CPML_OTHERS = 6, EL_CPML_ALL = 7 };
   default: { const unsigned L_ = EL_CPML_ALL; CALL; } break; \
   }
 
-/* Derivative d along b at cell i of its piece, with its CPML memory where
-   L holds b. */
-STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt i, const float *restrict w, PetscInt R, unsigned L)
+/* Derivative d along b at cell i of its piece, D+ where up, with its CPML
+   memory where L holds b.  b and up are literals at every call: along
+   axis 0 the taps are then offsets of one pointer, not a pointer each
+   (with up read from memory, GCC kept eight pointers a derivative and
+   spilled them). */
+STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt up, PetscInt i, const float *restrict w, PetscInt R, unsigned L)
 {
-  const float t = StaggeredStencil(d->f + i, b ? d->st : 1, d->up, w, R); /* a literal unit stride along axis 0: offsets, not pointers */
+  const float t = StaggeredStencil(d->f + i, b ? d->st : 1, up, w, R);
 
   return L >> b & 1 ? StaggeredCpml(t, d->la[b ? 0 : i], d->lb[b ? 0 : i], &d->psi[i]) : t;
 }
@@ -118,7 +120,7 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdi
     for (PetscInt j = 0; j < NA; j++) {
       float g = 0;
       for (PetscInt b = 0; b < D; b++) {
-        const float t = Derive(&d[j][b], b, i, w[b], R, L);
+        const float t = Derive(&d[j][b], b, b == a0 + j, i, w[b], R, L);
         g             = b ? g + t : t;
       }
       if (K) keep[j][i] = g;
@@ -163,7 +165,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
     float        e[3], sum = 0;
     const float  l = ldt[i], m2 = mdt[i] + mdt[i];
     PetscBool    first = PETSC_TRUE; /* the first term itself, as the variable-density sum */
-    for (PetscInt b = 0; b < D; b++) e[b] = Derive(&dn[b], b, i, w[b], R, L);
+    for (PetscInt b = 0; b < D; b++) e[b] = Derive(&dn[b], b, 0, i, w[b], R, L);
     if (K) {
       kz[i] = e[0];
       kx[i] = e[1];
@@ -223,7 +225,7 @@ STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t 
   for (PetscInt j = 1; j <= R; j++) wa[j] = ra[j], wb[j] = rb[j];
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
-    const float g = Derive(&d0, b, i, wb, R, L) + Derive(&d1, a, i, wa, R, L);
+    const float g = Derive(&d0, b, 1, i, wb, R, L) + Derive(&d1, a, 1, i, wa, R, L);
     if (K) keep[i] = g;
     if (A) t[i] = t[i] - g;
     else if (P == EL_PASS_BACK) {
@@ -247,10 +249,10 @@ STAGGERED_INLINE void NormalAdjointPieceR(ELState *s, ptrdiff_t c, const PetscIn
     /* the axes as literals, as in StressPieceR */
     if (a == 0) {
 #pragma GCC ivdep
-      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 0, i, w, R, EL_CPML_NONE);
+      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 0, 0, i, w, R, EL_CPML_NONE);
     } else {
 #pragma GCC ivdep
-      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 1, i, w, R, EL_CPML_NONE);
+      for (PetscInt i = 0; i < m; i++) x[i] = x[i] - Derive(&d, 1, 0, i, w, R, EL_CPML_NONE);
     }
   }
 }
