@@ -56,21 +56,36 @@ typedef struct {
   char   pad[64 - sizeof(void *) - sizeof(size_t)]; /* keeps the array 64-byte aligned */
 } Mapping;
 
+/* How far past its alignment each array starts: successive arrays a
+   different number of cache lines into a 4 kB page (23 lines apart, modulo
+   64: every offset once in 64 arrays).  Arrays that all began on a 2 MB
+   boundary put cell i of every field in the same set of each cache, and
+   a stage that reads rows of several fields at once evicted its own rows
+   (elastic 2D 1000^2 forward, docs/performance.md). */
+static size_t Stagger(void)
+{
+  static unsigned arrays; /* the arrays allocated so far; allocation is serial */
+
+  return (size_t)(arrays++ * 23u % 64u) * sizeof(Mapping);
+}
+
 static PetscErrorCode MemAlloc(void **p, size_t bytes)
 {
   Mapping *m;
 
   PetscFunctionBeginUser;
+  const size_t stagger = Stagger();
+
   if (bytes < EQUATION_HUGE_PAGE) {
-    const size_t whole = (bytes + 2 * sizeof(Mapping) - 1) / sizeof(Mapping) * sizeof(Mapping); /* a multiple of the alignment */
+    const size_t whole = (stagger + bytes + 2 * sizeof(Mapping) - 1) / sizeof(Mapping) * sizeof(Mapping); /* a multiple of the alignment */
     void        *base  = aligned_alloc(sizeof(Mapping), whole);
 
     PetscCheck(base, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory: %zu bytes requested", bytes);
-    m  = (Mapping *)base;
+    m  = (Mapping *)((char *)base + stagger);
     *m = (Mapping){base, 0, {0}};
-    memset(m + 1, 0, whole - sizeof(Mapping));
+    memset(m + 1, 0, whole - stagger - sizeof(Mapping));
   } else {
-    const size_t pages = (bytes + EQUATION_HUGE_PAGE - 1) / EQUATION_HUGE_PAGE * EQUATION_HUGE_PAGE;
+    const size_t pages = (stagger + bytes + EQUATION_HUGE_PAGE - 1) / EQUATION_HUGE_PAGE * EQUATION_HUGE_PAGE;
     const size_t len   = pages + EQUATION_HUGE_PAGE; /* room for the alignment and the Mapping */
     char        *base  = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     char        *array;
@@ -84,7 +99,7 @@ static PetscErrorCode MemAlloc(void **p, size_t bytes)
     err = MapPages(array, pages);
     if (err) (void)munmap(base, len);
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory: %zu bytes requested, mapping its pages failed (%s)", bytes, strerror(err));
-    m  = (Mapping *)array - 1;
+    m  = (Mapping *)(array + stagger) - 1;
     *m = (Mapping){base, len, {0}};
   }
   *p = m + 1;
