@@ -23,6 +23,13 @@
   case 8: { const PetscInt R_ = 8; CALL; } break; \
   }
 
+/* Calls CALL with NAME the truth of flag as a literal PetscBool. */
+#define STAGGERED_WITH_FLAG(flag, NAME, CALL) \
+  do { \
+    if (flag) { const PetscBool NAME = PETSC_TRUE; CALL; } \
+    else { const PetscBool NAME = PETSC_FALSE; CALL; } \
+  } while (0)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -119,6 +126,15 @@ static inline PetscBool StaggeredSweepable(PetscInt dim, const PetscBool free_su
   for (PetscInt a = 1; a < dim; a++)
     if (free_surface[a][0] || free_surface[a][1]) return PETSC_FALSE;
   return PETSC_TRUE;
+}
+
+/* The cells [cut[0], cut[1]) of a row's cells [lo, hi) (counted from the
+   row's first cell, at padded q0 along axis 0) that lie in the padded
+   range [from, to) along axis 0 (an empty range where none do). */
+static inline void StaggeredRowRange(PetscInt from, PetscInt to, PetscInt q0, PetscInt lo, PetscInt hi, PetscInt cut[2])
+{
+  cut[0] = PetscMax(lo, PetscMin(hi, from - q0));
+  cut[1] = PetscMax(cut[0], PetscMin(hi, to - q0));
 }
 
 #ifdef __cplusplus

@@ -102,17 +102,10 @@ static void OperandPieces(ELState *s, PetscInt stage, ptrdiff_t row, const Petsc
   ELPlainCells(s, q, lo, hi, &at[1]);
   for (PetscInt k = 0; k < 3; k++) {
     if (at[k + 1] <= at[k]) continue;
-#define EL_OPERAND_PIECE(Z, O) \
-  EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, { \
-    if (stage) UndoVelocityRowR(s, q, row, at[k], at[k + 1], Z, O, K_, D_); \
-    else UndoStressRowR(s, row, q, at[k], at[k + 1], Z, O, K_, D_); \
-  }))
-    const PetscBool z = k != 1;
-    if (z && others) EL_OPERAND_PIECE(PETSC_TRUE, PETSC_TRUE);
-    else if (z) EL_OPERAND_PIECE(PETSC_TRUE, PETSC_FALSE);
-    else if (others) EL_OPERAND_PIECE(PETSC_FALSE, PETSC_TRUE);
-    else EL_OPERAND_PIECE(PETSC_FALSE, PETSC_FALSE);
-#undef EL_OPERAND_PIECE
+    STAGGERED_WITH_FLAG(k != 1, Z_, STAGGERED_WITH_FLAG(others, O_, EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
+      if (stage) UndoVelocityRowR(s, q, row, at[k], at[k + 1], Z_, O_, K_, D_);
+      else UndoStressRowR(s, row, q, at[k], at[k + 1], Z_, O_, K_, D_);
+    }))));
   }
 }
 

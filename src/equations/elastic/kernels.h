@@ -90,11 +90,7 @@ extern const ELKernels ELKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
     if ((dim) == 3) { const PetscInt D_ = 3; CALL; } \
     else { const PetscInt D_ = 2; CALL; } \
   } while (0)
-#define EL_WITH_KEEP(s, CALL) \
-  do { \
-    if ((s)->keep) { const PetscBool K_ = PETSC_TRUE; CALL; } \
-    else { const PetscBool K_ = PETSC_FALSE; CALL; } \
-  } while (0)
+#define EL_WITH_KEEP(s, CALL) STAGGERED_WITH_FLAG((s)->keep != NULL, K_, CALL)
 
 /* Which pass a CPU stage runs: the forward step, its adjoint, or the
    forward step backwards on the fields run back, imaging its terms
@@ -119,8 +115,7 @@ PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *b);
    (state.h: plain); the rest lie in them. */
 static inline void ELPlainCells(const ELState *s, const PetscInt q[3], PetscInt lo, PetscInt hi, PetscInt cut[2])
 {
-  cut[0] = PetscMax(lo, PetscMin(hi, PetscMax(s->plain[0][0][0], s->plain[0][1][0]) - q[0]));
-  cut[1] = PetscMax(cut[0], PetscMin(hi, PetscMin(s->plain[0][0][1], s->plain[0][1][1]) - q[0]));
+  StaggeredRowRange(PetscMax(s->plain[0][0][0], s->plain[0][1][0]), PetscMin(s->plain[0][0][1], s->plain[0][1][1]), q[0], lo, hi, cut);
 }
 
 #ifdef __cplusplus

@@ -124,10 +124,7 @@ static void PlainCut(const VDState *s, PetscInt nodes, unsigned axes, const Pets
   cut[1] = n;
   for (PetscInt a = 1; a < s->dim; a++)
     if (axes >> a & 1 && (nodes ? s->hb : s->pb)[a][q[a]] != 0) cut[0] = cut[1] = n;
-  if (axes & 1 && cut[0] < n) {
-    cut[0] = PetscMax(0, PetscMin(n, s->plain[0][nodes][0] - q[0]));
-    cut[1] = PetscMax(cut[0], PetscMin(n, s->plain[0][nodes][1] - q[0]));
-  }
+  if (axes & 1 && cut[0] < n) StaggeredRowRange(s->plain[0][nodes][0], s->plain[0][nodes][1], q[0], 0, n, cut);
 }
 
 /* The cells [cut[0], cut[1]) of a row (first cell at padded q[0], n
@@ -144,8 +141,7 @@ static void DirectCut(const VDState *s, PetscInt stage, PetscInt a, const PetscI
     cut[1] = q[a] >= lo && q[a] < hi ? n : 0;
     return;
   }
-  cut[0] = PetscMax(0, PetscMin(n, lo - q[0]));
-  cut[1] = PetscMax(cut[0], PetscMin(n, hi - q[0]));
+  StaggeredRowRange(lo, hi, q[0], 0, n, cut);
 }
 
 /* The CPML weights and memory of cells [i0, ...) of a row along axis a
