@@ -66,7 +66,7 @@ static size_t Stagger(void)
 {
   static unsigned arrays; /* the arrays allocated so far; allocation is serial */
 
-  return (size_t)(arrays++ * 23u % 64u) * sizeof(Mapping);
+  return (size_t)(arrays++ * 23u % 64u) * sizeof(Mapping); /* below EQUATION_STAGGER_MAX */
 }
 
 static PetscErrorCode MemAlloc(void **p, size_t bytes)

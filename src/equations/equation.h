@@ -105,6 +105,10 @@ extern const BackendOps BackendOpsCPU;
    full (backend_cpu.c), and CUDA's allocator rounds large arrays up alike. */
 #define EQUATION_HUGE_PAGE ((size_t)2 << 20)
 
+/* The CPU backend starts each array up to this many bytes past its
+   alignment (backend_cpu.c: Stagger). */
+#define EQUATION_STAGGER_MAX ((size_t)4096)
+
 /* The bytes an array of n floats takes in backend memory, for the memory
    estimates (state_bytes, method_bytes): 2 MB more at most a box-sized
    array, which counts where a rank's arrays are small. */
@@ -112,7 +116,7 @@ static inline double EquationArrayBytes(double n)
 {
   const double bytes = n * sizeof(float), page = (double)EQUATION_HUGE_PAGE;
 
-  return bytes < page ? bytes : ceil(bytes / page) * page;
+  return bytes < page ? bytes : ceil((bytes + (double)EQUATION_STAGGER_MAX) / page) * page;
 }
 
 /* The equation's operations on one backend, and that backend's memory and
