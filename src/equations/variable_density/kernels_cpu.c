@@ -53,12 +53,15 @@ STAGGERED_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict
   }
 }
 
-/* The forward velocities along both axes of n cells of a 2D row outside
-   every layer in one pass, each as RowVelocityR's: the two stencils share
-   the loads of p's row and of the buoyancy, and the loop.  keep (a literal
-   NULL where the run keeps nothing) takes each axis's gradient. */
+/* The velocities along both axes of n cells of a 2D row in one pass,
+   each as RowVelocityR's without CPML: the two stencils share the loads of
+   p's row and of the buoyancy, and the loop.  Forward (back a literal
+   PETSC_FALSE) outside every layer, keep (a literal NULL where the run
+   keeps nothing) taking each axis's gradient; or the boundary method's
+   backward pass in the core (back PETSC_TRUE: the adjoint's sign), each
+   axis imaging its term with x[a], img[a] += x[a] g. */
 STAGGERED_INLINE void RowVelocities2R(PetscInt n, PetscInt R, const float c[3][FWI_MAX_RADIUS + 1], ptrdiff_t st, const float *restrict f, const float *restrict bdt,
-                                      float *const v[2], float *const *keep)
+                                      float *const v[2], float *const *keep, PetscBool back, float *const img[2], const float *const x[2])
 {
   float w[2][FWI_MAX_RADIUS + 1]; /* a copy the stores cannot alias */
   for (PetscInt a = 0; a < 2; a++)
@@ -69,7 +72,8 @@ STAGGERED_INLINE void RowVelocities2R(PetscInt n, PetscInt R, const float c[3][F
       const ptrdiff_t sa = a ? st : 1; /* a literal unit stride: offsets, not pointers */
       const float     g  = StaggeredStencil(f + i, sa, 1, w[a], R);
       if (keep) keep[a][i] = g;
-      v[a][i] = VelocityUpdate(v[a][i], VDFaceBuoyancy(bdt, i, sa), g, PETSC_FALSE);
+      if (back) img[a][i] += x[a][i] * g;
+      v[a][i] = VelocityUpdate(v[a][i], VDFaceBuoyancy(bdt, i, sa), g, back);
     }
 }
 
@@ -201,8 +205,8 @@ static void VelocitiesPlain2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m)
   }
 
   /* keep a literal, so that no loop tests it */
-  STAGGERED_WITH_RADIUS(s->radius, if (s->keep) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, keep);
-                        else RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, NULL));
+  STAGGERED_WITH_RADIUS(s->radius, if (s->keep) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, keep, PETSC_FALSE, NULL, NULL);
+                        else RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, NULL, PETSC_FALSE, NULL, NULL));
 }
 
 /* The pressure of cells [i0, i0 + m) of a row, as VelocityPiece; the
@@ -442,13 +446,53 @@ PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *box)
   return 0;
 }
 
+/* Cells [i0, i0 + m) of a 2D row of both velocities' cores, both run
+   back in one pass (RowVelocities2R). */
+static void ReconstructVelocitiesRow2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m)
+{
+  const ptrdiff_t c      = row + i0;
+  float *const    v[2]   = {s->rec.v[0] + c, s->rec.v[1] + c};
+  float *const    img[2] = {s->image_b[0] + c, s->image_b[1] + c};
+  const float    *x[2]   = {s->v[0] + c, s->v[1] + c};
+
+  STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, img, x));
+}
+
+/* The velocities run back over box: in 2D, the rows that lie in both
+   axes' cores (whose cells along axis 0 begin at the same cell, axis 0's
+   ending one short: reconstruct.c) in one pass over the cells they share,
+   axis 1's last cell on its own; the other rows, and 3D, an axis at a
+   time.  Each cell's arithmetic is the same either way. */
+static void ReconstructVelocities(VDState *s, const Box *box, PetscBool threads)
+{
+  Box       core[3];
+  PetscBool in[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+
+  for (PetscInt a = 0; a < s->dim; a++) in[a] = BoxWithin(box, &s->rec.vcore[a], &core[a]);
+  if (s->dim == 2 && in[0] && in[1] && core[0].lo[0] == core[1].lo[0] && core[0].hi[0] <= core[1].hi[0] && core[0].lo[1] == core[1].lo[1] && core[0].hi[1] == core[1].hi[1]) {
+    const PetscInt both = core[0].hi[0] - core[0].lo[0];
+#define VD_BACK_ROWS_2 \
+  { \
+    ReconstructVelocitiesRow2(s, row, 0, both); \
+    if (n > both) ReconstructVelocityRow(s, 1, row + both, n - both); \
+  }
+    if (threads) {
+      STAGGERED_EACH_ROW(s, &core[1], VD_BACK_ROWS_2);
+    } else STAGGERED_ROWS_OF(s, &core[1], VD_BACK_ROWS_2);
+#undef VD_BACK_ROWS_2
+    return;
+  }
+  for (PetscInt a = 0; a < s->dim; a++) {
+    if (!in[a]) continue;
+    if (threads) {
+      STAGGERED_EACH_ROW(s, &core[a], ReconstructVelocityRow(s, a, row, n));
+    } else STAGGERED_ROWS_OF(s, &core[a], ReconstructVelocityRow(s, a, row, n));
+  }
+}
+
 PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *box)
 {
-  for (PetscInt a = 0; a < s->dim; a++) {
-    Box b;
-    if (!BoxWithin(box, &s->rec.vcore[a], &b)) continue;
-    STAGGERED_EACH_ROW(s, &b, ReconstructVelocityRow(s, a, row, n));
-  }
+  ReconstructVelocities(s, box, PETSC_TRUE);
   return 0;
 }
 
@@ -494,8 +538,7 @@ static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
       OperandsRow(s, 1, row, q, n);
       STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_NODES, s->d[0], row, n);
     });
-    for (PetscInt a = 0; back && a < s->dim; a++)
-      if (BoxWithin(&b, &s->rec.vcore[a], &core)) STAGGERED_ROWS_OF(s, &core, ReconstructVelocityRow(s, a, row, n));
+    if (back) ReconstructVelocities(s, &b, PETSC_FALSE);
     break;
   default:
     STAGGERED_ROWS_OF(s, &b, PressureRow(s, row, q, n, PETSC_TRUE));
