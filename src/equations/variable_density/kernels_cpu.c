@@ -458,11 +458,13 @@ static void ReconstructVelocitiesRow2(VDState *s, ptrdiff_t row, PetscInt i0, Pe
   STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, img, x));
 }
 
-/* The velocities run back over box: in 2D, the rows that lie in both
-   axes' cores (whose cells along axis 0 begin at the same cell, axis 0's
-   ending one short: reconstruct.c) in one pass over the cells they share,
-   axis 1's last cell on its own; the other rows, and 3D, an axis at a
-   time.  Each cell's arithmetic is the same either way. */
+/* The velocities run back over box: in 2D, where the box holds the same
+   layers (along axis 1) of both axes' cores, as a layer of the sweep
+   does, each row in one pass over the cells the cores share (along axis 0
+   both begin at the same cell, axis 0's ending one short: reconstruct.c),
+   axis 1's last cell on its own; otherwise (the stage loop's whole core,
+   whose axis 1 ends a layer short, and 3D) an axis at a time.  Each cell's
+   arithmetic is the same either way. */
 static void ReconstructVelocities(VDState *s, const Box *box, PetscBool threads)
 {
   Box       core[3];
