@@ -57,9 +57,11 @@ STAGGERED_INLINE void RowVelocityR(PetscInt n, PetscInt R, const float *restrict
    each as RowVelocityR's without CPML: the two stencils share the loads of
    p's row and of the buoyancy, and the loop.  Forward (back a literal
    PETSC_FALSE) outside every layer, keep (a literal NULL where the run
-   keeps nothing) taking each axis's gradient; or the boundary method's
-   backward pass in the core (back PETSC_TRUE: the adjoint's sign), each
-   axis imaging its term with x[a], img[a] += x[a] g. */
+   keeps nothing) taking each axis's gradient; or with the adjoint's sign
+   (back PETSC_TRUE): the adjoint's velocities from u where their operands
+   are u itself, and the boundary method's backward pass in the core, each
+   axis imaging its term with x[a], img[a] += x[a] g (img a literal NULL
+   where nothing is imaged). */
 STAGGERED_INLINE void RowVelocities2R(PetscInt n, PetscInt R, const float c[3][FWI_MAX_RADIUS + 1], ptrdiff_t st, const float *restrict f, const float *restrict bdt,
                                       float *const v[2], float *const *keep, PetscBool back, float *const img[2], const float *const x[2])
 {
@@ -72,7 +74,7 @@ STAGGERED_INLINE void RowVelocities2R(PetscInt n, PetscInt R, const float c[3][F
       const ptrdiff_t sa = a ? st : 1; /* a literal unit stride: offsets, not pointers */
       const float     g  = StaggeredStencil(f + i, sa, 1, w[a], R);
       if (keep) keep[a][i] = g;
-      if (back) img[a][i] += x[a][i] * g;
+      if (img) img[a][i] += x[a][i] * g;
       v[a][i] = VelocityUpdate(v[a][i], VDFaceBuoyancy(bdt, i, sa), g, back);
     }
 }
@@ -191,10 +193,11 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 #undef VD_VELOCITY
 }
 
-/* The forward velocities of cells [i0, i0 + m) of a 2D row outside every
-   layer (RowVelocities2R), the gradients kept in the store's rows where
-   the run keeps them. */
-static void VelocitiesPlain2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m)
+/* The velocities of cells [i0, i0 + m) of a 2D row in one pass
+   (RowVelocities2R): forward outside every layer, the gradients kept in
+   the store's rows where the run keeps them; adjoint from u where both
+   axes' operands are u itself. */
+static void VelocitiesPlain2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m, PetscBool adjoint)
 {
   const ptrdiff_t c = row + i0;
   float          *v[2], *keep[2];
@@ -204,8 +207,9 @@ static void VelocitiesPlain2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m)
     keep[a] = s->keep ? s->keep + (1 + a) * s->ncells + c : NULL; /* as VelocityPiece's */
   }
 
-  /* keep a literal, so that no loop tests it */
-  STAGGERED_WITH_RADIUS(s->radius, if (s->keep) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, keep, PETSC_FALSE, NULL, NULL);
+  /* keep and the sign literals, so that no loop tests them */
+  STAGGERED_WITH_RADIUS(s->radius, if (adjoint) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, NULL, PETSC_TRUE, NULL, NULL);
+                        else if (s->keep) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, keep, PETSC_FALSE, NULL, NULL);
                         else RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, NULL, PETSC_FALSE, NULL, NULL));
 }
 
@@ -238,19 +242,13 @@ static void PressurePiece(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscI
    those in them. */
 static void VelocityRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt n, PetscBool adjoint)
 {
-  PetscInt cut[3][2], all[2] = {0, n}; /* all: the cells outside every axis's layers */
+  PetscInt cut[3][2], all[2] = {0, n}; /* all: the cells in every axis's middle piece */
 
-  if (adjoint) { /* from d, from u itself where DirectCut */
-    for (PetscInt a = 0; a < s->dim; a++) {
-      DirectCut(s, 0, a, q, n, 0, cut[a]);
-      VelocityPiece(s, a, row, q, 0, cut[a][0], PETSC_TRUE, PETSC_FALSE, PETSC_FALSE);
-      VelocityPiece(s, a, row, q, cut[a][0], cut[a][1] - cut[a][0], PETSC_TRUE, PETSC_FALSE, PETSC_TRUE);
-      VelocityPiece(s, a, row, q, cut[a][1], n - cut[a][1], PETSC_TRUE, PETSC_FALSE, PETSC_FALSE);
-    }
-    return;
-  }
+  /* the middle pieces: forward the cells outside the axis's layers, the
+     adjoint those whose operand is u itself (DirectCut) */
   for (PetscInt a = 0; a < s->dim; a++) {
-    PlainCut(s, 1, 1u << a, q, n, cut[a]);
+    if (adjoint) DirectCut(s, 0, a, q, n, 0, cut[a]);
+    else PlainCut(s, 1, 1u << a, q, n, cut[a]);
     all[0] = PetscMax(all[0], cut[a][0]);
     all[1] = PetscMin(all[1], cut[a][1]);
   }
@@ -258,14 +256,15 @@ static void VelocityRow(VDState *s, ptrdiff_t row, const PetscInt q[3], PetscInt
      than the shared loads save (docs/numerics.md) */
   const PetscBool together = s->dim == 2 && all[0] < all[1];
 
-  if (together) VelocitiesPlain2(s, row, all[0], all[1] - all[0]);
+  if (together) VelocitiesPlain2(s, row, all[0], all[1] - all[0], adjoint);
   for (PetscInt a = 0; a < s->dim; a++) {
-    /* the axis's plain cells on either side of those, then its layers' */
+    /* the axis's middle cells on either side of those, then its others:
+       forward in its layers, the adjoint from d */
     const PetscInt lo = together ? all[0] : cut[a][1], hi = together ? all[1] : cut[a][1];
-    VelocityPiece(s, a, row, q, cut[a][0], lo - cut[a][0], PETSC_FALSE, PETSC_FALSE, PETSC_FALSE);
-    VelocityPiece(s, a, row, q, hi, cut[a][1] - hi, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE);
-    VelocityPiece(s, a, row, q, 0, cut[a][0], PETSC_FALSE, PETSC_TRUE, PETSC_FALSE);
-    VelocityPiece(s, a, row, q, cut[a][1], n - cut[a][1], PETSC_FALSE, PETSC_TRUE, PETSC_FALSE);
+    VelocityPiece(s, a, row, q, cut[a][0], lo - cut[a][0], adjoint, PETSC_FALSE, adjoint);
+    VelocityPiece(s, a, row, q, hi, cut[a][1] - hi, adjoint, PETSC_FALSE, adjoint);
+    VelocityPiece(s, a, row, q, 0, cut[a][0], adjoint, !adjoint, PETSC_FALSE);
+    VelocityPiece(s, a, row, q, cut[a][1], n - cut[a][1], adjoint, !adjoint, PETSC_FALSE);
   }
 }
 
