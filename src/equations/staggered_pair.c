@@ -47,7 +47,8 @@ static PetscErrorCode LayerCellsCreate(StaggeredLayers L, PetscInt n, CellRow cr
   PetscFunctionReturn(0);
 }
 
-/* The injection's cells: the map's rows, each a cell of its own. */
+/* The injection's cells: the map's rows, each a cell of its own (*ok
+   false where two name one). */
 static PetscErrorCode InjectCells(StaggeredLayers L, const PointMap *m, StaggeredLayerCells *lc, PetscBool *ok)
 {
   CellRow *cr;
@@ -56,7 +57,35 @@ static PetscErrorCode InjectCells(StaggeredLayers L, const PointMap *m, Staggere
   PetscCall(PetscMalloc1(m->nrows, &cr));
   for (PetscInt i = 0; i < m->nrows; i++) cr[i] = (CellRow){m->cell[i], i};
   PetscCall(LayerCellsCreate(L, m->nrows, cr, lc, ok));
+  for (PetscInt k = 1; k < m->nrows; k++)
+    if (cr[k].cell == cr[k - 1].cell) *ok = PETSC_FALSE; /* sorted: a cell named twice lies beside itself */
   PetscCall(PetscFree(cr));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode StaggeredInjectionDestroy(StaggeredInjection *in)
+{
+  PetscFunctionBeginUser;
+  if (in->map) PetscCall(LayerCellsDestroy(&in->cells));
+  PetscCall(PetscFree(in->amount));
+  in->map = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode StaggeredInjectionPrepare(StaggeredInjection *in, StaggeredLayers L, const PointMap *map, const float amp[], float (*scale)(const void *state, ptrdiff_t cell),
+                                         const void *state, PetscBool *ok)
+{
+  PetscFunctionBeginUser;
+  if (in->map != map) {
+    PetscCall(StaggeredInjectionDestroy(in));
+    in->map = map;
+    PetscCall(InjectCells(L, map, &in->cells, &in->fits));
+    PetscCall(PetscMalloc1(map->nrows, &in->amount));
+  }
+  *ok = in->fits;
+  if (!*ok) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < map->nrows; k++)
+    in->amount[k] = scale(state, in->cells.cell[k]) * (float)PointMapRowSum(map, in->cells.row[k], amp, NULL); /* as the injection forms it */
   PetscFunctionReturn(0);
 }
 
@@ -94,8 +123,7 @@ PetscErrorCode StaggeredPairDestroy(StaggeredPair **pair)
 
   PetscFunctionBeginUser;
   if (!pr) PetscFunctionReturn(0);
-  PetscCall(LayerCellsDestroy(&pr->inject));
-  PetscCall(PetscFree(pr->amount));
+  PetscCall(StaggeredInjectionDestroy(&pr->inject));
   for (PetscInt k = 0; k < pr->nrecord; k++) {
     PetscCall(LayerCellsDestroy(&pr->record[k].cells));
     PetscCall(PetscFree(pr->record[k].compact.index));
@@ -108,13 +136,14 @@ PetscErrorCode StaggeredPairDestroy(StaggeredPair **pair)
 /* Whether pr was built for these maps. */
 static PetscBool Serves(const StaggeredPair *pr, const PointMap *src, PetscInt nrecord, const EquationRecording next[])
 {
-  if (!pr || pr->src != src || pr->nrecord != nrecord) return PETSC_FALSE;
+  if (!pr || pr->inject.map != src || pr->nrecord != nrecord) return PETSC_FALSE;
   for (PetscInt k = 0; k < nrecord; k++)
     if (pr->record[k].map != next[k].map || pr->record[k].component != next[k].component) return PETSC_FALSE;
   return PETSC_TRUE;
 }
 
-static PetscErrorCode Build(StaggeredPair **pair, StaggeredLayers L, const PointMap *src, PetscInt nrecord, const EquationRecording next[])
+/* The records' cells (the injection's are StaggeredInjectionPrepare's). */
+static PetscErrorCode Build(StaggeredPair **pair, StaggeredLayers L, PetscInt nrecord, const EquationRecording next[])
 {
   StaggeredPair *pr;
   PetscBool      fits;
@@ -122,10 +151,8 @@ static PetscErrorCode Build(StaggeredPair **pair, StaggeredLayers L, const Point
   PetscFunctionBeginUser;
   PetscCall(StaggeredPairDestroy(pair));
   PetscCall(PetscNew(pair));
-  pr      = *pair;
-  pr->src = src;
-  PetscCall(InjectCells(L, src, &pr->inject, &pr->fits));
-  PetscCall(PetscMalloc1(src->nrows, &pr->amount));
+  pr       = *pair;
+  pr->fits = PETSC_TRUE;
   for (PetscInt k = 0; k < nrecord; k++) {
     const PetscInt n = next[k].map->start[next[k].map->nrows];
     pr->record[k].map       = next[k].map;
@@ -141,18 +168,13 @@ static PetscErrorCode Build(StaggeredPair **pair, StaggeredLayers L, const Point
 PetscErrorCode StaggeredPairPrepare(StaggeredPair **pair, StaggeredLayers L, const EquationStepPoints *points, PetscInt nrecord, const EquationRecording next[],
                                     float (*scale)(const void *state, ptrdiff_t cell), const void *state, PetscBool *ok)
 {
-  const PointMap *m = points->src;
-  StaggeredPair  *pr;
+  StaggeredPair *pr;
 
   PetscFunctionBeginUser;
-  if (!Serves(*pair, m, nrecord, next)) PetscCall(Build(pair, L, m, nrecord, next));
-  pr  = *pair;
-  *ok = pr->fits;
-  if (!*ok) PetscFunctionReturn(0);
-  for (PetscInt k = 0; k < m->nrows; k++) {
-    const PetscInt i = pr->inject.row[k];
-    pr->amount[k]    = scale(state, pr->inject.cell[k]) * (float)PointMapRowSum(m, i, points->wav, NULL); /* as the injection forms it */
-  }
+  if (!Serves(*pair, points->src, nrecord, next)) PetscCall(Build(pair, L, nrecord, next));
+  pr = *pair;
+  PetscCall(StaggeredInjectionPrepare(&pr->inject, L, points->src, points->wav, scale, state, ok));
+  *ok = *ok && pr->fits;
   PetscFunctionReturn(0);
 }
 

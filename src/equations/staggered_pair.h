@@ -20,11 +20,19 @@ typedef struct {
   ptrdiff_t *cell;
 } StaggeredLayerCells;
 
+/* An injection by layer: the rows of map (each a cell of its own) and what
+   each cell gains (amount[k] for cells.cell[k]), formed before a sweep as
+   the equation's injection forms it. */
+typedef struct {
+  const PointMap     *map;
+  StaggeredLayerCells cells;
+  float              *amount;
+  PetscBool           fits; /* every cell on an owned layer, none named twice */
+} StaggeredInjection;
+
 typedef struct StaggeredPair {
   PetscBool           fits; /* every cell on an owned layer, none another rank's */
-  const PointMap     *src;
-  StaggeredLayerCells inject;
-  float              *amount;
+  StaggeredInjection  inject;
   PetscInt            nrecord;
   struct {
     const PointMap     *map;
@@ -54,6 +62,14 @@ typedef struct {
 /* Those of a state of dim axes, radius R, n owned cells and strides
    stride per axis. */
 static inline StaggeredLayers StaggeredLayersOf(PetscInt dim, PetscInt R, const PetscInt n[3], const ptrdiff_t stride[3]) { return (StaggeredLayers){n[dim - 1], R, stride[dim - 1]}; }
+
+/* Makes *in serve map (built anew where it served another), each cell
+   gaining scale(state, cell) times its row's sum of amp; *ok false where
+   a cell lies outside the owned layers or two rows name one.  Destroy
+   frees it. */
+PetscErrorCode StaggeredInjectionPrepare(StaggeredInjection *in, StaggeredLayers L, const PointMap *map, const float amp[], float (*scale)(const void *state, ptrdiff_t cell),
+                                         const void *state, PetscBool *ok);
+PetscErrorCode StaggeredInjectionDestroy(StaggeredInjection *in);
 
 /* Makes *pair serve step n's points and the records next[] (built anew
    where they differ from the ones it serves), each injected cell gaining

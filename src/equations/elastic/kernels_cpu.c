@@ -522,8 +522,8 @@ static float RecordAt(const void *state, PetscInt c, ptrdiff_t cell)
 static void StressTurnLayer(ELState *s, const StaggeredPair *pr, const Box *b, PetscInt l)
 {
   if (s->source_kind == EL_SOURCE_PRESSURE)
-    for (PetscInt i = pr->inject.at[l]; i < pr->inject.at[l + 1]; i++)
-      for (PetscInt a = 0; a < s->dim; a++) s->s[a][pr->inject.cell[i]] -= pr->amount[i];
+    for (PetscInt i = pr->inject.cells.at[l]; i < pr->inject.cells.at[l + 1]; i++)
+      for (PetscInt a = 0; a < s->dim; a++) s->s[a][pr->inject.cells.cell[i]] -= pr->inject.amount[i];
   STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->s[0], row, n));
   StaggeredPairRecordLayer(pr, 0, l, RecordAt, s);
   STAGGERED_ROWS_OF(s, b, {
@@ -538,7 +538,7 @@ static void StressTurnLayer(ELState *s, const StaggeredPair *pr, const Box *b, P
 static void VelocityTurnLayer(ELState *s, const StaggeredPair *pr, PetscInt l)
 {
   if (s->source_kind != EL_SOURCE_PRESSURE)
-    for (PetscInt i = pr->inject.at[l]; i < pr->inject.at[l + 1]; i++) s->v[s->source_kind - EL_SOURCE_FORCE][pr->inject.cell[i]] += pr->amount[i];
+    for (PetscInt i = pr->inject.cells.at[l]; i < pr->inject.cells.at[l + 1]; i++) s->v[s->source_kind - EL_SOURCE_FORCE][pr->inject.cells.cell[i]] += pr->inject.amount[i];
   for (PetscInt c = 1; c <= s->dim; c++) StaggeredPairRecordLayer(pr, c, l, RecordAt, s);
 }
 

@@ -163,3 +163,61 @@ PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded)
   *padded = s->image;
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode VDAdjointReversePairFree(VDState *s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(StaggeredInjectionDestroy(&s->rpair.residual));
+  PetscCall(StaggeredInjectionDestroy(&s->rpair.source));
+  PetscFunctionReturn(0);
+}
+
+/* What step n's StepEnd and step n - 1's start add to a cell, as
+   VDResidualRow and the boundary method's Inject form it: K dt times its
+   row's sum. */
+static float KdtAt(const void *state, ptrdiff_t cell) { return ((const VDState *)state)->kdt[cell]; }
+
+/* Whether a rank lies across any face of s's block. */
+static PetscBool HasNeighbour(const VDState *s)
+{
+  GridBlock b;
+
+  GridBlockOf(s->grid, &b);
+  for (PetscInt a = 0; a < 3; a++)
+    if (b.neighbour[a][0] || b.neighbour[a][1]) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* Reverse steps n and n - 1 in one sweep (VDReversePair), where the rank
+   is alone in 2D, the boundary method keeps the bands, and step n's
+   residuals are the pressure's alone (a velocity's go into w, which step
+   n's pressure adjoint still reads R layers behind); the rest as step
+   n's StepBegin and SweepBegin before the sweep, step n - 1's StepEnd
+   after it. */
+PetscErrorCode VDAdjointReversePair(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
+{
+  VDReversePair        *pr  = &s->rpair;
+  const StaggeredLayers L   = StaggeredLayersOf(s->dim, s->radius, s->n, s->stride);
+  static const PointMap none = {0}; /* no residuals reach this rank */
+  PetscBool             ok[2];
+
+  PetscFunctionBeginUser;
+  *done = PETSC_FALSE;
+  if (s->dim != 2 || !store || s->method != GRADIENT_BOUNDARY || HasNeighbour(s)) PetscFunctionReturn(0);
+  if (points[0].nresidual > 1 || (points[0].nresidual && points[0].residual[0].component != 0)) PetscFunctionReturn(0);
+  PetscCall(StaggeredInjectionPrepare(&pr->residual, L, points[0].nresidual ? points[0].residual[0].reach : &none, points[0].nresidual ? points[0].residual[0].residual : NULL,
+                                      KdtAt, s, &ok[0]));
+  PetscCall(StaggeredInjectionPrepare(&pr->source, L, points[1].src, points[1].wav, KdtAt, s, &ok[1]));
+  if (!ok[0] || !ok[1]) PetscFunctionReturn(0);
+  pr->at_src = points[1].at_src;
+  PetscCall(WavefieldStoreReadBegin(store, n, &pr->saved[0]));
+  PetscCall(WavefieldStoreReadBegin(store, n - 1, &pr->saved[1]));
+  s->rec.saved = pr->saved[0];
+  PetscCall(VDAdjointSweepBegin(s, &points[0]));
+  PetscCall(s->ops->fused_adjoint(s, pr));
+  s->rec.saved = pr->saved[1];
+  PetscCall(WavefieldStoreReadEnd(store, n));
+  PetscCall(VDAdjointStepEnd(s, store, n - 1, &points[1]));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}

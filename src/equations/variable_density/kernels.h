@@ -52,8 +52,10 @@ typedef struct VDKernels {
   PetscErrorCode (*fused_forward)(VDState *s, const StaggeredPair *pair);
   /* Optional (NULL: none), for the same states: an adjoint step's stages
      over every owned cell in one sweep, from stage 0's operands on
-     (VDAdjointSweepBegin does what comes before them). */
-  PetscErrorCode (*fused_adjoint)(VDState *s);
+     (VDAdjointSweepBegin does what comes before them); with pair, two
+     reverse steps' eight stages, what lies between them on the way
+     (VDReversePair). */
+  PetscErrorCode (*fused_adjoint)(VDState *s, const VDReversePair *pair);
   const BackendOps *backend;
 } VDKernels;
 
@@ -64,7 +66,7 @@ extern const VDKernels VDKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
 PetscErrorCode VDVelocityCPU(VDState *s, const Box *b, PetscBool adjoint);
 PetscErrorCode VDPressureCPU(VDState *s, const Box *b, PetscBool adjoint);
 PetscErrorCode VDFusedForwardCPU(VDState *s, const StaggeredPair *pair);
-PetscErrorCode VDFusedAdjointCPU(VDState *s);
+PetscErrorCode VDFusedAdjointCPU(VDState *s, const VDReversePair *pair);
 PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage);
 PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *b);
 PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *b);

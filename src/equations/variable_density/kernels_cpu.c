@@ -323,7 +323,7 @@ static float RecordAt(const void *state, PetscInt c, ptrdiff_t cell)
    stage 0's StageBegin, once the layer's pressure is stepped. */
 static void StepTurnLayer(VDState *s, const StaggeredPair *pr, const Box *b, PetscInt l)
 {
-  for (PetscInt i = pr->inject.at[l]; i < pr->inject.at[l + 1]; i++) s->p[pr->inject.cell[i]] += pr->amount[i];
+  for (PetscInt i = pr->inject.cells.at[l]; i < pr->inject.cells.at[l + 1]; i++) s->p[pr->inject.cells.cell[i]] += pr->inject.amount[i];
   STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->p, row, n));
   StaggeredPairRecordLayer(pr, 0, l, RecordAt, s);
   STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_CENTRES, s->p, row, n));
@@ -510,9 +510,8 @@ PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *box)
         boundary method's velocities run back from the pressure;
      3: the pressure's adjoint from stage 1's operands.
    Only the last writes u, which stages 0 and 1 read at their own cells. */
-static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
+static void AdjointLayer(VDState *s, PetscInt l, PetscInt stage)
 {
-  VDState        *s    = (VDState *)ctx;
   const Box       b    = StaggeredLayerBox(s->dim, s->n, l);
   const PetscBool back = s->method == GRADIENT_BOUNDARY;
   Box             core;
@@ -546,8 +545,53 @@ static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
   }
 }
 
-PetscErrorCode VDFusedAdjointCPU(VDState *s)
+typedef struct {
+  VDState             *s;
+  const VDReversePair *pair; /* NULL: one step */
+} AdjointSweep;
+
+/* Between two reverse steps on layer l, once step n's pressure adjoint
+   has passed it (VDReversePair): step n's StepEnd there (the pressure's
+   residuals into u, the velocities' band back), then step n - 1's
+   SweepBegin (VDAdjointSweepBegin: u zeroed at the surface and read at
+   the source's cells, the injection out of the pressure run back, the
+   normal velocity mirrored, the pressure's band back).  Nothing of step n
+   reads these values on l any more: its pressure adjoint reads w, not u,
+   and its stages that read the fields run back lie R and 2R layers
+   ahead. */
+static void ReverseTurnLayer(VDState *s, const VDReversePair *pr, const Box *b, PetscInt l)
 {
-  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, 4, AdjointLayer, s);
+  float *const            f[4] = {s->rec.p, s->rec.v[0], s->rec.v[1], s->rec.v[2]};
+  const StaggeredLayerCells *rc = &pr->residual.cells, *sc = &pr->source.cells;
+
+  for (PetscInt i = rc->at[l]; i < rc->at[l + 1]; i++) s->p[rc->cell[i]] += pr->residual.amount[i];
+  StaggeredBandCopyLayer(s->grid, s->rec.nband, s->rec.band, f, PETSC_FALSE, ~1u, pr->saved[0], l);
+  STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->p, row, n));
+  for (PetscInt i = sc->at[l]; i < sc->at[l + 1]; i++) {
+    pr->at_src[sc->row[i]] = VDAtSource(s, sc->cell[i]);
+    s->rec.p[sc->cell[i]] -= pr->source.amount[i];
+  }
+  STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_NODES, s->rec.v[0], row, n));
+  StaggeredBandCopyLayer(s->grid, s->rec.nband, s->rec.band, f, PETSC_FALSE, 1u, pr->saved[1], l);
+}
+
+/* Layer l of the sweep: AdjointLayer's four stages, with a pair step n's
+   then step n - 1's, the turn between them after step n's last. */
+static void AdjointSweepLayer(void *ctx, PetscInt l, PetscInt stage)
+{
+  const AdjointSweep *a = (const AdjointSweep *)ctx;
+
+  AdjointLayer(a->s, l, stage % 4);
+  if (a->pair && stage == 3) {
+    const Box b = StaggeredLayerBox(a->s->dim, a->s->n, l);
+    ReverseTurnLayer(a->s, a->pair, &b, l);
+  }
+}
+
+PetscErrorCode VDFusedAdjointCPU(VDState *s, const VDReversePair *pair)
+{
+  AdjointSweep a = {s, pair};
+
+  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, pair ? 8 : 4, AdjointSweepLayer, &a);
   return 0;
 }

@@ -82,6 +82,7 @@ static PetscErrorCode Destroy(EquationState **state)
   PetscCall(VDAdjointFree(s));
   PetscCall(VDReconstructionDestroy(s));
   PetscCall(StaggeredPairDestroy(&s->pair));
+  PetscCall(VDAdjointReversePairFree(s));
   PetscCall(s->ops->lanes_destroy(s));
   PetscCall(PetscFree(s));
   *state = NULL;
@@ -178,6 +179,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   if (adjoint) PetscCall(VDAdjointRunBegin(s, store));
   if (adjoint && s->method == GRADIENT_BOUNDARY) VDReconstructionStart(s);
   PetscCall(StaggeredPairDestroy(&s->pair)); /* built for the last run's maps */
+  PetscCall(VDAdjointReversePairFree(s));
 #define VD_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
 #define VD_ZERO(x)      VD_ZERO_N(x, s->ncells)
   VD_ZERO(s->p);
@@ -256,7 +258,7 @@ static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const
   if (!Sweeps(s) || (adjoint && !s->ops->fused_adjoint)) PetscFunctionReturn(0);
   if (adjoint) {
     PetscCall(VDAdjointSweepBegin(s, points));
-    PetscCall(s->ops->fused_adjoint(s));
+    PetscCall(s->ops->fused_adjoint(s, NULL));
   } else {
     PetscCall(StageBegin(state, 0, PETSC_FALSE, points));
     PetscCall(s->ops->fused_forward(s, NULL));
@@ -314,6 +316,16 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
 
 /* Component 0, the pressure, or c = 1 + a, the velocity along axis a (the
    map placed at its nodes). */
+static PetscErrorCode ReversePair(EquationState *state, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
+{
+  VDState *s = VDStateOf(state);
+
+  PetscFunctionBeginUser;
+  *done = PETSC_FALSE;
+  if (Sweeps(s) && s->ops->fused_adjoint) PetscCall(VDAdjointReversePair(s, store, n, points, done));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Record(EquationState *state, PetscInt c, const PointMap *m, const float remote[], float out[])
 {
   VDState *s = VDStateOf(state);
@@ -349,4 +361,5 @@ const EquationScheme VariableDensityScheme = {
   .image       = Image,
   .fused_stages = FusedStages,
   .fused_steps  = FusedSteps,
+  .reverse_pair = ReversePair,
 };

@@ -28,6 +28,20 @@ typedef struct {
   float   *saved;       /* the store's slot of the reverse step being run */
 } VDReconstruction;
 
+/* Two reverse steps, n and n - 1, in one sweep (the boundary method, 2D, a
+   rank alone; adjoint.c): what it does between them, by layer, once step
+   n's pressure adjoint has passed the layer: step n's pressure residuals
+   into u, its velocities' band put back, then step n - 1's start (u zeroed
+   at the surface and read at its source's cells into at_src, its injection
+   taken out of the pressure run back, whose band goes back, the normal
+   velocity mirrored). */
+typedef struct {
+  StaggeredInjection residual; /* step n's pressure residuals, into u */
+  StaggeredInjection source;   /* step n - 1's source, out of rec.p */
+  float             *at_src;   /* step n - 1's */
+  float             *saved[2]; /* the store's slots of steps n and n - 1 */
+} VDReversePair;
+
 typedef struct VDState {
   const Grid              *grid;
   const struct VDKernels  *ops;     /* the backend's operations on this state (kernels.h) */
@@ -65,6 +79,7 @@ typedef struct VDState {
   GradientMethod    method;
   VDReconstruction  rec;
   StaggeredPair    *pair; /* NULL until two steps are swept at once in a run */
+  VDReversePair     rpair;
 } VDState;
 
 static inline VDState *VDStateOf(EquationState *s) { return (VDState *)s; }
@@ -90,6 +105,8 @@ PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points);
 PetscErrorCode VDAdjointSweepBegin(VDState *s, const EquationStepPoints *points);
 PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points);
+PetscErrorCode VDAdjointReversePair(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done);
+PetscErrorCode VDAdjointReversePairFree(VDState *s);
 PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded);
 PetscErrorCode VDAdjointFree(VDState *s);
 
