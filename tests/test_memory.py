@@ -149,8 +149,8 @@ def main():
                 ["-mode", "gradient", "-observed_dir", obs, "-memory_limit", 20] + grad, scr.sub("o_grad"),
                 ["not enough memory", "20.0 MB", "-memory_limit"])
         refused("no gradient method fits", 1,
-                ["-mode", "gradient", "-observed_dir", obs, "-memory_limit", 75] + grad, scr.sub("o_plan"),
-                ["no gradient method fits", "-gradient_method boundary", "host limit of 75.0 MB", "ranks per shot group"])
+                ["-mode", "gradient", "-observed_dir", obs, "-memory_limit", 60] + grad, scr.sub("o_plan"),
+                ["no gradient method fits", "-gradient_method boundary", "host limit of 60.0 MB", "ranks per shot group"])
         refused("forward over -memory_limit, 2 groups x 2 subdomains", 4,
                 ["-mode", "forward", "-nx", 400, "-nz", 400, "-nt", 100, "-nshots", 2, "-shot_groups", 2,
                  "-memory_limit", 0.5] + small, scr.sub("o_groups"), ["not enough memory", "0.5 MB"])

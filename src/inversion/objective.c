@@ -193,6 +193,10 @@ static PetscErrorCode ReadShot(const Objective *obj, const SegyList *l, PetscInt
    components one after the other (Objective.obs_raw); every rank: the
    checksum of every shot's samples (restart/run.txt records them), taken
    from the gathers in memory rather than by reading the files again. */
+/* Whether the gradient is one shot's alone: this group's only shot and no
+   other group's to add (PropagatorGradientReset's single). */
+static PetscBool LoneShot(const Experiment *e) { return e->nshots == 1 && e->l.ngroups == 1 ? PETSC_TRUE : PETSC_FALSE; }
+
 static PetscErrorCode ReadObserved(Objective *obj)
 {
   const Experiment *e = &obj->e;
@@ -336,7 +340,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
                                  &obj->store));
   if (e->plan.method == GRADIENT_CHECKPOINT) PetscCall(WavefieldStoreSetRing(obj->store));
   setup = TimingEnter(TIME_ALLOCATION);
-  PetscCall(PropagatorGradientReset(&e->p)); /* its pages mapped with the store's, before any evaluation */
+  PetscCall(PropagatorGradientReset(&e->p, LoneShot(e))); /* its pages mapped with the store's, before any evaluation */
   TimingLeave(setup);
   PetscCall(ReadObserved(obj));
   PetscCall(SelectionKillList(world, o->kill_traces, &e->geo, &obj->killed));
@@ -648,7 +652,7 @@ PetscErrorCode ObjectiveEvaluate(Objective *obj, const float *vp, double *J, dou
 
   PetscFunctionBeginUser;
   PetscCall(ObjectiveSetModel(obj, vp));
-  if (grad) PetscCall(PropagatorGradientReset(&obj->e.p));
+  if (grad) PetscCall(PropagatorGradientReset(&obj->e.p, LoneShot(&obj->e)));
   for (PetscInt k = 0; k < obj->e.nshots; k++) {
     double         Js = 0;
     PetscLogDouble t0, t1;

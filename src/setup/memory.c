@@ -266,6 +266,7 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
   const double    nt = (double)r->nt, fl = sizeof(float);
   const double    copies = r->backend && r->backend->memory->host_memory ? 0 : 1; /* 1 where backend memory is downloaded to be read (device backends) */
   const double    np     = (double)r->backend->eq->nparameter;
+  const PetscBool lone   = r->geo->nshots == 1 && l->ngroups == 1 ? PETSC_TRUE : PETSC_FALSE; /* one shot's images: no sum (PropagatorGradientReset) */
   double          nrec_max = 0, observed = 0;
   RankShare       s;
 
@@ -282,12 +283,13 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
      in place; the block as read is freed, back to the system (main.c),
      before the fields are made); the smoothing's PETSc DMDA maps (two
      indices a ghosted cell); the gradient's exact sum over shots and its
-     value on the extended cells (each parameter's), a shot's image
+     value on the extended cells (each parameter's; the sum only where
+     more than one shot's images are summed), a shot's image
      (downloaded), the value on the user cells (each parameter's), and the
      PetscSF folding the one onto the other (its graph and per-rank index
      lists: five indices a leaf, measured) */
   bytes[MEM_GRID] = s.padded * ((r->smoothing ? 2 * sizeof(PetscInt) : 0) + copies * fl * r->backend->eq->host_model_arrays) + fl * s.owned * np +
-                    (gradient ? s.owned * (np * (sizeof(ExactSum) + sizeof(double)) + fl + sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded +
+                    (gradient ? s.owned * (np * ((lone ? 0 : sizeof(ExactSum)) + sizeof(double)) + fl + sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded +
                                   s.user * (fl + np * sizeof(double))
                               : 0);
   bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? np * fl * s.padded : 0);

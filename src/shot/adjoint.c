@@ -1,16 +1,23 @@
 /* The adjoint of the propagator and the gradient it sums: see propagate.h. */
 #include "shot/propagate_impl.h"
 #include "data/events.h"
+#include <math.h>
 
 /* The sum is allocated at the first call (ObjectiveCreate's, beside the
    store) and zeroed by the threads at every later one (40 bytes a cell: a
    fresh allocation's page faults cost an evaluation as much as a tenth of
-   its steps). */
-PetscErrorCode PropagatorGradientReset(Propagator *p)
+   its steps); single needs none. */
+PetscErrorCode PropagatorGradientReset(Propagator *p, PetscBool single)
 {
   const size_t n = p->owned * p->eq->nparameter;
 
   PetscFunctionBeginUser;
+  p->single    = single;
+  p->lone.runs = -1;
+  if (single) {
+    PetscCall(PetscFree(p->gsum));
+    PetscFunctionReturn(0);
+  }
   if (!p->gsum) PetscCall(PetscMalloc1(n, &p->gsum));
 #pragma omp parallel for schedule(static)
   for (size_t c = 0; c < n; c++) p->gsum[c] = (ExactSum){{0}};
@@ -30,9 +37,28 @@ static size_t OwnedIndex(const Grid *g, ptrdiff_t cell)
   return (size_t)i[0] + (size_t)g->size[0] * (i[1] + (size_t)g->size[1] * i[2]);
 }
 
+/* Single: the run whose images the state holds, and its source's terms
+   by owned cell. */
+static PetscErrorCode LoneImageKeep(Propagator *p, const PointMap *src, const double *sum)
+{
+  const PetscInt n = p->eq->source_image >= 0 ? src->nrows : 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(p->lone.runs < 0, PETSC_COMM_SELF, PETSC_ERR_ORDER, "A second shot's images since PropagatorGradientReset(single): expected one");
+  p->lone.runs = p->runs;
+  PetscCall(PetscFree2(p->lone.cell, p->lone.sum));
+  PetscCall(PetscMalloc2(n + 1, &p->lone.cell, n + 1, &p->lone.sum));
+  p->lone.n = n;
+  for (PetscInt i = 0; i < n; i++) {
+    p->lone.cell[i] = OwnedIndex(p->grid, src->cell[i]);
+    p->lone.sum[i]  = sum[i];
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Adds the shot's images (one per parameter), and the source's term at
    each of its cells to its parameter's (src: host map; sum[i] for row i),
-   to the sums over shots. */
+   to the sums over shots; single keeps them where they are. */
 static PetscErrorCode ImageAdd(Propagator *p, const PointMap *src, const double *sum)
 {
   const Grid *g = p->grid;
@@ -41,6 +67,10 @@ static PetscErrorCode ImageAdd(Propagator *p, const PointMap *src, const double 
   int         bad   = 0;
 
   PetscFunctionBeginUser;
+  if (p->single) {
+    PetscCall(LoneImageKeep(p, src, sum));
+    PetscFunctionReturn(0);
+  }
   for (PetscInt k = 0; k < p->eq->nparameter; k++) {
     ExactSum    *gsum = p->gsum + k * p->owned;
     const float *dev;
@@ -99,6 +129,7 @@ PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross)
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(cross, &size));
+  PetscCheck(!p->single || size == 1, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset(single) with %d groups: expected one", size);
   if (size == 1) PetscFunctionReturn(0);
   PetscCall(ExactSumMPI(&type, &op));
   PetscCallMPI(MPI_Comm_rank(cross, &rank));
@@ -114,12 +145,67 @@ PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p)
   PetscFunctionReturn(0);
 }
 
+/* Single: parameter k's image over the owned cells as the exact sum of
+   it alone would give it (a float's value, but for -0, which the sum makes
+   0), the source's terms added exactly at its cells. */
+static PetscErrorCode LoneImage(Propagator *p, PetscInt k, double *out)
+{
+  const Grid  *g = p->grid;
+  PetscInt     padded[3];
+  const size_t cells = GridPaddedCells(g, padded);
+  const float *dev;
+  void        *copy;
+  const void  *image;
+  int          bad = 0;
+
+  PetscFunctionBeginUser;
+  if (p->lone.runs < 0) { /* no shot */
+    PetscCall(PetscArrayzero(out, p->owned));
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(p->lone.runs == p->runs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The state ran again after the shot whose images it held");
+  PetscCall(p->eq->scheme->image(p->state, k, &dev));
+  PetscCall(EquationMemoryRead(p->backend, dev, cells * sizeof(float), &copy, &image));
+  const float *img = (const float *)image;
+#pragma omp parallel for collapse(2) reduction(| : bad) schedule(static)
+  for (PetscInt z = 0; z < g->size[2]; z++)
+    for (PetscInt y = 0; y < g->size[1]; y++) {
+      const PetscInt     row[3] = {0, y, z};
+      const float *const in     = img + GridPaddedIndex(g, row);
+      double *const      o      = out + (size_t)g->size[0] * (y + (size_t)g->size[1] * z);
+      for (PetscInt x = 0; x < g->size[0]; x++) {
+        bad |= !isfinite(in[x]);
+        o[x] = (double)in[x] + 0.0; /* -0 + 0 = 0 */
+      }
+    }
+  PetscCall(PetscFree(copy));
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)");
+  if (k != p->eq->source_image) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < p->lone.n; i++) { /* each cell once: its image and every row's term there */
+    const size_t c = p->lone.cell[i];
+    ExactSum     s = {{0}};
+    PetscInt     j = 0;
+    while (j < i && p->lone.cell[j] != c) j++;
+    if (j < i) continue;
+    bad |= ExactSumAdd(&s, out[c]);
+    for (j = i; j < p->lone.n; j++)
+      if (p->lone.cell[j] == c) bad |= ExactSumAdd(&s, p->lone.sum[j]);
+    out[c] = ExactSumValue(&s);
+  }
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)");
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PropagatorGradient(Propagator *p, const float *const model[], double *const grad[])
 {
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < p->eq->nparameter; k++) {
     const ExactSum *gsum = p->gsum + k * p->owned;
     double         *out  = grad[k];
+    if (p->single) {
+      PetscCall(LoneImage(p, k, out));
+      continue;
+    }
 #pragma omp parallel for schedule(static)
     for (size_t c = 0; c < p->owned; c++) out[c] = ExactSumValue(&gsum[c]);
   }
@@ -184,7 +270,7 @@ PetscErrorCode PropagatorAdjointResiduals(Propagator *p, const TimeAxis *t, cons
   PetscLogDouble        last[2] = {0, 0};
 
   PetscFunctionBeginUser;
-  PetscCheck(p->gsum, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
+  PetscCheck(p->gsum || p->single, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PropagatorGradientReset() must precede PropagatorAdjoint()");
   PetscCheck(nresidual >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The adjoint takes the residuals of at least one component, not %" PetscInt_FMT, nresidual);
   PetscCall(PetscMalloc1(shot->src.nrows + 1, &src_sum));
   PetscCall(ShotPointsCreate(p, t, shot, wavelet, nresidual, residual, &d));
@@ -192,6 +278,7 @@ PetscErrorCode PropagatorAdjointResiduals(Propagator *p, const TimeAxis *t, cons
   {
     const EquationStepPoints first = ShotPointsAt(&d, t->nsteps - 1);
     PetscCall(sc->run_begin(p->state, PETSC_TRUE, store, &first, t->nsteps));
+    p->runs++;
   }
   if (p->ck) PetscCall(CheckpointsAdjointBegin(p, &d, t->nsteps));
   PetscCall(PetscTime(&last[0]));

@@ -145,6 +145,7 @@ PetscErrorCode PropagatorDestroy(Propagator *p)
     for (PetscInt w = 0; w < 2; w++) PetscCall(PetscFree(p->box[pass][w]));
   PetscCall(DecimatorDestroy(&p->decimator));
   PetscCall(PetscFree(p->gsum));
+  PetscCall(PetscFree2(p->lone.cell, p->lone.sum));
   PetscFunctionReturn(0);
 }
 
@@ -488,6 +489,7 @@ PetscErrorCode PropagatorRunRecords(Propagator *p, const TimeAxis *t, const Shot
   {
     const EquationStepPoints first = ShotPointsAt(&d, 0);
     PetscCall(sc->run_begin(p->state, PETSC_FALSE, store, &first, t->nsteps));
+    p->runs++;
   }
   PetscCall(PetscTime(&last[0]));
   for (PetscInt n = 0, steps; n < t->nsteps; n += steps) {

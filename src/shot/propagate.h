@@ -51,6 +51,14 @@ typedef struct {
   Decimator         decimator; /* receiver traces: internal step -> recording interval */
   size_t            owned;     /* owned cells */
   ExactSum         *gsum;      /* per parameter, the shots' images since the last reset, owned cells (z fastest): gsum[k * owned + c] */
+  PetscBool         single;    /* one image since the reset and no other group's: no sum (PropagatorGradientReset) */
+  PetscInt          runs;      /* the state's runs so far, forward and adjoint */
+  struct {
+    PetscInt runs; /* the adjoint run that left its images in the state (-1: none yet) */
+    PetscInt n;
+    size_t  *cell; /* its source's term at owned cell[i]: sum[i] */
+    double  *sum;
+  } lone; /* single's image */
   Checkpoints      *ck;        /* -gradient_method checkpoint, or NULL */
 } Propagator;
 
@@ -107,8 +115,12 @@ PetscErrorCode PropagatorSetCheckpoints(Propagator *p, const TimeAxis *t, const 
 /* The lanes the propagator's work queues on (BackendOps), for a store's
    copies. */
 static inline void *PropagatorLanes(const Propagator *p) { return p->eq->scheme->lanes(p->state); }
-/* Zeroes the gradient's sum over shots. */
-PetscErrorCode PropagatorGradientReset(Propagator *p);
+/* Zeroes the gradient's sum over shots; single: this rank takes one
+   shot's images before PropagatorGradient and no other group adds its
+   own, so none is summed: PropagatorGradient reads them from the state
+   (the same bits as the exact sum of one image), and 40 bytes a cell and
+   parameter are neither allocated nor written. */
+PetscErrorCode PropagatorGradientReset(Propagator *p, PetscBool single);
 /* The adjoint of PropagatorRun for the same shot and store: residual[] as
    traces[] above, for the receivers that reach this rank's cells
    (shot->reach_id) rather than those it records.  The shot's images

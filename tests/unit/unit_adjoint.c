@@ -100,7 +100,7 @@ static PetscErrorCode Misfit(Propagator *p, const TimeAxis *t, const ShotLocal *
   }
   PetscCallMPI(MPI_Allreduce(&local, J, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
   if (grad) {
-    PetscCall(PropagatorGradientReset(p));
+    PetscCall(PropagatorGradientReset(p, PETSC_TRUE)); /* one shot, one group */
     PetscCall(ReachResiduals(sl, nrec, t->nt, d, reach));
     PetscCall(PropagatorAdjoint(p, t, sl, 0, w, reach, store));
     PetscCall(PropagatorGradient(p, (const float *const[]){v}, (double *const[]){grad}));

@@ -424,7 +424,7 @@ static PetscErrorCode Misfit(Run *r, const float *const model[], double *J, doub
   }
   PetscCallMPI(MPI_Allreduce(&local, J, 1, MPI_DOUBLE, MPI_SUM, r->comm));
   if (grad) {
-    PetscCall(PropagatorGradientReset(&r->p));
+    PetscCall(PropagatorGradientReset(&r->p, PETSC_TRUE)); /* one shot, one group */
     PetscCall(ReachResiduals(r, res, reach));
     PetscCall(PropagatorAdjoint(&r->p, &r->t, &r->sl, 0, r->w, reach, r->store));
     PetscCall(PropagatorGradient(&r->p, model, grad));
