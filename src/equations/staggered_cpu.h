@@ -60,6 +60,15 @@ static inline ptrdiff_t StaggeredRowStart(PetscInt R, PetscInt dim, const ptrdif
 /* STAGGERED_ROWS_OF with the rows shared out among the threads. */
 #define STAGGERED_EACH_ROW(s, b, ...) _Pragma("omp parallel for collapse(2) schedule(static)") STAGGERED_ROWS_OF(s, b, __VA_ARGS__)
 
+/* STAGGERED_EACH_ROW where threads, else STAGGERED_ROWS_OF (a caller on
+   one of a sweep's threads). */
+#define STAGGERED_ROWS_THREADED(threads, s, b, ...) \
+  do { \
+    if (threads) { \
+      STAGGERED_EACH_ROW(s, b, __VA_ARGS__); \
+    } else STAGGERED_ROWS_OF(s, b, __VA_ARGS__); \
+  } while (0)
+
 /* Surface op on f along the row of axis 0 (unit stride, n cells) at
    padded index row, at each of that axis's free surfaces of state s (its
    free_surface and radius): what the stage loop's surface pass does to

@@ -445,14 +445,13 @@ PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *box)
   return 0;
 }
 
-/* Cells [i0, i0 + m) of a 2D row of both velocities' cores, both run
-   back in one pass (RowVelocities2R). */
-static void ReconstructVelocitiesRow2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m)
+/* The first m cells of a 2D row of both velocities' cores (from padded
+   index c), both run back in one pass (RowVelocities2R). */
+static void ReconstructVelocitiesRow2(VDState *s, ptrdiff_t c, PetscInt m)
 {
-  const ptrdiff_t c      = row + i0;
-  float *const    v[2]   = {s->rec.v[0] + c, s->rec.v[1] + c};
-  float *const    img[2] = {s->image_b[0] + c, s->image_b[1] + c};
-  const float    *x[2]   = {s->v[0] + c, s->v[1] + c};
+  float *const v[2]   = {s->rec.v[0] + c, s->rec.v[1] + c};
+  float *const img[2] = {s->image_b[0] + c, s->image_b[1] + c};
+  const float *x[2]   = {s->v[0] + c, s->v[1] + c};
 
   STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, img, x));
 }
@@ -472,22 +471,14 @@ static void ReconstructVelocities(VDState *s, const Box *box, PetscBool threads)
   for (PetscInt a = 0; a < s->dim; a++) in[a] = BoxWithin(box, &s->rec.vcore[a], &core[a]);
   if (s->dim == 2 && in[0] && in[1] && core[0].lo[0] == core[1].lo[0] && core[0].hi[0] <= core[1].hi[0] && core[0].lo[1] == core[1].lo[1] && core[0].hi[1] == core[1].hi[1]) {
     const PetscInt both = core[0].hi[0] - core[0].lo[0];
-#define VD_BACK_ROWS_2 \
-  { \
-    ReconstructVelocitiesRow2(s, row, 0, both); \
-    if (n > both) ReconstructVelocityRow(s, 1, row + both, n - both); \
-  }
-    if (threads) {
-      STAGGERED_EACH_ROW(s, &core[1], VD_BACK_ROWS_2);
-    } else STAGGERED_ROWS_OF(s, &core[1], VD_BACK_ROWS_2);
-#undef VD_BACK_ROWS_2
+    STAGGERED_ROWS_THREADED(threads, s, &core[1], {
+      ReconstructVelocitiesRow2(s, row, both);
+      if (n > both) ReconstructVelocityRow(s, 1, row + both, n - both);
+    });
     return;
   }
   for (PetscInt a = 0; a < s->dim; a++) {
-    if (!in[a]) continue;
-    if (threads) {
-      STAGGERED_EACH_ROW(s, &core[a], ReconstructVelocityRow(s, a, row, n));
-    } else STAGGERED_ROWS_OF(s, &core[a], ReconstructVelocityRow(s, a, row, n));
+    if (in[a]) STAGGERED_ROWS_THREADED(threads, s, &core[a], ReconstructVelocityRow(s, a, row, n));
   }
 }
 
