@@ -200,12 +200,12 @@ PetscErrorCode PropagatorGradient(Propagator *p, const float *const model[], dou
 {
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < p->eq->nparameter; k++) {
-    const ExactSum *gsum = p->gsum + k * p->owned;
-    double         *out  = grad[k];
+    double *out = grad[k];
     if (p->single) {
       PetscCall(LoneImage(p, k, out));
       continue;
     }
+    const ExactSum *gsum = p->gsum + k * p->owned;
 #pragma omp parallel for schedule(static)
     for (size_t c = 0; c < p->owned; c++) out[c] = ExactSumValue(&gsum[c]);
   }
