@@ -3,7 +3,10 @@
 # Source it, then call halofwi_setup: it installs the missing Debian 12
 # packages, configures build/ (Release) and builds everything on all cores.
 # Afterwards HALOFWI_ROOT is the repository root and HALOFWI_BUILD the build
-# folder (override with HALOFWI_BUILD=... before calling).
+# folder (override with HALOFWI_BUILD=... before calling).  With
+# HALOFWI_PREBUILT=1 it installs and builds nothing and takes HALOFWI_BUILD
+# as it is: a build of another commit, timed beside this one's, or a
+# bundle's on a GPU machine (scripts/gpu-run).
 
 HALOFWI_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HALOFWI_BUILD="${HALOFWI_BUILD:-$HALOFWI_ROOT/build}"
@@ -36,6 +39,11 @@ halofwi_mpi_env() {
 }
 
 halofwi_setup() {
+  if [ "${HALOFWI_PREBUILT:-0}" = 1 ]; then
+    [ -x "$HALOFWI_BUILD/halofwi" ] || { echo "HALOFWI_PREBUILT=1: no halofwi in $HALOFWI_BUILD" >&2; exit 1; }
+    halofwi_mpi_env
+    return 0
+  fi
   halofwi_install_deps
   halofwi_mpi_env
   halofwi_build
