@@ -56,42 +56,78 @@ static PetscErrorCode LoneImageKeep(Propagator *p, const PointMap *src, const do
   PetscFunctionReturn(0);
 }
 
+/* What a shot's image that is not finite, or too large for the exact
+   sums, makes the run say. */
+#define IMAGE_NOT_FINITE "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)"
+
+/* Parameter k's image over the owned cells: row(ctx, in, n, at) for each
+   owned row, on the threads (in: its n floats, at: the owned index of its
+   first cell, z fastest); *bad ORs what they return. */
+static PetscErrorCode EachImageRow(Propagator *p, PetscInt k, int (*row)(void *ctx, const float *in, PetscInt n, size_t at), void *ctx, int *bad)
+{
+  const Grid  *g = p->grid;
+  PetscInt     padded[3];
+  const size_t cells = GridPaddedCells(g, padded);
+  const float *dev;
+  void        *copy;
+  const void  *image;
+  int          b = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(p->eq->scheme->image(p->state, k, &dev));
+  PetscCall(EquationMemoryRead(p->backend, dev, cells * sizeof(float), &copy, &image));
+  const float *img = (const float *)image;
+#pragma omp parallel for collapse(2) reduction(| : b) schedule(static)
+  for (PetscInt z = 0; z < g->size[2]; z++)
+    for (PetscInt y = 0; y < g->size[1]; y++) {
+      const PetscInt first[3] = {0, y, z};
+      b |= row(ctx, img + GridPaddedIndex(g, first), g->size[0], (size_t)g->size[0] * (y + (size_t)g->size[1] * z));
+    }
+  PetscCall(PetscFree(copy));
+  *bad |= b;
+  PetscFunctionReturn(0);
+}
+
+/* An image row into the exact sums (ctx: the parameter's). */
+static int SumRow(void *ctx, const float *in, PetscInt n, size_t at)
+{
+  ExactSum *out = (ExactSum *)ctx + at;
+  int       bad = 0;
+
+  for (PetscInt x = 0; x < n; x++) bad |= ExactSumAdd(&out[x], in[x]);
+  return bad;
+}
+
+/* An image row as the exact sum of it alone gives it (ctx: the doubles):
+   a float's value, but for -0, which the sum makes 0. */
+static int LoneRow(void *ctx, const float *in, PetscInt n, size_t at)
+{
+  double *out = (double *)ctx + at;
+  int     bad = 0;
+
+  for (PetscInt x = 0; x < n; x++) {
+    bad |= !isfinite(in[x]);
+    out[x] = (double)in[x] + 0.0; /* -0 + 0 = 0 */
+  }
+  return bad;
+}
+
 /* Adds the shot's images (one per parameter), and the source's term at
    each of its cells to its parameter's (src: host map; sum[i] for row i),
    to the sums over shots; single keeps them where they are. */
 static PetscErrorCode ImageAdd(Propagator *p, const PointMap *src, const double *sum)
 {
-  const Grid *g = p->grid;
-  PetscInt    padded[3];
-  const size_t cells = GridPaddedCells(g, padded);
-  int         bad   = 0;
+  int bad = 0;
 
   PetscFunctionBeginUser;
   if (p->single) {
     PetscCall(LoneImageKeep(p, src, sum));
     PetscFunctionReturn(0);
   }
-  for (PetscInt k = 0; k < p->eq->nparameter; k++) {
-    ExactSum    *gsum = p->gsum + k * p->owned;
-    const float *dev;
-    void        *copy;
-    const void  *image;
-    PetscCall(p->eq->scheme->image(p->state, k, &dev));
-    PetscCall(EquationMemoryRead(p->backend, dev, cells * sizeof(float), &copy, &image));
-    const float *img = (const float *)image;
-#pragma omp parallel for collapse(2) reduction(| : bad) schedule(static)
-    for (PetscInt z = 0; z < g->size[2]; z++)
-      for (PetscInt y = 0; y < g->size[1]; y++) {
-        const PetscInt     row[3] = {0, y, z};
-        const float *const in     = img + GridPaddedIndex(g, row);
-        ExactSum *const    out    = gsum + (size_t)g->size[0] * (y + (size_t)g->size[1] * z);
-        for (PetscInt x = 0; x < g->size[0]; x++) bad |= ExactSumAdd(&out[x], in[x]);
-      }
-    PetscCall(PetscFree(copy));
-  }
+  for (PetscInt k = 0; k < p->eq->nparameter; k++) PetscCall(EachImageRow(p, k, SumRow, p->gsum + k * p->owned, &bad));
   if (p->eq->source_image >= 0)
-    for (PetscInt i = 0; i < src->nrows; i++) bad |= ExactSumAdd(&p->gsum[p->eq->source_image * p->owned + OwnedIndex(g, src->cell[i])], sum[i]);
-  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)");
+    for (PetscInt i = 0; i < src->nrows; i++) bad |= ExactSumAdd(&p->gsum[p->eq->source_image * p->owned + OwnedIndex(p->grid, src->cell[i])], sum[i]);
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, IMAGE_NOT_FINITE);
   PetscFunctionReturn(0);
 }
 
@@ -146,17 +182,11 @@ PetscErrorCode PropagatorQuietReport(MPI_Comm comm, const Propagator *p)
 }
 
 /* Single: parameter k's image over the owned cells as the exact sum of
-   it alone would give it (a float's value, but for -0, which the sum makes
-   0), the source's terms added exactly at its cells. */
+   it alone would give it (LoneRow), the source's terms added exactly at
+   its cells. */
 static PetscErrorCode LoneImage(Propagator *p, PetscInt k, double *out)
 {
-  const Grid  *g = p->grid;
-  PetscInt     padded[3];
-  const size_t cells = GridPaddedCells(g, padded);
-  const float *dev;
-  void        *copy;
-  const void  *image;
-  int          bad = 0;
+  int bad = 0;
 
   PetscFunctionBeginUser;
   if (p->lone.runs < 0) { /* no shot */
@@ -164,24 +194,8 @@ static PetscErrorCode LoneImage(Propagator *p, PetscInt k, double *out)
     PetscFunctionReturn(0);
   }
   PetscCheck(p->lone.runs == p->runs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The state ran again after the shot whose images it held");
-  PetscCall(p->eq->scheme->image(p->state, k, &dev));
-  PetscCall(EquationMemoryRead(p->backend, dev, cells * sizeof(float), &copy, &image));
-  const float *img = (const float *)image;
-#pragma omp parallel for collapse(2) reduction(| : bad) schedule(static)
-  for (PetscInt z = 0; z < g->size[2]; z++)
-    for (PetscInt y = 0; y < g->size[1]; y++) {
-      const PetscInt     row[3] = {0, y, z};
-      const float *const in     = img + GridPaddedIndex(g, row);
-      double *const      o      = out + (size_t)g->size[0] * (y + (size_t)g->size[1] * z);
-      for (PetscInt x = 0; x < g->size[0]; x++) {
-        bad |= !isfinite(in[x]);
-        o[x] = (double)in[x] + 0.0; /* -0 + 0 = 0 */
-      }
-    }
-  PetscCall(PetscFree(copy));
-  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)");
-  if (k != p->eq->source_image) PetscFunctionReturn(0);
-  for (PetscInt i = 0; i < p->lone.n; i++) { /* each cell once: its image and every row's term there */
+  PetscCall(EachImageRow(p, k, LoneRow, out, &bad));
+  for (PetscInt i = 0; k == p->eq->source_image && i < p->lone.n; i++) { /* each cell once: its image and every row's term there */
     const size_t c = p->lone.cell[i];
     ExactSum     s = {{0}};
     PetscInt     j = 0;
@@ -192,7 +206,7 @@ static PetscErrorCode LoneImage(Propagator *p, PetscInt k, double *out)
       if (p->lone.cell[j] == c) bad |= ExactSumAdd(&s, p->lone.sum[j]);
     out[c] = ExactSumValue(&s);
   }
-  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, "The shot's gradient is not finite or exceeds 2^128: expected finite values (check the model and the -dt stability limit)");
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, IMAGE_NOT_FINITE);
   PetscFunctionReturn(0);
 }
 
