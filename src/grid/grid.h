@@ -78,6 +78,13 @@ void GridPaddedStrides(const Grid *g, ptrdiff_t stride[3]);
 ptrdiff_t GridPaddedIndex(const Grid *g, const PetscInt local[3]);
 /* This rank's owned box as GridBlock describes it. */
 void GridBlockOf(const Grid *g, GridBlock *b);
+/* Whether no rank lies across any face of block b. */
+static inline PetscBool GridBlockAlone(const GridBlock *b)
+{
+  for (PetscInt a = 0; a < 3; a++)
+    if (b->neighbour[a][0] || b->neighbour[a][1]) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
 /* The owned cells [core[a][0], core[a][1]) of block b along axis a that
    lie outside its absorbing layers (all of them beyond dim). */
 void GridBlockCore(const GridBlock *b, PetscInt core[3][2]);

@@ -22,8 +22,7 @@ static PetscErrorCode BuildBoxes(Propagator *p)
     for (PetscInt s = 0; s < 2; s++) neighbour[a][s] = a < g->dim && b.neighbour[a][s] ? PETSC_TRUE : PETSC_FALSE;
   }
   BoxesInteriorShell(g->dim, g->radius, n, neighbour, &inner, slab, &nslab);
-  p->alone = PETSC_TRUE;
-  for (PetscInt a = 0; a < 3; a++) p->alone = p->alone && !neighbour[a][0] && !neighbour[a][1];
+  p->alone = GridBlockAlone(&b);
   for (PetscInt pass = 0; pass < 2; pass++) {
     const PetscBool split = p->eq->scheme->split_boxes(p->state, pass ? PETSC_TRUE : PETSC_FALSE);
     PetscCall(PetscMalloc1(BOX_MAX_PIECES, &p->box[pass][0]));

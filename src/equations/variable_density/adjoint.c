@@ -172,22 +172,6 @@ PetscErrorCode VDAdjointReversePairFree(VDState *s)
   PetscFunctionReturn(0);
 }
 
-/* What step n's StepEnd and step n - 1's start add to a cell, as
-   VDResidualRow and the boundary method's Inject form it: K dt times its
-   row's sum. */
-static float KdtAt(const void *state, ptrdiff_t cell) { return ((const VDState *)state)->kdt[cell]; }
-
-/* Whether a rank lies across any face of s's block. */
-static PetscBool HasNeighbour(const VDState *s)
-{
-  GridBlock b;
-
-  GridBlockOf(s->grid, &b);
-  for (PetscInt a = 0; a < 3; a++)
-    if (b.neighbour[a][0] || b.neighbour[a][1]) return PETSC_TRUE;
-  return PETSC_FALSE;
-}
-
 /* Reverse steps n and n - 1 in one sweep (VDReversePair), where the rank
    is alone in 2D, the boundary method keeps the bands, and step n's
    residuals are the pressure's alone (a velocity's go into w, which step
@@ -200,14 +184,16 @@ PetscErrorCode VDAdjointReversePair(VDState *s, WavefieldStore store, PetscInt n
   const StaggeredLayers L   = StaggeredLayersOf(s->dim, s->radius, s->n, s->stride);
   static const PointMap none = {0}; /* no residuals reach this rank */
   PetscBool             ok[2];
+  GridBlock             b;
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
-  if (s->dim != 2 || !store || s->method != GRADIENT_BOUNDARY || HasNeighbour(s)) PetscFunctionReturn(0);
+  GridBlockOf(s->grid, &b);
+  if (s->dim != 2 || !store || s->method != GRADIENT_BOUNDARY || !GridBlockAlone(&b)) PetscFunctionReturn(0);
   if (points[0].nresidual > 1 || (points[0].nresidual && points[0].residual[0].component != 0)) PetscFunctionReturn(0);
   PetscCall(StaggeredInjectionPrepare(&pr->residual, L, points[0].nresidual ? points[0].residual[0].reach : &none, points[0].nresidual ? points[0].residual[0].residual : NULL,
-                                      KdtAt, s, &ok[0]));
-  PetscCall(StaggeredInjectionPrepare(&pr->source, L, points[1].src, points[1].wav, KdtAt, s, &ok[1]));
+                                      VDKdtAt, s, &ok[0]));
+  PetscCall(StaggeredInjectionPrepare(&pr->source, L, points[1].src, points[1].wav, VDKdtAt, s, &ok[1]));
   if (!ok[0] || !ok[1]) PetscFunctionReturn(0);
   pr->at_src = points[1].at_src;
   PetscCall(WavefieldStoreReadBegin(store, n, &pr->saved[0]));

@@ -267,10 +267,6 @@ static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const
   PetscFunctionReturn(0);
 }
 
-/* What step n's injection adds to p at cell per unit of its row's sum:
-   K dt, as Inject forms it. */
-static float KdtAt(const void *state, ptrdiff_t cell) { return ((const VDState *)state)->kdt[cell]; }
-
 /* Two forward steps in one sweep (staggered_pair.h): step n's stage 0
    StageBegin, the sweep, then step n + 1's records from the values it
    kept.  A store keeps the boundary method's bands of step n + 1's start,
@@ -285,7 +281,7 @@ static PetscErrorCode FusedSteps(EquationState *state, WavefieldStore store, Pet
   *done = PETSC_FALSE;
   if (!Sweeps(s) || s->dim != 2) PetscFunctionReturn(0); /* in 3D slower (docs/numerics.md) */
   if (store && s->method != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
-  PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, KdtAt, s, done));
+  PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, VDKdtAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   if (store) PetscCall(VDReconstructionKeepBegin(s, s->pair, store, n + 1));
   PetscCall(StageBegin(state, 0, PETSC_FALSE, &points[0]));
@@ -314,8 +310,8 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   PetscFunctionReturn(0);
 }
 
-/* Component 0, the pressure, or c = 1 + a, the velocity along axis a (the
-   map placed at its nodes). */
+/* Two reverse steps in one sweep where the backend sweeps them
+   (VDAdjointReversePair says where else). */
 static PetscErrorCode ReversePair(EquationState *state, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
 {
   VDState *s = VDStateOf(state);
@@ -326,6 +322,8 @@ static PetscErrorCode ReversePair(EquationState *state, WavefieldStore store, Pe
   PetscFunctionReturn(0);
 }
 
+/* Component 0, the pressure, or c = 1 + a, the velocity along axis a (the
+   map placed at its nodes). */
 static PetscErrorCode Record(EquationState *state, PetscInt c, const PointMap *m, const float remote[], float out[])
 {
   VDState *s = VDStateOf(state);

@@ -131,6 +131,12 @@ PetscErrorCode VDReconstructionDone(VDState *s, WavefieldStore store, PetscInt n
 PetscErrorCode VDReconstructionUnsource(VDState *s, const EquationStepPoints *points);
 PetscErrorCode VDReconstructionRestore(VDState *s, PetscBool pressure);
 
+/* K dt at cell (state: a VDState): what an injection into the pressure
+   (a source's, or the pressure's residuals in the adjoint) adds there per
+   unit of its row's sum, as Inject and VDResidualRow form it; for the
+   sweeps' injections by layer (StaggeredInjection). */
+static inline float VDKdtAt(const void *state, ptrdiff_t cell) { return ((const struct VDState *)state)->kdt[cell]; }
+
 /* dt / rho on the face between cell c and cell c + st (the node of c along
    the axis of stride st): the mean of the two cells' (docs/numerics.md). */
 FWI_HD static inline float VDFaceBuoyancy(const float *bdt, ptrdiff_t c, ptrdiff_t st) { return StaggeredFaceMean(bdt, c, st); }
