@@ -136,7 +136,7 @@ static PetscErrorCode ParameterBounds(MPI_Comm world, const Options *o, Objectiv
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(n + 1, &obj->start[k]));
-  ModelSpaceRestrict(&obj->ms, &obj->e.g, obj->e.ext[k], obj->start[k]);
+  ModelSpaceRestrict(&obj->ms, obj->e.ext[k], obj->start[k]);
   for (PetscInt c = 0; c < n; c++)
     if (obj->start[k][c] > 0) {
       const PetscReal m = rho ? obj->start[k][c] : obj->vp_start[c] / obj->start[k][c]; /* rho, or vp / vs */
@@ -331,7 +331,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
                         (double)obj->vp_hi));
   PetscCall(ModelSpaceCreate(&e->g, &obj->ms));
   PetscCall(PetscMalloc1(obj->ms.nlocal + 1, &obj->vp_start));
-  ModelSpaceRestrict(&obj->ms, &e->g, e->ext[0], obj->vp_start);
+  ModelSpaceRestrict(&obj->ms, e->ext[0], obj->vp_start);
   for (PetscInt k = 1; k < e->backend.eq->nparameter; k++) PetscCall(ParameterBounds(world, o, obj, k));
   /* checkpointing's ring of a window's steps and one more in memory, as floats, wherever its snapshots lie */
   const WavefieldTier ring = {STORAGE_AUTO, CODEC_NONE, NULL};
@@ -361,6 +361,7 @@ PetscErrorCode ObjectiveDestroy(Objective *obj)
   PetscCall(PetscFree(obj->vp_start));
   for (PetscInt k = 1; k < obj->e.backend.eq->nparameter; k++) PetscCall(PetscFree(obj->start[k]));
   PetscCall(PetscFree(obj->w_band));
+  for (PetscInt k = 0; k < EQUATION_MAX_PARAMETERS; k++) PetscCall(PetscFree(obj->grad_ext[k]));
   for (PetscInt k = 0; k < obj->e.nshots && obj->wint_shot; k++) PetscCall(PetscFree(obj->wint_shot[k]));
   PetscCall(PetscFree(obj->wint_shot));
   PetscCall(WavefieldStoreDestroy(&obj->store));
@@ -588,22 +589,24 @@ static PetscErrorCode Shot(Objective *obj, PetscInt k, PetscBool grad, double *J
 
 /* The owned extended cells' dJ/dv (and dJ/d of the other parameters)
    summed over the groups (exactly, so that it does not depend on how the
-   shots were spread), then folded onto the user cells: valid on group 0. */
+   shots were spread), then folded onto the user cells: valid on group 0.
+   The extended cells' arrays are kept from one evaluation to the next:
+   fresh pages cost more than the fold. */
 static PetscErrorCode GradientReduce(Objective *obj, double *grad)
 {
   const Grid    *g = &obj->e.g;
   const size_t   cells = (size_t)g->size[0] * g->size[1] * g->size[2];
   const PetscInt np    = obj->e.backend.eq->nparameter;
-  double        *ext[EQUATION_MAX_PARAMETERS];
+  double *const *ext   = obj->grad_ext;
 
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < np; k++) PetscCall(PetscMalloc1(cells, &ext[k]));
+  for (PetscInt k = 0; k < np; k++)
+    if (!ext[k]) PetscCall(PetscMalloc1(cells, &obj->grad_ext[k]));
   PetscCall(PropagatorGradientReduce(&obj->e.p, obj->e.l.cross));
   PetscCall(PropagatorGradient(&obj->e.p, (const float *const *)obj->e.ext, ext));
   PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext[0], grad));
   for (PetscInt k = 1; k < np; k++)
     if (obj->grad_rest && obj->grad_rest[k - 1]) PetscCall(ModelSpaceFold(&obj->ms, MPI_DOUBLE, ext[k], obj->grad_rest[k - 1]));
-  for (PetscInt k = 0; k < np; k++) PetscCall(PetscFree(ext[k]));
   PetscFunctionReturn(0);
 }
 

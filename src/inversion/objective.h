@@ -31,6 +31,7 @@ typedef struct {
   PetscInt       band;           /* the band being inverted (0-based), for the data selection */
   float         *w_band;         /* the band's wavelet at the recording interval (e.wint: at the internal step) */
   float        **wint_shot;      /* estimated wavelets at the internal step, one per group shot (NULL: the band's, e.wint) */
+  double        *grad_ext[EQUATION_MAX_PARAMETERS]; /* each parameter's gradient on the owned extended cells, made at the first evaluation and kept */
   double       **grad_rest;      /* NULL, or one array per parameter after vp (Equation.parameter; NULL for one not wanted), this rank's user cells: their gradient, from every evaluation that makes one (group 0) */
 } Objective;
 

@@ -286,10 +286,10 @@ static PetscErrorCode Estimate(const MemoryRun *r, double bytes[MEM_NITEMS])
      value on the extended cells (each parameter's; the sum only where
      more than one shot's images are summed), a shot's image
      (downloaded), the value on the user cells (each parameter's), and the
-     PetscSF folding the one onto the other (its graph and per-rank index
-     lists: five indices a leaf, measured) */
+     PetscSF folding the layer cells onto the user cells (its graph and
+     per-rank index lists: five indices a leaf, measured) */
   bytes[MEM_GRID] = s.padded * ((r->smoothing ? 2 * sizeof(PetscInt) : 0) + copies * fl * r->backend->eq->host_model_arrays) + fl * s.owned * np +
-                    (gradient ? s.owned * (np * ((lone ? 0 : sizeof(ExactSum)) + sizeof(double)) + fl + sizeof(double) + 5 * sizeof(PetscInt)) + copies * fl * s.padded +
+                    (gradient ? s.owned * (np * ((lone ? 0 : sizeof(ExactSum)) + sizeof(double)) + fl + sizeof(double)) + (s.owned - s.user) * 5 * sizeof(PetscInt) + copies * fl * s.padded +
                                   s.user * (fl + np * sizeof(double))
                               : 0);
   bytes[MEM_FIELDS] = s.fields - s.layers + s.halos + (gradient ? np * fl * s.padded : 0);
