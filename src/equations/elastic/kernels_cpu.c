@@ -37,7 +37,7 @@ static inline ELRadii FullRadii(PetscInt R) { return (ELRadii){{R, R, R}, {R, R,
    along b (up) or at the centre, with the matching CPML profile and the
    memory psi (a row of psi_none where it holds none of the row's:
    StaggeredNoMemory). */
-static Derivative DerivativeOf(const ELState *s, PetscInt b, const float *f, PetscInt up, float *psi, ptrdiff_t c, const PetscInt q[3], PetscInt i0)
+STAGGERED_INLINE Derivative DerivativeOf(const ELState *s, PetscInt b, const float *f, PetscInt up, float *psi, ptrdiff_t c, const PetscInt q[3], PetscInt i0)
 {
   const PetscInt w     = q[b] + (b ? 0 : i0);
   const PetscInt at[3] = {q[0] + i0, q[1], q[2]};
