@@ -89,6 +89,45 @@ PetscErrorCode StaggeredInjectionPrepare(StaggeredInjection *in, StaggeredLayers
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode StaggeredReverseBegin(StaggeredReverse *r, const Grid *g, StaggeredLayers L, WavefieldStore store, PetscInt n, const EquationStepPoints points[2],
+                                     float (*residual_scale)(const void *state, ptrdiff_t cell), float (*source_scale)(const void *state, ptrdiff_t cell), const void *state,
+                                     PetscBool *ok)
+{
+  const EquationStepPoints *p = &points[0];
+  static const PointMap     none = {0}; /* no residuals reach this rank */
+  PetscBool                 fits[2];
+  GridBlock                 b;
+
+  PetscFunctionBeginUser;
+  *ok = PETSC_FALSE;
+  GridBlockOf(g, &b);
+  if (g->dim != 2 || !store || !GridBlockAlone(&b)) PetscFunctionReturn(0);
+  if (p->nresidual > 1 || (p->nresidual && p->residual[0].component != 0)) PetscFunctionReturn(0);
+  PetscCall(StaggeredInjectionPrepare(&r->residual, L, p->nresidual ? p->residual[0].reach : &none, p->nresidual ? p->residual[0].residual : NULL, residual_scale, state, &fits[0]));
+  PetscCall(StaggeredInjectionPrepare(&r->source, L, points[1].src, points[1].wav, source_scale, state, &fits[1]));
+  if (!fits[0] || !fits[1]) PetscFunctionReturn(0);
+  PetscCall(WavefieldStoreReadBegin(store, n, &r->saved[0]));
+  PetscCall(WavefieldStoreReadBegin(store, n - 1, &r->saved[1]));
+  *ok = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode StaggeredReverseEnd(StaggeredReverse *r, WavefieldStore store, PetscInt n)
+{
+  PetscFunctionBeginUser;
+  PetscCall(WavefieldStoreReadEnd(store, n));
+  r->saved[0] = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode StaggeredReverseDestroy(StaggeredReverse *r)
+{
+  PetscFunctionBeginUser;
+  PetscCall(StaggeredInjectionDestroy(&r->residual));
+  PetscCall(StaggeredInjectionDestroy(&r->source));
+  PetscFunctionReturn(0);
+}
+
 /* A record's cells, and its map with each entry pointing at its cell's
    place among them. */
 static PetscErrorCode RecordCells(StaggeredLayers L, const PointMap *m, StaggeredLayerCells *lc, PointMap *compact, PetscBool *ok)

@@ -71,6 +71,28 @@ PetscErrorCode StaggeredInjectionPrepare(StaggeredInjection *in, StaggeredLayers
                                          const void *state, PetscBool *ok);
 PetscErrorCode StaggeredInjectionDestroy(StaggeredInjection *in);
 
+/* Two reverse steps, n and n - 1, in one sweep (an equation's
+   reverse_pair): step n's residuals of component 0 and step n - 1's
+   source, each by layer, and the store's slots of both steps. */
+typedef struct {
+  StaggeredInjection residual, source;
+  float             *saved[2];
+} StaggeredReverse;
+
+/* Makes r serve reverse steps n and n - 1 of points on state's grid g
+   (each residual's cell gaining residual_scale(state, cell) times its
+   row's sum, each source cell source_scale's) and opens both steps' slots
+   of store; *ok false, nothing opened, where the rank has a neighbour or
+   is not 2D, step n has residuals of more than component 0 (they would
+   go into fields that step n's last stages still read), or a cell lies
+   off the owned layers.  End closes slot n after the sweep (step n - 1's
+   StepEnd closes its own); Destroy frees r. */
+PetscErrorCode StaggeredReverseBegin(StaggeredReverse *r, const Grid *g, StaggeredLayers L, WavefieldStore store, PetscInt n, const EquationStepPoints points[2],
+                                     float (*residual_scale)(const void *state, ptrdiff_t cell), float (*source_scale)(const void *state, ptrdiff_t cell), const void *state,
+                                     PetscBool *ok);
+PetscErrorCode StaggeredReverseEnd(StaggeredReverse *r, WavefieldStore store, PetscInt n);
+PetscErrorCode StaggeredReverseDestroy(StaggeredReverse *r);
+
 /* Makes *pair serve step n's points and the records next[] (built anew
    where they differ from the ones it serves), each injected cell gaining
    scale(state, cell) times its row's sum of the wavelet; *ok false where

@@ -128,6 +128,38 @@ PetscErrorCode ELAdjointSweepBegin(ELState *s, const EquationStepPoints *points)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode ELAdjointReversePairFree(ELState *s) { return StaggeredReverseDestroy(&s->rpair.r); }
+
+/* What a pressure residual adds to each adjoint normal stress per unit
+   of its row's sum: -1 / dim, as ELResidualRow forms it (exactly so in
+   2D, where the pair runs). */
+static float ResidualScale(const void *state, ptrdiff_t cell) { return -1.0f / (float)((const ELState *)state)->dim; }
+
+/* Reverse steps n and n - 1 in one sweep (ELReversePair), where the
+   boundary method keeps the bands, the source is an explosion (a force
+   goes into the velocities run back, which step n's last stage has not
+   finished with on the layers it reaches) and StaggeredReverseBegin admits
+   them; the rest as step n's StepBegin and SweepBegin before the sweep,
+   step n - 1's StepEnd after it. */
+PetscErrorCode ELAdjointReversePair(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
+{
+  ELReversePair *pr = &s->rpair;
+
+  PetscFunctionBeginUser;
+  *done = PETSC_FALSE;
+  if (!s->rec || s->source_kind != EL_SOURCE_PRESSURE) PetscFunctionReturn(0);
+  PetscCall(StaggeredReverseBegin(&pr->r, s->grid, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), store, n, points, ResidualScale, ELInjectScaleAt, s, done));
+  if (!*done) PetscFunctionReturn(0);
+  pr->wav       = points[1].wav;
+  s->rec->saved = pr->r.saved[0];
+  PetscCall(ELAdjointSweepBegin(s, &points[0]));
+  PetscCall(s->ops->fused_adjoint(s, pr));
+  s->rec->saved = pr->r.saved[1];
+  PetscCall(StaggeredReverseEnd(&pr->r, store, n));
+  PetscCall(ELAdjointStepEnd(s, store, n - 1, &points[1]));
+  PetscFunctionReturn(0);
+}
+
 /* Each component's residuals go in as the records took it out. */
 PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points)
 {

@@ -27,7 +27,7 @@ static PetscErrorCode DeriveModel(ELState *s)
 
 static PetscErrorCode SurfaceVelocity(ELState *s)
 {
-  STAGGERED_EACH_SURFACE_ROW(s, ELSurfaceVelocityRow(s, a, row, st, n, side));
+  STAGGERED_EACH_SURFACE_ROW(s, ELSurfaceVelocityRow(s, s->v[a], row, st, n, side));
   return 0;
 }
 

@@ -73,8 +73,10 @@ typedef struct ELKernels {
   PetscErrorCode (*fused_forward)(ELState *s, const StaggeredPair *pair);
   /* Optional (NULL: none), for the same states: a reverse step's stages
      over every owned cell in one sweep, from stage 0's operands on
-     (ELAdjointSweepBegin does what comes before them). */
-  PetscErrorCode (*fused_adjoint)(ELState *s);
+     (ELAdjointSweepBegin does what comes before them); with pair, two
+     reverse steps' eight stages, n's then n - 1's, and what comes between
+     them by layer (ELReversePair). */
+  PetscErrorCode (*fused_adjoint)(ELState *s, const ELReversePair *pair);
   const BackendOps *backend;
 } ELKernels;
 
@@ -104,7 +106,7 @@ PetscErrorCode ELFusedForwardCPU(ELState *s, const StaggeredPair *pair);
 PetscErrorCode ELAdjointVelocityCPU(ELState *s, const Box *b);
 PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b);
 PetscErrorCode ELAdjointOperandsCPU(ELState *s, PetscInt stage);
-PetscErrorCode ELFusedAdjointCPU(ELState *s);
+PetscErrorCode ELFusedAdjointCPU(ELState *s, const ELReversePair *pair);
 /* A row's operands of stage `stage` (ELAdjointOperandsCPU's; adjoint_cpu.c). */
 void ELOperandsRow(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3], PetscInt n);
 PetscErrorCode ELBackStressCPU(ELState *s, const Box *b);

@@ -564,7 +564,7 @@ static void FusedLayer(void *ctx, PetscInt l, PetscInt stage)
     }
     VelocityRow(s, row, q, n);
     for (PetscInt side = 0; side < 2; side++)
-      if (s->free_surface[0][side]) ELSurfaceVelocityRow(s, 0, row, 1, n, side);
+      if (s->free_surface[0][side]) ELSurfaceVelocityRow(s, s->v[0], row, 1, n, side);
   });
   if (f->pair && stage == 1) StressTurnLayer(s, f->pair, &b, l);
 }
@@ -588,10 +588,10 @@ PetscErrorCode ELFusedForwardCPU(ELState *s, const StaggeredPair *pair)
    (ELReconstructionStresses, layer by layer); (2) stage 1's StageBegin: the
    normal velocity past the surface, its operands (over stage 0's, which
    (1) has read R layers on by then) and their values beyond it; (3) the
-   stresses' adjoint and the boundary method's velocities run back. */
-static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
+   stresses' adjoint and the boundary method's velocities run back.
+   saved: the store's slot of the step (the stresses' band). */
+static void AdjointLayer(ELState *s, PetscInt l, PetscInt stage, float *saved)
 {
-  ELState  *s = (ELState *)ctx;
   const Box b = StaggeredLayerBox(s->dim, s->n, l);
 
   switch (stage) {
@@ -610,7 +610,7 @@ static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
     });
     if (s->rec) {
       BackStress(s, &b, PETSC_TRUE);
-      ELReconstructionRestoreStressesLayer(s, l);
+      ELReconstructionRestoreLayer(s, l, saved, PETSC_TRUE);
       STAGGERED_ROWS_OF(s, &b, {
         STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->rec->f[EL_SZZ], row, n);
         STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_CENTRES, s->rec->f[EL_SZZ], row, n);
@@ -632,8 +632,66 @@ static void AdjointLayer(void *ctx, PetscInt l, PetscInt stage)
   }
 }
 
-PetscErrorCode ELFusedAdjointCPU(ELState *s)
+typedef struct {
+  ELState             *s;
+  const ELReversePair *pair; /* NULL: one step */
+} AdjointSweep;
+
+/* Between two reverse steps on layer l, once step n's last stage has
+   passed it (ELReversePair).  Nothing of step n reads what this writes on
+   l any more: its operands are formed cell by cell R and 3R layers ahead,
+   its adjoint stresses are written and not read, and its stages that run
+   the fields back read the velocities 2R layers ahead (the stresses, which
+   its last stage still reads R layers on, are UnsourceLayer's). */
+static void ReverseTurnLayer(ELState *s, const ELReversePair *pr, const Box *b, PetscInt l)
 {
-  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, 4, AdjointLayer, s);
+  const StaggeredLayerCells *rc = &pr->r.residual.cells, *sc = &pr->r.source.cells;
+
+  for (PetscInt i = rc->at[l]; i < rc->at[l + 1]; i++)
+    for (PetscInt a = 0; a < s->dim; a++) s->s[a][rc->cell[i]] = s->s[a][rc->cell[i]] + pr->r.residual.amount[i];
+  ELReconstructionRestoreLayer(s, l, pr->r.saved[0], PETSC_FALSE);
+  STAGGERED_ROWS_OF(s, b, {
+    STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->s[0], row, n);
+    STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_PAST_SURFACE, s->t[ELPair(0, 1)], row, n);
+  });
+  for (PetscInt i = sc->at[l]; i < sc->at[l + 1]; i++) ELSourceImageRow(s, pr->r.source.map, sc->row[i], pr->wav);
+  STAGGERED_ROWS_OF(s, b, {
+    for (PetscInt side = 0; side < 2; side++)
+      if (s->free_surface[0][side]) ELSurfaceVelocityRow(s, s->rec->f[EL_VZ], row, 1, n, side);
+  });
+}
+
+/* Step n - 1's explosion out of the normal stresses run back on layer l,
+   before its stresses are run back there: step n's velocities run back
+   have read them by then (R layers on). */
+static void UnsourceLayer(ELState *s, const ELReversePair *pr, PetscInt l)
+{
+  const StaggeredLayerCells *sc = &pr->r.source.cells;
+
+  for (PetscInt i = sc->at[l]; i < sc->at[l + 1]; i++)
+    for (PetscInt a = 0; a < s->dim; a++) s->rec->f[EL_SZZ + a][sc->cell[i]] = s->rec->f[EL_SZZ + a][sc->cell[i]] + pr->r.source.amount[i];
+}
+
+/* Layer l of the sweep: AdjointLayer's four stages, with a pair step n's
+   then step n - 1's, what comes between them on the way. */
+static void AdjointSweepLayer(void *ctx, PetscInt l, PetscInt stage)
+{
+  const AdjointSweep  *a  = (const AdjointSweep *)ctx;
+  const ELReversePair *pr = a->pair;
+  ELState             *s  = a->s;
+
+  if (pr && stage == 5) UnsourceLayer(s, pr, l);
+  AdjointLayer(s, l, stage % 4, pr ? pr->r.saved[stage / 4] : s->rec ? s->rec->saved : NULL);
+  if (pr && stage == 3) {
+    const Box b = StaggeredLayerBox(s->dim, s->n, l);
+    ReverseTurnLayer(s, pr, &b, l);
+  }
+}
+
+PetscErrorCode ELFusedAdjointCPU(ELState *s, const ELReversePair *pair)
+{
+  AdjointSweep a = {s, pair};
+
+  StaggeredFusedSweep(s->n[s->dim - 1], s->radius, pair ? 8 : 4, AdjointSweepLayer, &a);
   return 0;
 }

@@ -193,12 +193,15 @@ PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints 
   PetscFunctionReturn(0);
 }
 
-/* The band of s^n and t^n back in layer l of the outermost axis (a
-   reverse sweep's layer, on the CPU; ELReconstructionStresses puts back
+/* The band of s^n and t^n (stresses), or of v^(n-1/2), back in layer l
+   of the outermost axis from saved, slot n of the store (a reverse
+   sweep's layer, on the CPU; ELReconstructionStresses and Done put back
    all of it).  On the high side it begins at the core's last centre,
-   which the stress stage run back has written: it goes back after that
-   stage. */
-void ELReconstructionRestoreStressesLayer(ELState *s, PetscInt l) { StaggeredBandCopyLayer(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, EL_STRESSES, s->rec->saved, l); }
+   which the stage run back has written: it goes back after that stage. */
+void ELReconstructionRestoreLayer(ELState *s, PetscInt l, float *saved, PetscBool stresses)
+{
+  StaggeredBandCopyLayer(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, stresses ? EL_STRESSES : EL_VELOCITIES, saved, l);
+}
 
 /* Before reverse stage 1: the band of s^n and t^n back, then the free
    surfaces' zero normal stresses (which the injection may have moved)

@@ -107,6 +107,7 @@ static PetscErrorCode Destroy(EquationState **state)
   PetscCall(ELAdjointFree(s));
   PetscCall(ELReconstructionDestroy(s));
   PetscCall(StaggeredPairDestroy(&s->pair));
+  PetscCall(ELAdjointReversePairFree(s));
   PetscCall(s->ops->lanes_destroy(s));
   PetscCall(PetscFree(s));
   *state = NULL;
@@ -196,6 +197,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   if (adjoint) PetscCall(ELAdjointRunBegin(s, store));
   if (adjoint && s->rec) ELReconstructionStart(s);
   PetscCall(StaggeredPairDestroy(&s->pair)); /* built for the last run's maps */
+  PetscCall(ELAdjointReversePairFree(s));
 #define EL_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
 #define EL_ZERO(x)      EL_ZERO_N(x, s->ncells)
   for (PetscInt a = 0; a < s->dim; a++) {
@@ -283,7 +285,7 @@ static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const
   if (!Sweeps(s) || (adjoint && !s->ops->fused_adjoint)) PetscFunctionReturn(0);
   if (adjoint) {
     PetscCall(ELAdjointSweepBegin(s, points));
-    PetscCall(s->ops->fused_adjoint(s));
+    PetscCall(s->ops->fused_adjoint(s, NULL));
   } else {
     PetscCall(StageBegin(state, 0, PETSC_FALSE, points));
     PetscCall(s->ops->fused_forward(s, NULL));
@@ -291,8 +293,6 @@ static PetscErrorCode FusedStages(EquationState *state, PetscBool adjoint, const
   *done = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
-
-static float InjectScale(const void *state, ptrdiff_t cell) { return ELInjectScale((const ELState *)state, cell); }
 
 /* Two forward steps in one sweep (staggered_pair.h): step n's stage 0
    StageBegin, the sweep, then step n + 1's records from the values it
@@ -307,13 +307,25 @@ static PetscErrorCode FusedSteps(EquationState *state, WavefieldStore store, Pet
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (!Sweeps(s) || (store && !s->rec)) PetscFunctionReturn(0);
-  PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, InjectScale, s, done));
+  PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, ELInjectScaleAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   if (store) PetscCall(ELReconstructionKeepBegin(s, s->pair, store, n + 1));
   PetscCall(StageBegin(state, 0, PETSC_FALSE, &points[0]));
   PetscCall(s->ops->fused_forward(s, s->pair));
   PetscCall(StaggeredPairKeepEnd(s->pair, store, n + 1));
   StaggeredPairRecords(s->pair, next);
+  PetscFunctionReturn(0);
+}
+
+/* Two reverse steps in one sweep where the backend sweeps them
+   (ELAdjointReversePair says where else). */
+static PetscErrorCode ReversePair(EquationState *state, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
+{
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  *done = PETSC_FALSE;
+  if (Sweeps(s) && s->ops->fused_adjoint) PetscCall(ELAdjointReversePair(s, store, n, points, done));
   PetscFunctionReturn(0);
 }
 
@@ -369,6 +381,7 @@ const EquationScheme ElasticScheme = {
   .step_end     = StepEnd,
   .fused_stages = FusedStages,
   .fused_steps  = FusedSteps,
+  .reverse_pair = ReversePair,
   .record       = Record,
   .all_finite   = AllFinite,
   .derive_image = DeriveImage,

@@ -49,6 +49,21 @@ typedef struct {
    axis (EL_SOURCE_FORCE + a). */
 enum { EL_SOURCE_PRESSURE, EL_SOURCE_FORCE };
 
+/* Two reverse steps, n and n - 1, in one sweep (the boundary method, 2D,
+   a rank alone, an explosive source; adjoint.c): what it does between
+   them, by layer.  Once step n's last stage has passed a layer: step n's
+   pressure residuals into every adjoint normal stress, its velocities'
+   band put back, then step n - 1's start but for its explosion (the
+   adjoint normal stresses zero on the surface and the shear ones past it,
+   the source's image, the normal velocity run back past the surface);
+   the explosion comes out of the stresses run back just before step n -
+   1's stresses are run back on the layer, as step n's velocities run back
+   read those stresses R layers on. */
+typedef struct {
+  StaggeredReverse r;   /* step n's pressure residuals, each cell's share of every adjoint normal stress; step n - 1's explosion, out of every normal stress run back */
+  const float     *wav; /* step n - 1's wavelet (its source image) */
+} ELReversePair;
+
 typedef struct ELState {
   const Grid             *grid;
   const struct ELKernels *ops;     /* the backend's operations on this state (kernels.h) */
@@ -87,6 +102,7 @@ typedef struct ELState {
   float                  *img_l, *img_m, *img_b[3], *img_e[3], *image;
   ELReconstruction       *rec; /* the boundary method's (host memory; NULL with full storage) */
   StaggeredPair          *pair; /* NULL until two steps are swept at once in a run */
+  ELReversePair           rpair;
 } ELState;
 
 static inline ELState *ELStateOf(EquationState *s) { return (ELState *)s; }
@@ -116,6 +132,8 @@ PetscErrorCode ELAdjointStepBegin(ELState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationStepPoints *points);
 PetscErrorCode ELAdjointSweepBegin(ELState *s, const EquationStepPoints *points);
 PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints *points);
+PetscErrorCode ELAdjointReversePair(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done);
+PetscErrorCode ELAdjointReversePairFree(ELState *s);
 PetscErrorCode ELAdjointImage(ELState *s, PetscInt k, const float **padded);
 PetscErrorCode ELAdjointFree(ELState *s);
 
@@ -137,7 +155,7 @@ PetscErrorCode ELReconstructionRead(ELState *s, WavefieldStore store, PetscInt n
 PetscErrorCode ELReconstructionDone(ELState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints *points);
 PetscErrorCode ELReconstructionStresses(ELState *s);
-void           ELReconstructionRestoreStressesLayer(ELState *s, PetscInt l);
+void           ELReconstructionRestoreLayer(ELState *s, PetscInt l, float *saved, PetscBool stresses);
 
 /* The shear stress of axes a != b: t[ELPair(a, b)] ((0, 1), (0, 2), (1, 2)). */
 FWI_HD static inline PetscInt ELPair(PetscInt a, PetscInt b) { return a + b - 1; }
@@ -257,10 +275,11 @@ FWI_HD static inline PetscBool ELSurfaceFluid(const ELState *s, ptrdiff_t row, p
 /* Stage 1's StageBegin (state.c) on the row of axis a at padded index row
    (n cells along stride st) that ends on a free surface at side: the
    normal velocity past the surface zero, or mirrored even under a fluid's
-   surface cell. */
-FWI_HD static inline void ELSurfaceVelocityRow(const ELState *s, PetscInt a, ptrdiff_t row, ptrdiff_t st, PetscInt n, PetscInt side)
+   surface cell; v the velocity along the row's axis (the state's, or the
+   one run back). */
+FWI_HD static inline void ELSurfaceVelocityRow(const ELState *s, float *v, ptrdiff_t row, ptrdiff_t st, PetscInt n, PetscInt side)
 {
-  StaggeredSurfaceRow(ELSurfaceFluid(s, row, st, n, side) ? STAGGERED_MIRROR_NODES : STAGGERED_ZERO_PAST_SURFACE, s->v[a], row, st, n, side, s->radius);
+  StaggeredSurfaceRow(ELSurfaceFluid(s, row, st, n, side) ? STAGGERED_MIRROR_NODES : STAGGERED_ZERO_PAST_SURFACE, v, row, st, n, side, s->radius);
 }
 
 /* Row i of the source's map (PointMap: inject) into the fields its kind
@@ -273,6 +292,10 @@ FWI_HD static inline float ELInjectScale(const ELState *s, ptrdiff_t c)
 {
   return s->source_kind == EL_SOURCE_PRESSURE ? ELBulkDt(s, c) : StaggeredFaceMean(s->bdt, c, s->stride[s->source_kind - EL_SOURCE_FORCE]);
 }
+
+/* ELInjectScale for the sweeps' injections by layer (StaggeredInjection;
+   state: an ELState). */
+static inline float ELInjectScaleAt(const void *state, ptrdiff_t cell) { return ELInjectScale((const ELState *)state, cell); }
 
 FWI_HD static inline void ELInjectRow(const ELState *s, const PointMap *m, PetscInt i, const float amp[], PetscBool subtract)
 {

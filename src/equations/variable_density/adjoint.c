@@ -164,46 +164,28 @@ PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode VDAdjointReversePairFree(VDState *s)
-{
-  PetscFunctionBeginUser;
-  PetscCall(StaggeredInjectionDestroy(&s->rpair.residual));
-  PetscCall(StaggeredInjectionDestroy(&s->rpair.source));
-  PetscFunctionReturn(0);
-}
+PetscErrorCode VDAdjointReversePairFree(VDState *s) { return StaggeredReverseDestroy(&s->rpair.r); }
 
-/* Reverse steps n and n - 1 in one sweep (VDReversePair), where the rank
-   is alone in 2D, the boundary method keeps the bands, and step n's
-   residuals are the pressure's alone (a velocity's go into w, which step
-   n's pressure adjoint still reads R layers behind); the rest as step
-   n's StepBegin and SweepBegin before the sweep, step n - 1's StepEnd
-   after it. */
+/* Reverse steps n and n - 1 in one sweep (VDReversePair), where the
+   boundary method keeps the bands and StaggeredReverseBegin admits them
+   (a velocity's residuals would go into w, which step n's pressure
+   adjoint still reads R layers behind); the rest as step n's StepBegin
+   and SweepBegin before the sweep, step n - 1's StepEnd after it. */
 PetscErrorCode VDAdjointReversePair(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
 {
-  VDReversePair        *pr  = &s->rpair;
-  const StaggeredLayers L   = StaggeredLayersOf(s->dim, s->radius, s->n, s->stride);
-  static const PointMap none = {0}; /* no residuals reach this rank */
-  PetscBool             ok[2];
-  GridBlock             b;
+  VDReversePair *pr = &s->rpair;
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
-  GridBlockOf(s->grid, &b);
-  if (s->dim != 2 || !store || s->method != GRADIENT_BOUNDARY || !GridBlockAlone(&b)) PetscFunctionReturn(0);
-  if (points[0].nresidual > 1 || (points[0].nresidual && points[0].residual[0].component != 0)) PetscFunctionReturn(0);
-  PetscCall(StaggeredInjectionPrepare(&pr->residual, L, points[0].nresidual ? points[0].residual[0].reach : &none, points[0].nresidual ? points[0].residual[0].residual : NULL,
-                                      VDKdtAt, s, &ok[0]));
-  PetscCall(StaggeredInjectionPrepare(&pr->source, L, points[1].src, points[1].wav, VDKdtAt, s, &ok[1]));
-  if (!ok[0] || !ok[1]) PetscFunctionReturn(0);
-  pr->at_src = points[1].at_src;
-  PetscCall(WavefieldStoreReadBegin(store, n, &pr->saved[0]));
-  PetscCall(WavefieldStoreReadBegin(store, n - 1, &pr->saved[1]));
-  s->rec.saved = pr->saved[0];
+  if (s->method != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
+  PetscCall(StaggeredReverseBegin(&pr->r, s->grid, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), store, n, points, VDKdtAt, VDKdtAt, s, done));
+  if (!*done) PetscFunctionReturn(0);
+  pr->at_src   = points[1].at_src;
+  s->rec.saved = pr->r.saved[0];
   PetscCall(VDAdjointSweepBegin(s, &points[0]));
   PetscCall(s->ops->fused_adjoint(s, pr));
-  s->rec.saved = pr->saved[1];
-  PetscCall(WavefieldStoreReadEnd(store, n));
+  s->rec.saved = pr->r.saved[1];
+  PetscCall(StaggeredReverseEnd(&pr->r, store, n));
   PetscCall(VDAdjointStepEnd(s, store, n - 1, &points[1]));
-  *done = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

@@ -554,17 +554,17 @@ typedef struct {
 static void ReverseTurnLayer(VDState *s, const VDReversePair *pr, const Box *b, PetscInt l)
 {
   float *const            f[4] = {s->rec.p, s->rec.v[0], s->rec.v[1], s->rec.v[2]};
-  const StaggeredLayerCells *rc = &pr->residual.cells, *sc = &pr->source.cells;
+  const StaggeredLayerCells *rc = &pr->r.residual.cells, *sc = &pr->r.source.cells;
 
-  for (PetscInt i = rc->at[l]; i < rc->at[l + 1]; i++) s->p[rc->cell[i]] += pr->residual.amount[i];
-  StaggeredBandCopyLayer(s->grid, s->rec.nband, s->rec.band, f, PETSC_FALSE, ~1u, pr->saved[0], l);
+  for (PetscInt i = rc->at[l]; i < rc->at[l + 1]; i++) s->p[rc->cell[i]] += pr->r.residual.amount[i];
+  StaggeredBandCopyLayer(s->grid, s->rec.nband, s->rec.band, f, PETSC_FALSE, ~1u, pr->r.saved[0], l);
   STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->p, row, n));
   for (PetscInt i = sc->at[l]; i < sc->at[l + 1]; i++) {
     pr->at_src[sc->row[i]] = VDAtSource(s, sc->cell[i]);
-    s->rec.p[sc->cell[i]] -= pr->source.amount[i];
+    s->rec.p[sc->cell[i]] -= pr->r.source.amount[i];
   }
   STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_NODES, s->rec.v[0], row, n));
-  StaggeredBandCopyLayer(s->grid, s->rec.nband, s->rec.band, f, PETSC_FALSE, 1u, pr->saved[1], l);
+  StaggeredBandCopyLayer(s->grid, s->rec.nband, s->rec.band, f, PETSC_FALSE, 1u, pr->r.saved[1], l);
 }
 
 /* Layer l of the sweep: AdjointLayer's four stages, with a pair step n's

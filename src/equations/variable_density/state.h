@@ -36,10 +36,8 @@ typedef struct {
    taken out of the pressure run back, whose band goes back, the normal
    velocity mirrored). */
 typedef struct {
-  StaggeredInjection residual; /* step n's pressure residuals, into u */
-  StaggeredInjection source;   /* step n - 1's source, out of rec.p */
-  float             *at_src;   /* step n - 1's */
-  float             *saved[2]; /* the store's slots of steps n and n - 1 */
+  StaggeredReverse r;      /* step n's pressure residuals, into u; step n - 1's source, out of rec.p */
+  float           *at_src; /* step n - 1's */
 } VDReversePair;
 
 typedef struct VDState {

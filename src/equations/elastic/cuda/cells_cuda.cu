@@ -36,7 +36,7 @@ __global__ void SurfaceKernel(const ELState s, int a, int side, StaggeredSurface
   ptrdiff_t row;
   if (!StaggeredSurfaceThreadRow(s.dim, s.radius, s.stride, s.n, a, &row)) return;
   const ptrdiff_t st = s.stride[a];
-  if (velocity) ELSurfaceVelocityRow(&s, a, row, st, s.n[a], side);
+  if (velocity) ELSurfaceVelocityRow(&s, s.v[a], row, st, s.n[a], side);
   else if (!shear) StaggeredSurfaceRow(op, f.x[a], row, st, s.n[a], side, s.radius);
   else
     for (int b = 0; b < s.dim; b++)
