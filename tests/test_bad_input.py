@@ -457,7 +457,7 @@ def main():
         case("-gradient_method -wavefield_* in -mode forward", 1,
              SMALL + ["-gradient_method", "full", "-checkpoints", 3, "-wavefield_storage", "disk", "-wavefield_dir", scr.sub(), "-wavefield_compression", "int8",
                       "-wavefield_memory", 100], scr.sub("o_gradient_only"),
-             [has("-gradient_method full (a forward run keeps no wavefield"), has("-checkpoints 3"), has("-wavefield_storage disk"), has("-wavefield_dir"),
+             [has("-gradient_method full (a forward run takes no gradient"), has("-checkpoints 3"), has("-wavefield_storage disk"), has("-wavefield_dir"),
               has("-wavefield_compression int8"), has("-wavefield_memory 100")])
         case("-gradient_smoothing with 3 values in 2D", 1, SMALL + ["-gradient_smoothing", "10,20,30"], scr.sub("o_smooth3"),
              [has("-gradient_smoothing 10,20,30"), has("third value")])

@@ -11,9 +11,11 @@
   that steps it); 3D on 2 x 2 x 1 with vy;
 - bad input refused before any work, naming the value: -vs missing or
   negative, vs >= vp, -vs with another physics, an unknown -source_type,
-  a force with the variable-density equation, a -vs file on another grid;
-  and a model with vp / vs below sqrt 2 runs with a warning.
+  a force with the variable-density equation, a -vs file on another grid,
+  a gradient for vp and rho without vs; and a model with vp / vs below sqrt 2 runs with a warning.
 """
+import os
+
 import numpy as np
 
 import common as c
@@ -77,8 +79,10 @@ def gradient_runs(scr):
     """-mode gradient, by each method (full storage, and the forward fields
     run backwards): the three gradients (dJ/dvp, dJ/dvs, dJ/drho) finite
     and not all zero, and the same bits on 4 ranks (2 x 2) and in 2 shot
-    groups as on one rank, water over solid under a free surface; and
-    -mode invert for vp, vs and rho held."""
+    groups as on one rank, water over solid under a free surface; with
+    -invert_for vp and vp,vs (the images of the others not formed) the
+    same bits of the gradients named, and no others written; and -mode
+    invert for vp, vs and rho held."""
     n = (60, 80)
     vp, vs, rho = models(scr, 2, n)
     true_vs = c.write_model(scr.sub("vs_true.rsf"), (c.read_rsf(vs)[0] * 1.05).astype(np.float32), DX)
@@ -101,6 +105,15 @@ def gradient_runs(scr):
                 same = open(f"{ref}/{f}@", "rb").read() == open(f"{out}/{f}@", "rb").read()
                 c.check(same, f"{method} {f} on {nranks} ranks {extra}: differs from one rank's")
             print(f"{method} gradient on {nranks} ranks {' '.join(map(str, extra))}: dJ/dvp, dJ/dvs and dJ/drho the bits of one rank", flush=True)
+        for k, wanted in ((1, "vp"), (2, "vp,vs")):
+            out = scr.sub(f"grad_{method}_{k}")
+            c.run(1, grad + ["-invert_for", wanted], out)
+            for i, f in enumerate(files):
+                if i < k:
+                    c.check(open(f"{ref}/{f}@", "rb").read() == open(f"{out}/{f}@", "rb").read(), f"{method} -invert_for {wanted}: {f} differs from the run taking all three")
+                else:
+                    c.check(not os.path.exists(f"{out}/{f}"), f"{method} -invert_for {wanted}: wrote {f}")
+            print(f"{method} gradient, -invert_for {wanted}: {', '.join(files[:k])} the bits of the run taking all three, no others written", flush=True)
     # vp alone inverted (vs and rho held at the data's): from a vp 3% slow
     # the misfit falls
     slow = c.write_model(scr.sub("vp_slow.rsf"), (c.read_rsf(vp)[0] * 0.97).astype(np.float32), DX)
@@ -132,6 +145,7 @@ def bad_input(scr):
     refused(scr, "unknown source", el + base + ["-vs", 1000, "-source_type", "moment"], "-source_type", "moment", "fz")
     refused(scr, "force with variable density", ["-physics", "variable_density", "-source_type", "fz"] + base, "-source_type", "fz", "pressure")
     refused(scr, "fy in 2D", el + base + ["-vs", 1000, "-source_type", "fy"], "fy")
+    refused(scr, "-invert_for vp,rho", el + base + ["-vs", 1000, "-mode", "gradient", "-observed_dir", scr.sub("none"), "-invert_for", "vp,rho"], "-invert_for vp,rho", "vp,vs,rho")
     small = c.write_model(scr.sub("vs_small.rsf"), np.full((20, 30), 1000.0, np.float32), DX)
     refused(scr, "-vs on another grid", el + base + ["-vs", small], "-vs", "same grid")
     out = c.run(1, el + base + ["-vs", 2000], scr.sub("low"))

@@ -21,6 +21,9 @@
   matches the central difference within 1e-2, as full storage does; 4 ranks
   (2 x 2) and 5 (5 x 1: the core's lower edge on a rank boundary, the band
   beyond it on the rank below) give the bits of 1;
+- -mode gradient -invert_for vp (the density's image not formed) writes
+  gradient.rsf alone, the bits of the run that takes both, by each
+  method;
 - -mode invert (vp, the density held): from a smoothed start, 3
   iterations bring the misfit below 0.2 of the start's and vp closer to
   the true model; 4 ranks (2 x 2) give the bits of 1; the run record,
@@ -163,6 +166,12 @@ def gradient_check(tmp):
         same = same_bits(b0, bk)
         print(f"boundary, {ranks} ranks against 1: gradients {'the same bits' if same else 'different'}")
         check(same, f"boundary: {ranks} ranks give another gradient than 1 rank")
+    for method, ref in (("full", g0), ("boundary", b0)):
+        _, alone = misfit(vp, rho0, f"{method}_vp", extra=["-invert_for", "vp"], method=method)
+        same = open(os.path.join(ref, "gradient.rsf@"), "rb").read() == open(os.path.join(alone, "gradient.rsf@"), "rb").read()
+        print(f"{method}, -invert_for vp: dJ/dvp {'the same bits' if same else 'different'} as with dJ/drho")
+        check(same, f"{method}: -invert_for vp gives another dJ/dvp than the run taking dJ/drho too")
+        check(not os.path.exists(os.path.join(alone, "gradient_rho.rsf")), f"{method}: -invert_for vp wrote gradient_rho.rsf")
 
 
 def smoothed(a, passes=3, half=4):

@@ -362,13 +362,14 @@ static inline PetscInt EquationBoxFieldsExchanged(const Equation *eq)
 
 /* What a state is made with (EquationScheme.create): the absorbing
    layers' profiles tuned to the fastest wave vmax (m/s) and frequency
-   f_pml (Hz) at the internal step dt; skip_quiet, gpu_tile and the
-   sources' kind as PropagatorSettings has them. */
+   f_pml (Hz) at the internal step dt; skip_quiet, gpu_tile, the sources'
+   kind and the images as PropagatorSettings has them. */
 typedef struct {
   PetscReal vmax, f_pml, dt;
   PetscBool skip_quiet;
   GpuTile   gpu_tile;
   PetscInt  source_kind; /* Equation.source_kind's index (0 where it has none) */
+  PetscInt  nimage;      /* the adjoint forms the images of parameters 0 .. nimage - 1 (0: all), image() gives 0 for the others */
 } EquationStateSettings;
 
 /* One recorded component's residuals in an adjoint step, in backend

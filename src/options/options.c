@@ -365,8 +365,10 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-vs_max",
                             "Invert, -invert_for with vs: upper bound on vs (m/s), as vs / vp <= vs_max / vp_max (so it holds whatever vp becomes); auto = none", MIN_VELOCITY, PETSC_FALSE,
                             "a velocity of at least 1 m/s", &o->vs_max));
-  PetscCall(PetscOptionsString("-invert_for", "Invert: the parameters inverted, vp or vp,rho (-physics variable_density), vp, vp,vs or vp,vs,rho (-physics elastic); the others are held as given", NULL, o->invert_for,
-                               o->invert_for, sizeof(o->invert_for), NULL));
+  PetscCall(PetscOptionsString("-invert_for",
+                               "Invert: the parameters inverted, vp or vp,rho (-physics variable_density), vp, vp,vs or vp,vs,rho (-physics elastic); the others are held as given. "
+                               "Gradient: the parameters whose gradients are taken and written (default: all)",
+                               NULL, o->invert_for, o->invert_for, sizeof(o->invert_for), &o->invert_for_set));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-wavefield_memory",
                             "MB per rank for what the gradient keeps of the forward wavefield; auto = what the host memory limit leaves after the rest of the run", 0,
                             PETSC_TRUE, "a positive number of MB", &o->wavefield_memory));

@@ -149,7 +149,8 @@ typedef struct {
   char      record[64];          /* the components receivers record, comma-separated names (Equation.component; in the modes with a misfit, what it reads); empty: the first */
   PetscReal record_weights[OPTIONS_MAX_RECORDED]; /* each recorded component's weight in the misfit (-record_weights; record_weights_n given, 0: 1 each) */
   PetscInt  record_weights_n;
-  char      invert_for[64];      /* -mode invert: the parameters inverted, comma-separated names (Equation.parameter) */
+  char      invert_for[64];      /* -mode invert: the parameters inverted, comma-separated names (Equation.parameter); -mode gradient: those whose gradients are taken */
+  PetscBool invert_for_set;      /* -invert_for given (-mode gradient takes every parameter's gradient without it) */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
   PetscInt  checkpoints;         /* -gradient_method checkpoint: snapshots of the forward state; PETSC_DECIDE: as many as fit */

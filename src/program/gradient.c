@@ -41,8 +41,9 @@ PetscErrorCode RunGradient(MPI_Comm world, const Options *o)
   PetscCall(StopWatch(world, o->output_dir, PETSC_FALSE, "an unfinished gradient is not written (gradient.rsf comes whole, once every shot is in); rerun to compute it"));
   PetscCall(OutputPrepareKind(world, o, OUTPUT_GRADIENT, 0));
   PetscCall(ObjectiveCreate(world, o, &obj));
-  np = obj.e.backend.eq->nparameter;
+  np = obj.e.ngradient; /* -invert_for's, or every parameter */
   PetscCall(PetscMalloc2(obj.ms.nlocal + 1, &grad, obj.ms.nlocal + 1, &out));
+  for (PetscInt k = 1; k < obj.e.backend.eq->nparameter; k++) rest[k - 1] = NULL;
   for (PetscInt k = 1; k < np; k++) PetscCall(PetscMalloc1(obj.ms.nlocal + 1, &rest[k - 1]));
   obj.grad_rest = np > 1 ? rest : NULL;
   PetscCall(PetscTime(&t0));

@@ -629,25 +629,13 @@ static PetscErrorCode Parameters(Inversion *inv)
   const Objective *obj  = &inv->obj;
   const Equation *eq    = obj->e.backend.eq;
   MPI_Comm        world = obj->e.l.world;
-  PetscInt        named = 0, words = OptionsInvertedCount(o);
   double          var[EQUATION_MAX_PARAMETERS][2] = {{0}};
-  char            expected[128] = "", line[1024];
+  char            expected[128], line[1024];
   size_t          len;
 
   PetscFunctionBeginUser;
-  inv->np = 0;
-  while (inv->np < eq->nparameter && OptionsInverts(o, eq->parameter[inv->np].name)) inv->np++;
-  for (PetscInt k = 0; k < eq->nparameter; k++) {
-    PetscCall(PetscStrlen(expected, &len));
-    PetscCall(PetscSNPrintf(expected + len, sizeof expected - len, "%s%s", k ? (k + 1 < eq->nparameter ? ", " : " or ") : "", eq->parameter[0].name));
-    for (PetscInt j = 1; j <= k; j++) {
-      PetscCall(PetscStrlen(expected, &len));
-      PetscCall(PetscSNPrintf(expected + len, sizeof expected - len, ",%s", eq->parameter[j].name));
-    }
-    named += OptionsInverts(o, eq->parameter[k].name);
-  }
-  PetscCheck(inv->np >= 1 && named == inv->np && words == inv->np, world, PETSC_ERR_ARG_OUTOFRANGE,
-             "-invert_for %s: expected %s (the %s equation's parameters from the first, each once)", o->invert_for, expected, eq->name);
+  inv->np = obj->e.ngradient; /* -invert_for checked (ExperimentCreate) */
+  ExperimentInvertedChoices(eq, expected, sizeof expected);
   inv->slowness  = o->parameterisation == PARAMETERISATION_SLOWNESS ? PETSC_TRUE : PETSC_FALSE;
   inv->impedance = o->parameterisation == PARAMETERISATION_IMPEDANCE ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(!inv->impedance || OptionsInverts(o, "rho"), world, PETSC_ERR_USER_INPUT, "-parameterisation impedance inverts vp and rho vp: expected -invert_for with rho (%s)", expected);

@@ -50,6 +50,38 @@ static PetscErrorCode SourceKind(MPI_Comm comm, const Options *o, const Equation
   SETERRQ(comm, PETSC_ERR_USER_INPUT, "-source_type %s: not a source the %s equation takes; expected one of %s", o->source_type, eq->name, offered);
 }
 
+void ExperimentInvertedChoices(const Equation *eq, char *out, size_t len)
+{
+  size_t at = 0;
+
+  out[0] = 0;
+  for (PetscInt k = 0; k < eq->nparameter && at < len; k++) {
+    at += (size_t)snprintf(out + at, len - at, "%s%s", k ? (k + 1 < eq->nparameter ? ", " : " or ") : "", eq->parameter[0].name);
+    for (PetscInt j = 1; j <= k && at < len; j++) at += (size_t)snprintf(out + at, len - at, ",%s", eq->parameter[j].name);
+  }
+}
+
+/* The parameters whose gradients the run takes: those -invert_for names,
+   which must be the equation's first ones, each once (Equation.gradient
+   reads parameter k's image and those before it); -mode gradient without
+   it takes them all. */
+static PetscErrorCode GradientParameters(MPI_Comm world, const Options *o, const Equation *eq, PetscInt *np)
+{
+  PetscInt named = 0;
+  char     expected[128];
+
+  PetscFunctionBeginUser;
+  *np = eq->nparameter;
+  if (o->mode == MODE_FORWARD || (o->mode == MODE_GRADIENT && !o->invert_for_set)) PetscFunctionReturn(0);
+  *np = 0;
+  while (*np < eq->nparameter && OptionsInverts(o, eq->parameter[*np].name)) ++*np;
+  for (PetscInt k = 0; k < eq->nparameter; k++) named += OptionsInverts(o, eq->parameter[k].name);
+  ExperimentInvertedChoices(eq, expected, sizeof expected);
+  PetscCheck(*np >= 1 && named == *np && OptionsInvertedCount(o) == *np, world, PETSC_ERR_ARG_OUTOFRANGE,
+             "-invert_for %s: expected %s (the %s equation's parameters from the first, each once)", o->invert_for, expected, eq->name);
+  PetscFunctionReturn(0);
+}
+
 /* The components -record names (Equation.component indices, the first
    first), each checked against the equation and the model's dimension;
    with a misfit (the modes other than forward), the ones it reads. */
@@ -122,6 +154,7 @@ PetscErrorCode ExperimentCreate(MPI_Comm world, const Options *o, Experiment *e)
   PetscCall(OptionsCheckModel(world, o, eq, &e->model[0]));
   PetscCall(SourceKind(world, o, eq, e->model[0].dim, &e->source_kind));
   PetscCall(RecordedComponents(world, e, &e->ncomponent, e->component));
+  PetscCall(GradientParameters(world, o, eq, &e->ngradient));
   PetscCall(CheckRecordWeights(world, e));
   ExperimentSegyPart(e, 0, names, &first);
   PetscCall(SurveyRead(world, o, &e->model[0], &first, &e->geo));
@@ -226,6 +259,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
                                  .gpu_tile           = o->gpu_tile,
                                  .source_kind        = e->source_kind,
                                  .component          = e->component[0],
+                                 .nimage             = e->ngradient,
                                  .watch              = SnapshotWrite,
                                  .watch_ctx          = e};
   const PetscBool    gradient = o->mode != MODE_FORWARD ? PETSC_TRUE : PETSC_FALSE;

@@ -34,6 +34,7 @@ typedef struct {
   PetscInt       source_kind; /* the sources' kind (-source_type: an index into Equation.source_kind, 0 where it offers none) */
   PetscInt       ncomponent;  /* what the receivers record (-record: indices into Equation.component), and the misfit reads */
   PetscInt       component[EQUATION_MAX_COMPONENTS];
+  PetscInt       ngradient;   /* the parameters whose gradients the run takes, the equation's first ngradient (-invert_for; -mode gradient without it: all) */
   PetscInt       nshots;     /* this group's shots (round robin): shot[k], k < nshots */
   PetscInt      *shot;
   float         *w_raw;      /* source wavelet at the recording interval */
@@ -71,5 +72,8 @@ const char *ExperimentComponentName(const Experiment *e, PetscInt j);
    for none of the equation's components); names[] backs *which. */
 void ExperimentSegyPart(const Experiment *e, PetscInt j, const char *names[EQUATION_MAX_COMPONENTS], SegyPart *which);
 PetscErrorCode ExperimentDestroy(Experiment *e);
+/* What -invert_for may name for equation eq, in words ("vp, vp,vs or
+   vp,vs,rho"), for messages. */
+void ExperimentInvertedChoices(const Equation *eq, char *out, size_t len);
 /* The index of the equation's density among its parameters, or -1. */
 PetscInt ExperimentDensity(const Experiment *e);

@@ -5,10 +5,10 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Options of -mode invert alone, which the other modes read and ignore. */
-static const char *const invert_only[] = {"-restart", "-first_step", "-damping", "-qc_shots", "-qc_illumination", "-invert_for", "-rho_min", "-rho_max", "-vpvs_min", "-vpvs_max", "-vs_min", "-vs_max"};
-/* How the gradient keeps the forward wavefield, which -mode forward reads
-   and ignores. */
-static const char *const gradient_only[] = {"-gradient_method", "-checkpoints", "-checkpoint_window", "-wavefield_storage", "-wavefield_dir", "-wavefield_compression", "-wavefield_memory"};
+static const char *const invert_only[] = {"-restart", "-first_step", "-damping", "-qc_shots", "-qc_illumination", "-rho_min", "-rho_max", "-vpvs_min", "-vpvs_max", "-vs_min", "-vs_max"};
+/* What gradients are taken and how the gradient keeps the forward
+   wavefield, which -mode forward reads and ignores. */
+static const char *const gradient_only[] = {"-invert_for", "-gradient_method", "-checkpoints", "-checkpoint_window", "-wavefield_storage", "-wavefield_dir", "-wavefield_compression", "-wavefield_memory"};
 /* The CUDA core kernel's launch shape (Equation.gpu_launch_shape). */
 static const char *const launch_shape[] = {"-gpu_tile", "-gpu_tile_shared"};
 
@@ -68,7 +68,7 @@ PetscErrorCode OptionsCheckModel(MPI_Comm comm, const Options *o, const Equation
     PetscCall(NoEffect("-gradient_smoothing", NULL, "the model is 2D: the third value, y, is not used", msg, sizeof msg, &count));
   for (size_t k = 0; o->mode != MODE_INVERT && k < COUNT(invert_only); k++) PetscCall(NoEffect(invert_only[k], NULL, "only -mode invert reads it", msg, sizeof msg, &count));
   for (size_t k = 0; o->mode == MODE_FORWARD && k < COUNT(gradient_only); k++)
-    PetscCall(NoEffect(gradient_only[k], NULL, "a forward run keeps no wavefield: -mode gradient and invert read it", msg, sizeof msg, &count));
+    PetscCall(NoEffect(gradient_only[k], NULL, "a forward run takes no gradient: -mode gradient and invert read it", msg, sizeof msg, &count));
   if (o->mode != MODE_FORWARD && o->gradient_method != GRADIENT_CHECKPOINT) {
     PetscCall(NoEffect("-checkpoints", NULL, "only -gradient_method checkpoint keeps snapshots", msg, sizeof msg, &count));
     PetscCall(NoEffect("-checkpoint_window", NULL, "only -gradient_method checkpoint records windows", msg, sizeof msg, &count));

@@ -3,13 +3,17 @@
 #include "data/events.h"
 #include <math.h>
 
+/* The parameters whose images the adjoint forms (PropagatorSettings.nimage):
+   the sums over shots of the others are neither zeroed nor reduced. */
+static PetscInt Images(const Propagator *p) { return p->settings.nimage ? p->settings.nimage : p->eq->nparameter; }
+
 /* The sum is allocated at the first call (ObjectiveCreate's, beside the
    store) and zeroed by the threads at every later one (40 bytes a cell: a
    fresh allocation's page faults cost an evaluation as much as a tenth of
    its steps); single needs none. */
 PetscErrorCode PropagatorGradientReset(Propagator *p, PetscBool single)
 {
-  const size_t n = p->owned * p->eq->nparameter;
+  const size_t n = p->owned * Images(p);
 
   PetscFunctionBeginUser;
   p->single    = single;
@@ -124,8 +128,8 @@ static PetscErrorCode ImageAdd(Propagator *p, const PointMap *src, const double 
     PetscCall(LoneImageKeep(p, src, sum));
     PetscFunctionReturn(0);
   }
-  for (PetscInt k = 0; k < p->eq->nparameter; k++) PetscCall(EachImageRow(p, k, SumRow, p->gsum + k * p->owned, &bad));
-  if (p->eq->source_image >= 0)
+  for (PetscInt k = 0; k < Images(p); k++) PetscCall(EachImageRow(p, k, SumRow, p->gsum + k * p->owned, &bad));
+  if (p->eq->source_image >= 0 && p->eq->source_image < Images(p))
     for (PetscInt i = 0; i < src->nrows; i++) bad |= ExactSumAdd(&p->gsum[p->eq->source_image * p->owned + OwnedIndex(p->grid, src->cell[i])], sum[i]);
   PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FP, IMAGE_NOT_FINITE);
   PetscFunctionReturn(0);
@@ -158,7 +162,7 @@ static PetscErrorCode SourceTerm(const Propagator *p, const TimeAxis *t, const S
 
 PetscErrorCode PropagatorGradientReduce(Propagator *p, MPI_Comm cross)
 {
-  const size_t n = p->owned * p->eq->nparameter;
+  const size_t n = p->owned * Images(p);
   MPI_Datatype type;
   MPI_Op       op;
   PetscMPIInt  rank, size;
@@ -215,6 +219,10 @@ PetscErrorCode PropagatorGradient(Propagator *p, const float *const model[], dou
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < p->eq->nparameter; k++) {
     double *out = grad[k];
+    if (k >= Images(p)) { /* no image formed: its gradient is not wanted */
+      PetscCall(PetscArrayzero(out, p->owned));
+      continue;
+    }
     if (p->single) {
       PetscCall(LoneImage(p, k, out));
       continue;

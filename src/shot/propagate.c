@@ -73,7 +73,8 @@ PetscErrorCode PropagatorSetModel(Propagator *p, const TimeAxis *t, const float 
 PetscErrorCode PropagatorCreate(const Grid *g, const Equation *eq, const EquationKernels *k, const float *const model[], PetscReal vmax, const TimeAxis *t,
                                 const PropagatorSettings *settings, Propagator *p)
 {
-  const EquationStateSettings state = {.vmax = vmax, .f_pml = settings->f_pml, .dt = t->dt_int, .skip_quiet = settings->skip_quiet, .gpu_tile = settings->gpu_tile, .source_kind = settings->source_kind};
+  const EquationStateSettings state = {.vmax = vmax, .f_pml = settings->f_pml, .dt = t->dt_int, .skip_quiet = settings->skip_quiet, .gpu_tile = settings->gpu_tile, .source_kind = settings->source_kind,
+                                       .nimage = settings->nimage};
   HaloLayout                  hl;
   GridBlock                   block;
   MPI_Comm                    comm;

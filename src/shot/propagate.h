@@ -23,6 +23,11 @@ typedef struct {
   GpuTile   gpu_tile;           /* device backends: the core kernel's launch shape (-gpu_tile) */
   PetscInt  source_kind;        /* what the sources are (Equation.source_kind; 0 where it offers one kind) */
   PetscInt  component;          /* what PropagatorRun records and PropagatorAdjoint takes the residuals of (Equation.component) */
+  /* the parameters whose gradients are wanted, the equation's first
+     nimage (0: all): parameter k's reads the images of parameters 0 .. k
+     alone (Equation.gradient), so the adjoint forms no others and the
+     sums over shots of those stay 0 */
+  PetscInt  nimage;
   /* a look at the forward field (snapshots, the pseudo-Hessian): every
      watch_steps internal steps (0 = never), watch(ctx, shot, steps done,
      field) with the equation's watch_field at that time (backend memory,

@@ -90,9 +90,9 @@ STAGGERED_INLINE float Derive(const Derivative *d, PetscInt b, PetscInt up, Pets
    cells' arithmetic is the same either way.  The adjoint takes the same
    stencils of the operands op[a][b] (the transpose of the stress stage:
    D-^T = -D+, D+^T = -D-) and v_a -= g, without CPML (the operands carry
-   it).  Backwards (in the core: no CPML), v_a -= (dt / rho) g, and the
-   face's image of dt / rho takes v~_a g, as full storage's does from the
-   store.  No cell's update reads another's (ivdep, as in the
+   it).  Backwards (in the core: no CPML), v_a -= (dt / rho) g, and where
+   K the face's image of dt / rho takes v~_a g, as full storage's does
+   from the store.  No cell's update reads another's (ivdep, as in the
    variable-density kernels). */
 STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, ELPass P, PetscBool K, PetscInt R, PetscInt D)
 {
@@ -109,8 +109,8 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdi
   for (PetscInt j = 0; j < NA; j++) {
     const PetscInt a = a0 + j;
     v[j]             = EL_V(s, P)[a] + c;
-    keep[j]          = K ? ELKeep(s, EL_KEEP_DIVERGENCE, a, c) : NULL;
-    img[j]           = P == EL_PASS_BACK ? s->img_b[a] + c : NULL;
+    keep[j]          = K && P != EL_PASS_BACK ? ELKeep(s, EL_KEEP_DIVERGENCE, a, c) : NULL;
+    img[j]           = K && P == EL_PASS_BACK ? s->img_b[a] + c : NULL;
     adj[j]           = P == EL_PASS_BACK ? s->v[a] + c : NULL;
     sa[j]            = s->stride[a];
     for (PetscInt b = 0; b < D; b++) d[j][b] = DerivativeOf(s, b, P == EL_PASS_ADJOINT ? s->op[a][b] : b == a ? EL_S(s, P)[a] : EL_T(s, P)[ELPair(a, b)], b == a, s->psi_v[a][b], c, q, i0);
@@ -123,10 +123,10 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdi
         const float t = Derive(&d[j][b], b, b == a0 + j, i, w[b], R, L);
         g             = b ? g + t : t;
       }
-      if (K) keep[j][i] = g;
+      if (K && P != EL_PASS_BACK) keep[j][i] = g;
       if (P == EL_PASS_ADJOINT) v[j][i] = v[j][i] - g;
       else if (P == EL_PASS_BACK) {
-        img[j][i] += adj[j][i] * g;
+        if (K) img[j][i] += adj[j][i] * g;
         v[j][i] = v[j][i] - StaggeredFaceMean(bdt, i, sa[j]) * g;
       } else v[j][i] = v[j][i] + StaggeredFaceMean(bdt, i, sa[j]) * g;
     }
@@ -207,7 +207,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
    row where the run keeps one, a pass of its own, so that each pass's loop
    stays vector code.  The adjoint: the same stencils of op[a][b] and
    op[b][a], t_ab -= g, without CPML.  Backwards: t_ab -= M g (M: the
-   edge's mu dt), the edge's image taking M^2 t~_ab g. */
+   edge's mu dt), where K the edge's image taking M^2 t~_ab g. */
 STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R)
 {
   const PetscBool  A = P == EL_PASS_ADJOINT;
@@ -216,8 +216,8 @@ STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t 
   const ptrdiff_t  sb = s->stride[b];
   float            wa[FWI_MAX_RADIUS + 1], wb[FWI_MAX_RADIUS + 1];
   float *restrict t    = EL_T(s, P)[ELPair(a, b)] + c;
-  float *restrict keep = K ? ELKeep(s, EL_KEEP_SHEAR, ELPair(a, b), c) : NULL;
-  float *restrict img  = P == EL_PASS_BACK ? s->img_e[ELPair(a, b)] + c : NULL;
+  float *restrict keep = K && P != EL_PASS_BACK ? ELKeep(s, EL_KEEP_SHEAR, ELPair(a, b), c) : NULL;
+  float *restrict img  = K && P == EL_PASS_BACK ? s->img_e[ELPair(a, b)] + c : NULL;
   const float *restrict adj = P == EL_PASS_BACK ? s->t[ELPair(a, b)] + c : NULL;
   const float *restrict cs  = s->csum[a] + c;
   const float *ra = ELWeights(s, a, rad->e[a]), *rb = ELWeights(s, b, rad->e[b]);
@@ -226,11 +226,11 @@ STAGGERED_INLINE void ShearPieceR(ELState *s, PetscInt a, PetscInt b, ptrdiff_t 
 #pragma GCC ivdep
   for (PetscInt i = 0; i < m; i++) {
     const float g = Derive(&d0, b, 1, i, wb, R, L) + Derive(&d1, a, 1, i, wa, R, L);
-    if (K) keep[i] = g;
+    if (K && P != EL_PASS_BACK) keep[i] = g;
     if (A) t[i] = t[i] - g;
     else if (P == EL_PASS_BACK) {
       const float M = ELEdgeShear(cs, i, sb);
-      img[i] += M * (M * adj[i]) * g;
+      if (K) img[i] += M * (M * adj[i]) * g;
       t[i] = t[i] - M * g;
     } else t[i] = t[i] + ELEdgeShear(cs, i, sb) * g;
   }
@@ -329,7 +329,7 @@ static void BackShearPiece(ELState *s, PetscInt p, ptrdiff_t row, const PetscInt
 {
   const PetscInt a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
 
-  if (m) STAGGERED_WITH_RADIUS(s->radius, ShearPieceR(s, a, b, row + i0, q, i0, m, EL_CPML_NONE, rad, EL_PASS_BACK, PETSC_FALSE, R_));
+  if (m) EL_WITH_IMAGE(s, 1, STAGGERED_WITH_RADIUS(s->radius, ShearPieceR(s, a, b, row + i0, q, i0, m, EL_CPML_NONE, rad, EL_PASS_BACK, K_, R_)));
 }
 
 /* The free surfaces (a bit per axis) that cell i of the row from padded q
@@ -486,7 +486,7 @@ static void BackVelocity(ELState *s, const Box *box, PetscBool sweep)
   for (PetscInt a = 0; a < s->dim; a++) {
     Box b;
     if (!BoxWithin(box, &s->rec->core[EL_VZ + a], &b)) continue;
-    EL_ROWS(sweep, s, &b, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_BACK, PETSC_FALSE, R_, D_))));
+    EL_ROWS(sweep, s, &b, EL_WITH_IMAGE(s, 2, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_BACK, K_, R_, D_)))));
   }
 }
 

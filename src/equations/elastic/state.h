@@ -96,10 +96,13 @@ typedef struct ELState {
      img_l and img_m sum the images of lambda dt and mu dt at the centres,
      img_b[a] that of dt / rho on the faces of axis a, img_e[p] that of mu
      dt on the edges of pair p times the edge's mu dt squared; image is the
-     image handed out. */
+     image handed out.  The boundary method's passes form img_e only where
+     the S velocity's gradient is wanted (nimage 2 or more:
+     EquationStateSettings), img_b only where the density's is (3). */
   float                  *keep;
   float                  *op[3][3];
   float                  *img_l, *img_m, *img_b[3], *img_e[3], *image;
+  PetscInt                nimage;
   ELReconstruction       *rec; /* the boundary method's (host memory; NULL with full storage) */
   StaggeredPair          *pair; /* NULL until two steps are swept at once in a run */
   ELReversePair           rpair;

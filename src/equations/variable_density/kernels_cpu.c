@@ -396,7 +396,7 @@ static void OperandsRow(VDState *s, PetscInt stage, ptrdiff_t row, const PetscIn
     const float *const x = (stage ? s->v[a] : s->p) + row;
     float *const       d = s->d[a] + row;
     PetscInt           cut[2], skip[2];
-    if (stage && s->keep) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
+    if (stage && s->keep && s->nimage > 1) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
     PlainCut(s, stage, 1u << a, q, n, cut);
     DirectCut(s, stage, a, q, n, s->radius, skip); /* within cut, or empty */
     skip[0] = PetscMax(cut[0], PetscMin(cut[1], skip[0]));
@@ -419,7 +419,8 @@ PetscErrorCode VDAdjointOperandsCPU(VDState *s, PetscInt stage)
 /* The forward scheme's passes with the adjoint's sign, on the fields run
    backwards, each imaging its term with the adjoint field (u = K dt p~ at
    the centres, w_a = B_a v~_a on the nodes), which the stage leaves as it
-   is: a row of the pressure's core, or of axis a's velocity's. */
+   is: a row of the pressure's core, or of axis a's velocity's (imaged
+   only where the density's gradient is wanted). */
 static void ReconstructPressureRow(VDState *s, ptrdiff_t row, PetscInt n)
 {
   const float *f[3] = {NULL, NULL, NULL};
@@ -431,10 +432,18 @@ static void ReconstructPressureRow(VDState *s, ptrdiff_t row, PetscInt n)
 
 static void ReconstructVelocityRow(VDState *s, PetscInt a, ptrdiff_t row, PetscInt n)
 {
-  const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row, PETSC_TRUE};
+  const float *const f = s->rec.p + row, *const bdt = s->bdt + row;
+  float *const       v = s->rec.v[a] + row;
 
-  if (a) STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], s->stride[a], s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
-  else STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], 1, s->rec.p + row, s->bdt + row, s->rec.v[a] + row, term, PETSC_TRUE, NULL, 0))
+  /* the image flag and axis 0's unit stride as literals */
+#define VD_BACK_VELOCITY(ST, TERM) STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], ST, f, bdt, v, TERM, PETSC_TRUE, NULL, 0))
+  if (s->nimage > 1) {
+    const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row, PETSC_TRUE};
+    if (a) VD_BACK_VELOCITY(s->stride[a], term)
+    else VD_BACK_VELOCITY(1, term)
+  } else if (a) VD_BACK_VELOCITY(s->stride[a], ((RowTerm){NULL, NULL, NULL, PETSC_FALSE}))
+  else VD_BACK_VELOCITY(1, ((RowTerm){NULL, NULL, NULL, PETSC_FALSE}))
+#undef VD_BACK_VELOCITY
 }
 
 PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *box)
@@ -454,7 +463,8 @@ static void ReconstructVelocitiesRow2(VDState *s, ptrdiff_t c, PetscInt m)
   float *const img[2] = {s->image_b[0] + c, s->image_b[1] + c};
   const float *x[2]   = {s->v[0] + c, s->v[1] + c};
 
-  STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, img, x));
+  if (s->nimage > 1) STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, img, x))
+  else STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, NULL, NULL));
 }
 
 /* The velocities run back over box: in 2D, where the box holds the same

@@ -39,6 +39,7 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   s->dim     = g->dim;
   s->radius  = g->radius;
   s->dt      = settings->dt;
+  s->nimage  = settings->nimage ? settings->nimage : EquationVariableDensity.nparameter;
   StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
   PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain, s->slab));
   /* a stencil reaches R cells: those R or more inside the plain range read only cells whose d would be the field */

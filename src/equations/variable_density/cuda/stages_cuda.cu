@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) OperandsKernel(const VDStat
   for (int a = 0; a < s.dim; a++) {
     const float  x  = stage ? s.v[a][c] : s.p[c];
     const float *pa = stage ? s.ha[a] : s.pa[a], *pb = stage ? s.hb[a] : s.pb[a];
-    if (stage && s.keep) s.image_b[a][c] += x * s.keep[(1 + a) * s.ncells + c];
+    if (stage && s.keep && s.nimage > 1) s.image_b[a][c] += x * s.keep[(1 + a) * s.ncells + c];
     if (!InLayer(s, stage, a, q[a], pb)) s.d[a][c] = x;
     else s.d[a][c] = StaggeredCpmlAdjoint(x, pa[q[a]], pb[q[a]], (stage ? s.psi_p[a] : s.psi_v[a]) + StaggeredSlabIndex(&s.slab[a], q));
   }
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) ReconstructVelocityKernel(c
   if (!BoxCell(b, i)) return;
   const ptrdiff_t c = VDCell(s, i, q), st = s.stride[a];
   const float     g = StaggeredStencilCUDA<R, 1>(s.rec.p + c, st, s.w[a]);
-  s.image_b[a][c] += s.v[a][c] * g;
+  if (s.nimage > 1) s.image_b[a][c] += s.v[a][c] * g;
   s.rec.v[a][c] = s.rec.v[a][c] + VDFaceBuoyancy(s.bdt, c, st) * g;
 }
 
