@@ -303,10 +303,11 @@ typedef struct Equation {
   /* The gradient: store_shape, method_bytes and gradient are set together,
      or all NULL for an equation that models forward only. */
   /* What gradient method m keeps of the forward run of `steps` steps on
-     this rank with `ops` (one of kernels()'s): n floats a step for nsteps
-     steps, and its live map; and the backend bytes it needs besides (the
-     reconstruction's fields, its scratch). */
-  void (*store_shape)(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live);
+     this rank with `ops` (one of kernels()'s), for the images of
+     parameters 0 .. nimage - 1 (EquationStateSettings.nimage; 0: all): n
+     floats a step for nsteps steps, and its live map; and the backend
+     bytes it needs besides (the reconstruction's fields, its scratch). */
+  void (*store_shape)(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live);
   double (*method_bytes)(const struct KernelOps *ops, const Grid *g, GradientMethod m);
   /* What each gradient method (GradientMethod: index 1 full, 2 boundary)
      keeps, in words; NULL for a method the equation does not offer. */

@@ -292,7 +292,7 @@ static PetscErrorCode CheckTier(const Options *o, const Layout *l, const Backend
 }
 
 PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g,
-                                  const TimeAxis *t, GradientPlan *plan)
+                                  const TimeAxis *t, PetscInt nimage, GradientPlan *plan)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
   const WavefieldCodec   codec = (WavefieldCodec)o->wavefield_codec;
@@ -319,7 +319,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     PetscInt             nsteps;
     WavefieldLive        live;
     if (!Offered(backend, k)) continue;
-    backend->eq->store_shape(backend->ops, g, as, t->nsteps, &n, &nsteps, &live);
+    backend->eq->store_shape(backend->ops, g, as, nimage, t->nsteps, &n, &nsteps, &live);
     if (kept != CODEC_NONE) live = (WavefieldLive){0, 0, 0}; /* an encoded step is whole */
     mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as);
     mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept);
@@ -441,7 +441,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     const WavefieldStorage kept = tier[chosen] == TIER_DISK ? STORAGE_DISK : ck && tier[chosen] == TIER_DEVICE ? STORAGE_DEVICE : where;
     plan->tier                  = (WavefieldTier){kept, ck ? CODEC_NONE : codec, o->wavefield_dir}; /* checkpointing: its snapshots' */
   }
-  backend->eq->store_shape(backend->ops, g, plan->method == GRADIENT_CHECKPOINT ? GRADIENT_FULL : plan->method, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
+  backend->eq->store_shape(backend->ops, g, plan->method == GRADIENT_CHECKPOINT ? GRADIENT_FULL : plan->method, nimage, t->nsteps, &plan->n, &plan->nsteps, &plan->live);
   if (plan->tier.codec != CODEC_NONE) plan->live = (WavefieldLive){0, 0, 0};
   if (plan->method == GRADIENT_CHECKPOINT) {
     plan->nsteps = window + 1;

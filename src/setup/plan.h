@@ -27,4 +27,4 @@ typedef struct {
 
 /* Collective over the world; g and t: the decomposed grid and the time axis. */
 PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g,
-                                  const TimeAxis *t, GradientPlan *plan);
+                                  const TimeAxis *t, PetscInt nimage, GradientPlan *plan);

@@ -152,7 +152,7 @@ static PetscErrorCode CheckAcoustic(void)
     size_t        n, want_n;
     WavefieldLive live, want_live;
     PetscInt nsteps, want_steps;
-    eq->store_shape(&KernelOpsCPU, &g, m, 100, &n, &nsteps, &live);
+    eq->store_shape(&KernelOpsCPU, &g, m, 0, 100, &n, &nsteps, &live);
     GradientStoreShape(&KernelOpsCPU, &f, m, 100, &want_n, &want_steps, &want_live);
     CHECK(n == want_n && nsteps == want_steps && live.rows == want_live.rows && live.bytes == want_live.bytes && live.chunk == want_live.chunk, "%s: store %zu x %d, expected %zu x %d", GradientMethods[m], n, (int)nsteps, want_n, (int)want_steps);
     CHECK(m == GRADIENT_FULL ? n == f.ncells && nsteps == 100 : n > 0 && n < f.ncells && nsteps == 99, "%s: store %zu x %d of %zu cells", GradientMethods[m], n, (int)nsteps, f.ncells);

@@ -50,7 +50,7 @@ static PetscErrorCode Choose(const KernelOps *ops, const char *extra, GradientPl
   PetscCall(TimeAxisSetUp(&g, EquationAcoustic.stable_step(&g, 2000), o.nt, o.dt, o.cfl, &t));
   /* as BackendSetUp makes it, from these operations */
   b = (Backend){.eq = &EquationAcoustic, .ops = ops, .memory = ops->backend};
-  PetscCall(GradientPlanChoose(&o, &l, &b, &m, &geo, &g, &t, plan));
+  PetscCall(GradientPlanChoose(&o, &l, &b, &m, &geo, &g, &t, 0, plan));
   PetscCall(GridDestroy(&g));
   PetscCall(GeometryDestroy(&geo));
   PetscCall(LayoutDestroy(&l));

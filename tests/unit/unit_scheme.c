@@ -262,7 +262,7 @@ static void      StateBytes(const Grid *g, double *all, double *layers)
   *all    = 3.0 * sizeof(float) * GridPaddedCells(g, padded);
   *layers = 0;
 }
-static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
+static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
 {
   *n      = 0;
   *nsteps = 0;

@@ -366,7 +366,7 @@ static PetscErrorCode RunGradientSetUp(Run *r, GradientMethod m)
   PetscCall(WavefieldStoreDestroy(&r->store));
   PetscCall(PropagatorSetGradientMethod(&r->p, m));
   PetscCheck(eq->store_shape && eq->gradient, PETSC_COMM_SELF, PETSC_ERR_SUP, "The %s equation has no gradient yet: its table has no store_shape or gradient", eq->name);
-  eq->store_shape(r->k.ops, &r->g, m, r->t.nsteps, &n, &nsteps, &live);
+  eq->store_shape(r->k.ops, &r->g, m, 0, r->t.nsteps, &n, &nsteps, &live);
   if (r->tier.codec != CODEC_NONE) live = (WavefieldLive){0, 0, 0}; /* an encoded step is whole */
   PetscCall(WavefieldStoreCreate(r->comm, r->k.backend, PropagatorLanes(&r->p), n, nsteps, &r->tier, &live, GradientMethods[m], &r->store));
   r->method = m;
@@ -683,7 +683,7 @@ static PetscErrorCode CheckpointGradient(Run *r, double *J, double *grad[])
   PetscFunctionBeginUser;
   PetscCall(WavefieldStoreDestroy(&r->store));
   PetscCall(PropagatorSetCheckpoints(&r->p, &r->t, (const float *const *)r->model, 3, window, r->tier.where, r->tier.dir));
-  phys->eq->store_shape(r->k.ops, &r->g, GRADIENT_FULL, r->t.nsteps, &n, &nsteps, &live);
+  phys->eq->store_shape(r->k.ops, &r->g, GRADIENT_FULL, 0, r->t.nsteps, &n, &nsteps, &live);
   PetscCall(WavefieldStoreCreate(r->comm, r->k.backend, PropagatorLanes(&r->p), n, window + 1, &(WavefieldTier){STORAGE_AUTO, CODEC_NONE, NULL}, &live, "checkpointing's ring", &r->store));
   PetscCall(WavefieldStoreSetRing(r->store));
   r->method = GRADIENT_CHECKPOINT;

@@ -86,7 +86,7 @@ double GradientFieldBytes(const KernelOps *ops, const Fields *f, GradientMethod 
   return 2.0 * EquationArrayBytes((double)f->ncells) + (KernelOpsPairPlan(ops, f, &scratch) ? (double)scratch : 0);
 }
 
-static void StoreShape(const KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
+static void StoreShape(const KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
 {
   Fields f;
 

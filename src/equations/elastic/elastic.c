@@ -150,7 +150,7 @@ static void StateBytes(const Grid *g, double *all, double *layers)
 /* Every step: full storage, the strain rates and stress divergences
    (ELKeep) over the padded box; the boundary method, the band of every
    forward field beside the core (reconstruct.c). */
-static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
+static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
 {
   PetscInt padded[3];
 

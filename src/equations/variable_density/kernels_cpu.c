@@ -175,7 +175,7 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 {
   const ptrdiff_t c    = row + i0, st = s->stride[a];
   const float    *f    = (adjoint && !direct ? s->d[a] : s->p) + c;
-  float          *keep = adjoint || !s->keep ? NULL : s->keep + (1 + a) * s->ncells + c;
+  float          *keep = adjoint || !s->keep || s->nimage == 1 ? NULL : s->keep + (1 + a) * s->ncells + c; /* kept for dJ/drho alone */
   RowLayer        l = {NULL, NULL, NULL};
 
   if (!m) return;
@@ -205,12 +205,12 @@ static void VelocitiesPlain2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m,
 
   for (PetscInt a = 0; a < 2; a++) {
     v[a]    = s->v[a] + c;
-    keep[a] = s->keep ? s->keep + (1 + a) * s->ncells + c : NULL; /* as VelocityPiece's */
+    keep[a] = s->keep && s->nimage != 1 ? s->keep + (1 + a) * s->ncells + c : NULL; /* as VelocityPiece's */
   }
 
   /* keep and the sign literals, so that no loop tests them */
   STAGGERED_WITH_RADIUS(s->radius, if (adjoint) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, NULL, PETSC_TRUE, NULL, NULL);
-                        else if (s->keep) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, keep, PETSC_FALSE, NULL, NULL);
+                        else if (keep[0]) RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, keep, PETSC_FALSE, NULL, NULL);
                         else RowVelocities2R(m, R_, s->w, s->stride[1], s->p + c, s->bdt + c, v, NULL, PETSC_FALSE, NULL, NULL));
 }
 

@@ -80,10 +80,10 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   *all = (3.0 + g->dim) * EquationArrayBytes(cells) + profiles + *layers;
 }
 
-/* Every step: full storage, the divergence and each axis's pressure
-   gradient over the padded box; the boundary method, the band of p and v
-   beside the core (reconstruct.c). */
-static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
+/* Every step: full storage, the divergence and, where dJ/drho is wanted,
+   each axis's pressure gradient over the padded box; the boundary method,
+   the band of p and v beside the core (reconstruct.c). */
+static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
 {
   PetscInt padded[3];
 
@@ -91,7 +91,7 @@ static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMetho
     VDReconstruction rec;
     VDReconstructionGeometry(g, &rec);
     *n = rec.floats;
-  } else *n = (1 + g->dim) * GridPaddedCells(g, padded);
+  } else *n = (nimage == 1 ? 1 : 1 + g->dim) * GridPaddedCells(g, padded);
   *nsteps = steps;
   *live   = (WavefieldLive){0, 0, 0};
 }
@@ -148,7 +148,7 @@ const Equation EquationVariableDensity = {
   .forward_fields       = {3, 4}, /* p and the velocities */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
-  .keeps                = {[GRADIENT_FULL] = "every step's divergence and pressure gradient", [GRADIENT_BOUNDARY] = "the band of p and v beside the layers, every step"},
+  .keeps                = {[GRADIENT_FULL] = "every step's divergence (and pressure gradient for dJ/drho)", [GRADIENT_BOUNDARY] = "the band of p and v beside the layers, every step"},
   /* scripts/bench-gradient (PHYSICS=variable_density, 1 rank x 2 threads,
      order 8, 20 layer cells, 2026-12-01 on the Intel Xeon): adjoint steps
      1.70 and 1.69 forward steps in 2D 512^2 and 1024^2 (layer cells 14%

@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) VelocityKernel(const VDStat
     float           g  = StaggeredStencilCUDA<R, 1>((ADJOINT ? s.d[a] : s.p) + c, st, s.w[a]);
     if (!ADJOINT) {
       if (InLayer(s, 1, a, q[a], s.hb[a])) g = StaggeredCpmlCUDA(g, s.ha[a][q[a]], s.hb[a][q[a]], s.psi_p[a] + StaggeredSlabIndex(&s.slab[a], q));
-      if (s.keep) s.keep[(1 + a) * s.ncells + c] = g;
+      if (s.keep && s.nimage > 1) s.keep[(1 + a) * s.ncells + c] = g;
     }
     const float B = VDFaceBuoyancy(s.bdt, c, st);
     s.v[a][c]     = ADJOINT ? s.v[a][c] + B * g : s.v[a][c] - B * g;
