@@ -350,6 +350,10 @@ typedef struct Equation {
   .nparameter = EQUATION_COUNT(parameters), .parameter = parameters, .nfield = EQUATION_COUNT(fields), .field = fields, .nstage = EQUATION_COUNT(stages), \
   .stage = stages, .ncomponent = EQUATION_COUNT(components), .component = components
 
+/* The images a run forms, those of parameters 0 .. n - 1: nimage as
+   EquationStateSettings and store_shape take it, 0 meaning all. */
+static inline PetscInt EquationImages(const Equation *eq, PetscInt nimage) { return nimage ? nimage : eq->nparameter; }
+
 /* The fields of the padded box (EQUATION_FIELD_BOX) the forward's halo
    exchanges carry in one step, over its stages. */
 static inline PetscInt EquationBoxFieldsExchanged(const Equation *eq)

@@ -5,7 +5,7 @@
 
 /* The parameters whose images the adjoint forms (PropagatorSettings.nimage):
    the sums over shots of the others are neither zeroed nor reduced. */
-static PetscInt Images(const Propagator *p) { return p->settings.nimage ? p->settings.nimage : p->eq->nparameter; }
+static PetscInt Images(const Propagator *p) { return EquationImages(p->eq, p->settings.nimage); }
 
 /* The sum is allocated at the first call (ObjectiveCreate's, beside the
    store) and zeroed by the threads at every later one (40 bytes a cell: a

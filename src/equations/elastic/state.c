@@ -69,7 +69,7 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   s->radius      = g->radius;
   s->dt          = settings->dt;
   s->source_kind = settings->source_kind;
-  s->nimage      = settings->nimage ? settings->nimage : EquationElastic.nparameter;
+  s->nimage      = EquationImages(&EquationElastic, settings->nimage);
   for (PetscInt a = 0; a < 3; a++) s->last[a] = a < g->dim && g->start[a] + g->size[a] == g->N[a];
   StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
   PetscCall(NarrowedWeights(g, s));

@@ -175,7 +175,7 @@ static void VelocityPiece(VDState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 {
   const ptrdiff_t c    = row + i0, st = s->stride[a];
   const float    *f    = (adjoint && !direct ? s->d[a] : s->p) + c;
-  float          *keep = adjoint || !s->keep || s->nimage == 1 ? NULL : s->keep + (1 + a) * s->ncells + c; /* kept for dJ/drho alone */
+  float          *keep = adjoint || !s->keep || !s->density_image ? NULL : s->keep + (1 + a) * s->ncells + c; /* kept for dJ/drho alone */
   RowLayer        l = {NULL, NULL, NULL};
 
   if (!m) return;
@@ -205,7 +205,7 @@ static void VelocitiesPlain2(VDState *s, ptrdiff_t row, PetscInt i0, PetscInt m,
 
   for (PetscInt a = 0; a < 2; a++) {
     v[a]    = s->v[a] + c;
-    keep[a] = s->keep && s->nimage != 1 ? s->keep + (1 + a) * s->ncells + c : NULL; /* as VelocityPiece's */
+    keep[a] = s->keep && s->density_image ? s->keep + (1 + a) * s->ncells + c : NULL; /* as VelocityPiece's */
   }
 
   /* keep and the sign literals, so that no loop tests them */
@@ -396,7 +396,7 @@ static void OperandsRow(VDState *s, PetscInt stage, ptrdiff_t row, const PetscIn
     const float *const x = (stage ? s->v[a] : s->p) + row;
     float *const       d = s->d[a] + row;
     PetscInt           cut[2], skip[2];
-    if (stage && s->keep && s->nimage > 1) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
+    if (stage && s->keep && s->density_image) ImageSum(n, x, s->keep + (1 + a) * s->ncells + row, s->image_b[a] + row);
     PlainCut(s, stage, 1u << a, q, n, cut);
     DirectCut(s, stage, a, q, n, s->radius, skip); /* within cut, or empty */
     skip[0] = PetscMax(cut[0], PetscMin(cut[1], skip[0]));
@@ -437,7 +437,7 @@ static void ReconstructVelocityRow(VDState *s, PetscInt a, ptrdiff_t row, PetscI
 
   /* the image flag and axis 0's unit stride as literals */
 #define VD_BACK_VELOCITY(ST, TERM) STAGGERED_WITH_RADIUS(s->radius, RowVelocityR(n, R_, s->w[a], ST, f, bdt, v, TERM, PETSC_TRUE, NULL, 0))
-  if (s->nimage > 1) {
+  if (s->density_image) {
     const RowTerm term = {NULL, s->image_b[a] + row, s->v[a] + row, PETSC_TRUE};
     if (a) VD_BACK_VELOCITY(s->stride[a], term)
     else VD_BACK_VELOCITY(1, term)
@@ -463,7 +463,7 @@ static void ReconstructVelocitiesRow2(VDState *s, ptrdiff_t c, PetscInt m)
   float *const img[2] = {s->image_b[0] + c, s->image_b[1] + c};
   const float *x[2]   = {s->v[0] + c, s->v[1] + c};
 
-  if (s->nimage > 1) STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, img, x))
+  if (s->density_image) STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, img, x))
   else STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, NULL, NULL));
 }
 

@@ -33,13 +33,13 @@ static PetscErrorCode Create(const Grid *g, const EquationKernels *k, const Equa
   PetscFunctionBeginUser;
   FlushSubnormals();
   PetscCall(PetscNew(&s));
-  s->grid    = g;
-  s->ops     = (const VDKernels *)k->ops;
-  s->backend = k->backend;
-  s->dim     = g->dim;
-  s->radius  = g->radius;
-  s->dt      = settings->dt;
-  s->nimage  = settings->nimage ? settings->nimage : EquationVariableDensity.nparameter;
+  s->grid          = g;
+  s->ops           = (const VDKernels *)k->ops;
+  s->backend       = k->backend;
+  s->dim           = g->dim;
+  s->radius        = g->radius;
+  s->dt            = settings->dt;
+  s->density_image = EquationImages(&EquationVariableDensity, settings->nimage) > 1 ? PETSC_TRUE : PETSC_FALSE;
   StaggeredBlockGeometry(g, s->n, s->padded, s->stride, &s->ncells, s->free_surface, s->w);
   PetscCall(StaggeredProfilesCreate(g, s->backend, settings, s->pa, s->pb, s->ha, s->hb, s->plain, s->slab));
   /* a stencil reaches R cells: those R or more inside the plain range read only cells whose d would be the field */

@@ -71,11 +71,13 @@ typedef struct VDState {
      (pressure stage) and psi_p (velocity stage); d[a] is the operand of
      its derivative along a, whose ghosts travel; image_k and image_b[a]
      sum its products with the stored terms (at the centres, on the nodes
-     of axis a), image the image handed out; image_b only where the
-     density's gradient is wanted (nimage 2: EquationStateSettings). */
+     of axis a), image the image handed out.  density_image: whether the
+     density's gradient is wanted (EquationStateSettings.nimage): only then
+     are image_b formed and, with full storage, the pressure gradients
+     they read kept. */
   float            *keep;
   float            *d[3], *image_k, *image_b[3], *image;
-  PetscInt          nimage;
+  PetscBool         density_image;
   GradientMethod    method;
   VDReconstruction  rec;
   StaggeredPair    *pair; /* NULL until two steps are swept at once in a run */

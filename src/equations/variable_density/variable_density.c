@@ -91,7 +91,7 @@ static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMetho
     VDReconstruction rec;
     VDReconstructionGeometry(g, &rec);
     *n = rec.floats;
-  } else *n = (nimage == 1 ? 1 : 1 + g->dim) * GridPaddedCells(g, padded);
+  } else *n = (EquationImages(&EquationVariableDensity, nimage) > 1 ? 1 + g->dim : 1) * GridPaddedCells(g, padded);
   *nsteps = steps;
   *live   = (WavefieldLive){0, 0, 0};
 }

@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) VelocityKernel(const VDStat
     float           g  = StaggeredStencilCUDA<R, 1>((ADJOINT ? s.d[a] : s.p) + c, st, s.w[a]);
     if (!ADJOINT) {
       if (InLayer(s, 1, a, q[a], s.hb[a])) g = StaggeredCpmlCUDA(g, s.ha[a][q[a]], s.hb[a][q[a]], s.psi_p[a] + StaggeredSlabIndex(&s.slab[a], q));
-      if (s.keep && s.nimage > 1) s.keep[(1 + a) * s.ncells + c] = g;
+      if (s.keep && s.density_image) s.keep[(1 + a) * s.ncells + c] = g;
     }
     const float B = VDFaceBuoyancy(s.bdt, c, st);
     s.v[a][c]     = ADJOINT ? s.v[a][c] + B * g : s.v[a][c] - B * g;
@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) OperandsKernel(const VDStat
   for (int a = 0; a < s.dim; a++) {
     const float  x  = stage ? s.v[a][c] : s.p[c];
     const float *pa = stage ? s.ha[a] : s.pa[a], *pb = stage ? s.hb[a] : s.pb[a];
-    if (stage && s.keep && s.nimage > 1) s.image_b[a][c] += x * s.keep[(1 + a) * s.ncells + c];
+    if (stage && s.keep && s.density_image) s.image_b[a][c] += x * s.keep[(1 + a) * s.ncells + c];
     if (!InLayer(s, stage, a, q[a], pb)) s.d[a][c] = x;
     else s.d[a][c] = StaggeredCpmlAdjoint(x, pa[q[a]], pb[q[a]], (stage ? s.psi_p[a] : s.psi_v[a]) + StaggeredSlabIndex(&s.slab[a], q));
   }
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) ReconstructVelocityKernel(c
   if (!BoxCell(b, i)) return;
   const ptrdiff_t c = VDCell(s, i, q), st = s.stride[a];
   const float     g = StaggeredStencilCUDA<R, 1>(s.rec.p + c, st, s.w[a]);
-  if (s.nimage > 1) s.image_b[a][c] += s.v[a][c] * g;
+  if (s.density_image) s.image_b[a][c] += s.v[a][c] * g;
   s.rec.v[a][c] = s.rec.v[a][c] + VDFaceBuoyancy(s.bdt, c, st) * g;
 }
 
