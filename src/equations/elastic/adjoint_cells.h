@@ -40,8 +40,8 @@ FWI_HD static inline float ELOperandAt(const ELState *s, PetscInt axis, PetscInt
    dt's tr(s~) tr(e), mu dt's 2 s~ . e at the centres (with the surface
    share's derivatives on a surface cell), and the edge's M^2 t~ g, the
    harmonic mean's derivative being M^2 / (4 (mu dt)^2) for each cell.
-   K: whether the run keeps the forward terms (full storage). */
-FWI_HD static inline void ELUndoStressCell(const ELState *s, const PetscInt q[3], ptrdiff_t c, PetscBool K)
+   K: what the run keeps of the forward terms (full storage: ELStressKept). */
+FWI_HD static inline void ELUndoStressCell(const ELState *s, const PetscInt q[3], ptrdiff_t c, int K)
 {
   const PetscInt D = s->dim, P = ELPairs(D);
   const unsigned surf = ELSurfacesAt(s, q);
@@ -51,7 +51,8 @@ FWI_HD static inline void ELUndoStressCell(const ELState *s, const PetscInt q[3]
 
   for (PetscInt a = 0; a < D; a++)
     if (!(surf >> a & 1)) tr += s->s[a][c];
-  if (K) {
+  if (K == EL_KEEPS_TRACE) s->img_l[c] += ELLambdaImage(tr, ELKeep(s, EL_KEEP_TRACE, 0, c)[0], l, m2, k);
+  else if (K) {
     float T = 0, se = 0;
     for (PetscInt b = 0; b < D; b++) {
       const float e = ELKeep(s, EL_KEEP_NORMAL, b, c)[0];
@@ -68,14 +69,15 @@ FWI_HD static inline void ELUndoStressCell(const ELState *s, const PetscInt q[3]
   for (PetscInt p = 0; p < P; p++) {
     const PetscInt a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
     const float    M = ELEdgeShear(s->csum[a], c, s->stride[b]), tau = M * s->t[p][c];
-    if (K) s->img_e[p][c] += M * tau * ELKeep(s, EL_KEEP_SHEAR, p, c)[0];
+    if (K == EL_KEEPS_RATES) s->img_e[p][c] += M * tau * ELKeep(s, EL_KEEP_SHEAR, p, c)[0];
     s->op[a][b][c] = ELOperandAt(s, b, 1, q, c, s->psi_s[a][b], tau);
     s->op[b][a][c] = ELOperandAt(s, a, 1, q, c, s->psi_s[b][a], tau);
   }
 }
 
 /* Undoing v_a's update at cell c (padded q): v_a += B_a g_a fed each of
-   its derivatives B_a v~_a; the image of the face's dt / rho is v~_a g_a. */
+   its derivatives B_a v~_a; the image of the face's dt / rho is v~_a g_a,
+   where the run keeps g_a (K: ELVelocityKept). */
 FWI_HD static inline void ELUndoVelocityCell(const ELState *s, PetscInt a, const PetscInt q[3], ptrdiff_t c, PetscBool K, PetscInt D)
 {
   const float v = s->v[a][c], w = StaggeredFaceMean(s->bdt, c, s->stride[a]) * v;

@@ -31,7 +31,7 @@ static inline float *RowMemory(const ELState *s, float *psi, PetscInt b, const P
 /* ELUndoStressCell over cells [i0, i1) of a row off every free surface, as
    vector loops: the normal rates' operands, then each pair's.  Z, O:
    whether the cells lie in z's layers, the row in another axis's slab. */
-STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, PetscBool K, PetscInt D)
+STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, int K, PetscInt D)
 {
   float *const *const sn = s->s;
   float              *mn[3], *me[3][3]; /* the memories from the row's first cell: the normal rates', each pair's along each axis */
@@ -46,7 +46,8 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
     const float     l  = s->ldt[c], m2 = s->mdt[c] + s->mdt[c];
     float           tr = 0;
     for (PetscInt a = 0; a < D; a++) tr += sn[a][c];
-    if (K) {
+    if (K == EL_KEEPS_TRACE) s->img_l[c] += ELLambdaImage(tr, s->keep[c], l, m2, 0);
+    else if (K) {
       float T = 0, se = 0;
       for (PetscInt b = 0; b < D; b++) {
         const float e = s->keep[(size_t)ELKeepRow(D, EL_KEEP_NORMAL, b) * s->ncells + c];
@@ -64,7 +65,7 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
     for (PetscInt i = i0; i < i1; i++) {
       const ptrdiff_t c = row + i;
       const float     M = ELEdgeShear(s->csum[a], c, sb), tau = M * s->t[p][c];
-      if (K) s->img_e[p][c] += M * tau * s->keep[(size_t)ELKeepRow(D, EL_KEEP_SHEAR, p) * s->ncells + c];
+      if (K == EL_KEEPS_RATES) s->img_e[p][c] += M * tau * s->keep[(size_t)ELKeepRow(D, EL_KEEP_SHEAR, p) * s->ncells + c];
       s->op[a][b][c] = EL_ROW_OPERAND(Z, O, b, tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), me[a][b], i);
       s->op[b][a][c] = EL_ROW_OPERAND(Z, O, a, tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), me[b][a], i);
     }
@@ -102,10 +103,10 @@ static void OperandPieces(ELState *s, PetscInt stage, ptrdiff_t row, const Petsc
   ELPlainCells(s, q, lo, hi, &at[1]);
   for (PetscInt k = 0; k < 3; k++) {
     if (at[k + 1] <= at[k]) continue;
-    STAGGERED_WITH_FLAG(k != 1, Z_, STAGGERED_WITH_FLAG(others, O_, EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
-      if (stage) UndoVelocityRowR(s, q, row, at[k], at[k + 1], Z_, O_, K_, D_);
-      else UndoStressRowR(s, row, q, at[k], at[k + 1], Z_, O_, K_, D_);
-    }))));
+    STAGGERED_WITH_FLAG(k != 1, Z_, STAGGERED_WITH_FLAG(others, O_, EL_WITH_DIM(s->dim, {
+      if (stage) EL_WITH_VELOCITY_KEEP(s, UndoVelocityRowR(s, q, row, at[k], at[k + 1], Z_, O_, K_, D_));
+      else EL_WITH_STRESS_KEEP(s, UndoStressRowR(s, row, q, at[k], at[k + 1], Z_, O_, K_, D_));
+    })));
   }
 }
 
@@ -127,7 +128,7 @@ void ELOperandsRow(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3
   }
   const PetscInt cells[2][2] = {{0, lo}, {hi, n}}; /* those cells alone: a test of every cell cost 5% of the gradient */
   for (PetscInt k = 0; k < 2; k++)
-    for (PetscInt i = cells[k][0]; i < cells[k][1]; i++) ELUndoStressCell(s, (const PetscInt[3]){q[0] + i, q[1], q[2]}, row + i, s->keep != NULL);
+    for (PetscInt i = cells[k][0]; i < cells[k][1]; i++) ELUndoStressCell(s, (const PetscInt[3]){q[0] + i, q[1], q[2]}, row + i, ELStressKept(s));
   if (hi > lo) OperandPieces(s, 0, row, q, lo, hi);
 }
 

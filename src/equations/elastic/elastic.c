@@ -147,8 +147,8 @@ static void StateBytes(const Grid *g, double *all, double *layers)
   *all = (ELStateFloats(g->dim) - 2.0 * g->dim) * EquationArrayBytes(cells) + profiles + *layers;
 }
 
-/* Every step: full storage, the strain rates and stress divergences
-   (ELKeep) over the padded box; the boundary method, the band of every
+/* Every step: full storage, the strain rates and stress divergences that
+   the gradients wanted read (ELKeep) over the padded box; the boundary method, the band of every
    forward field beside the core (reconstruct.c). */
 static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live)
 {
@@ -158,7 +158,7 @@ static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMetho
     ELReconstruction rec;
     ELReconstructionGeometry(g, &rec);
     *n = rec.floats;
-  } else *n = (size_t)ELKeepRows(g->dim) * GridPaddedCells(g, padded);
+  } else *n = (size_t)ELKeepRows(g->dim, EquationImages(&EquationElastic, nimage)) * GridPaddedCells(g, padded);
   *nsteps = steps;
   *live   = (WavefieldLive){0, 0, 0};
 }
@@ -222,7 +222,7 @@ const Equation EquationElastic = {
   .forward_fields       = {5, 9}, /* the velocities, normal and shear stresses */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
-  .keeps                = {[GRADIENT_FULL] = "every step's strain rates and stress divergences", [GRADIENT_BOUNDARY] = "every field's band beside the layers"},
+  .keeps                = {[GRADIENT_FULL] = "every step's strain rates (for dJ/dvp alone their trace) and, for dJ/drho, stress divergences", [GRADIENT_BOUNDARY] = "every field's band beside the layers"},
   /* scripts/bench-gradient (PHYSICS=elastic, 1 rank x 2 threads, order 8,
      20 layer cells, 2026-12-01 on the Intel Xeon): adjoint steps 3.0
      forward steps in 2D 512^2 and 2.3 in 3D 64^3; the forward step 2.4

@@ -83,16 +83,23 @@ typedef struct ELKernels {
 extern const ELKernels ELKernelsCPU;
 extern const ELKernels ELKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST, its kernels run on the host */
 
-/* Calls CALL with D_ the dimension (2 or 3) as a literal; EL_WITH_KEEP
-   with K_ whether the run keeps the step's terms (a store's slot is open)
-   as one, so that a forward pass without a store has no test in its
-   loop. */
+/* Calls CALL with D_ the dimension (2 or 3) as a literal; EL_WITH_STRESS_KEEP
+   with K_ what the stress stage keeps (ELStressKept), EL_WITH_VELOCITY_KEEP
+   with K_ whether the velocity stage keeps its divergences, as one, so
+   that a forward pass without a store has no test in its loop. */
 #define EL_WITH_DIM(dim, CALL) \
   do { \
     if ((dim) == 3) { const PetscInt D_ = 3; CALL; } \
     else { const PetscInt D_ = 2; CALL; } \
   } while (0)
-#define EL_WITH_KEEP(s, CALL) STAGGERED_WITH_FLAG((s)->keep != NULL, K_, CALL)
+#define EL_WITH_STRESS_KEEP(s, CALL) \
+  do { \
+    const int kept_ = ELStressKept(s); \
+    if (kept_ == EL_KEEPS_RATES) { const int K_ = EL_KEEPS_RATES; CALL; } \
+    else if (kept_ == EL_KEEPS_TRACE) { const int K_ = EL_KEEPS_TRACE; CALL; } \
+    else { const int K_ = EL_KEEPS_NOTHING; CALL; } \
+  } while (0)
+#define EL_WITH_VELOCITY_KEEP(s, CALL) STAGGERED_WITH_FLAG(ELVelocityKept(s), K_, CALL)
 /* The boundary method's backward passes take their term into the image
    instead (K_: whether parameter k's gradient, which reads it, is wanted). */
 #define EL_WITH_IMAGE(s, k, CALL) STAGGERED_WITH_FLAG((s)->nimage > (k), K_, CALL)

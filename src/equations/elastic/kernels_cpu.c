@@ -143,7 +143,7 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdi
    NormalAdjointPieceR): backwards the same terms are taken off, and the
    images of lambda dt and mu dt take theirs (ELNormalImage) with the
    adjoint stresses. */
-STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, unsigned surf, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R, PetscInt D)
+STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, unsigned surf, const ELRadii *rad, ELPass P, int K, PetscInt R, PetscInt D)
 {
   const PetscInt k = ELSurfaceCount(surf, D);
   Derivative     dn[3];
@@ -152,7 +152,9 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
   float *restrict     sz = S[0] + c, *restrict sx = S[1] + c, *restrict sy = D > 2 ? S[2] + c : NULL;
   const float *restrict ldt = s->ldt + c, *restrict mdt = s->mdt + c;
 
-  float *restrict kz = K ? ELKeep(s, EL_KEEP_NORMAL, 0, c) : NULL, *restrict kx = K ? ELKeep(s, EL_KEEP_NORMAL, 1, c) : NULL, *restrict ky = K && D > 2 ? ELKeep(s, EL_KEEP_NORMAL, 2, c) : NULL;
+  const PetscBool rates = K == EL_KEEPS_RATES;
+  float *restrict kz = rates ? ELKeep(s, EL_KEEP_NORMAL, 0, c) : NULL, *restrict kx = rates ? ELKeep(s, EL_KEEP_NORMAL, 1, c) : NULL, *restrict ky = rates && D > 2 ? ELKeep(s, EL_KEEP_NORMAL, 2, c) : NULL;
+  float *restrict ktr = K == EL_KEEPS_TRACE ? ELKeep(s, EL_KEEP_TRACE, 0, c) : NULL;
 
   for (PetscInt b = 0; b < D; b++) {
     const float *wb = ELWeights(s, b, rad->n[b]);
@@ -166,7 +168,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
     const float  l = ldt[i], m2 = mdt[i] + mdt[i];
     PetscBool    first = PETSC_TRUE; /* the first term itself, as the variable-density sum */
     for (PetscInt b = 0; b < D; b++) e[b] = Derive(&dn[b], b, 0, i, w[b], R, L);
-    if (K) {
+    if (rates) {
       kz[i] = e[0];
       kx[i] = e[1];
       if (D > 2) ky[i] = e[2];
@@ -176,6 +178,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
       sum   = first ? e[b] : sum + e[b];
       first = PETSC_FALSE;
     }
+    if (K == EL_KEEPS_TRACE) ktr[i] = sum;
     if (P == EL_PASS_BACK) {
       float tr = 0, se = 0;
       for (PetscInt b = 0; b < D; b++)
@@ -260,7 +263,7 @@ STAGGERED_INLINE void NormalAdjointPieceR(ELState *s, ptrdiff_t c, const PetscIn
 /* The stresses over cells [i0, i0 + m) of a row: the normal ones, then
    each shear stress (backwards the normal ones alone: each shear stress
    has a core of its own, ELBackStressCPU). */
-STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, unsigned surf, const ELRadii *rad, ELPass P, PetscBool K, PetscInt R, PetscInt D)
+STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, unsigned surf, const ELRadii *rad, ELPass P, int K, PetscInt R, PetscInt D)
 {
   const ptrdiff_t c = row + i0;
 
@@ -268,10 +271,10 @@ STAGGERED_INLINE void StressPieceR(ELState *s, ptrdiff_t row, const PetscInt q[3
   else NormalPieceR(s, c, q, i0, m, L, surf, rad, P, K, R, D);
   if (P == EL_PASS_BACK) return;
   /* the axes as literals: along axis 0 the CPML weights vary per cell */
-  ShearPieceR(s, 0, 1, c, q, i0, m, L, rad, P, K, R);
+  ShearPieceR(s, 0, 1, c, q, i0, m, L, rad, P, K == EL_KEEPS_RATES, R);
   if (D > 2) {
-    ShearPieceR(s, 0, 2, c, q, i0, m, L, rad, P, K, R);
-    ShearPieceR(s, 1, 2, c, q, i0, m, L, rad, P, K, R);
+    ShearPieceR(s, 0, 2, c, q, i0, m, L, rad, P, K == EL_KEEPS_RATES, R);
+    ShearPieceR(s, 1, 2, c, q, i0, m, L, rad, P, K == EL_KEEPS_RATES, R);
   }
 }
 
@@ -304,8 +307,8 @@ static unsigned PlainCut(const ELState *s, const PetscInt q[3], PetscInt lo, Pet
 static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L)
 {
   if (!m) return;
-  if (a < 0) EL_WITH_KEEP(s, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, 0, 2, row, q, i0, m, EL_CPML_NONE, EL_PASS_FORWARD, K_, R_, 2)));
-  else EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, EL_WITH_CPML(L, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, i0, m, L_, EL_PASS_FORWARD, K_, R_, D_)))));
+  if (a < 0) EL_WITH_VELOCITY_KEEP(s, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, 0, 2, row, q, i0, m, EL_CPML_NONE, EL_PASS_FORWARD, K_, R_, 2)));
+  else EL_WITH_VELOCITY_KEEP(s, EL_WITH_DIM(s->dim, EL_WITH_CPML(L, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, i0, m, L_, EL_PASS_FORWARD, K_, R_, D_)))));
 }
 
 /* A piece off the surfaces takes the literal 0 for surf, so that its pass
@@ -315,10 +318,10 @@ static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt
 {
   if (!m) return;
   if (P == EL_PASS_BACK) EL_WITH_DIM(s->dim, {
-      if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, surf, rad, EL_PASS_BACK, PETSC_FALSE, R_, D_))
-      else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, 0, rad, EL_PASS_BACK, PETSC_FALSE, R_, D_))
+      if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, surf, rad, EL_PASS_BACK, EL_KEEPS_NOTHING, R_, D_))
+      else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, 0, rad, EL_PASS_BACK, EL_KEEPS_NOTHING, R_, D_))
     });
-  else EL_WITH_KEEP(s, EL_WITH_DIM(s->dim, {
+  else EL_WITH_STRESS_KEEP(s, EL_WITH_DIM(s->dim, {
     if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_ALL, surf, rad, EL_PASS_FORWARD, K_, R_, D_))
     else EL_WITH_CPML(L, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, L_, 0, rad, EL_PASS_FORWARD, K_, R_, D_)))
   }));

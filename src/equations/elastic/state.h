@@ -110,20 +110,34 @@ typedef struct ELState {
 
 static inline ELState *ELStateOf(EquationState *s) { return (ELState *)s; }
 
+/* The shear stresses of dim axes: 1 in 2D, 3 in 3D. */
+FWI_HD static inline PetscInt ELPairs(PetscInt dim) { return dim == 3 ? 3 : 1; }
+
 /* What full storage keeps of a forward step, rows of the store's slot of
-   ncells floats each: the normal strain rates D-_a v_a (CPML included) at
-   the centres, a = 0 .. dim - 1; then the shear strain rates D+_b v_a +
-   D+_a v_b on each pair's edges; then the stress divergences that update
-   each v_a. */
-typedef enum { EL_KEEP_NORMAL, EL_KEEP_SHEAR, EL_KEEP_DIVERGENCE } ELKeepKind;
+   ncells floats each: what the images of the gradients wanted (nimage)
+   read.  dJ/dvp alone reads lambda's image alone: the normal strain
+   rates' sum T over the axes off the cell's free surfaces, at the centres
+   (EL_KEEP_TRACE, one row).  With dJ/dvs besides: the normal strain rates
+   D-_a v_a (CPML included) at the centres, a = 0 .. dim - 1, then the
+   shear strain rates D+_b v_a + D+_a v_b on each pair's edges; with dJ/drho
+   besides, then the stress divergences that update each v_a. */
+typedef enum { EL_KEEP_TRACE, EL_KEEP_NORMAL, EL_KEEP_SHEAR, EL_KEEP_DIVERGENCE } ELKeepKind;
 
-static inline PetscInt ELKeepRows(PetscInt dim) { return 2 * dim + (dim == 3 ? 3 : 1); }
+static inline PetscInt ELKeepRows(PetscInt dim, PetscInt nimage) { return nimage < 2 ? 1 : (nimage < 3 ? dim : 2 * dim) + ELPairs(dim); }
 
-FWI_HD static inline PetscInt ELKeepRow(PetscInt dim, ELKeepKind kind, PetscInt k) { return kind == EL_KEEP_NORMAL ? k : kind == EL_KEEP_SHEAR ? dim + k : dim + (dim == 3 ? 3 : 1) + k; }
+FWI_HD static inline PetscInt ELKeepRow(PetscInt dim, ELKeepKind kind, PetscInt k) { return kind == EL_KEEP_TRACE ? 0 : kind == EL_KEEP_NORMAL ? k : kind == EL_KEEP_SHEAR ? dim + k : dim + ELPairs(dim) + k; }
 
 /* Row k of kind of the store's slot the state keeps, at padded cell c;
    NULL where the run keeps none. */
 FWI_HD static inline float *ELKeep(const ELState *s, ELKeepKind kind, PetscInt k, ptrdiff_t c) { return s->keep ? s->keep + (size_t)ELKeepRow(s->dim, kind, k) * s->ncells + c : NULL; }
+
+/* What the stress stage keeps of a step, and reads back undone: nothing
+   (no store's slot open), T alone, or every rate (ELKeepKind); the
+   velocity stage keeps its divergences where dJ/drho is wanted. */
+typedef enum { EL_KEEPS_NOTHING, EL_KEEPS_TRACE, EL_KEEPS_RATES } ELStressKeeps;
+
+FWI_HD static inline int ELStressKept(const ELState *s) { return !s->keep ? EL_KEEPS_NOTHING : s->nimage < 2 ? EL_KEEPS_TRACE : EL_KEEPS_RATES; }
+FWI_HD static inline PetscBool ELVelocityKept(const ELState *s) { return s->keep && s->nimage > 2 ? PETSC_TRUE : PETSC_FALSE; }
 
 extern const EquationScheme ElasticScheme;
 
@@ -242,9 +256,6 @@ FWI_HD static inline float ELPressureAt(const ELState *s, ptrdiff_t c)
    (lambda dt alone in a fluid, as the variable-density equation's K dt). */
 FWI_HD static inline float ELBulkDt(const ELState *s, ptrdiff_t c) { return s->ldt[c] + s->mdt[c] * (2.0f / (float)s->dim); }
 
-/* The shear stresses of dim axes: 1 in 2D, 3 in 3D. */
-FWI_HD static inline PetscInt ELPairs(PetscInt dim) { return dim == 3 ? 3 : 1; }
-
 /* The floats per padded cell of the state: v and s per axis, the shear
    stresses, the model (dt / rho, lambda dt, mu dt, 1 / (mu dt)) and its
    face sums, and the CPML memories of the derivatives along axis 0, two
@@ -362,17 +373,22 @@ FWI_HD static inline PetscInt ELSurfaceCount(unsigned surf, PetscInt dim)
    rates' over the axes off the cell's k free surfaces, se the sum of
    their products, l lambda dt, m2 2 mu dt.  Off a surface the update's
    derivatives are tr T and 2 se; on one, through the surface's lambda
-   share (ELSurfaceLambda) and its derivatives. */
+   share (ELSurfaceLambda) and its derivatives.  ELLambdaImage: lambda
+   dt's term alone, which is all dJ/dvp reads. */
+FWI_HD static inline float ELLambdaImage(float tr, float T, float l, float m2, PetscInt k)
+{
+  const float den = m2 + (float)k * l;
+
+  return k ? tr * T * (m2 * m2 / (den * den)) : tr * T;
+}
+
 FWI_HD static inline void ELNormalImage(float *img_l, float *img_m, float tr, float T, float se, float l, float m2, PetscInt k)
 {
+  *img_l += ELLambdaImage(tr, T, l, m2, k);
   if (k) {
     const float den = m2 + (float)k * l;
-    *img_l += tr * T * (m2 * m2 / (den * den));
     *img_m += tr * T * (2 * (float)k * l * l / (den * den)) + 2 * se;
-  } else {
-    *img_l += tr * T;
-    *img_m += 2 * se;
-  }
+  } else *img_m += 2 * se;
 }
 
 /* The source's own term in the images at row i of its map (PointMap:

@@ -15,10 +15,9 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) OperandsKernel(const ELStat
   PetscInt i[3], q[3];
   if (!BoxCell(b, i)) return;
   const ptrdiff_t c = StaggeredCellCUDA(s.dim, s.radius, s.stride, i, q);
-  const PetscBool K = s.keep ? PETSC_TRUE : PETSC_FALSE;
-  if (!stage) ELUndoStressCell(&s, q, c, K);
+  if (!stage) ELUndoStressCell(&s, q, c, ELStressKept(&s));
   else
-    for (int a = 0; a < s.dim; a++) ELUndoVelocityCell(&s, a, q, c, K, s.dim);
+    for (int a = 0; a < s.dim; a++) ELUndoVelocityCell(&s, a, q, c, ELVelocityKept(&s), s.dim);
 }
 
 PetscErrorCode ELAdjointOperandsCUDA(ELState *s, PetscInt stage)

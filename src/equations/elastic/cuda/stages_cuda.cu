@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) VelocityKernel(const ELStat
       const float  t = k == a ? Derive<R, 1>(s, k, s.w[k], x, s.psi_v[a][k], c, q, layer) : Derive<R, 0>(s, k, s.w[k], x, s.psi_v[a][k], c, q, layer);
       g              = k ? g + t : t;
     }
-    if (P == EL_PASS_FORWARD && s.keep) ELKeep(&s, EL_KEEP_DIVERGENCE, a, c)[0] = g;
+    if (P == EL_PASS_FORWARD && ELVelocityKept(&s)) ELKeep(&s, EL_KEEP_DIVERGENCE, a, c)[0] = g;
     if (P == EL_PASS_ADJOINT) s.v[a][c] = s.v[a][c] - g;
     else if (P == EL_PASS_BACK) {
       if (s.nimage > 2) s.img_b[a][c] += s.v[a][c] * g;
@@ -123,7 +123,9 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) StressKernel(const ELState 
   float           e[3];
   const unsigned  surf = NormalRates<R>(s, s.v, c, q, layer, e);
   const float     sum  = RatesOff(s, surf, e);
-  if (s.keep)
+  const int       kept = ELStressKept(&s);
+  if (kept == EL_KEEPS_TRACE) ELKeep(&s, EL_KEEP_TRACE, 0, c)[0] = sum;
+  else if (kept)
     for (int k = 0; k < s.dim; k++) ELKeep(&s, EL_KEEP_NORMAL, k, c)[0] = e[k];
   if (!surf)
     for (int a = 0; a < s.dim; a++) {
@@ -141,7 +143,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) StressKernel(const ELState 
   for (int p = 0; p < ELPairs(s.dim); p++) {
     const int   a = p == 2 ? 1 : 0, k = p == 0 ? 1 : 2;
     const float g = ShearRate<R>(s, s.v, p, c, q, layer);
-    if (s.keep) ELKeep(&s, EL_KEEP_SHEAR, p, c)[0] = g;
+    if (kept == EL_KEEPS_RATES) ELKeep(&s, EL_KEEP_SHEAR, p, c)[0] = g;
     s.t[p][c] = s.t[p][c] + ELEdgeShear(s.csum[a], c, s.stride[k]) * g;
   }
 }
