@@ -26,7 +26,8 @@
   method;
 - -mode invert (vp, the density held): from a smoothed start, 3
   iterations bring the misfit below 0.2 of the start's and vp closer to
-  the true model; 4 ranks (2 x 2) give the bits of 1; the run record,
+  the true model; 4 ranks (2 x 2) give the bits of 1, the planner
+  expecting the same times of each gradient method on both; the run record,
   which -restart holds a rerun against, names the physics and the density;
 - bad input is refused before any work, naming the value: no -rho; -rho
   with -physics acoustic; -rho below 10 kg/m^3; a -rho file on another grid
@@ -191,8 +192,10 @@ def inversion(tmp):
     args = ["-mode", "invert", "-vp", start, "-rho", rho0, "-physics", "variable_density", "-pml_top", 0] + SURVEY
     args += ["-observed_dir", os.path.join(tmp, "obs"), "-tao_max_it", 3]
     one, four = os.path.join(tmp, "inv1"), os.path.join(tmp, "inv4")
-    run(1, args, one)
-    run(4, args + ["-da_processors_z", 2, "-da_processors_x", 2], four)
+    plans = [re.findall(r"([\d.]+) forward runs", run(n, args + extra, out))
+             for n, extra, out in ((1, [], one), (4, ["-da_processors_z", 2, "-da_processors_x", 2], four))]
+    print(f"the planner's expected times: {plans[0]} on 1 rank, {plans[1]} on 4")
+    check(plans[0] and plans[0] == plans[1], "the planner expects other times on 4 ranks than on 1 (it must not follow the decomposition)")
     ratio = misfit_ratio(one)
     final = read_rsf(os.path.join(one, "vp.rsf"))[0]
     err = [float(np.linalg.norm(m - vp)) for m in (smoothed(vp), final)]

@@ -190,12 +190,14 @@ typedef struct {
 /* What a gradient costs the planner expects, in this equation's forward
    runs, for one dimension: the adjoint run per core cell and per layer
    cell (weighed by their shares of the extended grid's cells), the
-   boundary method's reconstruction per core cell, and the cost of this
-   equation's forward step per cell against the constant-density
+   boundary method's reconstruction per core cell, writing and reading
+   back each float a method stores per cell and step (store: what the
+   store's size, which follows the gradients wanted, adds), and the cost
+   of this equation's forward step per cell against the constant-density
    equation's (1 for it), by which the backend's costs counted in the
    latter's forward runs (BackendOps.first_use, the host link) are divided. */
 typedef struct {
-  double adjoint_core, adjoint_layer, reconstruct, step;
+  double adjoint_core, adjoint_layer, reconstruct, store, step;
 } EquationGradientCost;
 
 /* What receivers can record: a field as -record and the output files name

@@ -160,9 +160,17 @@ typedef struct {
   double snapshot; /* checkpointing: a snapshot of the forward state */
   double term[2];  /* checkpointing: a step's terms in its ring, and their live map */
   double rest[2], free_device;
-  double first_use[NMETHODS]; /* floats stored per cell and step of the rank (a host backend's first use of them) */
-  double raw[NMETHODS];       /* the same before compression */
 } Figures;
+
+/* Each method's floats stored per cell and step (a host backend's first
+   use of them), and the same before compression: over every rank's padded
+   cells, summed over the world, not the busiest rank's, so that the times
+   the planner expects, and the method it takes, do not follow the
+   decomposition (full storage's, so many floats a padded cell, are the
+   same on any ranks): 4 ranks take what 1 takes and give its bits. */
+typedef struct {
+  double first_use[NMETHODS], raw[NMETHODS], padded;
+} Stored;
 
 /* Whether the run has a device backend. */
 static PetscBool OnDevice(const Backend *backend) { return backend->memory->device_free_memory ? PETSC_TRUE : PETSC_FALSE; }
@@ -301,6 +309,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   const double                link = HostLinkCost[dim] / c->step, first_use = backend->memory->first_use[dim] / c->step;
   const double                disk_cost = DiskCost[dim] / c->step, codec_cost = codec != CODEC_NONE && !OnDevice(backend) ? CodecCost[dim] / c->step : 0; /* a device's: a pass on the device, not counted */
   Figures   mine = {0}, most;
+  Stored    here = {0}, stored;
   double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1, raw[NMETHODS] = {0};
   PetscBool fits[NMETHODS];
   Tier      tier[NMETHODS];
@@ -350,13 +359,22 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     }
   }
   PetscCall(MemoryRest(o, l, backend, m, geo, g, t, mine.rest));
+  for (PetscInt a = 0; a < 3; a++) {
+    cells *= (double)g->N[a];
+    core *= (double)g->n[a];
+  }
   {
-    double rank_cells = 1;
-    for (PetscInt a = 0; a < 3; a++) rank_cells *= (double)g->size[a];
-    for (PetscInt k = 0; k < NMETHODS; k++) {
-      mine.first_use[k] = (mine.need[k].steps + mine.need[k].map) / (sizeof(float) * rank_cells * (double)t->nsteps);
-      mine.raw[k]       = raw[k] / (sizeof(float) * rank_cells * (double)t->nsteps);
-    }
+    PetscInt padded[3];
+    here.padded = (double)GridPaddedCells(g, padded) * sizeof(float) * (double)t->nsteps;
+  }
+  for (PetscInt k = 0; k < NMETHODS; k++) {
+    here.first_use[k] = mine.need[k].steps + mine.need[k].map;
+    here.raw[k]       = raw[k];
+  }
+  PetscCallMPI(MPI_Allreduce(&here, &stored, (PetscMPIInt)(sizeof(Stored) / sizeof(double)), MPI_DOUBLE, MPI_SUM, l->world));
+  for (PetscInt k = 0; k < NMETHODS; k++) {
+    stored.first_use[k] /= stored.padded;
+    stored.raw[k] /= stored.padded;
   }
   if (backend->memory->device_free_memory) {
     size_t avail;
@@ -375,10 +393,6 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   if (backend->memory->device_free_memory) budget[1] = -MEMORY_SHARE * most.free_device - most.rest[1];
   if (o->wavefield_dir[0]) PetscCall(MemoryDiskLimit(l->world, o->wavefield_dir, &budget[2]));
 
-  for (PetscInt a = 0; a < 3; a++) {
-    cells *= (double)g->N[a];
-    core *= (double)g->n[a];
-  }
   uses = StoreUses(o, l, geo);
   /* checkpointing: the snapshots and window asked for, or as many as fit beside the rest, the snapshots in memory or on disk, the ring in memory;
      a device's snapshot crosses the host link once: half of what a float stored per cell and step costs there, per float of the snapshot per cell */
@@ -412,14 +426,14 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
                   (!OnDevice(backend) || (busiest[k][1] <= budget[1] && (tier[k] == TIER_DEVICE || where != STORAGE_DEVICE)))
                 ? PETSC_TRUE
                 : PETSC_FALSE;
-    cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0);
+    cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0) + c->store * stored.raw[k];
     /* checkpointing: the schedule's forward steps, the forward run's among them, and its copies of snapshots */
     if (k + 1 == GRADIENT_CHECKPOINT) cost[k] += ck_plan.cost;
     /* the busiest rank's store over its share of the cells (the same on every rank), as it crosses the link: encoded on the device */
     if (OnDevice(backend) && tier[k] != TIER_DEVICE && k + 1 != GRADIENT_CHECKPOINT) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
-    if (tier[k] == TIER_DISK) cost[k] += disk_cost * most.first_use[k];
-    else cost[k] += first_use * most.first_use[k] / uses;
-    if (k + 1 != GRADIENT_CHECKPOINT) cost[k] += codec_cost * most.raw[k];
+    if (tier[k] == TIER_DISK) cost[k] += disk_cost * stored.first_use[k];
+    else cost[k] += first_use * stored.first_use[k] / uses;
+    if (k + 1 != GRADIENT_CHECKPOINT) cost[k] += codec_cost * stored.raw[k];
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     Amount(busiest[k][2], text[2], sizeof(text[2]));

@@ -64,7 +64,7 @@ static PetscErrorCode CheckTable(const Equation *eq)
           "%s: component %" PetscInt_FMT " incomplete, or the first (what the misfit reads) not at the centres", eq->name, c);
   for (PetscInt d = 0; d < 2 && eq->gradient; d++) {
     const EquationGradientCost *c = &eq->gradient_cost[d];
-    CHECK(c->step > 0 && c->adjoint_core > 0 && c->adjoint_layer > 0 && (c->reconstruct > 0) == (eq->keeps[GRADIENT_BOUNDARY] != NULL), "%s: the planner's %dD costs are incomplete", eq->name,
+    CHECK(c->step > 0 && c->store >= 0 && c->adjoint_core > 0 && c->adjoint_layer > 0 && (c->reconstruct > 0) == (eq->keeps[GRADIENT_BOUNDARY] != NULL), "%s: the planner's %dD costs are incomplete", eq->name,
           (int)d + 2);
   }
   for (PetscInt k = 0; k < eq->nsource_kind; k++)

@@ -150,8 +150,11 @@ const Equation EquationAcoustic = {
      and on GPUs, they rank the methods; the boundary method's
      reconstruction is skipped where the waves have not reached
      (support.h), which the model does not see, so it over-estimates that
-     method most where the waves fill little of the model. */
-  .gradient_cost = {{1.0, 4.5, 0.76, 1}, {0.36, 2.17, 0.93, 1}},
+     method most where the waves fill little of the model.  Full storage
+     keeps one float a cell and step whatever is asked: its cost is in
+     adjoint_core, store 0. */
+  .gradient_cost = {{.adjoint_core = 1.0, .adjoint_layer = 4.5, .reconstruct = 0.76, .store = 0, .step = 1},
+                    {.adjoint_core = 0.36, .adjoint_layer = 2.17, .reconstruct = 0.93, .store = 0, .step = 1}},
   .gradient             = Gradient,
   .kernels              = Kernels,
   .gpu_launch_shape     = PETSC_TRUE, /* the core kernel's (step_cuda.cu) */

@@ -223,15 +223,17 @@ const Equation EquationElastic = {
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .keeps                = {[GRADIENT_FULL] = "every step's strain rates (for dJ/dvp alone their trace) and, for dJ/drho, stress divergences", [GRADIENT_BOUNDARY] = "every field's band beside the layers"},
-  /* scripts/bench-gradient (PHYSICS=elastic, 1 rank x 2 threads, order 8,
-     20 layer cells, 2026-12-01 on the Intel Xeon): adjoint steps 3.0
-     forward steps in 2D 512^2 and 2.3 in 3D 64^3; the forward step 2.4
-     (2D) and 3.6 (3D) of the constant-density equation's per cell
-     (docs/numerics.md, Elastic); the boundary method's adjoint steps
-     (2026-12-02, on the AMD EPYC) 0.45 forward steps more than full
-     storage's in 3D 64^3, level with them in 2D 512^2 (within the
-     rounds' noise): 0.5 */
-  .gradient_cost        = {{3.0, 3.0, 0.5, 2.4}, {2.3, 2.3, 0.5, 3.6}},
+  /* Least-squares fits to scripts/bench-gradient (PHYSICS=elastic, with and
+     without INVERT_FOR=vp, full and boundary; 1 rank, order 8, 20 layer
+     cells; 2D 512^2 x 1000 and 1024^2 x 500, 3D 64^3 x 300; the AMD EPYC,
+     2026-12-06): the step ratios within 0.4 of the fit in 2D, 0.15 in 3D.
+     A layer cell's adjoint costs what a core cell's does; each float
+     stored a cell and step (1 for dJ/dvp alone, 5 in 2D and 9 in 3D for
+     all three) 0.29 forward steps in 2D, 0.08 in 3D; the forward step 5.5
+     (2D, 2 threads) and 6.6 (3D, 1 thread) of the constant-density
+     equation's per cell. */
+  .gradient_cost        = {{.adjoint_core = 1.44, .adjoint_layer = 1.44, .reconstruct = 1.26, .store = 0.29, .step = 5.5},
+                           {.adjoint_core = 1.29, .adjoint_layer = 1.29, .reconstruct = 1.29, .store = 0.08, .step = 6.6}},
   .nimage_field         = 6,
   .image_field          = {EL_IB + 0, EL_IB + 1, EL_IB + 2, EL_IE + 0, EL_IE + 1, EL_IE + 2},
   .nimage_derived       = 3,

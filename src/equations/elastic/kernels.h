@@ -101,8 +101,8 @@ extern const ELKernels ELKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
   } while (0)
 #define EL_WITH_VELOCITY_KEEP(s, CALL) STAGGERED_WITH_FLAG(ELVelocityKept(s), K_, CALL)
 /* The boundary method's backward passes take their term into the image
-   instead (K_: whether parameter k's gradient, which reads it, is wanted). */
-#define EL_WITH_IMAGE(s, k, CALL) STAGGERED_WITH_FLAG((s)->nimage > (k), K_, CALL)
+   instead (K_: whether image k, EL_IMAGE_*, is wanted). */
+#define EL_WITH_IMAGE(s, k, CALL) STAGGERED_WITH_FLAG(ELImageWanted((s)->nimage, k), K_, CALL)
 
 /* Which pass a CPU stage runs: the forward step, its adjoint, or the
    forward step backwards on the fields run back, imaging its terms

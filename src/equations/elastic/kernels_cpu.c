@@ -332,7 +332,7 @@ static void BackShearPiece(ELState *s, PetscInt p, ptrdiff_t row, const PetscInt
 {
   const PetscInt a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
 
-  if (m) EL_WITH_IMAGE(s, 1, STAGGERED_WITH_RADIUS(s->radius, ShearPieceR(s, a, b, row + i0, q, i0, m, EL_CPML_NONE, rad, EL_PASS_BACK, K_, R_)));
+  if (m) EL_WITH_IMAGE(s, EL_IMAGE_MU, STAGGERED_WITH_RADIUS(s->radius, ShearPieceR(s, a, b, row + i0, q, i0, m, EL_CPML_NONE, rad, EL_PASS_BACK, K_, R_)));
 }
 
 /* The free surfaces (a bit per axis) that cell i of the row from padded q
@@ -426,7 +426,7 @@ static void AdjointStressRow(ELState *s, ptrdiff_t row, const PetscInt q[3], Pet
 {
   const ELRadii full = FullRadii(s->radius);
 
-  EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, EL_CPML_NONE, 0, &full, EL_PASS_ADJOINT, PETSC_FALSE, R_, D_)));
+  EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, 0, n, EL_CPML_NONE, 0, &full, EL_PASS_ADJOINT, EL_KEEPS_NOTHING, R_, D_)));
 }
 
 /* The rows of box b: shared out among the threads (a pass of its own), or
@@ -489,7 +489,7 @@ static void BackVelocity(ELState *s, const Box *box, PetscBool sweep)
   for (PetscInt a = 0; a < s->dim; a++) {
     Box b;
     if (!BoxWithin(box, &s->rec->core[EL_VZ + a], &b)) continue;
-    EL_ROWS(sweep, s, &b, EL_WITH_IMAGE(s, 2, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_BACK, K_, R_, D_)))));
+    EL_ROWS(sweep, s, &b, EL_WITH_IMAGE(s, EL_IMAGE_BUOYANCY, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_BACK, K_, R_, D_)))));
   }
 }
 

@@ -110,6 +110,14 @@ typedef struct ELState {
 
 static inline ELState *ELStateOf(EquationState *s) { return (ELState *)s; }
 
+/* The images the adjoint forms, in the order of the parameters whose
+   gradients read them: parameter k's gradient (vp, vs, rho; or lambda, mu,
+   rho) reads images 0 .. k, and the first nimage parameters' gradients
+   are wanted (EquationStateSettings), so image k is formed where
+   nimage > k. */
+enum { EL_IMAGE_LAMBDA, EL_IMAGE_MU, EL_IMAGE_BUOYANCY };
+FWI_HD static inline PetscBool ELImageWanted(PetscInt nimage, PetscInt k) { return nimage > k ? PETSC_TRUE : PETSC_FALSE; }
+
 /* The shear stresses of dim axes: 1 in 2D, 3 in 3D. */
 FWI_HD static inline PetscInt ELPairs(PetscInt dim) { return dim == 3 ? 3 : 1; }
 
@@ -123,7 +131,10 @@ FWI_HD static inline PetscInt ELPairs(PetscInt dim) { return dim == 3 ? 3 : 1; }
    besides, then the stress divergences that update each v_a. */
 typedef enum { EL_KEEP_TRACE, EL_KEEP_NORMAL, EL_KEEP_SHEAR, EL_KEEP_DIVERGENCE } ELKeepKind;
 
-static inline PetscInt ELKeepRows(PetscInt dim, PetscInt nimage) { return nimage < 2 ? 1 : (nimage < 3 ? dim : 2 * dim) + ELPairs(dim); }
+static inline PetscInt ELKeepRows(PetscInt dim, PetscInt nimage)
+{
+  return !ELImageWanted(nimage, EL_IMAGE_MU) ? 1 : (ELImageWanted(nimage, EL_IMAGE_BUOYANCY) ? 2 * dim : dim) + ELPairs(dim);
+}
 
 FWI_HD static inline PetscInt ELKeepRow(PetscInt dim, ELKeepKind kind, PetscInt k) { return kind == EL_KEEP_TRACE ? 0 : kind == EL_KEEP_NORMAL ? k : kind == EL_KEEP_SHEAR ? dim + k : dim + ELPairs(dim) + k; }
 
@@ -136,8 +147,8 @@ FWI_HD static inline float *ELKeep(const ELState *s, ELKeepKind kind, PetscInt k
    velocity stage keeps its divergences where dJ/drho is wanted. */
 typedef enum { EL_KEEPS_NOTHING, EL_KEEPS_TRACE, EL_KEEPS_RATES } ELStressKeeps;
 
-FWI_HD static inline int ELStressKept(const ELState *s) { return !s->keep ? EL_KEEPS_NOTHING : s->nimage < 2 ? EL_KEEPS_TRACE : EL_KEEPS_RATES; }
-FWI_HD static inline PetscBool ELVelocityKept(const ELState *s) { return s->keep && s->nimage > 2 ? PETSC_TRUE : PETSC_FALSE; }
+FWI_HD static inline int ELStressKept(const ELState *s) { return !s->keep ? EL_KEEPS_NOTHING : ELImageWanted(s->nimage, EL_IMAGE_MU) ? EL_KEEPS_RATES : EL_KEEPS_TRACE; }
+FWI_HD static inline PetscBool ELVelocityKept(const ELState *s) { return s->keep && ELImageWanted(s->nimage, EL_IMAGE_BUOYANCY) ? PETSC_TRUE : PETSC_FALSE; }
 
 extern const EquationScheme ElasticScheme;
 

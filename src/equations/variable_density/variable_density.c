@@ -149,18 +149,17 @@ const Equation EquationVariableDensity = {
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .keeps                = {[GRADIENT_FULL] = "every step's divergence (and pressure gradient for dJ/drho)", [GRADIENT_BOUNDARY] = "the band of p and v beside the layers, every step"},
-  /* scripts/bench-gradient (PHYSICS=variable_density, 1 rank x 2 threads,
-     order 8, 20 layer cells, 2026-12-01 on the Intel Xeon): adjoint steps
-     1.70 and 1.69 forward steps in 2D 512^2 and 1024^2 (layer cells 14%
-     and 7.5%: a layer cell costs what a core cell does), 1.24 in 3D 96^3;
-     a forward step 1.7 (2D 1024^2) and 1.4 (3D 128^3) of the
-     constant-density equation's per cell.  With them the planner expects
-     6.2 and 4.4 forward runs where the processes took 4.7-4.9 and 3.5
-     (the first use of the store's pages, modelled on fresh memory, was
-     cheaper there).  The boundary method's adjoint steps took 0.25-0.9
-     (2D) and 0.1-0.5 (3D 96^3, 128^3) forward steps more per core cell
-     than full storage's over two runs of it: 0.7 and 0.4. */
-  .gradient_cost        = {{1.7, 1.7, 0.7, 1.7}, {1.25, 1.25, 0.4, 1.4}},
+  /* Least-squares fits to scripts/bench-gradient (PHYSICS=variable_density,
+     with and without INVERT_FOR=vp, full and boundary; 1 rank, order 8, 20
+     layer cells; 2D 1024^2 x 500, 3D 96^3 x 300; the AMD EPYC,
+     2026-12-06): the step ratios within 0.02 of the fit.  A layer cell's
+     adjoint costs what a core cell's does; each float stored a cell and
+     step (1 for dJ/dvp alone, 3 in 2D and 4 in 3D with dJ/drho) 0.21
+     forward steps in 2D, 0.135 in 3D; the forward step 2.4 (2D, 2
+     threads) and 1.3 (3D, 1 thread) of the constant-density equation's
+     per cell. */
+  .gradient_cost        = {{.adjoint_core = 1.78, .adjoint_layer = 1.78, .reconstruct = 0.74, .store = 0.21, .step = 2.4},
+                           {.adjoint_core = 1.20, .adjoint_layer = 1.20, .reconstruct = 0.96, .store = 0.135, .step = 1.3}},
   .gradient             = Gradient,
   .kernels              = Kernels,
   .scheme               = &VariableDensityScheme,

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) VelocityKernel(const ELStat
     if (P == EL_PASS_FORWARD && ELVelocityKept(&s)) ELKeep(&s, EL_KEEP_DIVERGENCE, a, c)[0] = g;
     if (P == EL_PASS_ADJOINT) s.v[a][c] = s.v[a][c] - g;
     else if (P == EL_PASS_BACK) {
-      if (s.nimage > 2) s.img_b[a][c] += s.v[a][c] * g;
+      if (ELImageWanted(s.nimage, EL_IMAGE_BUOYANCY)) s.img_b[a][c] += s.v[a][c] * g;
       f.v[a][c] = f.v[a][c] - StaggeredFaceMean(s.bdt, c, s.stride[a]) * g;
     } else f.v[a][c] = f.v[a][c] + StaggeredFaceMean(s.bdt, c, s.stride[a]) * g;
   }
@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) BackShearKernel(const ELSta
   const ptrdiff_t c = StaggeredCellCUDA(s.dim, s.radius, s.stride, i, q);
   const int       a = p == 2 ? 1 : 0, k = p == 0 ? 1 : 2;
   const float     g = ShearRate<R>(s, f.v, p, c, q, false), M = ELEdgeShear(s.csum[a], c, s.stride[k]);
-  if (s.nimage > 1) s.img_e[p][c] += M * (M * s.t[p][c]) * g;
+  if (ELImageWanted(s.nimage, EL_IMAGE_MU)) s.img_e[p][c] += M * (M * s.t[p][c]) * g;
   f.t[p][c] = f.t[p][c] - M * g;
 }
 
