@@ -13,7 +13,10 @@
    device, compressed steps lie in device memory where they fit (in host
    memory under -wavefield_storage host), steps on disk in the file
    (a device's fields and buffers on the device, page-locked buffers on the
-   host), and checkpointing's snapshots on disk where asked. */
+   host), and checkpointing's snapshots on disk where asked.  The elastic
+   equation's single gradient takes the boundary method where every
+   parameter's is wanted and full storage for dJ/dvp alone, whose store
+   keeps a fifth of the floats. */
 #include "equations/acoustic/acoustic.h"
 #include "setup/plan.h"
 #include "setup/setup.h"
@@ -27,8 +30,10 @@ static PetscErrorCode FakeFreeMemory(size_t *bytes)
   return 0;
 }
 
-/* The planner's choice for a 2D gradient run, with these extra options. */
-static PetscErrorCode Choose(const KernelOps *ops, const char *extra, GradientPlan *plan)
+/* The planner's choice for a 2D gradient run of equation eq on these
+   kernels (k), with these extra options, the first nimage parameters'
+   gradients wanted (0: all). */
+static PetscErrorCode ChooseFor(const Equation *eq, const EquationKernels *k, const char *extra, PetscInt nimage, GradientPlan *plan)
 {
   Options   o;
   Layout    l;
@@ -47,15 +52,17 @@ static PetscErrorCode Choose(const KernelOps *ops, const char *extra, GradientPl
   PetscCall(ModelDescribe(PETSC_COMM_WORLD, &o, &m));
   PetscCall(SurveyRead(PETSC_COMM_WORLD, &o, &m, NULL, &geo)); /* a regular survey */
   PetscCall(GridCreate(l.group, m.dim, m.n, m.d, o.order, o.pml, o.procs, &g));
-  PetscCall(TimeAxisSetUp(&g, EquationAcoustic.stable_step(&g, 2000), o.nt, o.dt, o.cfl, &t));
+  PetscCall(TimeAxisSetUp(&g, eq->stable_step(&g, 2000), o.nt, o.dt, o.cfl, &t));
   /* as BackendSetUp makes it, from these operations */
-  b = (Backend){.eq = &EquationAcoustic, .ops = ops, .memory = ops->backend};
-  PetscCall(GradientPlanChoose(&o, &l, &b, &m, &geo, &g, &t, 0, plan));
+  b = (Backend){.eq = eq, .ops = k->ops, .memory = k->backend};
+  PetscCall(GradientPlanChoose(&o, &l, &b, &m, &geo, &g, &t, nimage, plan));
   PetscCall(GridDestroy(&g));
   PetscCall(GeometryDestroy(&geo));
   PetscCall(LayoutDestroy(&l));
   PetscFunctionReturn(0);
 }
+
+static PetscErrorCode Choose(const KernelOps *ops, const char *extra, GradientPlan *plan) { return ChooseFor(&EquationAcoustic, &(EquationKernels){.ops = ops, .backend = ops->backend}, extra, 0, plan); }
 
 static PetscErrorCode Expect(const char *what, const GradientPlan *plan, GradientMethod want, PetscInt *failed)
 {
@@ -147,6 +154,19 @@ int main(int argc, char **argv)
   PetscCall(Expect("CPU backend, an inversion of 1 iteration", &plan, GRADIENT_BOUNDARY, &failed));
   PetscCall(Choose(&KernelOpsCPU, "-mode invert -tao_max_it 1 -bands 3,4,5,6,7,8", &plan));
   PetscCall(Expect("CPU backend, an inversion of 1 iteration in each of 6 bands", &plan, GRADIENT_FULL, &failed));
+
+  /* the elastic equation on the CPU: full storage keeps what the wanted gradients read (docs/numerics.md, Elastic), 1 float a cell and step
+     for dJ/dvp alone against 5 for all three, and the planner counts each float (EquationGradientCost.store): one gradient of every
+     parameter takes the boundary method, of vp alone full storage */
+  {
+    EquationKernels k;
+    const char     *elastic = "-physics elastic -vs 1150 -rho 2000";
+    PetscCheck(EquationElastic.kernels(BACKEND_CPU, &k), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the elastic equation has no CPU kernels");
+    PetscCall(ChooseFor(&EquationElastic, &k, elastic, 0, &plan));
+    PetscCall(Expect("elastic, one gradient of vp, vs and rho", &plan, GRADIENT_BOUNDARY, &failed));
+    PetscCall(ChooseFor(&EquationElastic, &k, elastic, 1, &plan));
+    PetscCall(Expect("elastic, one gradient of vp alone", &plan, GRADIENT_FULL, &failed));
+  }
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unit_plan: %s\n", failed ? "FAILED" : "all choices as expected"));
   PetscCall(PetscFinalize());
