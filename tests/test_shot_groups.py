@@ -3,8 +3,9 @@
 every shot's gather is bit-for-bit the same, and equal to a 1-rank run; the
 gradient and the misfit of those shots, 2D and 3D, are bit-for-bit those of
 a 1-rank run too (the groups' sums are exact, so their order and grouping
-do not matter; in 3D by the boundary method, named); so are the variable-density equation's gradients (dJ/dvp
-and dJ/drho, each gradient method) in 2D, and one shot's alone: with one
+do not matter; in 3D by the boundary method, named); so are the
+variable-density equation's gradients (dJ/dvp and dJ/drho, each gradient
+method) in 2D, and one shot's alone: with one
 group its images are not summed (PropagatorGradientReset's single), with
 -shot_groups 2 and 4 they are, beside idle groups, and the bits agree."""
 import os

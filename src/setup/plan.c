@@ -310,7 +310,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   const double                disk_cost = DiskCost[dim] / c->step, codec_cost = codec != CODEC_NONE && !OnDevice(backend) ? CodecCost[dim] / c->step : 0; /* a device's: a pass on the device, not counted */
   Figures   mine = {0}, most;
   Stored    here = {0}, stored;
-  double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1, raw[NMETHODS] = {0};
+  double    host_limit, budget[3] = {0, 0, 0}, busiest[NMETHODS][3], cost[NMETHODS], core = 1, cells = 1, uses = 1;
   PetscBool fits[NMETHODS];
   Tier      tier[NMETHODS];
   PetscInt  chosen = -1, snapshots = 0, window = 1;
@@ -333,7 +333,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as);
     mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept);
     mine.need[k].map          = (double)live.bytes * nsteps;
-    raw[k]                    = (double)n * nsteps * sizeof(float);
+    here.raw[k]               = (double)n * nsteps * sizeof(float);
     WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_HOST, kept, NULL}, mine.need[k].buffers);
     {
       double resident[2];
@@ -367,10 +367,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     PetscInt padded[3];
     here.padded = (double)GridPaddedCells(g, padded) * sizeof(float) * (double)t->nsteps;
   }
-  for (PetscInt k = 0; k < NMETHODS; k++) {
-    here.first_use[k] = mine.need[k].steps + mine.need[k].map;
-    here.raw[k]       = raw[k];
-  }
+  for (PetscInt k = 0; k < NMETHODS; k++) here.first_use[k] = mine.need[k].steps + mine.need[k].map;
   PetscCallMPI(MPI_Allreduce(&here, &stored, (PetscMPIInt)(sizeof(Stored) / sizeof(double)), MPI_DOUBLE, MPI_SUM, l->world));
   for (PetscInt k = 0; k < NMETHODS; k++) {
     stored.first_use[k] /= stored.padded;
