@@ -310,7 +310,7 @@ typedef struct Equation {
      floats a step for nsteps steps, and its live map; and the backend
      bytes it needs besides (the reconstruction's fields, its scratch). */
   void (*store_shape)(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage, PetscInt steps, size_t *n, PetscInt *nsteps, WavefieldLive *live);
-  double (*method_bytes)(const struct KernelOps *ops, const Grid *g, GradientMethod m);
+  double (*method_bytes)(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage);
   /* What each gradient method (GradientMethod: index 1 full, 2 boundary)
      keeps, in words; NULL for a method the equation does not offer. */
   const char *keeps[3];

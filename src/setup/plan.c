@@ -330,7 +330,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     if (!Offered(backend, k)) continue;
     backend->eq->store_shape(backend->ops, g, as, nimage, t->nsteps, &n, &nsteps, &live);
     if (kept != CODEC_NONE) live = (WavefieldLive){0, 0, 0}; /* an encoded step is whole */
-    mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as);
+    mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as, nimage);
     mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept);
     mine.need[k].map          = (double)live.bytes * nsteps;
     here.raw[k]               = (double)n * nsteps * sizeof(float);

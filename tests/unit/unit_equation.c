@@ -156,7 +156,7 @@ static PetscErrorCode CheckAcoustic(void)
     GradientStoreShape(&KernelOpsCPU, &f, m, 100, &want_n, &want_steps, &want_live);
     CHECK(n == want_n && nsteps == want_steps && live.rows == want_live.rows && live.bytes == want_live.bytes && live.chunk == want_live.chunk, "%s: store %zu x %d, expected %zu x %d", GradientMethods[m], n, (int)nsteps, want_n, (int)want_steps);
     CHECK(m == GRADIENT_FULL ? n == f.ncells && nsteps == 100 : n > 0 && n < f.ncells && nsteps == 99, "%s: store %zu x %d of %zu cells", GradientMethods[m], n, (int)nsteps, f.ncells);
-    CHECK(eq->method_bytes(&KernelOpsCPU, &g, m) == GradientFieldBytes(&KernelOpsCPU, &f, m), "%s: bytes besides the store differ", GradientMethods[m]);
+    CHECK(eq->method_bytes(&KernelOpsCPU, &g, m, 0) == GradientFieldBytes(&KernelOpsCPU, &f, m), "%s: bytes besides the store differ", GradientMethods[m]);
   }
   CHECK(EquationBoxFieldsExchanged(eq) == 1, "the acoustic step exchanges %d box fields, expected 1 (u)", (int)EquationBoxFieldsExchanged(eq));
 
@@ -294,6 +294,18 @@ static PetscErrorCode CheckElastic(void)
     float        m[2];
     eq->cell_model(2, in, dt, m);
     for (PetscInt c = 0; c < 2; c++) CHECK(m[c] == (float)((double)rho[c] * vp[c] * vp[c] * dt), "elastic cell model %g, expected rho vp^2 dt", (double)m[c]);
+  }
+  for (PetscInt dim = 2; dim <= 3; dim++) { /* the adjoint's images: those of the gradients wanted alone */
+    Grid gd;
+    OneRankGrid(8, 30, 40, d, &gd);
+    if (dim == 3) gd.dim = 3, gd.n[2] = gd.N[2] = gd.size[2] = 20;
+    const double   array = EquationArrayBytes((double)GridPaddedCells(&gd, padded));
+    const PetscInt pairs = dim == 3 ? 3 : 1;
+    for (GradientMethod m = GRADIENT_FULL; m <= GRADIENT_BOUNDARY; m++) {
+      const double vp = eq->method_bytes(&KernelOpsCPU, &gd, m, 1) / array, vs = eq->method_bytes(&KernelOpsCPU, &gd, m, 2) / array, rho = eq->method_bytes(&KernelOpsCPU, &gd, m, 3) / array;
+      CHECK(vs - vp == 1 + pairs && rho - vs == dim && eq->method_bytes(&KernelOpsCPU, &gd, m, 0) / array == rho,
+            "%dD elastic %s: %g, %g, %g arrays for vp, vp and vs, all three: expected mu's %d and the faces' %d only where wanted", (int)dim, GradientMethods[m], vp, vs, rho, (int)(1 + pairs), (int)dim);
+    }
   }
   {
     const EquationStateSettings settings = {.vmax = 3000, .f_pml = 15, .dt = dt};

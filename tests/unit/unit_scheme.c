@@ -268,7 +268,7 @@ static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMetho
   *nsteps = 0;
   *live   = (WavefieldLive){0, 0, 0};
 }
-static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m) { return 0; }
+static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage) { return 0; }
 
 /* The chain rule: twice the image. */
 static void Gradient(PetscInt n, const float *const model[], double *const grad[])

@@ -94,7 +94,7 @@ static void StoreShape(const KernelOps *ops, const Grid *g, GradientMethod m, Pe
   GradientStoreShape(ops, &f, m, steps, n, nsteps, live);
 }
 
-static double MethodBytes(const KernelOps *ops, const Grid *g, GradientMethod m)
+static double MethodBytes(const KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage)
 {
   Fields f;
 

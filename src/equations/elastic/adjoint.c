@@ -31,20 +31,27 @@
 #include "equations/store.h"
 #include "data/util.h"
 
-/* The adjoint's arrays, each over the padded box, and their count. */
+/* The adjoint's arrays, each over the padded box, and their count: the
+   images of the gradients wanted alone (nimage: lambda's always, mu's at
+   the centres and on the edges for dJ/dvs, the faces' dt / rho for
+   dJ/drho), the operands and the image handed out. */
 #define EL_ADJOINT_ARRAYS(s, X) \
   do { \
+    const PetscBool mu_ = ELImageWanted((s)->nimage, EL_IMAGE_MU), rho_ = ELImageWanted((s)->nimage, EL_IMAGE_BUOYANCY); \
     X((s)->img_l); \
-    X((s)->img_m); \
+    if (mu_) X((s)->img_m); \
     X((s)->image); \
     for (PetscInt a_ = 0; a_ < (s)->dim; a_++) { \
-      X((s)->img_b[a_]); \
+      if (rho_) X((s)->img_b[a_]); \
       for (PetscInt b_ = 0; b_ < (s)->dim; b_++) X((s)->op[a_][b_]); \
     } \
-    for (PetscInt p_ = 0; p_ < ELPairs((s)->dim); p_++) X((s)->img_e[p_]); \
+    for (PetscInt p_ = 0; mu_ && p_ < ELPairs((s)->dim); p_++) X((s)->img_e[p_]); \
   } while (0)
 
-PetscInt ELAdjointArrays(PetscInt dim) { return 3 + dim + dim * dim + ELPairs(dim); }
+PetscInt ELAdjointArrays(PetscInt dim, PetscInt nimage)
+{
+  return 2 + dim * dim + (ELImageWanted(nimage, EL_IMAGE_MU) ? 1 + ELPairs(dim) : 0) + (ELImageWanted(nimage, EL_IMAGE_BUOYANCY) ? dim : 0);
+}
 
 PetscErrorCode ELAdjointFree(ELState *s)
 {
@@ -64,7 +71,7 @@ PetscErrorCode ELAdjointRunBegin(ELState *s, WavefieldStore store)
 
   PetscFunctionBeginUser;
   PetscCheck(store, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The elastic adjoint reads the forward run's terms from a store: expected one");
-#define EL_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), bytes), "the adjoint's fields", (double)ELAdjointArrays(s->dim) * bytes)
+#define EL_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), bytes), "the adjoint's fields", (double)ELAdjointArrays(s->dim, s->nimage) * bytes)
 #define EL_ZERO(x)  PetscCall(s->backend->mem_zero(s->lanes, (x), bytes))
   if (!s->image) EL_ADJOINT_ARRAYS(s, EL_ALLOC);
   EL_ADJOINT_ARRAYS(s, EL_ZERO);
@@ -136,18 +143,16 @@ PetscErrorCode ELAdjointReversePairFree(ELState *s) { return StaggeredReverseDes
 static float ResidualScale(const void *state, ptrdiff_t cell) { return -1.0f / (float)((const ELState *)state)->dim; }
 
 /* Reverse steps n and n - 1 in one sweep (ELReversePair), where the
-   boundary method keeps the bands, the source is an explosion (a force
-   goes into the velocities run back, which step n's last stage has not
-   finished with on the layers it reaches) and StaggeredReverseBegin admits
-   them; the rest as step n's StepBegin and SweepBegin before the sweep,
-   step n - 1's StepEnd after it. */
+   boundary method keeps the bands and StaggeredReverseBegin admits them;
+   the rest as step n's StepBegin and SweepBegin before the sweep, step n -
+   1's StepEnd after it. */
 PetscErrorCode ELAdjointReversePair(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
 {
   ELReversePair *pr = &s->rpair;
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
-  if (!s->rec || s->source_kind != EL_SOURCE_PRESSURE) PetscFunctionReturn(0);
+  if (!s->rec) PetscFunctionReturn(0);
   PetscCall(StaggeredReverseBegin(&pr->r, s->grid, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), store, n, points, ResidualScale, ELInjectScaleAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   pr->wav       = points[1].wav;
@@ -177,7 +182,7 @@ PetscErrorCode ELAdjointStepEnd(ELState *s, WavefieldStore store, PetscInt n, co
 PetscErrorCode ELAdjointImage(ELState *s, PetscInt k, const float **padded)
 {
   PetscFunctionBeginUser;
-  PetscCheck(k >= 0 && k < 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "elastic images: parameter 0 (lambda), 1 (mu) or 2 (buoyancy), not %" PetscInt_FMT, k);
+  PetscCheck(k >= 0 && k < s->nimage, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "elastic images: parameter 0 (lambda), 1 (mu) or 2 (buoyancy), one of the %" PetscInt_FMT " formed, not %" PetscInt_FMT, s->nimage, k);
   PetscCall(s->ops->image(s, k));
   *padded = s->image;
   PetscFunctionReturn(0);

@@ -163,13 +163,14 @@ static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMetho
   *live   = (WavefieldLive){0, 0, 0};
 }
 
-/* The adjoint's operands and images, and the image handed out; the
-   boundary method's forward fields run backwards besides. */
-static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m)
+/* The adjoint's operands and the images of the gradients wanted, and the
+   image handed out; the boundary method's forward fields run backwards
+   besides. */
+static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage)
 {
   PetscInt padded[3];
 
-  return (double)(ELAdjointArrays(g->dim) + (m == GRADIENT_BOUNDARY ? 2 * g->dim + ELPairs(g->dim) : 0)) * EquationArrayBytes((double)GridPaddedCells(g, padded));
+  return (double)(ELAdjointArrays(g->dim, EquationImages(&EquationElastic, nimage)) + (m == GRADIENT_BOUNDARY ? 2 * g->dim + ELPairs(g->dim) : 0)) * EquationArrayBytes((double)GridPaddedCells(g, padded));
 }
 
 /* From dJ/dlambda, dJ/dmu and dJ/db (lambda = rho (vp^2 - 2 vs^2), mu =

@@ -103,6 +103,14 @@ extern const ELKernels ELKernelsCUDA; /* builds with CUDA; or, HALOFWI_CUDA_HOST
 /* The boundary method's backward passes take their term into the image
    instead (K_: whether image k, EL_IMAGE_*, is wanted). */
 #define EL_WITH_IMAGE(s, k, CALL) STAGGERED_WITH_FLAG(ELImageWanted((s)->nimage, k), K_, CALL)
+/* The normal stresses' backward pass, K_ as full storage's keeps would be
+   for the images wanted: the rates where mu's is, their trace for
+   lambda's alone. */
+#define EL_WITH_CENTRE_IMAGES(s, CALL) \
+  do { \
+    if (ELImageWanted((s)->nimage, EL_IMAGE_MU)) { const int K_ = EL_KEEPS_RATES; CALL; } \
+    else { const int K_ = EL_KEEPS_TRACE; CALL; } \
+  } while (0)
 
 /* Which pass a CPU stage runs: the forward step, its adjoint, or the
    forward step backwards on the fields run back, imaging its terms

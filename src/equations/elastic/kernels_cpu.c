@@ -141,8 +141,9 @@ STAGGERED_INLINE void VelocityPieceR(ELState *s, PetscInt a0, PetscInt NA, ptrdi
    one surface; s_a of an axis in surf is set to 0 after the step).
    P is the forward pass or the backward one (the adjoint's is
    NormalAdjointPieceR): backwards the same terms are taken off, and the
-   images of lambda dt and mu dt take theirs (ELNormalImage) with the
-   adjoint stresses. */
+   images of lambda dt and, where K is EL_KEEPS_RATES (mu's gradient
+   wanted), mu dt take theirs (ELCentreImages) with the adjoint stresses;
+   K is what the forward run keeps otherwise. */
 STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, unsigned surf, const ELRadii *rad, ELPass P, int K, PetscInt R, PetscInt D)
 {
   const PetscInt k = ELSurfaceCount(surf, D);
@@ -152,9 +153,9 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
   float *restrict     sz = S[0] + c, *restrict sx = S[1] + c, *restrict sy = D > 2 ? S[2] + c : NULL;
   const float *restrict ldt = s->ldt + c, *restrict mdt = s->mdt + c;
 
-  const PetscBool rates = K == EL_KEEPS_RATES;
+  const PetscBool rates = P != EL_PASS_BACK && K == EL_KEEPS_RATES;
   float *restrict kz = rates ? ELKeep(s, EL_KEEP_NORMAL, 0, c) : NULL, *restrict kx = rates ? ELKeep(s, EL_KEEP_NORMAL, 1, c) : NULL, *restrict ky = rates && D > 2 ? ELKeep(s, EL_KEEP_NORMAL, 2, c) : NULL;
-  float *restrict ktr = K == EL_KEEPS_TRACE ? ELKeep(s, EL_KEEP_TRACE, 0, c) : NULL;
+  float *restrict ktr = P != EL_PASS_BACK && K == EL_KEEPS_TRACE ? ELKeep(s, EL_KEEP_TRACE, 0, c) : NULL;
 
   for (PetscInt b = 0; b < D; b++) {
     const float *wb = ELWeights(s, b, rad->n[b]);
@@ -178,7 +179,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
       sum   = first ? e[b] : sum + e[b];
       first = PETSC_FALSE;
     }
-    if (K == EL_KEEPS_TRACE) ktr[i] = sum;
+    if (P != EL_PASS_BACK && K == EL_KEEPS_TRACE) ktr[i] = sum;
     if (P == EL_PASS_BACK) {
       float tr = 0, se = 0;
       for (PetscInt b = 0; b < D; b++)
@@ -186,7 +187,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
           tr += s->s[b][c + i];
           se += s->s[b][c + i] * e[b];
         }
-      ELNormalImage(&s->img_l[c + i], &s->img_m[c + i], tr, sum, se, l, m2, k);
+      ELCentreImages(s, c + i, K == EL_KEEPS_RATES, tr, sum, se, l, m2, k);
       for (PetscInt a = 0; a < D; a++)
         if (!(surf >> a & 1)) *sn[a] = *sn[a] - (surf ? ELSurfaceLambda(l, m2, k) : l) * sum - m2 * e[a];
     } else if (!surf)
@@ -317,10 +318,10 @@ static void VelocityPiece(ELState *s, PetscInt a, ptrdiff_t row, const PetscInt 
 static void StressPiece(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt m, unsigned L, unsigned surf, const ELRadii *rad, ELPass P)
 {
   if (!m) return;
-  if (P == EL_PASS_BACK) EL_WITH_DIM(s->dim, {
-      if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, surf, rad, EL_PASS_BACK, EL_KEEPS_NOTHING, R_, D_))
-      else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, 0, rad, EL_PASS_BACK, EL_KEEPS_NOTHING, R_, D_))
-    });
+  if (P == EL_PASS_BACK) EL_WITH_CENTRE_IMAGES(s, EL_WITH_DIM(s->dim, {
+      if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, surf, rad, EL_PASS_BACK, K_, R_, D_))
+      else STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_NONE, 0, rad, EL_PASS_BACK, K_, R_, D_))
+    }));
   else EL_WITH_STRESS_KEEP(s, EL_WITH_DIM(s->dim, {
     if (surf) STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, EL_CPML_ALL, surf, rad, EL_PASS_FORWARD, K_, R_, D_))
     else EL_WITH_CPML(L, STAGGERED_WITH_RADIUS(s->radius, StressPieceR(s, row, q, i0, m, L_, 0, rad, EL_PASS_FORWARD, K_, R_, D_)))
@@ -644,8 +645,12 @@ typedef struct {
    passed it (ELReversePair).  Nothing of step n reads what this writes on
    l any more: its operands are formed cell by cell R and 3R layers ahead,
    its adjoint stresses are written and not read, and its stages that run
-   the fields back read the velocities 2R layers ahead (the stresses, which
-   its last stage still reads R layers on, are UnsourceLayer's). */
+   the fields back read the velocities 2R layers ahead, but for its last,
+   which reads a velocity run back at its own cell alone (the stresses,
+   which that stage still reads R layers on, are UnsourceLayer's).  So step
+   n - 1's force comes out of the velocities run back here, before their
+   band's values beyond the surface, as ELReconstructionUndoStepEnd takes
+   it out before them. */
 static void ReverseTurnLayer(ELState *s, const ELReversePair *pr, const Box *b, PetscInt l)
 {
   const StaggeredLayerCells *rc = &pr->r.residual.cells, *sc = &pr->r.source.cells;
@@ -658,6 +663,10 @@ static void ReverseTurnLayer(ELState *s, const ELReversePair *pr, const Box *b, 
     STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_PAST_SURFACE, s->t[ELPair(0, 1)], row, n);
   });
   for (PetscInt i = sc->at[l]; i < sc->at[l + 1]; i++) ELSourceImageRow(s, pr->r.source.map, sc->row[i], pr->wav);
+  if (s->source_kind != EL_SOURCE_PRESSURE) {
+    float *const v = s->rec->f[EL_VZ + s->source_kind - EL_SOURCE_FORCE];
+    for (PetscInt i = sc->at[l]; i < sc->at[l + 1]; i++) v[sc->cell[i]] = v[sc->cell[i]] - pr->r.source.amount[i];
+  }
   STAGGERED_ROWS_OF(s, b, {
     for (PetscInt side = 0; side < 2; side++)
       if (s->free_surface[0][side]) ELSurfaceVelocityRow(s, s->rec->f[EL_VZ], row, 1, n, side);
@@ -666,11 +675,12 @@ static void ReverseTurnLayer(ELState *s, const ELReversePair *pr, const Box *b, 
 
 /* Step n - 1's explosion out of the normal stresses run back on layer l,
    before its stresses are run back there: step n's velocities run back
-   have read them by then (R layers on). */
+   have read them by then (R layers on).  A force is ReverseTurnLayer's. */
 static void UnsourceLayer(ELState *s, const ELReversePair *pr, PetscInt l)
 {
   const StaggeredLayerCells *sc = &pr->r.source.cells;
 
+  if (s->source_kind != EL_SOURCE_PRESSURE) return;
   for (PetscInt i = sc->at[l]; i < sc->at[l + 1]; i++)
     for (PetscInt a = 0; a < s->dim; a++) s->rec->f[EL_SZZ + a][sc->cell[i]] = s->rec->f[EL_SZZ + a][sc->cell[i]] + pr->r.source.amount[i];
 }

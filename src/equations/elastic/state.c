@@ -361,7 +361,8 @@ static PetscErrorCode AllFinite(EquationState *state, PetscBool *finite) { retur
 
 static PetscErrorCode Image(EquationState *s, PetscInt k, const float **padded) { return ELAdjointImage(ELStateOf(s), k, padded); }
 
-static PetscErrorCode DeriveImage(EquationState *s) { return ELStateOf(s)->ops->derive_image(ELStateOf(s)); }
+/* The edges' images are there only for dJ/dvs. */
+static PetscErrorCode DeriveImage(EquationState *s) { return ELImageWanted(ELStateOf(s)->nimage, EL_IMAGE_MU) ? ELStateOf(s)->ops->derive_image(ELStateOf(s)) : 0; }
 
 const EquationScheme ElasticScheme = {
   .create       = Create,

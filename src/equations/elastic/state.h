@@ -96,9 +96,9 @@ typedef struct ELState {
      img_l and img_m sum the images of lambda dt and mu dt at the centres,
      img_b[a] that of dt / rho on the faces of axis a, img_e[p] that of mu
      dt on the edges of pair p times the edge's mu dt squared; image is the
-     image handed out.  The boundary method's passes form img_e only where
-     the S velocity's gradient is wanted (nimage 2 or more:
-     EquationStateSettings), img_b only where the density's is (3). */
+     image handed out.  img_m and img_e exist only where the S velocity's
+     gradient is wanted (nimage 2 or more: EquationStateSettings), img_b
+     only where the density's is (3): the passes form no other. */
   float                  *keep;
   float                  *op[3][3];
   float                  *img_l, *img_m, *img_b[3], *img_e[3], *image;
@@ -154,7 +154,7 @@ extern const EquationScheme ElasticScheme;
 
 /* The adjoint's parts of the scheme's hooks (adjoint.c), and the arrays
    over the padded box it allocates. */
-PetscInt       ELAdjointArrays(PetscInt dim);
+PetscInt       ELAdjointArrays(PetscInt dim, PetscInt nimage);
 PetscErrorCode ELAdjointRunBegin(ELState *s, WavefieldStore store);
 PetscErrorCode ELAdjointStepBegin(ELState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode ELAdjointStageBegin(ELState *s, PetscInt stage, const EquationStepPoints *points);
@@ -402,6 +402,14 @@ FWI_HD static inline void ELNormalImage(float *img_l, float *img_m, float tr, fl
   } else *img_m += 2 * se;
 }
 
+/* Cell c's centre images as ELNormalImage's where mu's is wanted (mu),
+   lambda's term alone where not (img_m is not there). */
+FWI_HD static inline void ELCentreImages(const ELState *s, ptrdiff_t c, PetscBool mu, float tr, float T, float se, float l, float m2, PetscInt k)
+{
+  if (mu) ELNormalImage(&s->img_l[c], &s->img_m[c], tr, T, se, l, m2, k);
+  else s->img_l[c] += ELLambdaImage(tr, T, l, m2, k);
+}
+
 /* The source's own term in the images at row i of its map (PointMap:
    inject; ELInjectRow's transpose with respect to the model): an
    explosion's injection is scaled by the bulk modulus dt (lambda dt + 2 mu
@@ -415,8 +423,8 @@ FWI_HD static inline void ELSourceImageRow(const ELState *s, const PointMap *m, 
     float tr = 0;
     for (PetscInt a = 0; a < s->dim; a++) tr += s->s[a][c];
     s->img_l[c] -= q * tr;
-    s->img_m[c] -= q * tr * (2.0f / (float)s->dim);
-  } else {
+    if (ELImageWanted(s->nimage, EL_IMAGE_MU)) s->img_m[c] -= q * tr * (2.0f / (float)s->dim);
+  } else if (ELImageWanted(s->nimage, EL_IMAGE_BUOYANCY)) {
     const PetscInt a = s->source_kind - EL_SOURCE_FORCE;
     s->img_b[a][c] += q * s->v[a][c];
   }

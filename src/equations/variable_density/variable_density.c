@@ -98,7 +98,7 @@ static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMetho
 
 /* The adjoint's operands and images, and the image handed out; the
    boundary method's forward fields run backwards besides. */
-static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m)
+static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage)
 {
   PetscInt padded[3];
 

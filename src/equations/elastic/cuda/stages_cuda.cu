@@ -166,8 +166,8 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) AdjointStressKernel(const E
 }
 
 /* The normal stresses backwards on the fields run back (NormalPieceR's
-   backward pass): the update taken off, lambda dt's and mu dt's images
-   taking their terms with the adjoint stresses. */
+   backward pass): the update taken off, lambda dt's and (where wanted) mu
+   dt's images taking their terms with the adjoint stresses. */
 template <int R>
 __global__ void __launch_bounds__(CUDA_CELL_THREADS) BackNormalKernel(const ELState s, const ELFields f, const Box b)
 {
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(CUDA_CELL_THREADS) BackNormalKernel(const ELSt
       tr += s.s[a][c];
       se += s.s[a][c] * e[a];
     }
-  ELNormalImage(&s.img_l[c], &s.img_m[c], tr, sum, se, l, m2, k);
+  ELCentreImages(&s, c, ELImageWanted(s.nimage, EL_IMAGE_MU), tr, sum, se, l, m2, k);
   for (int a = 0; a < s.dim; a++)
     if (!(surf >> a & 1)) f.s[a][c] = f.s[a][c] - (surf ? ELSurfaceLambda(l, m2, k) : l) * sum - m2 * e[a];
 }
