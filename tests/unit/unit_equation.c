@@ -15,6 +15,8 @@
    - state_bytes and store_shape are those of the equation's own layout
      (FieldsBytes, GradientStoreShape) on one rank's block, and the box
      fields a step exchanges are the one pressure field;
+   - the variable-density and elastic adjoints count only the images of
+     the gradients wanted (method_bytes with nimage: CheckWantedArrays);
    - a padded row (in 3D, or plane) whose bytes come within 256 of a
      multiple of 4096 is lengthened (grid.h: GridPaddedCells), and the
      acoustic layout, its layer slabs included, follows the grid's row
@@ -226,6 +228,29 @@ static PetscErrorCode CheckSlabs(const char *name, const Grid *g, const Staggere
    the order's), and the variable-density step is the staggered leapfrog's
    limit 1 / (v sum |c_k| sqrt(sum_a 1 / d_a^2)): at order 2, d / (v sqrt 2)
    in 2D. */
+/* The adjoint's arrays for the gradients of the first k parameters alone
+   (method_bytes with nimage k) on one rank's grid of dim axes: parameter
+   k's images add more[k - 2] padded arrays to those of the parameters
+   before it, and nimage 0 counts every parameter's. */
+static PetscErrorCode CheckWantedArrays(const Equation *eq, PetscInt dim, const PetscInt more[])
+{
+  Grid     g;
+  PetscInt padded[3];
+
+  PetscFunctionBeginUser;
+  OneRankGrid(8, 30, 40, 10, &g);
+  if (dim == 3) g.dim = 3, g.n[2] = g.N[2] = g.size[2] = 20;
+  const double array = EquationArrayBytes((double)GridPaddedCells(&g, padded));
+  for (GradientMethod m = GRADIENT_FULL; m <= GRADIENT_BOUNDARY; m++) {
+    for (PetscInt k = 2; k <= eq->nparameter; k++) {
+      const double grows = (eq->method_bytes(&KernelOpsCPU, &g, m, k) - eq->method_bytes(&KernelOpsCPU, &g, m, k - 1)) / array;
+      CHECK(grows == more[k - 2], "%dD %s, %s: parameter %d's images add %g padded arrays, expected %d", (int)dim, eq->name, GradientMethods[m], (int)k, grows, (int)more[k - 2]);
+    }
+    CHECK(eq->method_bytes(&KernelOpsCPU, &g, m, 0) == eq->method_bytes(&KernelOpsCPU, &g, m, eq->nparameter), "%dD %s, %s: nimage 0 is not every parameter's", (int)dim, eq->name, GradientMethods[m]);
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckVariableDensity(void)
 {
   const Equation *eq = &EquationVariableDensity;
@@ -245,6 +270,7 @@ static PetscErrorCode CheckVariableDensity(void)
       CHECK(fabs(sum - (m ? 0 : 1)) <= 1e-12 * scale, "staggered weights of radius %d: moment %d is %.3e, expected %d", (int)R, (int)(2 * m + 1), sum, m ? 0 : 1);
     }
   }
+  for (PetscInt dim = 2; dim <= 3; dim++) PetscCall(CheckWantedArrays(eq, dim, (const PetscInt[]){dim})); /* the faces' */
   OneRankGrid(2, 30, 40, d, &g);
   CHECK(PetscAbsReal(eq->stable_step(&g, v) - d / (v * PetscSqrtReal(2.0))) <= 1e-12 * d / v, "order 2: stable step %.15g, expected %.15g", (double)eq->stable_step(&g, v),
         (double)(d / (v * PetscSqrtReal(2.0))));
@@ -295,18 +321,7 @@ static PetscErrorCode CheckElastic(void)
     eq->cell_model(2, in, dt, m);
     for (PetscInt c = 0; c < 2; c++) CHECK(m[c] == (float)((double)rho[c] * vp[c] * vp[c] * dt), "elastic cell model %g, expected rho vp^2 dt", (double)m[c]);
   }
-  for (PetscInt dim = 2; dim <= 3; dim++) { /* the adjoint's images: those of the gradients wanted alone */
-    Grid gd;
-    OneRankGrid(8, 30, 40, d, &gd);
-    if (dim == 3) gd.dim = 3, gd.n[2] = gd.N[2] = gd.size[2] = 20;
-    const double   array = EquationArrayBytes((double)GridPaddedCells(&gd, padded));
-    const PetscInt pairs = dim == 3 ? 3 : 1;
-    for (GradientMethod m = GRADIENT_FULL; m <= GRADIENT_BOUNDARY; m++) {
-      const double vp = eq->method_bytes(&KernelOpsCPU, &gd, m, 1) / array, vs = eq->method_bytes(&KernelOpsCPU, &gd, m, 2) / array, rho = eq->method_bytes(&KernelOpsCPU, &gd, m, 3) / array;
-      CHECK(vs - vp == 1 + pairs && rho - vs == dim && eq->method_bytes(&KernelOpsCPU, &gd, m, 0) / array == rho,
-            "%dD elastic %s: %g, %g, %g arrays for vp, vp and vs, all three: expected mu's %d and the faces' %d only where wanted", (int)dim, GradientMethods[m], vp, vs, rho, (int)(1 + pairs), (int)dim);
-    }
-  }
+  for (PetscInt dim = 2; dim <= 3; dim++) PetscCall(CheckWantedArrays(eq, dim, (const PetscInt[]){1 + (dim == 3 ? 3 : 1), dim})); /* mu's at the centres and edges, the faces' */
   {
     const EquationStateSettings settings = {.vmax = 3000, .f_pml = 15, .dt = dt};
     EquationKernels             k;

@@ -26,16 +26,19 @@
 #include "equations/store.h"
 #include "data/util.h"
 
-/* The adjoint's arrays, each over the padded box. */
+/* The adjoint's arrays, each over the padded box: the faces' images only
+   where the density's gradient is wanted. */
 #define VD_ADJOINT_ARRAYS(s, X) \
   do { \
     X((s)->image_k); \
     X((s)->image); \
     for (PetscInt a_ = 0; a_ < (s)->dim; a_++) { \
       X((s)->d[a_]); \
-      X((s)->image_b[a_]); \
+      if ((s)->density_image) X((s)->image_b[a_]); \
     } \
   } while (0)
+
+double VDAdjointArrays(PetscInt dim, PetscBool density) { return 2.0 + (density ? 2.0 : 1.0) * dim; }
 
 PetscErrorCode VDAdjointFree(VDState *s)
 {
@@ -55,7 +58,7 @@ PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store)
 
   PetscFunctionBeginUser;
   PetscCheck(store, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The variable-density adjoint reads the forward run's terms from a store: expected one");
-#define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), bytes), "the adjoint's fields", (2.0 + 2.0 * s->dim) * bytes)
+#define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), bytes), "the adjoint's fields", VDAdjointArrays(s->dim, s->density_image) * bytes)
 #define VD_ZERO(x)  PetscCall(s->backend->mem_zero(s->lanes, (x), bytes))
   if (!s->image) VD_ADJOINT_ARRAYS(s, VD_ALLOC);
   VD_ADJOINT_ARRAYS(s, VD_ZERO);
@@ -158,7 +161,7 @@ PetscErrorCode VDAdjointStepEnd(VDState *s, WavefieldStore store, PetscInt n, co
 PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded)
 {
   PetscFunctionBeginUser;
-  PetscCheck(k == 0 || k == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "variable-density images: parameter 0 (vp) or 1 (rho), not %" PetscInt_FMT, k);
+  PetscCheck(k == 0 || (k == 1 && s->density_image), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "variable-density images: parameter 0 (vp) or 1 (rho, where its gradient is wanted), not %" PetscInt_FMT, k);
   PetscCall(s->ops->image(s, k));
   *padded = s->image;
   PetscFunctionReturn(0);

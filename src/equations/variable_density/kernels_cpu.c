@@ -459,12 +459,13 @@ PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *box)
    index c), both run back in one pass (RowVelocities2R). */
 static void ReconstructVelocitiesRow2(VDState *s, ptrdiff_t c, PetscInt m)
 {
-  float *const v[2]   = {s->rec.v[0] + c, s->rec.v[1] + c};
-  float *const img[2] = {s->image_b[0] + c, s->image_b[1] + c};
-  const float *x[2]   = {s->v[0] + c, s->v[1] + c};
+  float *const v[2] = {s->rec.v[0] + c, s->rec.v[1] + c};
+  const float *x[2] = {s->v[0] + c, s->v[1] + c};
 
-  if (s->density_image) STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, img, x))
-  else STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, NULL, NULL));
+  if (s->density_image) {
+    float *const img[2] = {s->image_b[0] + c, s->image_b[1] + c};
+    STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, img, x))
+  } else STAGGERED_WITH_RADIUS(s->radius, RowVelocities2R(m, R_, s->w, s->stride[1], s->rec.p + c, s->bdt + c, v, NULL, PETSC_TRUE, NULL, NULL));
 }
 
 /* The velocities run back over box: in 2D, where the box holds the same

@@ -73,8 +73,8 @@ typedef struct VDState {
      sum its products with the stored terms (at the centres, on the nodes
      of axis a), image the image handed out.  density_image: whether the
      density's gradient is wanted (EquationStateSettings.nimage): only then
-     are image_b formed and, with full storage, the pressure gradients
-     they read kept. */
+     are image_b there and formed and, with full storage, the pressure
+     gradients they read kept. */
   float            *keep;
   float            *d[3], *image_k, *image_b[3], *image;
   PetscBool         density_image;
@@ -101,7 +101,10 @@ extern const EquationScheme VariableDensityScheme;
    rec.v_a += B_a D+_a rec.p, imaging each face's buoyancy with the adjoint
    velocity. */
 
-/* The adjoint's parts of the scheme's hooks (adjoint.c). */
+/* The adjoint's parts of the scheme's hooks (adjoint.c), and the arrays
+   over the padded box it allocates (the faces' images where the density's
+   gradient is wanted). */
+double         VDAdjointArrays(PetscInt dim, PetscBool density);
 PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store);
 PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points);

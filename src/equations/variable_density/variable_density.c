@@ -96,13 +96,14 @@ static void StoreShape(const struct KernelOps *ops, const Grid *g, GradientMetho
   *live   = (WavefieldLive){0, 0, 0};
 }
 
-/* The adjoint's operands and images, and the image handed out; the
-   boundary method's forward fields run backwards besides. */
+/* The adjoint's operands and the images of the gradients wanted, and the
+   image handed out; the boundary method's forward fields run backwards
+   besides. */
 static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMethod m, PetscInt nimage)
 {
   PetscInt padded[3];
 
-  return (2.0 + 2.0 * g->dim + (m == GRADIENT_BOUNDARY ? 1.0 + g->dim : 0)) * EquationArrayBytes((double)GridPaddedCells(g, padded));
+  return (VDAdjointArrays(g->dim, EquationImages(&EquationVariableDensity, nimage) > 1) + (m == GRADIENT_BOUNDARY ? 1.0 + g->dim : 0)) * EquationArrayBytes((double)GridPaddedCells(g, padded));
 }
 
 /* From dJ/dK and dJ/db (K = rho vp^2, b = 1 / rho) to dJ/dvp and dJ/drho. */
