@@ -23,6 +23,16 @@
   case 8: { const PetscInt R_ = 8; CALL; } break; \
   }
 
+/* count = the arrays that LIST(s, X), an X-macro over a state's arrays,
+   names for state s: a count taken from the list never drifts from it. */
+#define STAGGERED_COUNTED_(x) staggered_count_++
+#define STAGGERED_COUNT_ARRAYS(LIST, s, count) \
+  do { \
+    PetscInt staggered_count_ = 0; \
+    LIST(s, STAGGERED_COUNTED_); \
+    (count) = staggered_count_; \
+  } while (0)
+
 /* Calls CALL with NAME the truth of flag as a literal PetscBool. */
 #define STAGGERED_WITH_FLAG(flag, NAME, CALL) \
   do { \

@@ -223,11 +223,6 @@ static PetscErrorCode CheckSlabs(const char *name, const Grid *g, const Staggere
   PetscFunctionReturn(0);
 }
 
-/* The staggered weights meet the Taylor conditions of the derivative at
-   x + 1/2 (sum_k c_k (2k - 1)^(2m + 1) / 2^(2m) = 1 for m = 0, 0 above, to
-   the order's), and the variable-density step is the staggered leapfrog's
-   limit 1 / (v sum |c_k| sqrt(sum_a 1 / d_a^2)): at order 2, d / (v sqrt 2)
-   in 2D. */
 /* The adjoint's arrays for the gradients of the first k parameters alone
    (method_bytes with nimage k) on one rank's grid of dim axes: parameter
    k's images add more[k - 2] padded arrays to those of the parameters
@@ -251,6 +246,11 @@ static PetscErrorCode CheckWantedArrays(const Equation *eq, PetscInt dim, const 
   PetscFunctionReturn(0);
 }
 
+/* The staggered weights meet the Taylor conditions of the derivative at
+   x + 1/2 (sum_k c_k (2k - 1)^(2m + 1) / 2^(2m) = 1 for m = 0, 0 above, to
+   the order's), and the variable-density step is the staggered leapfrog's
+   limit 1 / (v sum |c_k| sqrt(sum_a 1 / d_a^2)): at order 2, d / (v sqrt 2)
+   in 2D. */
 static PetscErrorCode CheckVariableDensity(void)
 {
   const Equation *eq = &EquationVariableDensity;
@@ -321,7 +321,7 @@ static PetscErrorCode CheckElastic(void)
     eq->cell_model(2, in, dt, m);
     for (PetscInt c = 0; c < 2; c++) CHECK(m[c] == (float)((double)rho[c] * vp[c] * vp[c] * dt), "elastic cell model %g, expected rho vp^2 dt", (double)m[c]);
   }
-  for (PetscInt dim = 2; dim <= 3; dim++) PetscCall(CheckWantedArrays(eq, dim, (const PetscInt[]){1 + (dim == 3 ? 3 : 1), dim})); /* mu's at the centres and edges, the faces' */
+  for (PetscInt dim = 2; dim <= 3; dim++) PetscCall(CheckWantedArrays(eq, dim, (const PetscInt[]){1 + ELPairs(dim), dim})); /* mu's at the centres and edges, the faces' */
   {
     const EquationStateSettings settings = {.vmax = 3000, .f_pml = 15, .dt = dt};
     EquationKernels             k;

@@ -48,9 +48,14 @@
     for (PetscInt p_ = 0; mu_ && p_ < ELPairs((s)->dim); p_++) X((s)->img_e[p_]); \
   } while (0)
 
+/* Counted from the list, on a state of that shape. */
 PetscInt ELAdjointArrays(PetscInt dim, PetscInt nimage)
 {
-  return 2 + dim * dim + (ELImageWanted(nimage, EL_IMAGE_MU) ? 1 + ELPairs(dim) : 0) + (ELImageWanted(nimage, EL_IMAGE_BUOYANCY) ? dim : 0);
+  const ELState shape = {.dim = dim, .nimage = nimage};
+  PetscInt      n;
+
+  STAGGERED_COUNT_ARRAYS(EL_ADJOINT_ARRAYS, &shape, n);
+  return n;
 }
 
 PetscErrorCode ELAdjointFree(ELState *s)

@@ -153,9 +153,9 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
   float *restrict     sz = S[0] + c, *restrict sx = S[1] + c, *restrict sy = D > 2 ? S[2] + c : NULL;
   const float *restrict ldt = s->ldt + c, *restrict mdt = s->mdt + c;
 
-  const PetscBool rates = P != EL_PASS_BACK && K == EL_KEEPS_RATES;
+  const PetscBool rates = P != EL_PASS_BACK && K == EL_KEEPS_RATES, trace = P != EL_PASS_BACK && K == EL_KEEPS_TRACE; /* what the forward run keeps */
   float *restrict kz = rates ? ELKeep(s, EL_KEEP_NORMAL, 0, c) : NULL, *restrict kx = rates ? ELKeep(s, EL_KEEP_NORMAL, 1, c) : NULL, *restrict ky = rates && D > 2 ? ELKeep(s, EL_KEEP_NORMAL, 2, c) : NULL;
-  float *restrict ktr = P != EL_PASS_BACK && K == EL_KEEPS_TRACE ? ELKeep(s, EL_KEEP_TRACE, 0, c) : NULL;
+  float *restrict ktr = trace ? ELKeep(s, EL_KEEP_TRACE, 0, c) : NULL;
 
   for (PetscInt b = 0; b < D; b++) {
     const float *wb = ELWeights(s, b, rad->n[b]);
@@ -179,7 +179,7 @@ STAGGERED_INLINE void NormalPieceR(ELState *s, ptrdiff_t c, const PetscInt q[3],
       sum   = first ? e[b] : sum + e[b];
       first = PETSC_FALSE;
     }
-    if (P != EL_PASS_BACK && K == EL_KEEPS_TRACE) ktr[i] = sum;
+    if (trace) ktr[i] = sum;
     if (P == EL_PASS_BACK) {
       float tr = 0, se = 0;
       for (PetscInt b = 0; b < D; b++)

@@ -38,7 +38,15 @@
     } \
   } while (0)
 
-double VDAdjointArrays(PetscInt dim, PetscBool density) { return 2.0 + (density ? 2.0 : 1.0) * dim; }
+/* Counted from the list, on a state of that shape. */
+double VDAdjointArrays(PetscInt dim, PetscBool density)
+{
+  const VDState shape = {.dim = dim, .density_image = density};
+  PetscInt      n;
+
+  STAGGERED_COUNT_ARRAYS(VD_ADJOINT_ARRAYS, &shape, n);
+  return (double)n;
+}
 
 PetscErrorCode VDAdjointFree(VDState *s)
 {
