@@ -82,8 +82,9 @@ def gradient_runs(scr):
     groups as on one rank, water over solid under a free surface; with
     -invert_for vp and vp,vs (the images of the others not formed) the
     same bits of the gradients named, and no others written; a vertical
-    and a horizontal force's gradients, boundary method, on 2 x 2 ranks
-    the bits of one rank; and -mode invert for vp, vs and rho held."""
+    and a horizontal force's gradients and velocity data's, boundary
+    method, on 2 x 2 ranks the bits of one rank; and -mode invert for vp,
+    vs and rho held."""
     n = (60, 80)
     vp, vs, rho = models(scr, 2, n)
     true_vs = c.write_model(scr.sub("vs_true.rsf"), (c.read_rsf(vs)[0] * 1.05).astype(np.float32), DX)
@@ -115,22 +116,25 @@ def gradient_runs(scr):
                 else:
                     c.check(not os.path.exists(f"{out}/{f}"), f"{method} -invert_for {wanted}: wrote {f}")
             print(f"{method} gradient, -invert_for {wanted}: {', '.join(files[:k])} the bits of the run taking all three, no others written", flush=True)
-    # A force's gradient, boundary method: one rank takes two reverse steps
-    # a sweep and takes the earlier step's force out of the velocities run
-    # back between them; 2 x 2 ranks take one step a sweep.
-    for kind in ("fz", "fx"):
-        force = common + ["-source_type", kind]
-        fobs = scr.sub(f"obs_{kind}")
-        c.run(1, force + ["-vs", true_vs], fobs)
-        grad = force + ["-vs", vs, "-mode", "gradient", "-observed_dir", fobs, "-gradient_method", "boundary"]
-        ref, out = scr.sub(f"grad1_{kind}"), scr.sub(f"grad4_{kind}")
+    # A force's gradient and velocity data's, boundary method: one rank
+    # takes two reverse steps a sweep, between them the earlier step's
+    # force out of the velocities run back and the later step's velocity
+    # residuals into the adjoint velocities; 2 x 2 ranks take one step a
+    # sweep.
+    for kind, record in (("fz", "p"), ("fx", "p"), ("pressure", "vz,vx"), ("fz", "vx,p")):
+        case = common + ["-source_type", kind, "-record", record]
+        name = f"{kind}_{record.replace(',', '')}"
+        fobs = scr.sub(f"obs_{name}")
+        c.run(1, case + ["-vs", true_vs], fobs)
+        grad = case + ["-vs", vs, "-mode", "gradient", "-observed_dir", fobs, "-gradient_method", "boundary"]
+        ref, out = scr.sub(f"grad1_{name}"), scr.sub(f"grad4_{name}")
         c.run(1, grad, ref)
         c.run(4, grad + ["-da_processors_z", 2, "-da_processors_x", 2], out)
         for f in files:
             g = c.read_rsf(f"{ref}/{f}")[0]
-            c.check(np.all(np.isfinite(g)) and np.abs(g).max() > 0, f"{kind} {f}: not finite, or all 0")
-            c.check(open(f"{ref}/{f}@", "rb").read() == open(f"{out}/{f}@", "rb").read(), f"{kind} {f} on 2 x 2 ranks: differs from one rank's")
-        print(f"{kind} source, boundary gradient on 2 x 2 ranks: dJ/dvp, dJ/dvs and dJ/drho the bits of one rank", flush=True)
+            c.check(np.all(np.isfinite(g)) and np.abs(g).max() > 0, f"{kind} source, -record {record}: {f} not finite, or all 0")
+            c.check(open(f"{ref}/{f}@", "rb").read() == open(f"{out}/{f}@", "rb").read(), f"{kind} source, -record {record}: {f} on 2 x 2 ranks differs from one rank's")
+        print(f"{kind} source, -record {record}, boundary gradient on 2 x 2 ranks: dJ/dvp, dJ/dvs and dJ/drho the bits of one rank", flush=True)
     # vp alone inverted (vs and rho held at the data's): from a vp 3% slow
     # the misfit falls
     slow = c.write_model(scr.sub("vp_slow.rsf"), (c.read_rsf(vp)[0] * 0.97).astype(np.float32), DX)

@@ -72,8 +72,7 @@ PetscErrorCode StaggeredInjectionDestroy(StaggeredInjection *in)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode StaggeredInjectionPrepare(StaggeredInjection *in, StaggeredLayers L, const PointMap *map, const float amp[], float (*scale)(const void *state, ptrdiff_t cell),
-                                         const void *state, PetscBool *ok)
+PetscErrorCode StaggeredInjectionPrepare(StaggeredInjection *in, StaggeredLayers L, const PointMap *map, const float amp[], StaggeredScale scale, const void *state, PetscBool *ok)
 {
   PetscFunctionBeginUser;
   if (in->map != map) {
@@ -90,22 +89,27 @@ PetscErrorCode StaggeredInjectionPrepare(StaggeredInjection *in, StaggeredLayers
 }
 
 PetscErrorCode StaggeredReverseBegin(StaggeredReverse *r, const Grid *g, StaggeredLayers L, WavefieldStore store, PetscInt n, const EquationStepPoints points[2],
-                                     float (*residual_scale)(const void *state, ptrdiff_t cell), float (*source_scale)(const void *state, ptrdiff_t cell), const void *state,
-                                     PetscBool *ok)
+                                     const StaggeredScale residual_scale[EQUATION_MAX_COMPONENTS], StaggeredScale source_scale, const void *state, PetscBool *ok)
 {
   const EquationStepPoints *p = &points[0];
-  static const PointMap     none = {0}; /* no residuals reach this rank */
-  PetscBool                 fits[2];
+  PetscBool                 fits;
   GridBlock                 b;
 
   PetscFunctionBeginUser;
   *ok = PETSC_FALSE;
   GridBlockOf(g, &b);
   if (g->dim != 2 || !store || !GridBlockAlone(&b)) PetscFunctionReturn(0);
-  if (p->nresidual > 1 || (p->nresidual && p->residual[0].component != 0)) PetscFunctionReturn(0);
-  PetscCall(StaggeredInjectionPrepare(&r->residual, L, p->nresidual ? p->residual[0].reach : &none, p->nresidual ? p->residual[0].residual : NULL, residual_scale, state, &fits[0]));
-  PetscCall(StaggeredInjectionPrepare(&r->source, L, points[1].src, points[1].wav, source_scale, state, &fits[1]));
-  if (!fits[0] || !fits[1]) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < p->nresidual; k++)
+    if (!residual_scale[p->residual[k].component]) PetscFunctionReturn(0);
+  r->nresidual = p->nresidual;
+  for (PetscInt k = 0; k < p->nresidual; k++) {
+    const EquationResidual *e = &p->residual[k];
+    r->component[k]           = e->component;
+    PetscCall(StaggeredInjectionPrepare(&r->residual[k], L, e->reach, e->residual, residual_scale[e->component], state, &fits));
+    if (!fits) PetscFunctionReturn(0);
+  }
+  PetscCall(StaggeredInjectionPrepare(&r->source, L, points[1].src, points[1].wav, source_scale, state, &fits));
+  if (!fits) PetscFunctionReturn(0);
   PetscCall(WavefieldStoreReadBegin(store, n, &r->saved[0]));
   PetscCall(WavefieldStoreReadBegin(store, n - 1, &r->saved[1]));
   *ok = PETSC_TRUE;
@@ -123,7 +127,7 @@ PetscErrorCode StaggeredReverseEnd(StaggeredReverse *r, WavefieldStore store, Pe
 PetscErrorCode StaggeredReverseDestroy(StaggeredReverse *r)
 {
   PetscFunctionBeginUser;
-  PetscCall(StaggeredInjectionDestroy(&r->residual));
+  for (PetscInt k = 0; k < EQUATION_MAX_COMPONENTS; k++) PetscCall(StaggeredInjectionDestroy(&r->residual[k]));
   PetscCall(StaggeredInjectionDestroy(&r->source));
   PetscFunctionReturn(0);
 }
@@ -205,7 +209,7 @@ static PetscErrorCode Build(StaggeredPair **pair, StaggeredLayers L, PetscInt nr
 }
 
 PetscErrorCode StaggeredPairPrepare(StaggeredPair **pair, StaggeredLayers L, const EquationStepPoints *points, PetscInt nrecord, const EquationRecording next[],
-                                    float (*scale)(const void *state, ptrdiff_t cell), const void *state, PetscBool *ok)
+                                    StaggeredScale scale, const void *state, PetscBool *ok)
 {
   StaggeredPair *pr;
 

@@ -63,33 +63,38 @@ typedef struct {
    stride per axis. */
 static inline StaggeredLayers StaggeredLayersOf(PetscInt dim, PetscInt R, const PetscInt n[3], const ptrdiff_t stride[3]) { return (StaggeredLayers){n[dim - 1], R, stride[dim - 1]}; }
 
+/* What an injection adds at a cell per unit of its row's sum (state: the
+   equation's). */
+typedef float (*StaggeredScale)(const void *state, ptrdiff_t cell);
+
 /* Makes *in serve map (built anew where it served another), each cell
    gaining scale(state, cell) times its row's sum of amp; *ok false where
    a cell lies outside the owned layers or two rows name one.  Destroy
    frees it. */
-PetscErrorCode StaggeredInjectionPrepare(StaggeredInjection *in, StaggeredLayers L, const PointMap *map, const float amp[], float (*scale)(const void *state, ptrdiff_t cell),
-                                         const void *state, PetscBool *ok);
+PetscErrorCode StaggeredInjectionPrepare(StaggeredInjection *in, StaggeredLayers L, const PointMap *map, const float amp[], StaggeredScale scale, const void *state, PetscBool *ok);
 PetscErrorCode StaggeredInjectionDestroy(StaggeredInjection *in);
 
 /* Two reverse steps, n and n - 1, in one sweep (an equation's
-   reverse_pair): step n's residuals of component 0 and step n - 1's
-   source, each by layer, and the store's slots of both steps. */
+   reverse_pair): step n's residuals (residual[k] those of component
+   component[k], the k-th of its points) and step n - 1's source, each by
+   layer, and the store's slots of both steps. */
 typedef struct {
-  StaggeredInjection residual, source;
+  PetscInt           nresidual, component[EQUATION_MAX_COMPONENTS];
+  StaggeredInjection residual[EQUATION_MAX_COMPONENTS], source;
   float             *saved[2];
 } StaggeredReverse;
 
 /* Makes r serve reverse steps n and n - 1 of points on state's grid g
-   (each residual's cell gaining residual_scale(state, cell) times its
-   row's sum, each source cell source_scale's) and opens both steps' slots
-   of store; *ok false, nothing opened, where the rank has a neighbour or
-   is not 2D, step n has residuals of more than component 0 (they would
-   go into fields that step n's last stages still read), or a cell lies
-   off the owned layers.  End closes slot n after the sweep (step n - 1's
-   StepEnd closes its own); Destroy frees r. */
+   (each residual's cell of component c gaining residual_scale[c](state,
+   cell) times its row's sum, each source cell source_scale's) and opens
+   both steps' slots of store; *ok false, nothing opened, where the rank
+   has a neighbour or is not 2D, step n has residuals of a component whose
+   residual_scale is NULL (the equation's turn cannot take them: they
+   would go into fields that step n's last stages still read), or a cell
+   lies off the owned layers.  End closes slot n after the sweep (step n -
+   1's StepEnd closes its own); Destroy frees r. */
 PetscErrorCode StaggeredReverseBegin(StaggeredReverse *r, const Grid *g, StaggeredLayers L, WavefieldStore store, PetscInt n, const EquationStepPoints points[2],
-                                     float (*residual_scale)(const void *state, ptrdiff_t cell), float (*source_scale)(const void *state, ptrdiff_t cell), const void *state,
-                                     PetscBool *ok);
+                                     const StaggeredScale residual_scale[EQUATION_MAX_COMPONENTS], StaggeredScale source_scale, const void *state, PetscBool *ok);
 PetscErrorCode StaggeredReverseEnd(StaggeredReverse *r, WavefieldStore store, PetscInt n);
 PetscErrorCode StaggeredReverseDestroy(StaggeredReverse *r);
 
@@ -99,7 +104,7 @@ PetscErrorCode StaggeredReverseDestroy(StaggeredReverse *r);
    a cell of theirs lies outside the owned layers (or a record reads
    another rank's values).  Destroy frees it, for the next run. */
 PetscErrorCode StaggeredPairPrepare(StaggeredPair **pair, StaggeredLayers L, const EquationStepPoints *points, PetscInt nrecord, const EquationRecording next[],
-                                    float (*scale)(const void *state, ptrdiff_t cell), const void *state, PetscBool *ok);
+                                    StaggeredScale scale, const void *state, PetscBool *ok);
 PetscErrorCode StaggeredPairDestroy(StaggeredPair **pair);
 
 /* After the sweep: next[k].out[i] = row i's sum over record k's values,

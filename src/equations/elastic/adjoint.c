@@ -142,10 +142,11 @@ PetscErrorCode ELAdjointSweepBegin(ELState *s, const EquationStepPoints *points)
 
 PetscErrorCode ELAdjointReversePairFree(ELState *s) { return StaggeredReverseDestroy(&s->rpair.r); }
 
-/* What a pressure residual adds to each adjoint normal stress per unit
-   of its row's sum: -1 / dim, as ELResidualRow forms it (exactly so in
-   2D, where the pair runs). */
-static float ResidualScale(const void *state, ptrdiff_t cell) { return -1.0f / (float)((const ELState *)state)->dim; }
+/* What a residual adds to its adjoint fields per unit of its row's sum,
+   as ELResidualRow forms it: a pressure's -1 / dim to each normal stress
+   (exactly so in 2D, where the pair runs), a velocity's 1 to its own. */
+static float PressureResidualScale(const void *state, ptrdiff_t cell) { return -1.0f / (float)((const ELState *)state)->dim; }
+static float VelocityResidualScale(const void *state, ptrdiff_t cell) { return 1.0f; }
 
 /* Reverse steps n and n - 1 in one sweep (ELReversePair), where the
    boundary method keeps the bands and StaggeredReverseBegin admits them;
@@ -153,12 +154,13 @@ static float ResidualScale(const void *state, ptrdiff_t cell) { return -1.0f / (
    1's StepEnd after it. */
 PetscErrorCode ELAdjointReversePair(ELState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
 {
-  ELReversePair *pr = &s->rpair;
+  static const StaggeredScale residual[EQUATION_MAX_COMPONENTS] = {PressureResidualScale, VelocityResidualScale, VelocityResidualScale, VelocityResidualScale};
+  ELReversePair              *pr                                = &s->rpair;
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (!s->rec) PetscFunctionReturn(0);
-  PetscCall(StaggeredReverseBegin(&pr->r, s->grid, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), store, n, points, ResidualScale, ELInjectScaleAt, s, done));
+  PetscCall(StaggeredReverseBegin(&pr->r, s->grid, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), store, n, points, residual, ELInjectScaleAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   pr->wav       = points[1].wav;
   s->rec->saved = pr->r.saved[0];

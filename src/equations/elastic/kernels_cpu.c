@@ -643,20 +643,30 @@ typedef struct {
 
 /* Between two reverse steps on layer l, once step n's last stage has
    passed it (ELReversePair).  Nothing of step n reads what this writes on
-   l any more: its operands are formed cell by cell R and 3R layers ahead,
-   its adjoint stresses are written and not read, and its stages that run
-   the fields back read the velocities 2R layers ahead, but for its last,
-   which reads a velocity run back at its own cell alone (the stresses,
-   which that stage still reads R layers on, are UnsourceLayer's).  So step
-   n - 1's force comes out of the velocities run back here, before their
-   band's values beyond the surface, as ELReconstructionUndoStepEnd takes
-   it out before them. */
+   l any more: its operands are formed cell by cell R and 3R layers ahead
+   (the velocities' from the adjoint velocities at their own cells), its
+   adjoint stresses are written and not read, and its stages that run the
+   fields back read the velocities 2R layers ahead, but for its last, which
+   reads a velocity run back and its adjoint at their own cell alone (the
+   stresses, which that stage still reads R layers on, are
+   UnsourceLayer's).  So step n's residuals go into the adjoint fields
+   here, a pressure's and a velocity's alike, and step n - 1's force comes
+   out of the velocities run back, before their band's values beyond the
+   surface, as ELReconstructionUndoStepEnd takes it out before them. */
 static void ReverseTurnLayer(ELState *s, const ELReversePair *pr, const Box *b, PetscInt l)
 {
-  const StaggeredLayerCells *rc = &pr->r.residual.cells, *sc = &pr->r.source.cells;
+  const StaggeredLayerCells *sc = &pr->r.source.cells;
 
-  for (PetscInt i = rc->at[l]; i < rc->at[l + 1]; i++)
-    for (PetscInt a = 0; a < s->dim; a++) s->s[a][rc->cell[i]] = s->s[a][rc->cell[i]] + pr->r.residual.amount[i];
+  for (PetscInt k = 0; k < pr->r.nresidual; k++) {
+    const StaggeredInjection *in = &pr->r.residual[k];
+    const PetscInt            c  = pr->r.component[k];
+    for (PetscInt i = in->cells.at[l]; i < in->cells.at[l + 1]; i++) {
+      const ptrdiff_t cell = in->cells.cell[i];
+      if (c) s->v[c - 1][cell] = s->v[c - 1][cell] + in->amount[i];
+      else
+        for (PetscInt a = 0; a < s->dim; a++) s->s[a][cell] = s->s[a][cell] + in->amount[i];
+    }
+  }
   ELReconstructionRestoreLayer(s, l, pr->r.saved[0], PETSC_FALSE);
   STAGGERED_ROWS_OF(s, b, {
     STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->s[0], row, n);

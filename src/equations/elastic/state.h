@@ -50,17 +50,18 @@ typedef struct {
 enum { EL_SOURCE_PRESSURE, EL_SOURCE_FORCE };
 
 /* Two reverse steps, n and n - 1, in one sweep (the boundary method, 2D,
-   a rank alone, an explosive source; adjoint.c): what it does between
-   them, by layer.  Once step n's last stage has passed a layer: step n's
-   pressure residuals into every adjoint normal stress, its velocities'
-   band put back, then step n - 1's start but for its explosion (the
-   adjoint normal stresses zero on the surface and the shear ones past it,
-   the source's image, the normal velocity run back past the surface);
-   the explosion comes out of the stresses run back just before step n -
-   1's stresses are run back on the layer, as step n's velocities run back
-   read those stresses R layers on. */
+   a rank alone; adjoint.c): what it does between them, by layer.  Once
+   step n's last stage has passed a layer: step n's residuals (a
+   pressure's into every adjoint normal stress, a velocity's into its
+   own), its velocities' band put back, then step n - 1's start but for an
+   explosion (the adjoint normal stresses zero on the surface and the
+   shear ones past it, the source's image, a force out of the velocities
+   run back, the normal velocity run back past the surface); an explosion
+   comes out of the stresses run back just before step n - 1's stresses
+   are run back on the layer, as step n's velocities run back read those
+   stresses R layers on. */
 typedef struct {
-  StaggeredReverse r;   /* step n's pressure residuals, each cell's share of every adjoint normal stress; step n - 1's explosion, out of every normal stress run back */
+  StaggeredReverse r;   /* step n's residuals, each cell's share of the adjoint fields of its component; step n - 1's source, out of the fields run back */
   const float     *wav; /* step n - 1's wavelet (its source image) */
 } ELReversePair;
 

@@ -184,12 +184,13 @@ PetscErrorCode VDAdjointReversePairFree(VDState *s) { return StaggeredReverseDes
    and SweepBegin before the sweep, step n - 1's StepEnd after it. */
 PetscErrorCode VDAdjointReversePair(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
 {
-  VDReversePair *pr = &s->rpair;
+  static const StaggeredScale pressure_only[EQUATION_MAX_COMPONENTS] = {VDKdtAt};
+  VDReversePair              *pr                                     = &s->rpair;
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (s->method != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
-  PetscCall(StaggeredReverseBegin(&pr->r, s->grid, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), store, n, points, VDKdtAt, VDKdtAt, s, done));
+  PetscCall(StaggeredReverseBegin(&pr->r, s->grid, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), store, n, points, pressure_only, VDKdtAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   pr->at_src   = points[1].at_src;
   s->rec.saved = pr->r.saved[0];

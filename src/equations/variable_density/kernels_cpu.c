@@ -565,9 +565,12 @@ typedef struct {
 static void ReverseTurnLayer(VDState *s, const VDReversePair *pr, const Box *b, PetscInt l)
 {
   float *const            f[4] = {s->rec.p, s->rec.v[0], s->rec.v[1], s->rec.v[2]};
-  const StaggeredLayerCells *rc = &pr->r.residual.cells, *sc = &pr->r.source.cells;
+  const StaggeredLayerCells *sc = &pr->r.source.cells;
 
-  for (PetscInt i = rc->at[l]; i < rc->at[l + 1]; i++) s->p[rc->cell[i]] += pr->r.residual.amount[i];
+  for (PetscInt k = 0; k < pr->r.nresidual; k++) { /* the pressure's alone (VDAdjointReversePair) */
+    const StaggeredInjection *in = &pr->r.residual[k];
+    for (PetscInt i = in->cells.at[l]; i < in->cells.at[l + 1]; i++) s->p[in->cells.cell[i]] += in->amount[i];
+  }
   StaggeredBandCopyLayer(s->grid, s->rec.nband, s->rec.band, f, PETSC_FALSE, ~1u, pr->r.saved[0], l);
   STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->p, row, n));
   for (PetscInt i = sc->at[l]; i < sc->at[l + 1]; i++) {
