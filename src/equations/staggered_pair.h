@@ -111,6 +111,14 @@ PetscErrorCode StaggeredPairDestroy(StaggeredPair **pair);
    as an equation's record takes it from its fields. */
 void StaggeredPairRecords(const StaggeredPair *pr, const EquationRecording next[]);
 
+/* Residual k of r (component r->component[k]) into field f on layer l. */
+static inline void StaggeredReverseResidualLayer(const StaggeredReverse *r, PetscInt k, PetscInt l, float *f)
+{
+  const StaggeredInjection *in = &r->residual[k];
+
+  for (PetscInt i = in->cells.at[l]; i < in->cells.at[l + 1]; i++) f[in->cells.cell[i]] = f[in->cells.cell[i]] + in->amount[i];
+}
+
 /* The values of pair's records of component c on layer l, at(state, c,
    cell) each. */
 static inline void StaggeredPairRecordLayer(const StaggeredPair *pr, PetscInt c, PetscInt l, float (*at)(const void *state, PetscInt c, ptrdiff_t cell), const void *state)

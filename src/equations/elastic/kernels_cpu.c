@@ -658,14 +658,10 @@ static void ReverseTurnLayer(ELState *s, const ELReversePair *pr, const Box *b, 
   const StaggeredLayerCells *sc = &pr->r.source.cells;
 
   for (PetscInt k = 0; k < pr->r.nresidual; k++) {
-    const StaggeredInjection *in = &pr->r.residual[k];
-    const PetscInt            c  = pr->r.component[k];
-    for (PetscInt i = in->cells.at[l]; i < in->cells.at[l + 1]; i++) {
-      const ptrdiff_t cell = in->cells.cell[i];
-      if (c) s->v[c - 1][cell] = s->v[c - 1][cell] + in->amount[i];
-      else
-        for (PetscInt a = 0; a < s->dim; a++) s->s[a][cell] = s->s[a][cell] + in->amount[i];
-    }
+    const PetscInt c = pr->r.component[k];
+    if (c) StaggeredReverseResidualLayer(&pr->r, k, l, s->v[c - 1]);
+    else
+      for (PetscInt a = 0; a < s->dim; a++) StaggeredReverseResidualLayer(&pr->r, k, l, s->s[a]);
   }
   ELReconstructionRestoreLayer(s, l, pr->r.saved[0], PETSC_FALSE);
   STAGGERED_ROWS_OF(s, b, {

@@ -177,20 +177,31 @@ PetscErrorCode VDAdjointImage(VDState *s, PetscInt k, const float **padded)
 
 PetscErrorCode VDAdjointReversePairFree(VDState *s) { return StaggeredReverseDestroy(&s->rpair.r); }
 
+/* What a velocity's residual adds to w_a per unit of its row's sum, as
+   VDResidualRow forms it: the face's dt / rho along a. */
+#define VD_FACE_BUOYANCY_AT(name, a) \
+  static float name(const void *state, ptrdiff_t cell) \
+  { \
+    const VDState *s = (const VDState *)state; \
+    return VDFaceBuoyancy(s->bdt, cell, s->stride[a]); \
+  }
+VD_FACE_BUOYANCY_AT(FaceBuoyancyZ, 0)
+VD_FACE_BUOYANCY_AT(FaceBuoyancyX, 1)
+VD_FACE_BUOYANCY_AT(FaceBuoyancyY, 2)
+
 /* Reverse steps n and n - 1 in one sweep (VDReversePair), where the
-   boundary method keeps the bands and StaggeredReverseBegin admits them
-   (a velocity's residuals would go into w, which step n's pressure
-   adjoint still reads R layers behind); the rest as step n's StepBegin
-   and SweepBegin before the sweep, step n - 1's StepEnd after it. */
+   boundary method keeps the bands and StaggeredReverseBegin admits them;
+   the rest as step n's StepBegin and SweepBegin before the sweep, step n
+   - 1's StepEnd after it. */
 PetscErrorCode VDAdjointReversePair(VDState *s, WavefieldStore store, PetscInt n, const EquationStepPoints points[2], PetscBool *done)
 {
-  static const StaggeredScale pressure_only[EQUATION_MAX_COMPONENTS] = {VDKdtAt};
-  VDReversePair              *pr                                     = &s->rpair;
+  static const StaggeredScale residual[EQUATION_MAX_COMPONENTS] = {VDKdtAt, FaceBuoyancyZ, FaceBuoyancyX, FaceBuoyancyY};
+  VDReversePair              *pr                                = &s->rpair;
 
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (s->method != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
-  PetscCall(StaggeredReverseBegin(&pr->r, s->grid, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), store, n, points, pressure_only, VDKdtAt, s, done));
+  PetscCall(StaggeredReverseBegin(&pr->r, s->grid, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), store, n, points, residual, VDKdtAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   pr->at_src   = points[1].at_src;
   s->rec.saved = pr->r.saved[0];

@@ -567,10 +567,8 @@ static void ReverseTurnLayer(VDState *s, const VDReversePair *pr, const Box *b, 
   float *const            f[4] = {s->rec.p, s->rec.v[0], s->rec.v[1], s->rec.v[2]};
   const StaggeredLayerCells *sc = &pr->r.source.cells;
 
-  for (PetscInt k = 0; k < pr->r.nresidual; k++) { /* the pressure's alone (VDAdjointReversePair) */
-    const StaggeredInjection *in = &pr->r.residual[k];
-    for (PetscInt i = in->cells.at[l]; i < in->cells.at[l + 1]; i++) s->p[in->cells.cell[i]] += in->amount[i];
-  }
+  for (PetscInt k = 0; k < pr->r.nresidual; k++)
+    if (!pr->r.component[k]) StaggeredReverseResidualLayer(&pr->r, k, l, s->p); /* a velocity's: VelocityResidualLayer */
   StaggeredBandCopyLayer(s->grid, s->rec.nband, s->rec.band, f, PETSC_FALSE, ~1u, pr->r.saved[0], l);
   STAGGERED_ROWS_OF(s, b, STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->p, row, n));
   for (PetscInt i = sc->at[l]; i < sc->at[l + 1]; i++) {
@@ -581,12 +579,26 @@ static void ReverseTurnLayer(VDState *s, const VDReversePair *pr, const Box *b, 
   StaggeredBandCopyLayer(s->grid, s->rec.nband, s->rec.band, f, PETSC_FALSE, 1u, pr->r.saved[1], l);
 }
 
+/* Step n's velocity residuals into w on layer l, just before step n - 1's
+   velocities' adjoint writes w there (stage 5): step n's pressure adjoint
+   reads w R layers on (DirectCut), and has passed l by 2R by then; its
+   velocities run back have read w at their own cells. */
+static void VelocityResidualLayer(VDState *s, const VDReversePair *pr, PetscInt l)
+{
+  for (PetscInt k = 0; k < pr->r.nresidual; k++) {
+    const PetscInt c = pr->r.component[k];
+    if (c) StaggeredReverseResidualLayer(&pr->r, k, l, s->v[c - 1]);
+  }
+}
+
 /* Layer l of the sweep: AdjointLayer's four stages, with a pair step n's
-   then step n - 1's, the turn between them after step n's last. */
+   then step n - 1's, the turn between them after step n's last and step
+   n's velocity residuals before step n - 1's velocities. */
 static void AdjointSweepLayer(void *ctx, PetscInt l, PetscInt stage)
 {
   const AdjointSweep *a = (const AdjointSweep *)ctx;
 
+  if (a->pair && stage == 5) VelocityResidualLayer(a->s, a->pair, l);
   AdjointLayer(a->s, l, stage % 4);
   if (a->pair && stage == 3) {
     const Box b = StaggeredLayerBox(a->s->dim, a->s->n, l);

@@ -34,9 +34,11 @@ typedef struct {
    into u, its velocities' band put back, then step n - 1's start (u zeroed
    at the surface and read at its source's cells into at_src, its injection
    taken out of the pressure run back, whose band goes back, the normal
-   velocity mirrored). */
+   velocity mirrored); step n's velocity residuals go into w later, just
+   before step n - 1's velocities' adjoint on the layer (its pressure
+   adjoint reads w R layers on). */
 typedef struct {
-  StaggeredReverse r;      /* step n's pressure residuals, into u; step n - 1's source, out of rec.p */
+  StaggeredReverse r;      /* step n's residuals, into u and w; step n - 1's source, out of rec.p */
   float           *at_src; /* step n - 1's */
 } VDReversePair;
 
