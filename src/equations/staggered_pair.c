@@ -99,12 +99,11 @@ PetscErrorCode StaggeredReverseBegin(StaggeredReverse *r, const Grid *g, Stagger
   *ok = PETSC_FALSE;
   GridBlockOf(g, &b);
   if (g->dim != 2 || !store || !GridBlockAlone(&b)) PetscFunctionReturn(0);
-  for (PetscInt k = 0; k < p->nresidual; k++)
-    if (!residual_scale[p->residual[k].component]) PetscFunctionReturn(0);
   r->nresidual = p->nresidual;
   for (PetscInt k = 0; k < p->nresidual; k++) {
     const EquationResidual *e = &p->residual[k];
-    r->component[k]           = e->component;
+    if (!residual_scale[e->component]) PetscFunctionReturn(0);
+    r->component[k] = e->component;
     PetscCall(StaggeredInjectionPrepare(&r->residual[k], L, e->reach, e->residual, residual_scale[e->component], state, &fits));
     if (!fits) PetscFunctionReturn(0);
   }

@@ -39,13 +39,13 @@
   } while (0)
 
 /* Counted from the list, on a state of that shape. */
-double VDAdjointArrays(PetscInt dim, PetscBool density)
+PetscInt VDAdjointArrays(PetscInt dim, PetscBool density)
 {
   const VDState shape = {.dim = dim, .density_image = density};
   PetscInt      n;
 
   STAGGERED_COUNT_ARRAYS(VD_ADJOINT_ARRAYS, &shape, n);
-  return (double)n;
+  return n;
 }
 
 PetscErrorCode VDAdjointFree(VDState *s)
@@ -66,7 +66,7 @@ PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store)
 
   PetscFunctionBeginUser;
   PetscCheck(store, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The variable-density adjoint reads the forward run's terms from a store: expected one");
-#define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), bytes), "the adjoint's fields", VDAdjointArrays(s->dim, s->density_image) * bytes)
+#define VD_ALLOC(x) MemoryCall(s->backend->mem_alloc((void **)&(x), bytes), "the adjoint's fields", (double)VDAdjointArrays(s->dim, s->density_image) * bytes)
 #define VD_ZERO(x)  PetscCall(s->backend->mem_zero(s->lanes, (x), bytes))
   if (!s->image) VD_ADJOINT_ARRAYS(s, VD_ALLOC);
   VD_ADJOINT_ARRAYS(s, VD_ZERO);

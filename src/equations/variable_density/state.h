@@ -106,7 +106,7 @@ extern const EquationScheme VariableDensityScheme;
 /* The adjoint's parts of the scheme's hooks (adjoint.c), and the arrays
    over the padded box it allocates (the faces' images where the density's
    gradient is wanted). */
-double         VDAdjointArrays(PetscInt dim, PetscBool density);
+PetscInt       VDAdjointArrays(PetscInt dim, PetscBool density);
 PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store);
 PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode VDAdjointStageBegin(VDState *s, PetscInt stage, const EquationStepPoints *points);

@@ -103,7 +103,7 @@ static double MethodBytes(const struct KernelOps *ops, const Grid *g, GradientMe
 {
   PetscInt padded[3];
 
-  return (VDAdjointArrays(g->dim, EquationImages(&EquationVariableDensity, nimage) > 1) + (m == GRADIENT_BOUNDARY ? 1.0 + g->dim : 0)) * EquationArrayBytes((double)GridPaddedCells(g, padded));
+  return (double)(VDAdjointArrays(g->dim, EquationImages(&EquationVariableDensity, nimage) > 1) + (m == GRADIENT_BOUNDARY ? 1 + g->dim : 0)) * EquationArrayBytes((double)GridPaddedCells(g, padded));
 }
 
 /* From dJ/dK and dJ/db (K = rho vp^2, b = 1 / rho) to dJ/dvp and dJ/drho. */
