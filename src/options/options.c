@@ -377,7 +377,7 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                              "of the state, the steps run again as binomial checkpointing says) or auto (full or boundary, the fastest that fits)",
                              NULL, GradientMethods, (PetscEnum)o->gradient_method, (PetscEnum *)&o->gradient_method, NULL));
   PetscCall(OptionsIntAuto(PetscOptionsObject, "-checkpoints",
-                           "-gradient_method checkpoint: snapshots of the forward state (fields and layer memory) per rank, at most -nt's internal steps less one; auto = as many as fit",
+                           "-gradient_method checkpoint: snapshots of the forward state (fields and layer memory) per rank, at most -nt's internal steps less one; auto = as many as fit, or fewer where a smaller store is expected to be faster",
                            0, PETSC_MAX_INT, &o->checkpoints));
   PetscCall(OptionsIntAuto(PetscOptionsObject, "-checkpoint_window",
                            "-gradient_method checkpoint: steps run forwards at once keeping their terms, then reversed (1: a forward step before each reverse step); "

@@ -153,7 +153,7 @@ typedef struct {
   PetscBool invert_for_set;      /* -invert_for given (-mode gradient takes every parameter's gradient without it) */
   PetscReal wavefield_memory;    /* MB per rank for what the gradient keeps of the forward wavefield; 0 = from the free memory */
   PetscInt  gradient_method;     /* a GradientMethod */
-  PetscInt  checkpoints;         /* -gradient_method checkpoint: snapshots of the forward state; PETSC_DECIDE: as many as fit */
+  PetscInt  checkpoints;         /* -gradient_method checkpoint: snapshots of the forward state; PETSC_DECIDE: the planner's (plan.c) */
   PetscInt  checkpoint_window;   /* -gradient_method checkpoint: steps recorded at once; PETSC_DECIDE: from the snapshots' memory */
   PetscBool adjoint_skip_quiet;  /* PropagatorSettings.skip_quiet */
   MisfitKind misfit;

@@ -129,29 +129,6 @@ typedef struct {
 /* Where a method's steps go. */
 typedef enum { TIER_HOST, TIER_DEVICE, TIER_DISK } Tier;
 
-/* Checkpointing as planned: its snapshots and window, where the snapshots
-   lie, what a copy of one costs (forward steps), and the schedule's
-   forward steps and copies. */
-typedef struct {
-  PetscInt snapshots, window, steps, copies;
-  Tier     tier;
-  double   copy, cost; /* cost: in forward runs beyond the forward run */
-} CheckpointPlan;
-
-/* c's schedule (its steps and copies) from its shape, and its cost. */
-static PetscErrorCode CheckpointSchedule(PetscInt nsteps, CheckpointPlan *c)
-{
-  Revolve r;
-
-  PetscFunctionBeginUser;
-  PetscCall(RevolveCreate(nsteps, c->snapshots, c->window, &r));
-  c->steps  = r.forward_steps;
-  c->copies = r.copies;
-  c->cost   = (double)c->steps / nsteps - 1 + c->copy * c->copies / nsteps;
-  PetscCall(RevolveDestroy(&r));
-  PetscFunctionReturn(0);
-}
-
 /* A rank's figures, reduced by a max over the world as doubles: each
    method's need, the rest of the run (host, device), and the free device
    memory's negative (so its max is the least). */
@@ -170,7 +147,60 @@ typedef struct {
    same on any ranks): 4 ranks take what 1 takes and give its bits. */
 typedef struct {
   double first_use[NMETHODS], raw[NMETHODS], padded;
+  double term[2], snapshot; /* checkpointing: a step's terms and their live map, a snapshot (Figures) */
 } Stored;
+
+/* Checkpointing as planned: its snapshots and window, where the snapshots
+   lie, what a copy of one costs (forward steps), and the schedule's
+   forward steps and copies. */
+typedef struct {
+  PetscInt snapshots, window, steps, copies;
+  Tier     tier;
+  double   copy, cost; /* cost: in forward runs beyond the forward run */
+} CheckpointPlan;
+
+/* c's schedule (its steps and copies) from its shape, and its cost: the
+   steps it runs again, its copies of snapshots, and the first use of its
+   memory (the ring, and the snapshots but on disk), first_use forward runs
+   per float stored per cell and step over every rank (s). */
+static PetscErrorCode CheckpointSchedule(PetscInt nsteps, const Stored *s, double first_use, CheckpointPlan *c)
+{
+  Revolve r;
+
+  PetscFunctionBeginUser;
+  PetscCall(RevolveCreate(nsteps, c->snapshots, c->window, &r));
+  c->steps  = r.forward_steps;
+  c->copies = r.copies;
+  c->cost   = (double)c->steps / nsteps - 1 + c->copy * c->copies / nsteps +
+            first_use * ((double)(c->window + 1) * (s->term[0] + s->term[1]) + (c->tier == TIER_DISK ? 0 : (double)c->snapshots * s->snapshot)) / s->padded;
+  PetscCall(RevolveDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
+/* c's shape (CheckpointShape's arguments) and schedule.  Where both
+   -checkpoints and -checkpoint_window are auto, the room is tried whole
+   and in quarters, sixteenths, ... down to a snapshot's, and the shape
+   expected to be fastest kept: where fresh memory maps slowly, a ring of
+   every step costs what full storage's store does (2D 512^2 x 500 steps,
+   the AMD EPYC: 0.6 GB in 0.06-0.63 s of allocation, a forward run's
+   steps 0.2 s), more than running a few steps again. */
+static PetscErrorCode CheckpointFit(const Options *o, PetscInt nsteps, double room, double memory, PetscBool apart, const Figures *most, const Stored *s, double first_use,
+                                    CheckpointPlan *c)
+{
+  const PetscBool search = o->checkpoints == PETSC_DECIDE && o->checkpoint_window == PETSC_DECIDE ? PETSC_TRUE : PETSC_FALSE;
+  const double    term   = most->term[0] + most->term[1];
+  CheckpointPlan  best   = *c;
+
+  PetscFunctionBeginUser;
+  for (double share = 1; share == 1 || (search && room * share >= most->snapshot); share /= 4) {
+    CheckpointPlan trial = *c;
+    CheckpointShape(o, nsteps, room * share, memory, apart, most->snapshot, term, &trial.snapshots, &trial.window);
+    PetscCall(CheckpointSchedule(nsteps, s, first_use, &trial));
+    if (share == 1 || trial.cost < best.cost) best = trial;
+  }
+  *c = best;
+  PetscFunctionReturn(0);
+}
 
 /* Whether the run has a device backend. */
 static PetscBool OnDevice(const Backend *backend) { return backend->memory->device_free_memory ? PETSC_TRUE : PETSC_FALSE; }
@@ -207,25 +237,22 @@ static Tier TierOf(const Options *o, const Backend *backend, const Need *busiest
    or on a device beside the ring in device memory where that is the
    faster plan (and fits) than host memory with the ring on the device.
    link_copy: a snapshot's copy across the host link, in forward steps. */
-static PetscErrorCode PlanCheckpoints(const Options *o, const Backend *backend, PetscInt nsteps, const Need *ck, const Figures *most, const double budget[3], double link_copy,
-                                      CheckpointPlan *plan)
+static PetscErrorCode PlanCheckpoints(const Options *o, const Backend *backend, PetscInt nsteps, const Need *ck, const Figures *most, const Stored *s, const double budget[3],
+                                      double link_copy, double first_use, CheckpointPlan *plan)
 {
   const WavefieldStorage where  = (WavefieldStorage)o->wavefield_storage;
   const PetscBool        device = OnDevice(backend);
-  const double           term   = most->term[0] + most->term[1], copy = device ? link_copy : SnapshotCopyCost;
+  const double           copy   = device ? link_copy : SnapshotCopyCost;
 
   PetscFunctionBeginUser;
   *plan = (CheckpointPlan){.tier = where == STORAGE_DISK ? TIER_DISK : TIER_HOST, .copy = copy + (where == STORAGE_DISK ? SnapshotDiskCost : 0)};
   if (where == STORAGE_DISK)
-    CheckpointShape(o, nsteps, budget[2], device ? budget[1] - ck->fields : budget[0] - ck->fields - ck->disk_buffers[0], PETSC_TRUE, most->snapshot, term, &plan->snapshots,
-                    &plan->window);
-  else if (!device) CheckpointShape(o, nsteps, budget[0] - ck->fields, budget[0] - ck->fields, PETSC_FALSE, most->snapshot, term, &plan->snapshots, &plan->window);
-  else CheckpointShape(o, nsteps, budget[0] - ck->map, budget[1] - ck->fields, PETSC_TRUE, most->snapshot, term, &plan->snapshots, &plan->window);
-  PetscCall(CheckpointSchedule(nsteps, plan));
+    PetscCall(CheckpointFit(o, nsteps, budget[2], device ? budget[1] - ck->fields : budget[0] - ck->fields - ck->disk_buffers[0], PETSC_TRUE, most, s, first_use, plan));
+  else if (!device) PetscCall(CheckpointFit(o, nsteps, budget[0] - ck->fields, budget[0] - ck->fields, PETSC_FALSE, most, s, first_use, plan));
+  else PetscCall(CheckpointFit(o, nsteps, budget[0] - ck->map, budget[1] - ck->fields, PETSC_TRUE, most, s, first_use, plan));
   if (device && where != STORAGE_DISK && where != STORAGE_HOST) {
     CheckpointPlan on = {.tier = TIER_DEVICE, .copy = DeviceCopyShare * link_copy};
-    CheckpointShape(o, nsteps, budget[1] - ck->fields, budget[1] - ck->fields, PETSC_FALSE, most->snapshot, term, &on.snapshots, &on.window);
-    PetscCall(CheckpointSchedule(nsteps, &on));
+    PetscCall(CheckpointFit(o, nsteps, budget[1] - ck->fields, budget[1] - ck->fields, PETSC_FALSE, most, s, first_use, &on));
     if (ck->fields + (on.window + 1) * most->term[0] + on.snapshots * most->snapshot <= budget[1] && on.cost < plan->cost) *plan = on;
   }
   PetscFunctionReturn(0);
@@ -367,7 +394,10 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     PetscInt padded[3];
     here.padded = (double)GridPaddedCells(g, padded) * sizeof(float) * (double)t->nsteps;
   }
-  for (PetscInt k = 0; k < NMETHODS; k++) here.first_use[k] = mine.need[k].steps + mine.need[k].map;
+  for (PetscInt k = 0; k < NMETHODS; k++) here.first_use[k] = mine.need[k].steps + mine.need[k].map; /* checkpointing's: its plan's (CheckpointSchedule) */
+  here.term[0]  = mine.term[0];
+  here.term[1]  = mine.term[1];
+  here.snapshot = mine.snapshot;
   PetscCallMPI(MPI_Allreduce(&here, &stored, (PetscMPIInt)(sizeof(Stored) / sizeof(double)), MPI_DOUBLE, MPI_SUM, l->world));
   for (PetscInt k = 0; k < NMETHODS; k++) {
     stored.first_use[k] /= stored.padded;
@@ -391,11 +421,11 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   if (o->wavefield_dir[0]) PetscCall(MemoryDiskLimit(l->world, o->wavefield_dir, &budget[2]));
 
   uses = StoreUses(o, l, geo);
-  /* checkpointing: the snapshots and window asked for, or as many as fit beside the rest, the snapshots in memory or on disk, the ring in memory;
+  /* checkpointing: the snapshots and window asked for, or the fastest shape that fits beside the rest, the snapshots in memory or on disk, the ring in memory;
      a device's snapshot crosses the host link once: half of what a float stored per cell and step costs there, per float of the snapshot per cell */
   if (Offered(backend, GRADIENT_CHECKPOINT - 1)) {
     Need *ck = &most.need[GRADIENT_CHECKPOINT - 1], *own = &mine.need[GRADIENT_CHECKPOINT - 1];
-    PetscCall(PlanCheckpoints(o, backend, t->nsteps, ck, &most, budget, 0.5 * link * most.snapshot * l->group_size / (sizeof(float) * cells), &ck_plan));
+    PetscCall(PlanCheckpoints(o, backend, t->nsteps, ck, &most, &stored, budget, 0.5 * link * most.snapshot * l->group_size / (sizeof(float) * cells), first_use / uses, &ck_plan));
     snapshots  = ck_plan.snapshots;
     window     = ck_plan.window;
     ck->steps = most.snapshot * snapshots;

@@ -16,7 +16,11 @@
    host), and checkpointing's snapshots on disk where asked.  The elastic
    equation's single gradient takes the boundary method where every
    parameter's is wanted and full storage for dJ/dvp alone, whose store
-   keeps a fifth of the floats. */
+   keeps a fifth of the floats.  Checkpointing's auto shape on the CPU
+   keeps a ring of a fraction of the steps, as mapping a ring of every step
+   costs what full storage's store does, more than running a few steps
+   again; on a device, whose memory costs nothing more on first use, its
+   ring takes the whole run. */
 #include "equations/acoustic/acoustic.h"
 #include "setup/plan.h"
 #include "setup/setup.h"
@@ -154,6 +158,19 @@ int main(int argc, char **argv)
   PetscCall(Expect("CPU backend, an inversion of 1 iteration", &plan, GRADIENT_BOUNDARY, &failed));
   PetscCall(Choose(&KernelOpsCPU, "-mode invert -tao_max_it 1 -bands 3,4,5,6,7,8", &plan));
   PetscCall(Expect("CPU backend, an inversion of 1 iteration in each of 6 bands", &plan, GRADIENT_FULL, &failed));
+
+  PetscCall(Choose(&KernelOpsCPU, "-gradient_method checkpoint", &plan));
+  PetscCall(Expect("-gradient_method checkpoint on the CPU", &plan, GRADIENT_CHECKPOINT, &failed));
+  if (plan.snapshots < 1 || plan.window >= 250) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL checkpointing on the CPU: %" PetscInt_FMT " snapshots, windows of %" PetscInt_FMT " steps of 1000; expected snapshots and windows under a quarter of the run\n", plan.snapshots, plan.window));
+    failed++;
+  }
+  PetscCall(Choose(&device, "-gradient_method checkpoint", &plan));
+  PetscCall(Expect("-gradient_method checkpoint on a roomy device", &plan, GRADIENT_CHECKPOINT, &failed));
+  if (plan.window < 1000) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL checkpointing on a roomy device: windows of %" PetscInt_FMT " steps; expected the whole run of 1000\n", plan.window));
+    failed++;
+  }
 
   /* the elastic equation on the CPU: full storage keeps what the wanted gradients read (docs/numerics.md, Elastic), 1 float a cell and step
      for dJ/dvp alone against 5 for all three, and the planner counts each float (EquationGradientCost.store): one gradient of every
