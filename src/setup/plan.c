@@ -341,6 +341,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   PetscBool fits[NMETHODS];
   Tier      tier[NMETHODS];
   PetscInt  chosen = -1, snapshots = 0, window = 1;
+  int       width = 42; /* the keeps column's */
   CheckpointPlan ck_plan = {.tier = TIER_HOST};
   char      why[256], host_why[512], text[3][32];
 
@@ -435,7 +436,12 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     own->fields += (double)(window + 1) * mine.term[0];
     own->map = (double)(window + 1) * mine.term[1];
   }
-  PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-10s %-42s %10s %10s%s  %s\n", "method", "keeps", "host", "device", o->wavefield_dir[0] ? "       disk" : "",
+  { /* the keeps column as wide as its longest entry (the elastic equation's full storage says what it keeps for which gradient) */
+    char keeps[64];
+    for (PetscInt k = 0; k < NMETHODS; k++)
+      if (Offered(backend, k)) width = PetscMax(width, (int)strlen(Keeps(backend, k, snapshots, window, keeps, sizeof(keeps))));
+  }
+  PetscCall(PetscPrintf(l->world, "gradient methods, per rank (the busiest):\n  %-10s %-*s %10s %10s%s  %s\n", "method", width, "keeps", "host", "device", o->wavefield_dir[0] ? "       disk" : "",
                         "expected time"));
   for (PetscInt k = 0; k < NMETHODS; k++) {
     char keeps[64], disk[32] = "";
@@ -465,7 +471,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     Amount(busiest[k][1], text[1], sizeof(text[1]));
     Amount(busiest[k][2], text[2], sizeof(text[2]));
     if (o->wavefield_dir[0]) PetscCall(PetscSNPrintf(disk, sizeof disk, " %10s", text[2]));
-    PetscCall(PetscPrintf(l->world, "  %-10s %-42s %10s %10s%s  %.1f forward runs%s\n", GradientMethods[k + 1], Keeps(backend, k, snapshots, window, keeps, sizeof(keeps)), text[0], text[1], disk,
+    PetscCall(PetscPrintf(l->world, "  %-10s %-*s %10s %10s%s  %.1f forward runs%s\n", GradientMethods[k + 1], width, Keeps(backend, k, snapshots, window, keeps, sizeof(keeps)), text[0], text[1], disk,
                           cost[k], fits[k] ? "" : " (does not fit)"));
     if (o->gradient_method == GRADIENT_AUTO ? fits[k] && k + 1 != GRADIENT_CHECKPOINT && (chosen < 0 || cost[k] < cost[chosen]) : o->gradient_method == k + 1) chosen = k;
   }
