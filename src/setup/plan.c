@@ -233,7 +233,8 @@ static Tier TierOf(const Options *o, const Backend *backend, const Need *busiest
 
 /* Checkpointing's shape and tier, with budget (host, device, disk bytes)
    for ck (the busiest rank's need before its ring): as many snapshots
-   as -checkpoints asks or fit, on disk where asked; else in host memory,
+   as -checkpoints asks, or as CheckpointFit finds fastest among those
+   that fit, on disk where asked; else in host memory,
    or on a device beside the ring in device memory where that is the
    faster plan (and fits) than host memory with the ring on the device.
    link_copy: a snapshot's copy across the host link, in forward steps. */
