@@ -10,7 +10,10 @@
   0.99 acoustic, 1.00 and 0.99 elastic, 1.05 traces; the elastic case of
   2.2 MB arrays measured 1.8 before the estimate counted whole pages); that of a
   gradient run with each method (-gradient_method full, boundary,
-  checkpoint with 20 snapshots: measured 0.99), for
+  checkpoint with 20 snapshots: measured 0.99; a full store packed with a
+  live map maps only the pages its live chunks fill, and is held to the
+  estimate less its dead chunks: measured 1.13, within 0.9 to 1.25, where
+  mapping every page would give 6.5), for
   either physics (acoustic, variable_density), with the steps compressed
   (full as int8, boundary as bf16) or on disk (full), of the elastic equation's
   boundary method (measured 0.99), of a variable-density gradient of p and
@@ -39,6 +42,7 @@ import common as c
 TIMEOUT = 300
 FORWARD_WITHIN = (0.95, 1.2)  # the forward estimate against the measured peak (0.99 to 1.05 measured)
 PLANNER_WITHIN = (0.9, 1.1)  # the gradient planner's figure against the measured peak
+PACKED_UP_TO = 1.25  # a packed full store's: its live chunks and the partly written pages around them (1.13 measured; every page mapped: 6.5)
 MB = 1048576.0
 UNITS = {"MB": MB, "GB": 1024 * MB}
 
@@ -64,11 +68,27 @@ def estimate(out):
     return float(m.group(1)) * UNITS[m.group(2)]
 
 
+def never_mapped(out):
+    """The bytes of a full store's slots that no live chunk filled (the
+    store's size times the share of its chunks left dead; -log_view prints
+    the share): their pages are never mapped.  0 for other stores."""
+    kept = re.search(r"forward wavefield kept for the adjoint: every step, ([\d.]+) MB .*only the live chunks", out)
+    if not kept:
+        return 0.0
+    share = re.search(r"stored term: ([\d.]+)% of its", out)
+    c.check(share is not None, f"a packed store, but no 'stored term: X% ...' line:\n{out}")
+    return float(kept.group(1)) * MB * (1 - float(share.group(1)) / 100)
+
+
 def check_estimate(name, args, outdir, base, within=FORWARD_WITHIN):
     out, rss = peak_rss(args, outdir)
     est = estimate(out)
-    ratio = (rss - base) / est
-    print(f"{name}: estimate {est / MB:.1f} MB, measured {(rss - base) / MB:.1f} MB above a tiny run's, ratio {ratio:.3f}")
+    dead = never_mapped(out)
+    if dead:  # each tile of rows packs its live cells from its own start: up to two partly written 4 kB pages a tile and step (32 MB here)
+        within = (within[0], PACKED_UP_TO)
+    ratio = (rss - base) / (est - dead)
+    print(f"{name}: estimate {est / MB:.1f} MB ({dead / MB:.1f} MB of it the store's dead chunks, never mapped), "
+          f"measured {(rss - base) / MB:.1f} MB above a tiny run's, ratio {ratio:.3f}")
     c.check(within[0] <= ratio <= within[1], f"{name}: measured / estimated memory = {ratio:.3f}, expected {within[0]} to {within[1]}")
     return out
 
@@ -114,7 +134,7 @@ def main():
             for method in ("full", "boundary", "checkpoint"):
                 name = f"gradient 600 x 600, 1000 samples, {method}{', variable density' if physics else ''}"
                 snapshots = ["-checkpoints", 20] if method == "checkpoint" else []
-                out = check_estimate(name, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method] + snapshots + grad + physics,
+                out = check_estimate(name, ["-mode", "gradient", "-observed_dir", obs, "-gradient_method", method, "-log_view"] + snapshots + grad + physics,
                                      scr.sub(f"grad_{method}{len(physics)}"), base, PLANNER_WITHIN)
                 c.check(f"gradient method: {method}" in out, f"the run does not say it uses -gradient_method {method}:\n{out}")
         # the store's tiers: encoded steps and their buffers; on disk only the buffers (and the live map) in memory

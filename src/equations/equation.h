@@ -70,6 +70,11 @@ typedef struct BackendOps {
   PetscErrorCode (*main_stream)(void *lanes, void **stream); /* the main lane's CUDA stream: device halos queue there, whatever the lane; NULL on host */
   /* backend memory; uploads and downloads wait for all queued work */
   PetscErrorCode (*mem_alloc)(void **, size_t bytes); /* zeroed, every page mapped */
+  /* Host backends (NULL on a device backend): an array whose pages are
+     mapped as they are first written, for one that is read only where it
+     was written (the full store's live chunks): pages never written take
+     no memory and no time. */
+  PetscErrorCode (*mem_reserve)(void **, size_t bytes);
   PetscErrorCode (*mem_free)(void **);
   PetscErrorCode (*mem_zero)(void *lanes, void *, size_t bytes); /* queued on the current lane */
   PetscErrorCode (*mem_upload)(void *dst, const void *src, size_t bytes);

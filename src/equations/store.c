@@ -116,14 +116,24 @@ static PetscBool Hosted(WavefieldStore s) { return !s->b->host_memory && s->plac
 /* Whether the steps cross a device's copy lane (staged, or on disk). */
 static PetscBool Copied(WavefieldStore s) { return s->place == PLACE_STAGED || Hosted(s) ? PETSC_TRUE : PETSC_FALSE; }
 
-static PetscErrorCode Describe(const WavefieldStore s, const WavefieldTier *tier, char *place, size_t len)
+/* Whether the steps' slots hold only their live chunks' cells, packed from
+   the start of each thread's rows (the backend writes the slot in place):
+   the rest of a slot is never written nor read, so its pages need never be
+   mapped (BackendOps.mem_reserve). */
+static PetscBool LiveOnly(const BackendOps *b, Placement place, const WavefieldLive *live)
+{
+  return place == PLACE_BACKEND && live->bytes && b->mem_reserve ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static PetscErrorCode Describe(const WavefieldStore s, const WavefieldTier *tier, const WavefieldLive *live, char *place, size_t len)
 {
   const char *as = s->codec == CODEC_BF16 ? " as bfloat16" : s->codec == CODEC_INT8 ? " as 8-bit blocks" : "";
 
   PetscFunctionBeginUser;
   switch (s->place) {
   case PLACE_BACKEND:
-    PetscCall(PetscSNPrintf(place, len, "%s", s->b->device_free_memory ? "device memory" : "host memory"));
+    PetscCall(PetscSNPrintf(place, len, "%s%s", s->b->device_free_memory ? "device memory" : "host memory",
+                            LiveOnly(s->b, s->place, live) ? " (only the live chunks, packed: pages the waves never reach are never mapped)" : ""));
     break;
   case PLACE_STAGED:
     PetscCall(PetscSNPrintf(place, len, "page-locked host memory%s, copied asynchronously", s->codec ? (s->codec == CODEC_BF16 ? " as bfloat16 (encoded on the device)" : " as 8-bit blocks (encoded on the device)") : ""));
@@ -159,13 +169,14 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *la
   (*s)->codec  = tier->codec;
   (*s)->packed = CodecBytes(tier->codec, n);
   (*s)->landing = -1;
-  PetscCall(Describe(*s, tier, where, sizeof where));
+  PetscCall(Describe(*s, tier, live, where, sizeof where));
   PetscCallMPI(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(PetscPrintf(comm, "forward wavefield kept for the adjoint: %s, %.1f MB on the busiest rank (%" PetscInt_FMT " steps x %zu cells), in %s\n", what, most / 1048576.0,
                         nsteps, n, where));
-  was = TimingEnter(TIME_ALLOCATION); /* the backend's mem_alloc maps every page now */
+  was = TimingEnter(TIME_ALLOCATION); /* the backend's mem_alloc maps every page now, mem_reserve none */
   if (place == PLACE_STAGED) MemoryCall(b->host_alloc((void **)&(*s)->data, bytes), "the forward wavefield store in page-locked host memory", bytes);
   else if (place == PLACE_DISK) PetscCall(StoreFileOpen(tier->dir, (size_t)bytes, &(*s)->file));
+  else if (LiveOnly(b, place, live)) MemoryCall(b->mem_reserve((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
   else MemoryCall(b->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
   for (PetscInt k = 0; k < 2; k++) {
     const double packed = (double)(*s)->packed;

@@ -270,7 +270,7 @@ PetscErrorCode ExperimentSetUp(Experiment *e, PetscReal vfast, PetscReal vslow)
   PetscCall(TimeAxisSetUp(&e->g, e->backend.eq->stable_step(&e->g, vfast), o->nt, o->dt, o->cfl, &e->t));
   if (!gradient) settings.watch_steps = o->snapshot_interval * e->t.m;
   PetscCall(PrintSetUp(world, &e->l, &e->model[0], &e->g, &e->geo, &e->t, e->range[0][0], e->range[0][1]));
-  if (gradient) PetscCall(GradientPlanChoose(o, &e->l, &e->backend, &e->model[0], &e->geo, &e->g, &e->t, e->ngradient, &e->plan));
+  if (gradient) PetscCall(GradientPlanChoose(o, &e->l, &e->backend, &e->model[0], &e->geo, &e->g, &e->t, vfast, e->ngradient, &e->plan));
   PetscCall(MemoryCheck(o, &e->l, &e->backend, &e->model[0], &e->geo, &e->g, &e->t, gradient ? e->plan.bytes : NULL));
   PetscCall(WarnOnDispersion(world, o, e->backend.eq, &e->model[0], vslow));
   PetscCall(NoteGhosts(world, o, &e->model[0], &e->geo, vslow));

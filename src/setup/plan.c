@@ -117,6 +117,59 @@ static double StoreUses(const Options *o, const Layout *l, const Geometry *geo)
   return (double)((geo->nshots + l->ngroups - 1) / l->ngroups) * evaluations;
 }
 
+/* Cells ahead of the wave front that a step's term still holds other than
+   zero: the stencil's precursor, until its values are flushed to zero.
+   Fitted to the live share -log_view prints (order 8, 2D 1024^2 and 2048^2,
+   500 and 1000 steps; docs/numerics.md). */
+#define REACH_AHEAD 50
+
+/* The grid undecomposed (g a copy of the run's): what the planner takes
+   must not follow the decomposition. */
+static Grid WholeGrid(const Grid *g)
+{
+  Grid w  = *g;
+  w.pitch = 0;
+  for (PetscInt a = 0; a < 3; a++) {
+    w.start[a] = 0;
+    w.size[a]  = g->N[a];
+    w.nbr[a][0] = w.nbr[a][1] = MPI_PROC_NULL;
+  }
+  return w;
+}
+
+/* The share of the cells a packed full store writes, and so maps
+   (WavefieldLive, BackendOps.mem_reserve), g undecomposed (WholeGrid): over
+   the steps, the mean of the share of the cells within vfast t +
+   REACH_AHEAD cells of a source along each axis (a box, the rows' extent
+   along z rounded out to the live map's chunks), of the shot of the group
+   that reaches the most (every shot packs from the same starts, so the
+   pages one shot maps serve the next). */
+static double ReachShare(const Grid *g, const Geometry *geo, const Layout *l, const TimeAxis *t, PetscReal vfast, PetscInt chunk)
+{
+  const PetscInt samples = PetscMin(t->nsteps, 64);
+  double         sum     = 0;
+
+  for (PetscInt i = 0; i < samples; i++) {
+    const double time = (i + 0.5) * t->nsteps / samples * t->dt_int;
+    double       most = 0;
+    for (PetscInt k = l->group_id; k < geo->nshots; k += l->ngroups) {
+      double share = 1;
+      for (PetscInt a = 0; a < g->dim; a++) {
+        const double reach = vfast * time / g->d[a] + REACH_AHEAD, at = geo->src[k].c[a] / g->d[a] + g->pml[a][0];
+        double       lo = PetscMax(at - reach, (double)g->start[a]), hi = PetscMin(at + reach, (double)(g->start[a] + g->size[a]));
+        if (!a && hi > lo) { /* whole chunks of the rows */
+          lo = PetscMax(g->start[a] + floor((lo - g->start[a]) / chunk) * chunk, (double)g->start[a]);
+          hi = PetscMin(g->start[a] + ceil((hi - g->start[a]) / chunk) * chunk, (double)(g->start[a] + g->size[a]));
+        }
+        share *= PetscMax(hi - lo, 0) / g->size[a];
+      }
+      most = PetscMax(most, share);
+    }
+    sum += most;
+  }
+  return samples ? sum / samples : 1;
+}
+
 /* What a method needs on a rank (bytes): backend fields, the stored
    steps, and the store's buffers in host and device memory
    (WavefieldStoreBufferBytes: a staged store's two device buffers, an
@@ -147,6 +200,7 @@ typedef struct {
    same on any ranks): 4 ranks take what 1 takes and give its bits. */
 typedef struct {
   double first_use[NMETHODS], raw[NMETHODS], padded;
+  double mapped[NMETHODS]; /* first_use in memory: a packed store's, only the share the waves reach (ReachShare) */
   double term[2], snapshot; /* checkpointing: a step's terms and their live map, a snapshot (Figures) */
 } Stored;
 
@@ -328,7 +382,7 @@ static PetscErrorCode CheckTier(const Options *o, const Layout *l, const Backend
 }
 
 PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g,
-                                  const TimeAxis *t, PetscInt nimage, GradientPlan *plan)
+                                  const TimeAxis *t, PetscReal vfast, PetscInt nimage, GradientPlan *plan)
 {
   const WavefieldStorage where = (WavefieldStorage)o->wavefield_storage;
   const WavefieldCodec   codec = (WavefieldCodec)o->wavefield_codec;
@@ -342,6 +396,9 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   PetscBool fits[NMETHODS];
   Tier      tier[NMETHODS];
   PetscInt  chosen = -1, snapshots = 0, window = 1;
+  PetscBool packed[NMETHODS] = {PETSC_FALSE}, live_here[NMETHODS] = {PETSC_FALSE}; /* a store that maps only what its live chunks fill (WavefieldStoreCreate), were the grid undecomposed; and on these ranks */
+  double    reach = 1;                        /* ReachShare, where a store is packed */
+  const Grid whole = WholeGrid(g);
   int       width = 42; /* the keeps column's */
   CheckpointPlan ck_plan = {.tier = TIER_HOST};
   char      why[256], host_why[512], text[3][32];
@@ -362,6 +419,15 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     mine.need[k].fields       = backend->eq->method_bytes(backend->ops, g, as, nimage);
     mine.need[k].steps        = WavefieldStoreBytes(n, nsteps, kept);
     mine.need[k].map          = (double)live.bytes * nsteps;
+    if (!ring && kept == CODEC_NONE && backend->memory->mem_reserve) { /* on any ranks as on one: on ranks across z faces, which keep no live map, it under-states the mapping */
+      size_t        n1;
+      PetscInt      nsteps1;
+      WavefieldLive one;
+      backend->eq->store_shape(backend->ops, &whole, as, nimage, t->nsteps, &n1, &nsteps1, &one);
+      packed[k]    = one.bytes ? PETSC_TRUE : PETSC_FALSE;
+      live_here[k] = live.bytes ? PETSC_TRUE : PETSC_FALSE;
+      if (packed[k]) reach = ReachShare(&whole, geo, l, t, vfast, one.chunk);
+    }
     here.raw[k]               = (double)n * nsteps * sizeof(float);
     WavefieldStoreBufferBytes(backend->memory, n, &(WavefieldTier){STORAGE_HOST, kept, NULL}, mine.need[k].buffers);
     {
@@ -396,13 +462,17 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     PetscInt padded[3];
     here.padded = (double)GridPaddedCells(g, padded) * sizeof(float) * (double)t->nsteps;
   }
-  for (PetscInt k = 0; k < NMETHODS; k++) here.first_use[k] = mine.need[k].steps + mine.need[k].map; /* checkpointing's: its plan's (CheckpointSchedule) */
+  for (PetscInt k = 0; k < NMETHODS; k++) {
+    here.first_use[k] = mine.need[k].steps + mine.need[k].map; /* checkpointing's: its plan's (CheckpointSchedule) */
+    here.mapped[k]    = (packed[k] ? reach : 1) * mine.need[k].steps + mine.need[k].map;
+  }
   here.term[0]  = mine.term[0];
   here.term[1]  = mine.term[1];
   here.snapshot = mine.snapshot;
   PetscCallMPI(MPI_Allreduce(&here, &stored, (PetscMPIInt)(sizeof(Stored) / sizeof(double)), MPI_DOUBLE, MPI_SUM, l->world));
   for (PetscInt k = 0; k < NMETHODS; k++) {
     stored.first_use[k] /= stored.padded;
+    stored.mapped[k] /= stored.padded;
     stored.raw[k] /= stored.padded;
   }
   if (backend->memory->device_free_memory) {
@@ -466,7 +536,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     /* the busiest rank's store over its share of the cells (the same on every rank), as it crosses the link: encoded on the device */
     if (OnDevice(backend) && tier[k] != TIER_DEVICE && k + 1 != GRADIENT_CHECKPOINT) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
     if (tier[k] == TIER_DISK) cost[k] += disk_cost * stored.first_use[k];
-    else cost[k] += first_use * stored.first_use[k] / uses;
+    else cost[k] += first_use * stored.mapped[k] / uses;
     if (k + 1 != GRADIENT_CHECKPOINT) cost[k] += codec_cost * stored.raw[k];
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
@@ -479,6 +549,10 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   if (first_use > 0)
     PetscCall(PetscPrintf(l->world, "  (the expected times count the first use of a store's pages, %.2g forward runs per float stored per cell and step, shared by the %.0f use%s of one store: shots x evaluations)\n",
                           first_use, uses, uses == 1 ? "" : "s"));
+  for (PetscInt k = 0; k < NMETHODS; k++)
+    if (packed[k] && first_use > 0 && tier[k] != TIER_DISK)
+      PetscCall(PetscPrintf(l->world, "  (%s keeps only the chunks the waves reach, whose pages alone are mapped: about %.1f%% of its store, counted in its expected time%s)\n",
+                            GradientMethods[k + 1], 100 * reach, live_here[k] ? "" : ", as on one rank; split along z, as here, it maps all of it"));
   if (codec != CODEC_NONE) PetscCall(PetscPrintf(l->world, "  (full and boundary keep their steps as %s: an approximate gradient, docs/options.md)\n", codec == CODEC_BF16 ? "bfloat16" : "8-bit blocks"));
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(o, l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, budget, host_why, most.snapshot, cost));
   plan->method    = (GradientMethod)(chosen + 1);

@@ -25,6 +25,7 @@ typedef struct {
   WavefieldTier  tier;      /* where and how the store keeps its steps */
 } GradientPlan;
 
-/* Collective over the world; g and t: the decomposed grid and the time axis. */
+/* Collective over the world; g and t: the decomposed grid and the time axis,
+   vfast the fastest velocity (how far the waves reach). */
 PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backend *backend, const ModelInfo *m, const Geometry *geo, const Grid *g,
-                                  const TimeAxis *t, PetscInt nimage, GradientPlan *plan);
+                                  const TimeAxis *t, PetscReal vfast, PetscInt nimage, GradientPlan *plan);
