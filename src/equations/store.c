@@ -117,7 +117,7 @@ static PetscBool Hosted(WavefieldStore s) { return !s->b->host_memory && s->plac
 static PetscBool Copied(WavefieldStore s) { return s->place == PLACE_STAGED || Hosted(s) ? PETSC_TRUE : PETSC_FALSE; }
 
 /* Whether the steps' slots hold only their live chunks' cells, packed from
-   the start of each thread's rows (the backend writes the slot in place):
+   the start of each tile of rows (the backend writes the slot in place):
    the rest of a slot is never written nor read, so its pages need never be
    mapped (BackendOps.mem_reserve). */
 static PetscBool LiveOnly(const BackendOps *b, Placement place, const WavefieldLive *live)
