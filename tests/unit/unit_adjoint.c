@@ -247,7 +247,7 @@ static PetscErrorCode CheckSupport(void *ctx, PetscInt shot, PetscInt m, const f
 {
   SupportWatch *w = (SupportWatch *)ctx;
   const Fields *f = &State(w->p)->f; /* u's layout */
-  const Box    *b = &State(w->p)->rec.support[m];
+  const Box    *b = &State(w->p)->rec.support.box[m];
   PetscInt      i[3];
 
   PetscFunctionBeginUser;
@@ -290,7 +290,7 @@ static PetscErrorCode CheckWithoutSupport(const Grid *g, const TimeAxis *t, cons
   PetscCall(WavefieldStoreCreate(PETSC_COMM_WORLD, ops.backend, State(&p)->f.backend, n, nsteps, &(WavefieldTier){STORAGE_AUTO, CODEC_NONE, NULL}, &live, "boundary", &store));
   PetscCall(PetscMalloc1(cells, &other));
   PetscCall(Misfit(&p, t, sl, 5, w, v, obs, store, &J, other));
-  PetscCheck(!State(&p)->rec.nsupport, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a backend without host memory kept support boxes");
+  PetscCheck(!State(&p)->rec.support.nlevel, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a backend without host memory kept support boxes");
   for (PetscInt c = 0; c < cells; c++) {
     sums[0] += (other[c] - grad[c]) * (other[c] - grad[c]);
     sums[1] += grad[c] * grad[c];

@@ -15,8 +15,7 @@ PetscErrorCode ReconstructionDestroy(AcousticState *a)
   PetscCall(a->ops->backend->mem_free((void **)&r->u));
   PetscCall(a->ops->backend->mem_free((void **)&r->uprev));
   if (a->rec.scratch) PetscCall(a->ops->backend->mem_free(&a->rec.scratch));
-  PetscCall(PetscFree(a->rec.support));
-  a->rec.nsupport = 0;
+  PetscCall(FieldSupportFree(&a->rec.support));
   a->rec.pair     = PETSC_FALSE;
   PetscFunctionReturn(0);
 }

@@ -5,6 +5,7 @@
 #pragma once
 #include "equations/acoustic/kernels.h"
 #include "equations/store.h"
+#include "equations/support.h"
 
 /* The boundary method's forward field, run backwards: its own u and uprev;
    the model and everything else the state's. */
@@ -14,8 +15,7 @@ typedef struct {
   Box       band[6];
   PetscBool pair;    /* the backend takes two reverse steps at once (KernelOps.adjoint_pair) */
   void     *scratch; /* its scratch, backend memory */
-  Box      *support; /* per forward level u^0 .. u^N, where known: the cells it may be nonzero on (support.h) */
-  PetscInt  nsupport;
+  FieldSupport support; /* per forward level u^0 .. u^N, where known: the cells it may be nonzero on (support.h) */
   Box       now[2];  /* the reverse step's Fields.fu_support */
 } Reconstruction;
 

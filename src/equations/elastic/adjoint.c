@@ -88,8 +88,10 @@ PetscErrorCode ELAdjointRunBegin(ELState *s, WavefieldStore store)
 PetscErrorCode ELAdjointStepBegin(ELState *s, WavefieldStore store, PetscInt n)
 {
   PetscFunctionBeginUser;
-  if (s->rec) PetscCall(ELReconstructionRead(s, store, n));
-  else PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
+  if (s->rec) {
+    PetscCall(ELReconstructionRead(s, store, n));
+    FieldSupportStep(&s->rec->support, n, &s->rec->wide[0], &s->rec->keep[0]);
+  } else PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
   PetscFunctionReturn(0);
 }
 
@@ -164,6 +166,8 @@ PetscErrorCode ELAdjointReversePair(ELState *s, WavefieldStore store, PetscInt n
   if (!*done) PetscFunctionReturn(0);
   pr->wav       = points[1].wav;
   s->rec->saved = pr->r.saved[0];
+  FieldSupportStep(&s->rec->support, n, &s->rec->wide[0], &s->rec->keep[0]);
+  FieldSupportStep(&s->rec->support, n - 1, &s->rec->wide[1], &s->rec->keep[1]);
   PetscCall(ELAdjointSweepBegin(s, &points[0]));
   PetscCall(s->ops->fused_adjoint(s, pr));
   s->rec->saved = pr->r.saved[1];

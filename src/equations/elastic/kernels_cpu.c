@@ -462,47 +462,66 @@ PetscErrorCode ELAdjointStressCPU(ELState *s, const Box *b)
   return 0;
 }
 
+/* The cells of box in field f's core that reverse step `step` (rec.wide,
+   rec.keep: 1 the second of a pair) may change, in *b; false where there
+   are none (support.h). */
+static PetscBool BackCells(const ELState *s, PetscInt f, const Box *box, PetscInt step, Box *b)
+{
+  Box core;
+
+  return BoxWithin(box, &s->rec->core[f], &core) && BoxWithin(&core, &s->rec->wide[step], b);
+}
+
 /* The boundary method's backward passes over each field's core in box b
-   (reconstruct.c): the normal stresses as the forward stage has them, the
-   free surfaces' bands included; each shear stress and velocity in one
-   piece a row (no cell of a core lies in a layer) but for the shear
-   stresses' cells in a surface's band. */
-static void BackStress(ELState *s, const Box *box, PetscBool sweep)
+   (reconstruct.c), where reverse step `step` may change it (BackCells),
+   then 0 where its level's box leaves off: the normal stresses as the
+   forward stage has them, the free surfaces' bands included; each shear
+   stress and velocity in one piece a row (no cell of a core lies in a
+   layer) but for the shear stresses' cells in a surface's band. */
+static void BackStress(ELState *s, const Box *box, PetscInt step, PetscBool sweep)
 {
   const ELRadii full = FullRadii(s->radius);
+  const Box    *keep = &s->rec->keep[step];
   Box           b;
 
-  if (BoxWithin(box, &s->rec->core[EL_SZZ], &b)) EL_ROWS(sweep, s, &b, StressRow(s, row, q, n, EL_PASS_BACK));
+  if (BackCells(s, EL_SZZ, box, step, &b)) EL_ROWS(sweep, s, &b, {
+      StressRow(s, row, q, n, EL_PASS_BACK);
+      for (PetscInt a = 0; a < s->dim; a++) FieldSupportZeroRow(s->rec->f[EL_SZZ + a], row, b.lo[0], n, j, k, keep);
+    });
   for (PetscInt p = 0; p < ELPairs(s->dim); p++) {
-    if (!BoxWithin(box, &s->rec->core[EL_SZX + p], &b)) continue;
+    if (!BackCells(s, EL_SZX + p, box, step, &b)) continue;
     EL_ROWS(sweep, s, &b, {
       PetscInt lo, hi;
       FullRange(s, q, n, &lo, &hi);
       BandRuns(s, row, q, 0, lo, EL_PASS_BACK, p);
       BandRuns(s, row, q, hi, n, EL_PASS_BACK, p);
       BackShearPiece(s, p, row, q, lo, hi - lo, &full);
+      FieldSupportZeroRow(s->rec->f[EL_SZX + p], row, b.lo[0], n, j, k, keep);
     });
   }
 }
 
-static void BackVelocity(ELState *s, const Box *box, PetscBool sweep)
+static void BackVelocity(ELState *s, const Box *box, PetscInt step, PetscBool sweep)
 {
   for (PetscInt a = 0; a < s->dim; a++) {
     Box b;
-    if (!BoxWithin(box, &s->rec->core[EL_VZ + a], &b)) continue;
-    EL_ROWS(sweep, s, &b, EL_WITH_IMAGE(s, EL_IMAGE_BUOYANCY, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_BACK, K_, R_, D_)))));
+    if (!BackCells(s, EL_VZ + a, box, step, &b)) continue;
+    EL_ROWS(sweep, s, &b, {
+      EL_WITH_IMAGE(s, EL_IMAGE_BUOYANCY, EL_WITH_DIM(s->dim, STAGGERED_WITH_RADIUS(s->radius, VelocityPieceR(s, a, 1, row, q, 0, n, EL_CPML_NONE, EL_PASS_BACK, K_, R_, D_))));
+      FieldSupportZeroRow(s->rec->f[EL_VZ + a], row, b.lo[0], n, j, k, &s->rec->keep[step]);
+    });
   }
 }
 
 PetscErrorCode ELBackStressCPU(ELState *s, const Box *box)
 {
-  BackStress(s, box, PETSC_FALSE);
+  BackStress(s, box, 0, PETSC_FALSE);
   return 0;
 }
 
 PetscErrorCode ELBackVelocityCPU(ELState *s, const Box *box)
 {
-  BackVelocity(s, box, PETSC_FALSE);
+  BackVelocity(s, box, 0, PETSC_FALSE);
   return 0;
 }
 
@@ -593,8 +612,9 @@ PetscErrorCode ELFusedForwardCPU(ELState *s, const StaggeredPair *pair)
    normal velocity past the surface, its operands (over stage 0's, which
    (1) has read R layers on by then) and their values beyond it; (3) the
    stresses' adjoint and the boundary method's velocities run back.
-   saved: the store's slot of the step (the stresses' band). */
-static void AdjointLayer(ELState *s, PetscInt l, PetscInt stage, float *saved)
+   saved: the store's slot of the step (the stresses' band); step: 0, or
+   1 for the second step of a pair (its support boxes). */
+static void AdjointLayer(ELState *s, PetscInt l, PetscInt stage, float *saved, PetscInt step)
 {
   const Box b = StaggeredLayerBox(s->dim, s->n, l);
 
@@ -613,7 +633,7 @@ static void AdjointLayer(ELState *s, PetscInt l, PetscInt stage, float *saved)
       AdjointVelocityRow(s, row, q, n);
     });
     if (s->rec) {
-      BackStress(s, &b, PETSC_TRUE);
+      BackStress(s, &b, step, PETSC_TRUE);
       ELReconstructionRestoreLayer(s, l, saved, PETSC_TRUE);
       STAGGERED_ROWS_OF(s, &b, {
         STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->rec->f[EL_SZZ], row, n);
@@ -632,7 +652,7 @@ static void AdjointLayer(ELState *s, PetscInt l, PetscInt stage, float *saved)
     break;
   default:
     STAGGERED_ROWS_OF(s, &b, AdjointStressRow(s, row, q, n));
-    if (s->rec) BackVelocity(s, &b, PETSC_TRUE);
+    if (s->rec) BackVelocity(s, &b, step, PETSC_TRUE);
   }
 }
 
@@ -700,7 +720,7 @@ static void AdjointSweepLayer(void *ctx, PetscInt l, PetscInt stage)
   ELState             *s  = a->s;
 
   if (pr && stage == 5) UnsourceLayer(s, pr, l);
-  AdjointLayer(s, l, stage % 4, pr ? pr->r.saved[stage / 4] : s->rec ? s->rec->saved : NULL);
+  AdjointLayer(s, l, stage % 4, pr ? pr->r.saved[stage / 4] : s->rec ? s->rec->saved : NULL, stage / 4);
   if (pr && stage == 3) {
     const Box b = StaggeredLayerBox(s->dim, s->n, l);
     ReverseTurnLayer(s, pr, &b, l);

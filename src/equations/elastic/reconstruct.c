@@ -82,6 +82,7 @@ PetscErrorCode ELReconstructionDestroy(ELState *s)
   PetscFunctionBeginUser;
   if (!s->rec) PetscFunctionReturn(0);
   for (PetscInt f = 0; f < EL_FORWARD_FIELDS; f++) PetscCall(s->backend->mem_free((void **)&s->rec->f[f]));
+  PetscCall(FieldSupportFree(&s->rec->support));
   PetscCall(PetscFree(s->rec));
   PetscFunctionReturn(0);
 }
@@ -217,4 +218,19 @@ PetscErrorCode ELReconstructionStresses(ELState *s)
   PetscCall(s->ops->surface(s, STAGGERED_MIRROR_NODES_ODD, NULL, PETSC_TRUE));
   Swap(s);
   PetscFunctionReturn(0);
+}
+
+/* A step reaches 2 radii: the velocities from the stresses, then the
+   stresses from the velocities (their CPML memories lie at the cells they
+   update). */
+void ELSupportGrow(ELState *s, PetscInt n)
+{
+  float         *all[EL_FORWARD_FIELDS];
+  const float   *field[EL_FORWARD_FIELDS];
+  PetscInt       nfield = 0;
+
+  ForwardArrays(s, all);
+  for (PetscInt f = 0; f < EL_FORWARD_FIELDS; f++)
+    if (FieldExists(f, s->dim)) field[nfield++] = all[f];
+  FieldSupportGrow(&s->rec->support, n + 1, 2 * s->radius, nfield, field);
 }

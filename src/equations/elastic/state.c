@@ -197,6 +197,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(ELAdjointRunBegin(s, store));
   if (adjoint && s->rec) ELReconstructionStart(s);
+  if (!adjoint && s->rec) PetscCall(FieldSupportStartOnGrid(&s->rec->support, s->grid, store && s->backend->host_memory, nsteps, points->src));
   PetscCall(StaggeredPairDestroy(&s->pair)); /* built for the last run's maps */
   PetscCall(ELAdjointReversePairFree(s));
 #define EL_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
@@ -213,7 +214,14 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode RunEnd(EquationState *s, PetscBool adjoint, WavefieldStore store) { return 0; }
+static PetscErrorCode RunEnd(EquationState *state, PetscBool adjoint, WavefieldStore store)
+{
+  ELState *s = ELStateOf(state);
+
+  PetscFunctionBeginUser;
+  if (!adjoint && store && s->rec) PetscCall(FieldSupportJoin(&s->rec->support, s->grid));
+  PetscFunctionReturn(0);
+}
 
 /* Forward step n writes its terms into the store's slot n (the boundary
    method: the band of the fields it starts from); reverse step n reads
@@ -308,6 +316,7 @@ static PetscErrorCode FusedSteps(EquationState *state, WavefieldStore store, Pet
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (!Sweeps(s) || (store && !s->rec)) PetscFunctionReturn(0);
+  if (store && s->rec->support.nlevel && n % 2) PetscFunctionReturn(0); /* the support boxes' levels (FieldSupportStartOnGrid) */
   PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, ELInjectScaleAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   if (store) PetscCall(ELReconstructionKeepBegin(s, s->pair, store, n + 1));
@@ -341,6 +350,7 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   else {
     PetscCall(s->ops->inject(s, points->src, points->wav, PETSC_FALSE));
     PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, s->s, PETSC_FALSE));
+    if (store && s->rec) ELSupportGrow(s, n);
     if (s->keep) PetscCall(WavefieldStoreWriteEnd(store, n));
     s->keep = NULL;
   }

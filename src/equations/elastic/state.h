@@ -16,6 +16,7 @@
 #include "equations/equation.h"
 #include "equations/staggered.h"
 #include "equations/staggered_pair.h"
+#include "equations/support.h"
 
 /* Its fields, in the order of the Equation table (elastic.c): the
    forward's, the model's, then the adjoint's operands (EL_OP + 3 a + b:
@@ -43,6 +44,8 @@ typedef struct {
   size_t        floats; /* the band's floats, a step */
   float        *f[EL_FORWARD_FIELDS];
   float        *saved;  /* the store's slot of the reverse step being run */
+  FieldSupport  support; /* per level, the cells the forward fields may be nonzero on (host memory; support.h) */
+  Box           wide[2], keep[2]; /* the reverse step's FieldSupportStep (the second step of a pair in [1]) */
 } ELReconstruction;
 
 /* The sources (Equation.source_kind): an explosion, or a force along an
@@ -185,6 +188,8 @@ PetscErrorCode ELReconstructionDone(ELState *s, WavefieldStore store, PetscInt n
 PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints *points);
 PetscErrorCode ELReconstructionStresses(ELState *s);
 void           ELReconstructionRestoreLayer(ELState *s, PetscInt l, float *saved, PetscBool stresses);
+/* The support boxes (support.h) after forward step n. */
+void           ELSupportGrow(ELState *s, PetscInt n);
 
 /* The shear stress of axes a != b: t[ELPair(a, b)] ((0, 1), (0, 2), (1, 2)). */
 FWI_HD static inline PetscInt ELPair(PetscInt a, PetscInt b) { return a + b - 1; }

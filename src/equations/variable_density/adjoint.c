@@ -78,8 +78,10 @@ PetscErrorCode VDAdjointRunBegin(VDState *s, WavefieldStore store)
 PetscErrorCode VDAdjointStepBegin(VDState *s, WavefieldStore store, PetscInt n)
 {
   PetscFunctionBeginUser;
-  if (s->method == GRADIENT_BOUNDARY) PetscCall(VDReconstructionRead(s, store, n));
-  else PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
+  if (s->method == GRADIENT_BOUNDARY) {
+    PetscCall(VDReconstructionRead(s, store, n));
+    FieldSupportStep(&s->rec.support, n, &s->rec.wide[0], &s->rec.keep[0]);
+  } else PetscCall(WavefieldStoreReadBegin(store, n, &s->keep));
   PetscFunctionReturn(0);
 }
 
@@ -205,6 +207,8 @@ PetscErrorCode VDAdjointReversePair(VDState *s, WavefieldStore store, PetscInt n
   if (!*done) PetscFunctionReturn(0);
   pr->at_src   = points[1].at_src;
   s->rec.saved = pr->r.saved[0];
+  FieldSupportStep(&s->rec.support, n, &s->rec.wide[0], &s->rec.keep[0]);
+  FieldSupportStep(&s->rec.support, n - 1, &s->rec.wide[1], &s->rec.keep[1]);
   PetscCall(VDAdjointSweepBegin(s, &points[0]));
   PetscCall(s->ops->fused_adjoint(s, pr));
   s->rec.saved = pr->r.saved[1];

@@ -446,12 +446,23 @@ static void ReconstructVelocityRow(VDState *s, PetscInt a, ptrdiff_t row, PetscI
 #undef VD_BACK_VELOCITY
 }
 
+/* The pressure run back over the cells of box in the core that reverse
+   step `step` (rec.wide, rec.keep: 1 the second of a pair) may change,
+   then 0 where its level's box leaves off (support.h). */
+static void ReconstructPressure(VDState *s, const Box *box, PetscInt step, PetscBool threads)
+{
+  Box core, b;
+
+  if (!BoxWithin(box, &s->rec.pcore, &core) || !BoxWithin(&core, &s->rec.wide[step], &b)) return;
+  STAGGERED_ROWS_THREADED(threads, s, &b, {
+    ReconstructPressureRow(s, row, n);
+    FieldSupportZeroRow(s->rec.p, row, b.lo[0], n, j, k, &s->rec.keep[step]);
+  });
+}
+
 PetscErrorCode VDReconstructPressureCPU(VDState *s, const Box *box)
 {
-  Box b;
-
-  if (!BoxWithin(box, &s->rec.pcore, &b)) return 0;
-  STAGGERED_EACH_ROW(s, &b, ReconstructPressureRow(s, row, n));
+  ReconstructPressure(s, box, 0, PETSC_TRUE);
   return 0;
 }
 
@@ -474,29 +485,40 @@ static void ReconstructVelocitiesRow2(VDState *s, ptrdiff_t c, PetscInt m)
    both begin at the same cell, axis 0's ending one short: reconstruct.c),
    axis 1's last cell on its own; otherwise (the stage loop's whole core,
    whose axis 1 ends a layer short, and 3D) an axis at a time.  Each cell's
-   arithmetic is the same either way. */
-static void ReconstructVelocities(VDState *s, const Box *box, PetscBool threads)
+   arithmetic is the same either way.  Only the cells reverse step `step`
+   may change, then 0 where its level's box leaves off, as
+   ReconstructPressure. */
+static void ReconstructVelocities(VDState *s, const Box *box, PetscInt step, PetscBool threads)
 {
-  Box       core[3];
-  PetscBool in[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+  const Box *keep = &s->rec.keep[step];
+  Box        core[3];
+  PetscBool  in[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
 
-  for (PetscInt a = 0; a < s->dim; a++) in[a] = BoxWithin(box, &s->rec.vcore[a], &core[a]);
+  for (PetscInt a = 0; a < s->dim; a++) {
+    Box c;
+    in[a] = BoxWithin(box, &s->rec.vcore[a], &c) && BoxWithin(&c, &s->rec.wide[step], &core[a]); /* as ReconstructPressure's */
+  }
   if (s->dim == 2 && in[0] && in[1] && core[0].lo[0] == core[1].lo[0] && core[0].hi[0] <= core[1].hi[0] && core[0].lo[1] == core[1].lo[1] && core[0].hi[1] == core[1].hi[1]) {
     const PetscInt both = core[0].hi[0] - core[0].lo[0];
     STAGGERED_ROWS_THREADED(threads, s, &core[1], {
       ReconstructVelocitiesRow2(s, row, both);
       if (n > both) ReconstructVelocityRow(s, 1, row + both, n - both);
+      FieldSupportZeroRow(s->rec.v[0], row, core[1].lo[0], both, j, k, keep);
+      FieldSupportZeroRow(s->rec.v[1], row, core[1].lo[0], n, j, k, keep);
     });
     return;
   }
   for (PetscInt a = 0; a < s->dim; a++) {
-    if (in[a]) STAGGERED_ROWS_THREADED(threads, s, &core[a], ReconstructVelocityRow(s, a, row, n));
+    if (in[a]) STAGGERED_ROWS_THREADED(threads, s, &core[a], {
+        ReconstructVelocityRow(s, a, row, n);
+        FieldSupportZeroRow(s->rec.v[a], row, core[a].lo[0], n, j, k, keep);
+      });
   }
 }
 
 PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *box)
 {
-  ReconstructVelocities(s, box, PETSC_TRUE);
+  ReconstructVelocities(s, box, 0, PETSC_TRUE);
   return 0;
 }
 
@@ -512,12 +534,12 @@ PetscErrorCode VDReconstructVelocityCPU(VDState *s, const Box *box)
         from them, mirrored (d's stage 0 values are read no more); the
         boundary method's velocities run back from the pressure;
      3: the pressure's adjoint from stage 1's operands.
-   Only the last writes u, which stages 0 and 1 read at their own cells. */
-static void AdjointLayer(VDState *s, PetscInt l, PetscInt stage)
+   Only the last writes u, which stages 0 and 1 read at their own cells.
+   step: 0, or 1 for the second step of a pair (its support boxes). */
+static void AdjointLayer(VDState *s, PetscInt l, PetscInt stage, PetscInt step)
 {
   const Box       b    = StaggeredLayerBox(s->dim, s->n, l);
   const PetscBool back = s->method == GRADIENT_BOUNDARY;
-  Box             core;
 
   switch (stage) {
   case 0:
@@ -529,7 +551,7 @@ static void AdjointLayer(VDState *s, PetscInt l, PetscInt stage)
   case 1:
     STAGGERED_ROWS_OF(s, &b, VelocityRow(s, row, q, n, PETSC_TRUE));
     if (!back) break;
-    if (BoxWithin(&b, &s->rec.pcore, &core)) STAGGERED_ROWS_OF(s, &core, ReconstructPressureRow(s, row, n));
+    ReconstructPressure(s, &b, step, PETSC_FALSE);
     STAGGERED_ROWS_OF(s, &b, {
       STAGGERED_SURFACE_ROW_Z(s, STAGGERED_ZERO_SURFACE, s->rec.p, row, n);
       STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_CENTRES, s->rec.p, row, n);
@@ -541,7 +563,7 @@ static void AdjointLayer(VDState *s, PetscInt l, PetscInt stage)
       OperandsRow(s, 1, row, q, n);
       STAGGERED_SURFACE_ROW_Z(s, STAGGERED_MIRROR_NODES, s->d[0], row, n);
     });
-    if (back) ReconstructVelocities(s, &b, PETSC_FALSE);
+    if (back) ReconstructVelocities(s, &b, step, PETSC_FALSE);
     break;
   default:
     STAGGERED_ROWS_OF(s, &b, PressureRow(s, row, q, n, PETSC_TRUE));
@@ -599,7 +621,7 @@ static void AdjointSweepLayer(void *ctx, PetscInt l, PetscInt stage)
   const AdjointSweep *a = (const AdjointSweep *)ctx;
 
   if (a->pair && stage == 5) VelocityResidualLayer(a->s, a->pair, l);
-  AdjointLayer(a->s, l, stage % 4);
+  AdjointLayer(a->s, l, stage % 4, stage / 4);
   if (a->pair && stage == 3) {
     const Box b = StaggeredLayerBox(a->s->dim, a->s->n, l);
     ReverseTurnLayer(a->s, a->pair, &b, l);

@@ -60,6 +60,7 @@ PetscErrorCode VDReconstructionDestroy(VDState *s)
   PetscFunctionBeginUser;
   PetscCall(s->backend->mem_free((void **)&s->rec.p));
   for (PetscInt a = 0; a < s->dim; a++) PetscCall(s->backend->mem_free((void **)&s->rec.v[a]));
+  PetscCall(FieldSupportFree(&s->rec.support));
   PetscFunctionReturn(0);
 }
 
@@ -134,4 +135,13 @@ PetscErrorCode VDReconstructionRestore(VDState *s, PetscBool pressure)
   float *const f[4] = {s->rec.p, s->rec.v[0], s->rec.v[1], s->rec.v[2]};
 
   return s->ops->band_copy(s, f, PETSC_FALSE, pressure, s->rec.saved);
+}
+
+/* A step reaches 2 radii: v from p, then p from v (their CPML memories
+   lie at the cells they update). */
+void VDSupportGrow(VDState *s, PetscInt n)
+{
+  const float *field[4] = {s->p, s->v[0], s->v[1], s->v[2]};
+
+  FieldSupportGrow(&s->rec.support, n + 1, 2 * s->radius, 1 + s->dim, field);
 }

@@ -179,6 +179,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointRunBegin(s, store));
   if (adjoint && s->method == GRADIENT_BOUNDARY) VDReconstructionStart(s);
+  if (!adjoint) PetscCall(FieldSupportStartOnGrid(&s->rec.support, s->grid, store && s->method == GRADIENT_BOUNDARY && s->backend->host_memory, nsteps, points->src));
   PetscCall(StaggeredPairDestroy(&s->pair)); /* built for the last run's maps */
   PetscCall(VDAdjointReversePairFree(s));
 #define VD_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
@@ -192,7 +193,14 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode RunEnd(EquationState *s, PetscBool adjoint, WavefieldStore store) { return 0; }
+static PetscErrorCode RunEnd(EquationState *state, PetscBool adjoint, WavefieldStore store)
+{
+  VDState *s = VDStateOf(state);
+
+  PetscFunctionBeginUser;
+  if (!adjoint && store && s->method == GRADIENT_BOUNDARY) PetscCall(FieldSupportJoin(&s->rec.support, s->grid));
+  PetscFunctionReturn(0);
+}
 
 /* Forward step n writes its terms into the store's slot n (the boundary
    method: the band of the fields it starts from); reverse step n reads
@@ -282,6 +290,7 @@ static PetscErrorCode FusedSteps(EquationState *state, WavefieldStore store, Pet
   *done = PETSC_FALSE;
   if (!Sweeps(s) || s->dim != 2) PetscFunctionReturn(0); /* in 3D slower (docs/numerics.md) */
   if (store && s->method != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
+  if (store && s->rec.support.nlevel && n % 2) PetscFunctionReturn(0); /* the support boxes' levels (FieldSupportStartOnGrid) */
   PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, VDKdtAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   if (store) PetscCall(VDReconstructionKeepBegin(s, s->pair, store, n + 1));
@@ -305,6 +314,7 @@ static PetscErrorCode StepEnd(EquationState *state, PetscBool adjoint, Wavefield
   else {
     PetscCall(s->ops->inject(s, s->p, PETSC_FALSE, points->src, points->wav));
     PetscCall(s->ops->surface(s, STAGGERED_ZERO_SURFACE, p));
+    if (store && s->method == GRADIENT_BOUNDARY) VDSupportGrow(s, n);
     if (s->keep) PetscCall(WavefieldStoreWriteEnd(store, n));
     s->keep = NULL;
   }

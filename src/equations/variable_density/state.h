@@ -8,6 +8,7 @@
 #include "equations/equation.h"
 #include "equations/staggered.h"
 #include "equations/staggered_pair.h"
+#include "equations/support.h"
 
 /* Its fields, in the order of the Equation table (variable_density.c):
    the forward's, then the adjoint's operands of the derivatives along each
@@ -26,6 +27,8 @@ typedef struct {
   size_t   floats;      /* the band's floats, a step */
   float   *p, *v[3];    /* the forward fields, run backwards */
   float   *saved;       /* the store's slot of the reverse step being run */
+  FieldSupport support; /* per level, the cells p and v may be nonzero on (host memory; support.h) */
+  Box      wide[2], keep[2]; /* the reverse step's FieldSupportStep (the second step of a pair in [1]) */
 } VDReconstruction;
 
 /* Two reverse steps, n and n - 1, in one sweep (the boundary method, 2D, a
@@ -137,6 +140,8 @@ PetscErrorCode VDReconstructionRead(VDState *s, WavefieldStore store, PetscInt n
 PetscErrorCode VDReconstructionDone(VDState *s, WavefieldStore store, PetscInt n);
 PetscErrorCode VDReconstructionUnsource(VDState *s, const EquationStepPoints *points);
 PetscErrorCode VDReconstructionRestore(VDState *s, PetscBool pressure);
+/* The support boxes (support.h) after forward step n. */
+void           VDSupportGrow(VDState *s, PetscInt n);
 
 /* K dt at cell (state: a VDState): what an injection into the pressure
    (a source's, or the pressure's residuals in the adjoint) adds there per

@@ -1,0 +1,158 @@
+/* Support boxes of a forward run (support.h). */
+#include "equations/support.h"
+
+/* *b grown to hold cell i (owned indices). */
+static void BoxAddCell(Box *b, const PetscInt i[3])
+{
+  const Box cell = {{i[0], i[1], i[2]}, {i[0] + 1, i[1] + 1, i[2] + 1}, 0};
+
+  BoxJoin(b, &cell);
+}
+
+/* Where owned cell i lies in the padded layout. */
+static ptrdiff_t LayoutIndex(const SupportLayout *at, const PetscInt i[3])
+{
+  ptrdiff_t idx = 0;
+
+  for (PetscInt a = 0; a < 3; a++) idx += (i[a] + (a < at->dim ? at->radius : 0)) * at->stride[a];
+  return idx;
+}
+
+/* *b grown to hold every cell of box c that is not 0 in u. */
+static void BoxAddNonzero(const SupportLayout *at, const float *u, const Box *c, Box *b)
+{
+  PetscInt i[3];
+
+  for (i[2] = c->lo[2]; i[2] < c->hi[2]; i[2]++)
+    for (i[1] = c->lo[1]; i[1] < c->hi[1]; i[1]++) {
+      const float *row = u + LayoutIndex(at, (PetscInt[3]){0, i[1], i[2]});
+      for (i[0] = c->lo[0]; i[0] < c->hi[0]; i[0]++)
+        if (row[i[0]] != 0.0f) BoxAddCell(b, i);
+    }
+}
+
+PetscErrorCode FieldSupportStart(FieldSupport *s, const SupportLayout *at, PetscInt every, PetscInt nlevel, PetscInt ncell, const ptrdiff_t cell[])
+{
+  Box b = {{0, 0, 0}, {0, 0, 0}, 0};
+
+  PetscFunctionBeginUser;
+  if (s->cap < nlevel) {
+    PetscCall(PetscFree(s->box));
+    PetscCall(PetscMalloc1(nlevel, &s->box));
+    s->cap = nlevel;
+  }
+  s->at     = *at;
+  s->nlevel = nlevel;
+  s->last   = 0;
+  s->every  = every;
+  /* the source's cells, from their padded indices read backwards */
+  for (PetscInt r = 0; r < ncell; r++) {
+    PetscInt i[3];
+    for (PetscInt a = 0; a < 3; a++) i[a] = (PetscInt)((a < 2 ? cell[r] % at->stride[a + 1] : cell[r]) / at->stride[a]) - (a < at->dim ? at->radius : 0);
+    BoxAddCell(&b, i);
+  }
+  s->box[0] = b;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FieldSupportStartOnGrid(FieldSupport *s, const Grid *g, PetscBool host, PetscInt nsteps, const PointMap *src)
+{
+  SupportLayout at = {.dim = g->dim, .radius = g->radius};
+  GridBlock     b;
+
+  PetscFunctionBeginUser;
+  s->nlevel = 0;
+  if (!host) PetscFunctionReturn(0);
+  GridBlockOf(g, &b);
+  GridPaddedStrides(g, at.stride);
+  for (PetscInt a = 0; a < 3; a++) {
+    at.n[a] = g->size[a];
+    for (PetscInt side = 0; side < 2; side++) at.neighbour[a][side] = b.neighbour[a][side];
+  }
+  PetscCall(FieldSupportStart(s, &at, 2, nsteps + 1, src->nrows, src->cell));
+  PetscFunctionReturn(0);
+}
+
+void FieldSupportGrow(FieldSupport *s, PetscInt m, PetscInt reach, PetscInt nfield, const float *const field[])
+{
+  const SupportLayout *at = &s->at;
+  Box                  last, b, near, shell[6];
+  PetscInt             nshell;
+
+  if (!s->nlevel || (m % s->every && m < s->nlevel - 1)) return;
+  reach *= m - s->last;
+  last = b = near = s->box[s->last];
+  /* the cells within reach of the last box but outside it */
+  if (!BoxEmpty(&last)) {
+    for (int a = 0; a < at->dim; a++) {
+      near.lo[a] = PetscMax(0, last.lo[a] - reach);
+      near.hi[a] = PetscMin(at->n[a], last.hi[a] + reach);
+    }
+    BoxShell(at->dim, &near, &last, shell, &nshell);
+    for (PetscInt k = 0; k < nshell; k++)
+      for (PetscInt f = 0; f < nfield; f++) BoxAddNonzero(at, field[f], &shell[k], &b);
+  }
+  /* and those within reach of a face a neighbour's waves come through */
+  for (int a = 0; a < at->dim; a++)
+    for (int side = 0; side < 2; side++) {
+      Box strip = {{0, 0, 0}, {at->n[0], at->n[1], at->n[2]}, 0};
+      if (!at->neighbour[a][side]) continue;
+      if (side) strip.lo[a] = PetscMax(0, at->n[a] - reach);
+      else strip.hi[a] = PetscMin(at->n[a], reach);
+      for (PetscInt f = 0; f < nfield; f++) BoxAddNonzero(at, field[f], &strip, &b);
+    }
+  for (PetscInt l = s->last + 1; l <= m; l++) s->box[l] = b;
+  s->last = m;
+}
+
+PetscErrorCode FieldSupportJoin(FieldSupport *s, const Grid *g)
+{
+  const PetscInt nhalf = 3 * s->nlevel;
+  PetscInt      *ends;
+
+  PetscFunctionBeginUser;
+  if (!s->nlevel) PetscFunctionReturn(0);
+  /* lo and -hi in the group's indices, an empty box as +-PETSC_MAX_INT: one MIN over the group */
+  PetscCall(PetscMalloc1(2 * nhalf, &ends));
+  for (PetscInt m = 0; m < s->nlevel; m++)
+    for (int a = 0; a < 3; a++) {
+      const Box *b = &s->box[m];
+      ends[3 * m + a]         = BoxEmpty(b) ? PETSC_MAX_INT : b->lo[a] + g->start[a];
+      ends[nhalf + 3 * m + a] = BoxEmpty(b) ? PETSC_MAX_INT : -(b->hi[a] + g->start[a]);
+    }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, ends, (PetscMPIInt)(2 * nhalf), MPIU_INT, MPI_MIN, g->comm));
+  for (PetscInt m = 0; m < s->nlevel; m++)
+    for (int a = 0; a < 3; a++) {
+      const PetscBool empty = ends[3 * m + a] == PETSC_MAX_INT;
+      s->box[m].lo[a]       = empty ? 0 : ends[3 * m + a] - g->start[a];
+      s->box[m].hi[a]       = empty ? 0 : -ends[nhalf + 3 * m + a] - g->start[a];
+    }
+  PetscCall(PetscFree(ends));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FieldSupportFree(FieldSupport *s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(s->box));
+  s->cap = s->nlevel = s->last = 0;
+  PetscFunctionReturn(0);
+}
+
+void FieldSupportStep(const FieldSupport *s, PetscInt n, Box *wide, Box *keep)
+{
+  const SupportLayout *at  = &s->at;
+  const Box            all = {{0, 0, 0}, {PETSC_MAX_INT, PETSC_MAX_INT, PETSC_MAX_INT}, 0};
+
+  if (!s->nlevel) {
+    *wide = *keep = all;
+    return;
+  }
+  *keep = s->box[n];
+  *wide = s->box[n + 1];
+  if (BoxEmpty(wide)) return;
+  for (int a = 0; a < at->dim; a++) {
+    wide->lo[a] = PetscMax(0, wide->lo[a] - at->radius);
+    wide->hi[a] = PetscMin(at->n[a], wide->hi[a] + at->radius);
+  }
+}
