@@ -18,17 +18,25 @@ static ptrdiff_t LayoutIndex(const SupportLayout *at, const PetscInt i[3])
   return idx;
 }
 
-/* *b grown to hold every cell of box c that is not 0 in u. */
+/* *b grown to hold every cell of box c that is not 0 in u: each row's
+   first and last such cell, the rows shared out among the threads (a
+   3D shell holds about as many cells as a step updates in a few planes,
+   and the forward run waits for it). */
 static void BoxAddNonzero(const SupportLayout *at, const float *u, const Box *c, Box *b)
 {
-  PetscInt i[3];
-
-  for (i[2] = c->lo[2]; i[2] < c->hi[2]; i[2]++)
-    for (i[1] = c->lo[1]; i[1] < c->hi[1]; i[1]++) {
-      const float *row = u + LayoutIndex(at, (PetscInt[3]){0, i[1], i[2]});
-      for (i[0] = c->lo[0]; i[0] < c->hi[0]; i[0]++)
-        if (row[i[0]] != 0.0f) BoxAddCell(b, i);
-    }
+  _Pragma("omp parallel")
+  {
+    Box mine = {{0, 0, 0}, {0, 0, 0}, 0};
+    _Pragma("omp for collapse(2) schedule(static)") for (PetscInt k = c->lo[2]; k < c->hi[2]; k++)
+      for (PetscInt j = c->lo[1]; j < c->hi[1]; j++) {
+        const float *row = u + LayoutIndex(at, (PetscInt[3]){0, j, k});
+        PetscInt     lo = c->lo[0], hi = c->hi[0];
+        while (lo < hi && row[lo] == 0.0f) lo++;
+        while (hi > lo && row[hi - 1] == 0.0f) hi--;
+        if (lo < hi) BoxJoin(&mine, &(Box){{lo, j, k}, {hi, j + 1, k + 1}, 0});
+      }
+    _Pragma("omp critical") BoxJoin(b, &mine);
+  }
 }
 
 PetscErrorCode FieldSupportStart(FieldSupport *s, const SupportLayout *at, PetscInt every, PetscInt nlevel, PetscInt ncell, const ptrdiff_t cell[])
