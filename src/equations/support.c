@@ -9,27 +9,18 @@ static void BoxAddCell(Box *b, const PetscInt i[3])
   BoxJoin(b, &cell);
 }
 
-/* Where owned cell i lies in the padded layout. */
-static ptrdiff_t LayoutIndex(const SupportLayout *at, const PetscInt i[3])
-{
-  ptrdiff_t idx = 0;
-
-  for (PetscInt a = 0; a < 3; a++) idx += (i[a] + (a < at->dim ? at->radius : 0)) * at->stride[a];
-  return idx;
-}
-
 /* *b grown to hold every cell of box c that is not 0 in u: each row's
    first and last such cell, the rows shared out among the threads (a
    3D shell holds about as many cells as a step updates in a few planes,
    and the forward run waits for it). */
-static void BoxAddNonzero(const SupportLayout *at, const float *u, const Box *c, Box *b)
+static void BoxAddNonzero(const Grid *g, const float *u, const Box *c, Box *b)
 {
   _Pragma("omp parallel")
   {
     Box mine = {{0, 0, 0}, {0, 0, 0}, 0};
     _Pragma("omp for collapse(2) schedule(static)") for (PetscInt k = c->lo[2]; k < c->hi[2]; k++)
       for (PetscInt j = c->lo[1]; j < c->hi[1]; j++) {
-        const float *row = u + LayoutIndex(at, (PetscInt[3]){0, j, k});
+        const float *row = u + GridPaddedIndex(g, (PetscInt[3]){0, j, k});
         PetscInt     lo = c->lo[0], hi = c->hi[0];
         while (lo < hi && row[lo] == 0.0f) lo++;
         while (hi > lo && row[hi - 1] == 0.0f) hi--;
@@ -39,75 +30,64 @@ static void BoxAddNonzero(const SupportLayout *at, const float *u, const Box *c,
   }
 }
 
-PetscErrorCode FieldSupportStart(FieldSupport *s, const SupportLayout *at, PetscInt every, PetscInt nlevel, PetscInt ncell, const ptrdiff_t cell[])
+PetscErrorCode FieldSupportStart(FieldSupport *s, const Grid *g, PetscBool host, PetscInt every, PetscInt nsteps, const PointMap *src)
 {
-  Box b = {{0, 0, 0}, {0, 0, 0}, 0};
+  const PetscInt nlevel = nsteps + 1;
+  ptrdiff_t      stride[4];
+  Box            b = {{0, 0, 0}, {0, 0, 0}, 0};
 
   PetscFunctionBeginUser;
+  s->nlevel = 0;
+  if (!host) PetscFunctionReturn(0);
   if (s->cap < nlevel) {
     PetscCall(PetscFree(s->box));
     PetscCall(PetscMalloc1(nlevel, &s->box));
     s->cap = nlevel;
   }
-  s->at     = *at;
+  s->grid   = g;
   s->nlevel = nlevel;
   s->last   = 0;
   s->every  = every;
   /* the source's cells, from their padded indices read backwards */
-  for (PetscInt r = 0; r < ncell; r++) {
+  GridPaddedStrides(g, stride);
+  for (PetscInt r = 0; r < src->nrows; r++) {
     PetscInt i[3];
-    for (PetscInt a = 0; a < 3; a++) i[a] = (PetscInt)((a < 2 ? cell[r] % at->stride[a + 1] : cell[r]) / at->stride[a]) - (a < at->dim ? at->radius : 0);
+    for (PetscInt a = 0; a < 3; a++) i[a] = (PetscInt)((a < 2 ? src->cell[r] % stride[a + 1] : src->cell[r]) / stride[a]) - (a < g->dim ? g->radius : 0);
     BoxAddCell(&b, i);
   }
   s->box[0] = b;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode FieldSupportStartOnGrid(FieldSupport *s, const Grid *g, PetscBool host, PetscInt nsteps, const PointMap *src)
-{
-  SupportLayout at = {.dim = g->dim, .radius = g->radius};
-  GridBlock     b;
-
-  PetscFunctionBeginUser;
-  s->nlevel = 0;
-  if (!host) PetscFunctionReturn(0);
-  GridBlockOf(g, &b);
-  GridPaddedStrides(g, at.stride);
-  for (PetscInt a = 0; a < 3; a++) {
-    at.n[a] = g->size[a];
-    for (PetscInt side = 0; side < 2; side++) at.neighbour[a][side] = b.neighbour[a][side];
-  }
-  PetscCall(FieldSupportStart(s, &at, 2, nsteps + 1, src->nrows, src->cell));
-  PetscFunctionReturn(0);
-}
-
 void FieldSupportGrow(FieldSupport *s, PetscInt m, PetscInt reach, PetscInt nfield, const float *const field[])
 {
-  const SupportLayout *at = &s->at;
-  Box                  last, b, near, shell[6];
-  PetscInt             nshell;
+  const Grid *g = s->grid;
+  GridBlock   blk;
+  Box         last, b, near, shell[6];
+  PetscInt    nshell;
 
   if (!s->nlevel || (m % s->every && m < s->nlevel - 1)) return;
   reach *= m - s->last;
+  GridBlockOf(g, &blk);
   last = b = near = s->box[s->last];
   /* the cells within reach of the last box but outside it */
   if (!BoxEmpty(&last)) {
-    for (int a = 0; a < at->dim; a++) {
+    for (int a = 0; a < g->dim; a++) {
       near.lo[a] = PetscMax(0, last.lo[a] - reach);
-      near.hi[a] = PetscMin(at->n[a], last.hi[a] + reach);
+      near.hi[a] = PetscMin(g->size[a], last.hi[a] + reach);
     }
-    BoxShell(at->dim, &near, &last, shell, &nshell);
+    BoxShell(g->dim, &near, &last, shell, &nshell);
     for (PetscInt k = 0; k < nshell; k++)
-      for (PetscInt f = 0; f < nfield; f++) BoxAddNonzero(at, field[f], &shell[k], &b);
+      for (PetscInt f = 0; f < nfield; f++) BoxAddNonzero(g, field[f], &shell[k], &b);
   }
   /* and those within reach of a face a neighbour's waves come through */
-  for (int a = 0; a < at->dim; a++)
+  for (int a = 0; a < g->dim; a++)
     for (int side = 0; side < 2; side++) {
-      Box strip = {{0, 0, 0}, {at->n[0], at->n[1], at->n[2]}, 0};
-      if (!at->neighbour[a][side]) continue;
-      if (side) strip.lo[a] = PetscMax(0, at->n[a] - reach);
-      else strip.hi[a] = PetscMin(at->n[a], reach);
-      for (PetscInt f = 0; f < nfield; f++) BoxAddNonzero(at, field[f], &strip, &b);
+      Box strip = {{0, 0, 0}, {g->size[0], g->size[1], g->size[2]}, 0};
+      if (!blk.neighbour[a][side]) continue;
+      if (side) strip.lo[a] = PetscMax(0, g->size[a] - reach);
+      else strip.hi[a] = PetscMin(g->size[a], reach);
+      for (PetscInt f = 0; f < nfield; f++) BoxAddNonzero(g, field[f], &strip, &b);
     }
   for (PetscInt l = s->last + 1; l <= m; l++) s->box[l] = b;
   s->last = m;
@@ -149,8 +129,7 @@ PetscErrorCode FieldSupportFree(FieldSupport *s)
 
 void FieldSupportStep(const FieldSupport *s, PetscInt n, Box *wide, Box *keep)
 {
-  const SupportLayout *at  = &s->at;
-  const Box            all = {{0, 0, 0}, {PETSC_MAX_INT, PETSC_MAX_INT, PETSC_MAX_INT}, 0};
+  const Box all = {{0, 0, 0}, {PETSC_MAX_INT, PETSC_MAX_INT, PETSC_MAX_INT}, 0};
 
   if (!s->nlevel) {
     *wide = *keep = all;
@@ -159,8 +138,8 @@ void FieldSupportStep(const FieldSupport *s, PetscInt n, Box *wide, Box *keep)
   *keep = s->box[n];
   *wide = s->box[n + 1];
   if (BoxEmpty(wide)) return;
-  for (int a = 0; a < at->dim; a++) {
-    wide->lo[a] = PetscMax(0, wide->lo[a] - at->radius);
-    wide->hi[a] = PetscMin(at->n[a], wide->hi[a] + at->radius);
+  for (int a = 0; a < s->grid->dim; a++) {
+    wide->lo[a] = PetscMax(0, wide->lo[a] - s->grid->radius);
+    wide->hi[a] = PetscMin(s->grid->size[a], wide->hi[a] + s->grid->radius);
   }
 }

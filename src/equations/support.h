@@ -21,18 +21,10 @@
 #include "grid/grid.h"
 #include "equations/equation.h"
 
-/* Where a rank's fields lie: n[] owned cells per axis, each of the dim
-   axes padded by radius cells on either side, the padded strides; and
-   the faces (a, s) a neighbour's waves come in through. */
+/* Every equation lays its fields out on its grid's padded box
+   (GridPaddedStrides, GridPaddedIndex). */
 typedef struct {
-  PetscInt  dim, radius, n[3];
-  ptrdiff_t stride[3];
-  PetscBool neighbour[3][2];
-} SupportLayout;
-
-
-typedef struct {
-  SupportLayout at;
+  const Grid   *grid;
   Box          *box;    /* box[m], levels 0 .. nlevel - 1 */
   PetscInt      nlevel; /* 0: no boxes kept (the fields run back everywhere) */
   PetscInt      cap;    /* levels allocated */
@@ -40,18 +32,14 @@ typedef struct {
   PetscInt      every;  /* boxes are grown at the multiples of every and the last level */
 } FieldSupport;
 
-/* Before a forward run of nlevel - 1 steps whose source injects into the
-   padded cells cell[0 .. ncell), its boxes to be grown at every level
-   (every 1) or at the multiples of every and the last one (a rank that
-   takes two steps a sweep sees the even levels alone, so every
-   decomposition must grow those alone). */
-PetscErrorCode FieldSupportStart(FieldSupport *s, const SupportLayout *at, PetscInt every, PetscInt nlevel, PetscInt ncell, const ptrdiff_t cell[]);
-/* FieldSupportStart for the staggered equations, whose fields lie on g's
-   padded box (GridPaddedStrides) and whose rank alone takes two steps a
-   sweep (every 2), where the backend's memory is the host's (host); no
-   boxes elsewhere.  src: the source's map (its cells). */
-PetscErrorCode FieldSupportStartOnGrid(FieldSupport *s, const Grid *g, PetscBool host, PetscInt nsteps, const PointMap *src);
-/* Level m's box, from the fields of level m (nfield arrays in the layout)
+/* Before a forward run of nsteps steps on grid g whose source injects into
+   src's cells, where the backend's memory is the host's (host; no boxes
+   elsewhere): its boxes to be grown at every level (every 1) or at the
+   multiples of every and the last one (the staggered equations, every 2:
+   a rank that takes two steps a sweep sees the even levels alone, so
+   every decomposition must grow those alone). */
+PetscErrorCode FieldSupportStart(FieldSupport *s, const Grid *g, PetscBool host, PetscInt every, PetscInt nsteps, const PointMap *src);
+/* Level m's box, from the fields of level m (nfield arrays on the grid)
    and the last box grown, `reach` cells a step further at most; nothing
    at the levels every skips. */
 void FieldSupportGrow(FieldSupport *s, PetscInt m, PetscInt reach, PetscInt nfield, const float *const field[]);

@@ -2,28 +2,7 @@
 #include "equations/acoustic/support.h"
 #include "grid/box.h"
 
-/* The layout of the acoustic fields f. */
-static SupportLayout LayoutOf(const Fields *f)
-{
-  SupportLayout at = {.dim = f->dim, .radius = f->radius};
-
-  for (int a = 0; a < 3; a++) {
-    at.n[a]      = f->n[a];
-    at.stride[a] = f->stride[a];
-    for (int side = 0; side < 2; side++) at.neighbour[a][side] = f->neighbour[a][side];
-  }
-  return at;
-}
-
-PetscErrorCode SupportBegin(AcousticState *st, const PointMap *src, PetscInt nsteps)
-{
-  const SupportLayout at = LayoutOf(&st->f);
-
-  PetscFunctionBeginUser;
-  if (!st->ops->backend->host_memory) PetscFunctionReturn(0);
-  PetscCall(FieldSupportStart(&st->rec.support, &at, 1, nsteps + 1, src->nrows, src->cell));
-  PetscFunctionReturn(0);
-}
+PetscErrorCode SupportBegin(AcousticState *st, const PointMap *src, PetscInt nsteps) { return FieldSupportStart(&st->rec.support, st->grid, st->ops->backend->host_memory, 1, nsteps, src); }
 
 /* a step reaches 2 radii: the CPML terms read psi, itself a first difference of u */
 void SupportGrow(AcousticState *st, PetscInt m) { FieldSupportGrow(&st->rec.support, m, 2 * st->f.radius, 1, (const float *const[]){st->f.u}); }

@@ -197,7 +197,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(ELAdjointRunBegin(s, store));
   if (adjoint && s->rec) ELReconstructionStart(s);
-  if (!adjoint && s->rec) PetscCall(FieldSupportStartOnGrid(&s->rec->support, s->grid, store && s->backend->host_memory, nsteps, points->src));
+  if (!adjoint && s->rec) PetscCall(FieldSupportStart(&s->rec->support, s->grid, store && s->backend->host_memory, 2, nsteps, points->src));
   PetscCall(StaggeredPairDestroy(&s->pair)); /* built for the last run's maps */
   PetscCall(ELAdjointReversePairFree(s));
 #define EL_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
@@ -316,7 +316,7 @@ static PetscErrorCode FusedSteps(EquationState *state, WavefieldStore store, Pet
   PetscFunctionBeginUser;
   *done = PETSC_FALSE;
   if (!Sweeps(s) || (store && !s->rec)) PetscFunctionReturn(0);
-  if (store && s->rec->support.nlevel && n % 2) PetscFunctionReturn(0); /* the support boxes' levels (FieldSupportStartOnGrid) */
+  if (store && s->rec->support.nlevel && n % 2) PetscFunctionReturn(0); /* the support boxes' levels (FieldSupportStart) */
   PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, ELInjectScaleAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   if (store) PetscCall(ELReconstructionKeepBegin(s, s->pair, store, n + 1));

@@ -179,7 +179,7 @@ static PetscErrorCode RunBegin(EquationState *state, PetscBool adjoint, Wavefiel
   PetscFunctionBeginUser;
   if (adjoint) PetscCall(VDAdjointRunBegin(s, store));
   if (adjoint && s->method == GRADIENT_BOUNDARY) VDReconstructionStart(s);
-  if (!adjoint) PetscCall(FieldSupportStartOnGrid(&s->rec.support, s->grid, store && s->method == GRADIENT_BOUNDARY && s->backend->host_memory, nsteps, points->src));
+  if (!adjoint) PetscCall(FieldSupportStart(&s->rec.support, s->grid, store && s->method == GRADIENT_BOUNDARY && s->backend->host_memory, 2, nsteps, points->src));
   PetscCall(StaggeredPairDestroy(&s->pair)); /* built for the last run's maps */
   PetscCall(VDAdjointReversePairFree(s));
 #define VD_ZERO_N(x, n) PetscCall(s->backend->mem_zero(s->lanes, (x), (n) * sizeof(float)))
@@ -290,7 +290,7 @@ static PetscErrorCode FusedSteps(EquationState *state, WavefieldStore store, Pet
   *done = PETSC_FALSE;
   if (!Sweeps(s) || s->dim != 2) PetscFunctionReturn(0); /* in 3D slower (docs/numerics.md) */
   if (store && s->method != GRADIENT_BOUNDARY) PetscFunctionReturn(0);
-  if (store && s->rec.support.nlevel && n % 2) PetscFunctionReturn(0); /* the support boxes' levels (FieldSupportStartOnGrid) */
+  if (store && s->rec.support.nlevel && n % 2) PetscFunctionReturn(0); /* the support boxes' levels (FieldSupportStart) */
   PetscCall(StaggeredPairPrepare(&s->pair, StaggeredLayersOf(s->dim, s->radius, s->n, s->stride), &points[0], nrecord, next, VDKdtAt, s, done));
   if (!*done) PetscFunctionReturn(0);
   if (store) PetscCall(VDReconstructionKeepBegin(s, s->pair, store, n + 1));
