@@ -172,6 +172,11 @@ const BackendOps BackendOpsCPU = {
   .mem_copy     = MemCopy,
   .encode       = Encode,
   .decode       = Decode,
-  .first_use    = {2.0, 0.75}, /* see MemAlloc; scripts/bench-gradient's allocation against its forward steps, Intel Xeon (2 cores) in a virtual machine, 2026-11-28 */
+  /* see MemAlloc: mem_alloc's 2 MB pages mapped at once (scripts/bench-gradient's allocation against its forward steps, Intel Xeon, 2 cores
+     in a virtual machine, 2026-11-28; the variable-density full stores on the AMD EPYC, also a virtual machine, fit it, 2026-12-07), and
+     mem_reserve's 4 kB pages faulted inside the forward steps (2D: scripts/fit_plan.py on the constant-density runs of scripts/bench-gradient;
+     3D: their full-storage forward steps against the boundary method's, per float mapped; the AMD EPYC, 2026-12-07) */
+  .first_use          = {2.0, 0.75},
+  .first_use_reserved = {3.1, 1.8},
 };
 

@@ -81,9 +81,11 @@ typedef struct BackendOps {
   PetscErrorCode (*mem_download)(void *dst, const void *src, size_t bytes);
   PetscErrorCode (*mem_copy)(void *dst, const void *src, size_t bytes); /* backend memory to backend memory */
   /* Host backends (0 on a device backend): what mapping one float per
-     cell and step of fresh host memory costs, in forward runs (2D, 3D); the
-     gradient planner weighs a store's bytes with it. */
-  double first_use[2];
+     cell and step of fresh host memory costs, in forward runs (2D, 3D);
+     the gradient planner weighs a store's bytes with it: mem_alloc's
+     (mapped at allocation), and first_use_reserved for mem_reserve's
+     (mapped as the steps first write each page). */
+  double first_use[2], first_use_reserved[2];
   /* Device backends only (NULL on host): free device memory, and host
      memory the device copies to and from asynchronously on a copy lane.
      copy_async starts once the main lane's work so far is done; copy_wait
@@ -194,15 +196,17 @@ typedef struct {
 
 /* What a gradient costs the planner expects, in this equation's forward
    runs, for one dimension: the adjoint run per core cell and per layer
-   cell (weighed by their shares of the extended grid's cells), the
-   boundary method's reconstruction per core cell, writing and reading
+   cell (weighed by their shares of the extended grid's cells), what the
+   boundary method adds per core cell (reconstruct) and per cell it runs
+   the forward field back in (run_back: on a host backend only the cells
+   the waves reach, FieldSupport), writing and reading
    back each float a method stores per cell and step (store: what the
    store's size, which follows the gradients wanted, adds), and the cost
    of this equation's forward step per cell against the constant-density
    equation's (1 for it), by which the backend's costs counted in the
    latter's forward runs (BackendOps.first_use, the host link) are divided. */
 typedef struct {
-  double adjoint_core, adjoint_layer, reconstruct, store, step;
+  double adjoint_core, adjoint_layer, reconstruct, run_back, store, step;
 } EquationGradientCost;
 
 /* What receivers can record: a field as -record and the output files name

@@ -138,7 +138,8 @@ static Grid WholeGrid(const Grid *g)
 }
 
 /* The share of the cells a packed full store writes, and so maps
-   (WavefieldLive, BackendOps.mem_reserve), g undecomposed (WholeGrid): over
+   (WavefieldLive, BackendOps.mem_reserve), and (chunk 1) that the boundary
+   method runs the forward field back in, g undecomposed (WholeGrid): over
    the steps, the mean of the share of the cells within vfast t +
    REACH_AHEAD cells of a source along each axis (a box, the rows' extent
    along z rounded out to the live map's chunks), of the shot of the group
@@ -388,7 +389,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   const WavefieldCodec   codec = (WavefieldCodec)o->wavefield_codec;
   const PetscInt         dim   = g->dim > 2 ? 1 : 0;
   const EquationGradientCost *c = &backend->eq->gradient_cost[dim];
-  const double                link = HostLinkCost[dim] / c->step, first_use = backend->memory->first_use[dim] / c->step;
+  const double                link = HostLinkCost[dim] / c->step, first_use = backend->memory->first_use[dim] / c->step, first_use_reserved = backend->memory->first_use_reserved[dim] / c->step;
   const double                disk_cost = DiskCost[dim] / c->step, codec_cost = codec != CODEC_NONE && !OnDevice(backend) ? CodecCost[dim] / c->step : 0; /* a device's: a pass on the device, not counted */
   Figures   mine = {0}, most;
   Stored    here = {0}, stored;
@@ -398,6 +399,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   PetscInt  chosen = -1, snapshots = 0, window = 1;
   PetscBool packed[NMETHODS] = {PETSC_FALSE}, live_here[NMETHODS] = {PETSC_FALSE}; /* a store that maps only what its live chunks fill (WavefieldStoreCreate), were the grid undecomposed; and on these ranks */
   double    reach = 1;                        /* ReachShare, where a store is packed */
+  double    run_back = 1;                     /* the boundary method's forward field run back: the core's share of the cells, of them the share the waves reach */
   const Grid whole = WholeGrid(g);
   int       width = 42; /* the keeps column's */
   CheckpointPlan ck_plan = {.tier = TIER_HOST};
@@ -458,6 +460,9 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     cells *= (double)g->N[a];
     core *= (double)g->n[a];
   }
+  /* a host backend runs the forward field back only inside the boxes the waves reached (FieldSupport, src/equations/support.h) */
+  run_back = core / cells;
+  if (Offered(backend, GRADIENT_BOUNDARY - 1) && backend->memory->host_memory) run_back = PetscMin(run_back, ReachShare(&whole, geo, l, t, vfast, 1));
   {
     PetscInt padded[3];
     here.padded = (double)GridPaddedCells(g, padded) * sizeof(float) * (double)t->nsteps;
@@ -530,13 +535,13 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
                   (!OnDevice(backend) || (busiest[k][1] <= budget[1] && (tier[k] == TIER_DEVICE || where != STORAGE_DEVICE)))
                 ? PETSC_TRUE
                 : PETSC_FALSE;
-    cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells : 0) + c->store * stored.raw[k];
+    cost[k] = 1 + c->adjoint_core * core / cells + c->adjoint_layer * (1 - core / cells) + (k + 1 == GRADIENT_BOUNDARY ? c->reconstruct * core / cells + c->run_back * run_back : 0) + c->store * stored.raw[k];
     /* checkpointing: the schedule's forward steps, the forward run's among them, and its copies of snapshots */
     if (k + 1 == GRADIENT_CHECKPOINT) cost[k] += ck_plan.cost;
     /* the busiest rank's store over its share of the cells (the same on every rank), as it crosses the link: encoded on the device */
     if (OnDevice(backend) && tier[k] != TIER_DEVICE && k + 1 != GRADIENT_CHECKPOINT) cost[k] += link * most.need[k].steps * l->group_size / (sizeof(float) * (double)t->nsteps * cells);
     if (tier[k] == TIER_DISK) cost[k] += disk_cost * stored.first_use[k];
-    else cost[k] += first_use * stored.mapped[k] / uses;
+    else cost[k] += (packed[k] ? first_use_reserved : first_use) * stored.mapped[k] / uses;
     if (k + 1 != GRADIENT_CHECKPOINT) cost[k] += codec_cost * stored.raw[k];
     Amount(busiest[k][0], text[0], sizeof(text[0]));
     Amount(busiest[k][1], text[1], sizeof(text[1]));
@@ -551,11 +556,14 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
                           first_use, uses, uses == 1 ? "" : "s"));
   for (PetscInt k = 0; k < NMETHODS; k++)
     if (packed[k] && first_use > 0 && tier[k] != TIER_DISK)
-      PetscCall(PetscPrintf(l->world, "  (%s keeps only the chunks the waves reach, whose pages alone are mapped: about %.1f%% of its store, counted in its expected time%s)\n",
-                            GradientMethods[k + 1], 100 * reach, live_here[k] ? "" : ", as on one rank; split along z, as here, it maps all of it"));
+      PetscCall(PetscPrintf(l->world, "  (%s keeps only the chunks the waves reach, whose pages alone are mapped, as the steps first write them, %.2g forward runs a float: about %.1f%% of its store, counted in its expected time%s)\n",
+                            GradientMethods[k + 1], first_use_reserved, 100 * reach, live_here[k] ? "" : ", as on one rank; split along z, as here, it maps all of it"));
+  if (Offered(backend, GRADIENT_BOUNDARY - 1) && backend->memory->host_memory)
+    PetscCall(PetscPrintf(l->world, "  (boundary runs the forward field back only where the waves reach: about %.1f%% of the core, counted in its expected time)\n", 100 * run_back * cells / core));
   if (codec != CODEC_NONE) PetscCall(PetscPrintf(l->world, "  (full and boundary keep their steps as %s: an approximate gradient, docs/options.md)\n", codec == CODEC_BF16 ? "bfloat16" : "8-bit blocks"));
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(o, l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, budget, host_why, most.snapshot, cost));
   plan->method    = (GradientMethod)(chosen + 1);
+  plan->expected  = cost[chosen];
   plan->snapshots = plan->method == GRADIENT_CHECKPOINT ? snapshots : 0;
   plan->window    = plan->method == GRADIENT_CHECKPOINT ? window : 0;
   {

@@ -23,6 +23,7 @@ typedef struct {
   PetscInt       snapshots; /* checkpointing's */
   PetscInt       window;    /* checkpointing's steps recorded at once (a ring of nsteps = window + 1 steps) */
   WavefieldTier  tier;      /* where and how the store keeps its steps */
+  double         expected;  /* the method's expected time, in forward runs, as the planner's table prints it */
 } GradientPlan;
 
 /* Collective over the world; g and t: the decomposed grid and the time axis,

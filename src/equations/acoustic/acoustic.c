@@ -142,19 +142,23 @@ const Equation EquationAcoustic = {
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .keeps                = {[GRADIENT_FULL] = "the Laplacian term of every step and cell", [GRADIENT_BOUNDARY] = "the layer band of every step, 2 fields"},
-  /* Least-squares fits to scripts/bench-gradient on the CPU (1 rank x 2
-     threads, order 8; 2D 512^2 and 1024^2 with 10, 20 and 40 layer cells
-     and 2048^2 with 20, 3D 128^3 with 10 and 20 and 96^3 with 10), which
-     prints them beside what it measures (`plan`): within 10% on most of
-     those cases, 25% at worst, on the processor of the fit.  Elsewhere,
-     and on GPUs, they rank the methods; the boundary method's
-     reconstruction is skipped where the waves have not reached
-     (support.h), which the model does not see, so it over-estimates that
-     method most where the waves fill little of the model.  Full storage
-     keeps one float a cell and step whatever is asked: its cost is in
-     adjoint_core, store 0. */
-  .gradient_cost = {{.adjoint_core = 1.0, .adjoint_layer = 4.5, .reconstruct = 0.76, .store = 0, .step = 1},
-                    {.adjoint_core = 0.36, .adjoint_layer = 2.17, .reconstruct = 0.93, .store = 0, .step = 1}},
+  /* Fitted by scripts/fit_plan.py to two runs of scripts/bench-gradient
+     (1 rank x 2 threads, order 8, 20 layer cells; 2D 512^2 x 1000, 1024^2
+     and 2048^2 x 500, 3D 96^3 x 300 and 128^3 x 400; the AMD EPYC,
+     2026-12-07), on the gradient process's time beyond the forward
+     process's, with the layer terms held (2D: 4.5, from 10- to 40-cell
+     layers; 3D: a core cell's, as no case there varies the layers'
+     share enough to tell them apart) and the host backend's first_use;
+     docs/numerics.md, "Gradient methods".  In 2D within 0.35 forward runs
+     of one run and 0.9 over both; 3D within 0.9.  The boundary method's
+     adjoint steps every cell, where full storage's leaves the cells the
+     waves have not reached (Fields.u_live): in 2D it costs 0.65 a core
+     cell beyond that, and 0.69 a cell the forward field is run back in;
+     in 3D, whose cases the waves fill, the two terms are one.  Full
+     storage keeps one float a cell and step whatever is asked: its cost is
+     in adjoint_core, store 0. */
+  .gradient_cost = {{.adjoint_core = 0.605, .adjoint_layer = 4.5, .reconstruct = 0.652, .run_back = 0.687, .store = 0, .step = 1},
+                    {.adjoint_core = 1.05, .adjoint_layer = 1.05, .reconstruct = 0, .run_back = 0.906, .store = 0, .step = 1}},
   .gradient             = Gradient,
   .kernels              = Kernels,
   .gpu_launch_shape     = PETSC_TRUE, /* the core kernel's (step_cuda.cu) */

@@ -232,9 +232,14 @@ const Equation EquationElastic = {
      stored a cell and step (1 for dJ/dvp alone, 5 in 2D and 9 in 3D for
      all three) 0.29 forward steps in 2D, 0.08 in 3D; the forward step 5.5
      (2D, 2 threads) and 6.6 (3D, 1 thread) of the constant-density
-     equation's per cell. */
-  .gradient_cost        = {{.adjoint_core = 1.44, .adjoint_layer = 1.44, .reconstruct = 1.26, .store = 0.29, .step = 5.5},
-                           {.adjoint_core = 1.29, .adjoint_layer = 1.29, .reconstruct = 1.29, .store = 0.08, .step = 6.6}},
+     equation's per cell.  The boundary method's running back, per cell it
+     runs the forward fields back in (since the support boxes):
+     scripts/fit_plan.py on the boundary runs of two scripts/bench-gradient
+     runs (2D 512^2 x 1000, 1024^2 and 2048^2 x 500, 1024^2 also with
+     -invert_for vp, 3D 64^3 and 96^3 x 300; 2
+     threads, 2026-12-07), the rest held: 2.29 (2D), 3.57 (3D). */
+  .gradient_cost        = {{.adjoint_core = 1.44, .adjoint_layer = 1.44, .reconstruct = 0, .run_back = 2.29, .store = 0.29, .step = 5.5},
+                           {.adjoint_core = 1.29, .adjoint_layer = 1.29, .reconstruct = 0, .run_back = 3.57, .store = 0.08, .step = 6.6}},
   .nimage_field         = 6,
   .image_field          = {EL_IB + 0, EL_IB + 1, EL_IB + 2, EL_IE + 0, EL_IE + 1, EL_IE + 2},
   .nimage_derived       = 3,

@@ -158,9 +158,14 @@ const Equation EquationVariableDensity = {
      step (1 for dJ/dvp alone, 3 in 2D and 4 in 3D with dJ/drho) 0.21
      forward steps in 2D, 0.135 in 3D; the forward step 2.4 (2D, 2
      threads) and 1.3 (3D, 1 thread) of the constant-density equation's
-     per cell. */
-  .gradient_cost        = {{.adjoint_core = 1.78, .adjoint_layer = 1.78, .reconstruct = 0.74, .store = 0.21, .step = 2.4},
-                           {.adjoint_core = 1.20, .adjoint_layer = 1.20, .reconstruct = 0.96, .store = 0.135, .step = 1.3}},
+     per cell.  The boundary method's running back, per cell it runs the
+     forward field back in (since the support boxes): scripts/fit_plan.py
+     on the boundary runs of two scripts/bench-gradient runs (2D 512^2 x
+     1000, 1024^2 and 2048^2 x 500, 1024^2 also with -invert_for vp, 3D
+     96^3 x 300; 2 threads, 2026-12-07),
+     the rest held: 0.32 (2D), 1.75 (3D). */
+  .gradient_cost        = {{.adjoint_core = 1.78, .adjoint_layer = 1.78, .reconstruct = 0, .run_back = 0.32, .store = 0.21, .step = 2.4},
+                           {.adjoint_core = 1.20, .adjoint_layer = 1.20, .reconstruct = 0, .run_back = 1.75, .store = 0.135, .step = 1.3}},
   .gradient             = Gradient,
   .kernels              = Kernels,
   .scheme               = &VariableDensityScheme,
