@@ -66,8 +66,9 @@ static PetscErrorCode CheckTable(const Equation *eq)
           "%s: component %" PetscInt_FMT " incomplete, or the first (what the misfit reads) not at the centres", eq->name, c);
   for (PetscInt d = 0; d < 2 && eq->gradient; d++) {
     const EquationGradientCost *c = &eq->gradient_cost[d];
-    CHECK(c->step > 0 && c->store >= 0 && c->adjoint_core > 0 && c->adjoint_layer > 0 && (c->reconstruct > 0) == (eq->keeps[GRADIENT_BOUNDARY] != NULL), "%s: the planner's %dD costs are incomplete", eq->name,
-          (int)d + 2);
+    CHECK(c->step > 0 && c->store >= 0 && c->adjoint_core > 0 && c->adjoint_layer > 0 && c->reconstruct >= 0 && c->run_back >= 0 &&
+            (c->reconstruct + c->run_back > 0) == (eq->keeps[GRADIENT_BOUNDARY] != NULL),
+          "%s: the planner's %dD costs are incomplete", eq->name, (int)d + 2);
   }
   for (PetscInt k = 0; k < eq->nsource_kind; k++)
     CHECK(eq->source_kind[k].name && eq->source_kind[k].description && eq->source_kind[k].axis >= -1 && eq->source_kind[k].axis < 3 && (k || eq->source_kind[k].axis == -1),
