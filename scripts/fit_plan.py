@@ -36,6 +36,11 @@ import sys
 import numpy as np
 
 
+def share(v):
+    """A table's percentage as a fraction, None for "-"."""
+    return float(v.rstrip("%")) / 100 if v != "-" else None
+
+
 def rows(path):
     """(dim, n, nt, method, cost, proc x, stored MB, plan, back, mapped) of each line of a bench-gradient table; cost: the gradient
     process's time beyond the forward process's, over the forward run's steps, plus 1 (what the planner expects: the fixed start-up and
@@ -50,7 +55,6 @@ def rows(path):
             # fwd proc, forward s, G upd/s, method, grad proc, grad s, G upd/s, proc x, proc xs, ratio, ratios, fwd x, adj x, stored MB, peak MB, recons, live, plan, err, cos, back, mapped
             if len(t) < 22:
                 sys.exit(f"{path}: a line without the planner's back and mapped columns (a bench-gradient of before 2026-12-07?):\n{line}")
-            share = lambda v: float(v.rstrip("%")) / 100 if v != "-" else None
             out.append(dict(dim=int(m.group(1)), n=int(m.group(2)), nt=int(m.group(3)), method=t[3], cost=1 + (float(t[4]) - float(t[0])) / float(t[1]), proc=float(t[7]),
                             stored=float(t[13]), plan=float(t[17]), back=share(t[20]), mapped=share(t[21])))
     return out

@@ -62,13 +62,11 @@ PetscErrorCode FieldSupportStart(FieldSupport *s, const Grid *g, PetscBool host,
 void FieldSupportGrow(FieldSupport *s, PetscInt m, PetscInt reach, PetscInt nfield, const float *const field[])
 {
   const Grid *g = s->grid;
-  GridBlock   blk;
   Box         last, b, near, shell[6];
   PetscInt    nshell;
 
   if (!s->nlevel || (m % s->every && m < s->nlevel - 1)) return;
   reach *= m - s->last;
-  GridBlockOf(g, &blk);
   last = b = near = s->box[s->last];
   /* the cells within reach of the last box but outside it */
   if (!BoxEmpty(&last)) {
@@ -84,7 +82,7 @@ void FieldSupportGrow(FieldSupport *s, PetscInt m, PetscInt reach, PetscInt nfie
   for (int a = 0; a < g->dim; a++)
     for (int side = 0; side < 2; side++) {
       Box strip = {{0, 0, 0}, {g->size[0], g->size[1], g->size[2]}, 0};
-      if (!blk.neighbour[a][side]) continue;
+      if (g->nbr[a][side] == MPI_PROC_NULL) continue;
       if (side) strip.lo[a] = PetscMax(0, g->size[a] - reach);
       else strip.hi[a] = PetscMin(g->size[a], reach);
       for (PetscInt f = 0; f < nfield; f++) BoxAddNonzero(g, field[f], &strip, &b);

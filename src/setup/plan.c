@@ -399,7 +399,6 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
   PetscInt  chosen = -1, snapshots = 0, window = 1;
   PetscBool packed[NMETHODS] = {PETSC_FALSE}, live_here[NMETHODS] = {PETSC_FALSE}; /* a store that maps only what its live chunks fill (WavefieldStoreCreate), were the grid undecomposed; and on these ranks */
   double    reach = 1;                        /* ReachShare, where a store is packed */
-  double    run_back = 1;                     /* the boundary method's forward field run back: the core's share of the cells, of them the share the waves reach */
   const Grid whole = WholeGrid(g);
   int       width = 42; /* the keeps column's */
   CheckpointPlan ck_plan = {.tier = TIER_HOST};
@@ -460,9 +459,10 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     cells *= (double)g->N[a];
     core *= (double)g->n[a];
   }
-  /* a host backend runs the forward field back only inside the boxes the waves reached (FieldSupport, src/equations/support.h) */
-  run_back = core / cells;
-  if (Offered(backend, GRADIENT_BOUNDARY - 1) && backend->memory->host_memory) run_back = PetscMin(run_back, ReachShare(&whole, geo, l, t, vfast, 1));
+  /* the boundary method's forward field run back: on a host backend only inside the boxes the waves reached (FieldSupport,
+     src/equations/support.h), the share of the cells within their reach; elsewhere the core */
+  const PetscBool boxes    = Offered(backend, GRADIENT_BOUNDARY - 1) && backend->memory->host_memory ? PETSC_TRUE : PETSC_FALSE;
+  const double    run_back = boxes ? PetscMin(core / cells, ReachShare(&whole, geo, l, t, vfast, 1)) : core / cells;
   {
     PetscInt padded[3];
     here.padded = (double)GridPaddedCells(g, padded) * sizeof(float) * (double)t->nsteps;
@@ -558,7 +558,7 @@ PetscErrorCode GradientPlanChoose(const Options *o, const Layout *l, const Backe
     if (packed[k] && first_use > 0 && tier[k] != TIER_DISK)
       PetscCall(PetscPrintf(l->world, "  (%s keeps only the chunks the waves reach, whose pages alone are mapped, as the steps first write them, %.2g forward runs a float: about %.1f%% of its store, counted in its expected time%s)\n",
                             GradientMethods[k + 1], first_use_reserved, 100 * reach, live_here[k] ? "" : ", as on one rank; split along z, as here, it maps all of it"));
-  if (Offered(backend, GRADIENT_BOUNDARY - 1) && backend->memory->host_memory)
+  if (boxes)
     PetscCall(PetscPrintf(l->world, "  (boundary runs the forward field back only where the waves reach: about %.1f%% of the core, counted in its expected time)\n", 100 * run_back * cells / core));
   if (codec != CODEC_NONE) PetscCall(PetscPrintf(l->world, "  (full and boundary keep their steps as %s: an approximate gradient, docs/options.md)\n", codec == CODEC_BF16 ? "bfloat16" : "8-bit blocks"));
   if (chosen < 0 || !fits[chosen]) PetscCall(Refuse(o, l, backend, o->gradient_method == GRADIENT_AUTO ? -1 : chosen, fits, busiest, budget, host_why, most.snapshot, cost));
