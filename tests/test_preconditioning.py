@@ -6,7 +6,10 @@ tapers):
 - the preconditioned inversion ends at a lower misfit than the plain one
   (-precondition none)
   (measured 6.3e-4 against 1.0e-3, 7 evaluations each) with no more
-  evaluations, and its model stays within the bounds;
+  evaluations, and its model stays within the bounds; both with
+  -first_step 0.05 -damping 0.01 (with -first_step 0.1 -damping 0.003
+  the preconditioned run ends 2.3 times lower, 4.5e-4 against 1.0e-3, in
+  8 evaluations against 7);
 - with 2 shot groups it gives bit for bit the model of 1 group (the
   pseudo-Hessian is summed exactly over the groups);
 - -gradient_smoothing 60 (m): the first model update is at least 3 times
@@ -38,11 +41,12 @@ def main():
         _, start_path, obs, acq, _ = tg.survey_2d(scr)
         # no tapers: the receivers lie 60 m deep, and tapers a wavelength wide would damp most of the model
         inv = ["-mode", "invert", "-vp", start_path, "-observed_dir", obs, "-vp_min", 1800, "-vp_max", 2600, "-source_taper", 0, "-receiver_taper", 0] + acq
+        steps = ["-first_step", 0.05, "-damping", 0.01]
         runs = {}
         for name, n, extra in (("plain", 1, ["-precondition", "none"]), ("pseudo-Hessian", 1, []),
                                ("pseudo-Hessian, 2 groups", 2, ["-precondition", "pseudo_hessian", "-shot_groups", 2])):
             out = scr.sub(name.replace(" ", "_").replace(",", ""))
-            log = c.run(n, inv + ["-tao_max_it", 6] + extra, out)
+            log = c.run(n, inv + steps + ["-tao_max_it", 6] + extra, out)
             evals = sum(int(x) for x in re.findall(r"in (\d+) evaluations?", log))
             m = c.read_rsf(os.path.join(out, "vp.rsf"))[0]
             runs[name] = (history(out), evals, m)

@@ -119,6 +119,19 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
   PetscFunctionReturn(0);
 }
 
+/* -first_step and -damping where "auto": larger steps and lighter damping
+   in 2D, where a line of sources and receivers constrains each cell of the
+   section better than a surface grid of them constrains a volume's cells
+   (docs/numerics.md, "Inversion defaults": in 3D the larger first step and
+   the lighter damping left the near surface worse than the start). */
+static void ResolveUpdateControls(const Options *o, Objective *obj)
+{
+  const PetscBool three = obj->e.model[0].dim == 3 ? PETSC_TRUE : PETSC_FALSE;
+
+  obj->first_step = o->first_step > 0 ? o->first_step : three ? 0.05 : 0.2;
+  obj->damping    = o->damping >= 0 ? o->damping : three ? 0.01 : 0.003;
+}
+
 /* Parameter k's starting model on the user cells, and its bounds from the
    options or from its range: a density's, over every cell; an S
    velocity's as bounds on vs / vp (TAO's variable for it: program/invert.c),
@@ -325,6 +338,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(ExperimentCreate(world, o, e));
   PetscCall(ExperimentLoadModel(e));
   PetscCall(ResolveBounds(world, o, obj));
+  ResolveUpdateControls(o, obj);
   PetscCall(ObservedCheck(world, e));
   PetscCall(ExperimentSetUp(e, obj->vp_hi, obj->vp_lo));
   PetscCall(PetscPrintf(world, "velocity bounds %.6g to %.6g m/s; the time step and absorbing layers are set for %.6g m/s\n", (double)obj->vp_lo, (double)obj->vp_hi,

@@ -148,7 +148,7 @@ static double DampingWeight(const Inversion *inv)
 {
   const PetscInt *user = inv->obj.e.g.n;
 
-  return inv->o->damping * inv->damping_ref / ((double)user[0] * user[1] * user[2] * 1e-4);
+  return inv->obj.damping * inv->damping_ref / ((double)user[0] * user[1] * user[2] * 1e-4);
 }
 
 /* Block b's change at cell c over its start, (m - s) / s; 0 where the
@@ -172,7 +172,7 @@ static PetscErrorCode DampingTerm(const Inversion *inv, double *term)
 
   PetscFunctionBeginUser;
   *term = 0;
-  if (!(inv->o->damping > 0)) PetscFunctionReturn(0);
+  if (!(inv->obj.damping > 0)) PetscFunctionReturn(0);
   for (PetscInt b = 0; b < inv->np && !inv->obj.e.l.group_id; b++)
     for (PetscInt c = 0; c < inv->obj.ms.nlocal; c++) {
       const double r = RelativeChange(inv, b, c);
@@ -264,7 +264,7 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
     inv->scale_f = 0;
     for (PetscInt b = 0; b < inv->np; b++)
       if (most[b] > 0) {
-        const double s = inv->o->first_step * (inv->hi[b] - inv->lo[b]) / most[b];
+        const double s = inv->obj.first_step * (inv->hi[b] - inv->lo[b]) / most[b];
         inv->scale_f   = inv->scale_f > 0 ? PetscMin(inv->scale_f, s) : s;
       }
     if (!(inv->scale_f > 0)) inv->scale_f = 1;
@@ -376,7 +376,7 @@ static PetscErrorCode Monitor(Tao tao, void *ctx)
   /* what is left of the band if every remaining iteration takes the band's mean so far: a bound, as TAO may stop sooner */
   max_its = inv->band_max_its;
   inv->band_seconds += inv->seconds;
-  if (inv->o->damping > 0) PetscCall(PetscSNPrintf(objective, sizeof(objective), ", objective %.6e", (double)f));
+  if (inv->obj.damping > 0) PetscCall(PetscSNPrintf(objective, sizeof(objective), ", objective %.6e", (double)f));
   PetscCall(PetscPrintf(inv->obj.e.l.world,
                         "band %" PetscInt_FMT " (%s%.6g Hz) iteration %" PetscInt_FMT " [%" PetscInt_FMT " overall]: misfit %.6e (%.4g of the band's start)%s, |g| %.4e, step %.4g, %.2f s in %" PetscInt_FMT
                         " evaluation%s, %.4f G cell-updates/s; band: %.0f s so far, at most about %.0f s left (%" PetscInt_FMT " iteration%s)\n",
@@ -732,6 +732,8 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(Weights(&inv, radius));
     PetscCall(PetscPrintf(world, "gradient tapered within %.4g m of the sources and %.4g m of the receivers (-source_taper, -receiver_taper)\n", (double)radius[0], (double)radius[1]));
     PetscCall(ObjectiveCheckFreeCells(&inv.obj, inv.weight, radius));
+    PetscCall(PetscPrintf(world, "each band's first step moves a cell by at most %.3g of its bound range; damping %.3g (-first_step, -damping)\n",
+                          (double)inv.obj.first_step, (double)inv.obj.damping));
   }
   PetscCall(QcCreate(&inv.obj, &inv.qc));
   for (inv.band = 0; inv.band < nbands && !inv.stopped; inv.band++) {
