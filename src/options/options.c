@@ -384,7 +384,7 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
                            "auto = the longest whose terms take at most a quarter of the snapshots' memory",
                            1, PETSC_MAX_INT, &o->checkpoint_window));
   PetscCall(PetscOptionsBool("-adjoint_skip_quiet",
-                             "Full storage on the CPU: the adjoint leaves as they are the 16-cell row parts whose stencil reads only zeros (the same gradient; false to check that)",
+                             "On the CPU: the adjoint leaves as they are the 16-cell row parts whose stencil reads only zeros (the same gradient; false to check that)",
                              NULL, o->adjoint_skip_quiet, &o->adjoint_skip_quiet, NULL));
   PetscCall(PetscOptionsEnum("-misfit",
                              "Misfit: l2 (samples), trace_l2 (each trace normalised: amplitudes ignored) or correlation (normalised cross-correlation of each shot's gather)",

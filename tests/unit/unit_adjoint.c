@@ -19,7 +19,7 @@
    terms in the packed store.  There the adjoint also leaves the row parts
    that stay quiet as they are (PropagatorSettings.skip_quiet): the same
    bits as an adjoint that steps every part, and on deep rows some parts
-   left.  With the boundary method every nonzero cell of every forward
+   left; the boundary method's adjoint likewise.  With the boundary method every nonzero cell of every forward
    level lies in its support box (support.h), the boxes leave some cells
    out, and a backend that keeps none (device memory) gives the same
    gradient to 1e-5. */
@@ -179,6 +179,39 @@ static PetscInt RowsWithGaps(WavefieldStore store, const Fields *f, PetscInt nst
    and the adjoint's row parts not all left as they were, some where rows
    hold 3 chunks or more (the deepest far from the receivers); with
    `gaps`, some rows with dead chunks between live ones. */
+/* The gradient (grad) with the adjoint leaving the row parts that stay
+   quiet as they are, and the cells whose gradient differs from an adjoint
+   that steps every part (stepped); left: the parts' steps it left, and
+   all parts' steps, over the ranks. */
+static PetscErrorCode QuietLeft(Propagator *p, const TimeAxis *t, const ShotLocal *sl, const float *w, const float *v, const float *obs, WavefieldStore store,
+                                PetscInt ncells, double *grad, double *again, PetscInt *stepped, double left[2])
+{
+  double J;
+
+  PetscFunctionBeginUser;
+  left[0] = -(double)State(p)->f.parts_left[0], left[1] = -(double)State(p)->f.parts_left[1];
+  PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, grad));
+  left[0] += (double)State(p)->f.parts_left[0], left[1] += (double)State(p)->f.parts_left[1];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, left, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+  State(p)->skip_quiet = PETSC_FALSE;
+  PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, again));
+  State(p)->skip_quiet = PETSC_TRUE;
+  PetscCall(CellsDiffering(again, grad, ncells, stepped));
+  PetscFunctionReturn(0);
+}
+
+/* QuietLeft's checks: no cell differs, and some parts' steps were left
+   where rows hold 3 chunks or more (not all: the sources' parts step). */
+static PetscErrorCode CheckQuietLeft(const Propagator *p, const char *method, PetscInt stepped, const double left[2])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!stepped, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "%s: %" PetscInt_FMT " cells' gradient differs when the adjoint leaves quiet parts as they are, expected the same bits (a part left that was not quiet)", method, stepped);
+  PetscCheck(left[0] < left[1] && (left[0] > 0 || FieldsLiveChunks(&State(p)->f) < 3), PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "%s adjoint: %.0f of %.0f parts' steps left as they were, expected not all, and some on rows of 3 chunks or more (test set-up)", method, left[0], left[1]);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotLocal *sl, const float *w, const float *v, const float *obs, WavefieldStore store,
                                    size_t n, PetscInt nsteps, size_t live, PetscInt ncells, PetscBool gaps)
 {
@@ -191,14 +224,7 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_UNSIGNED_LONG, MPI_MAX, PETSC_COMM_WORLD));
   if (!any) PetscFunctionReturn(0);
   PetscCall(PetscMalloc2(ncells, &grad, ncells, &again));
-  left[0] = -(double)State(p)->f.parts_left[0], left[1] = -(double)State(p)->f.parts_left[1];
-  PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, grad));
-  left[0] += (double)State(p)->f.parts_left[0], left[1] += (double)State(p)->f.parts_left[1];
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, left, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
-  State(p)->skip_quiet = PETSC_FALSE;
-  PetscCall(Misfit(p, t, sl, 5, w, v, obs, store, &J, again));
-  State(p)->skip_quiet = PETSC_TRUE;
-  PetscCall(CellsDiffering(again, grad, ncells, &stepped));
+  PetscCall(QuietLeft(p, t, sl, w, v, obs, store, ncells, grad, again, &stepped, left));
   (void)WavefieldStoreLiveShare(store, &share);
   gapped = RowsWithGaps(store, &State(p)->f, nsteps);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &gapped, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
@@ -224,10 +250,7 @@ static PetscErrorCode CheckLiveMap(Propagator *p, const TimeAxis *t, const ShotL
   PetscCheck(!stale, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
              "full storage: %" PetscInt_FMT " cells' gradient differs when the store held NaN before the forward run, expected the same bits (a dead chunk read)", stale);
   PetscCheck(-range[0] > 0 && range[1] < 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map: %.3f to %.3f of the chunks live, expected some dead and some live", -range[0], range[1]);
-  PetscCheck(!stepped, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
-             "full storage: %" PetscInt_FMT " cells' gradient differs when the adjoint leaves quiet parts as they are, expected the same bits (a part left that was not quiet)", stepped);
-  PetscCheck(left[0] < left[1] && (left[0] > 0 || FieldsLiveChunks(&State(p)->f) < 3), PETSC_COMM_WORLD, PETSC_ERR_PLIB,
-             "adjoint: %.0f of %.0f parts' steps left as they were, expected not all, and some on rows of 3 chunks or more (test set-up)", left[0], left[1]);
+  PetscCall(CheckQuietLeft(p, "full storage", stepped, left));
   PetscCheck(!gaps || gapped > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "live map with two sources: no row with dead chunks between live ones, expected some (test set-up)");
   PetscCall(WavefieldStoreDestroy(&plain));
   PetscCall(PetscFree2(grad, again));
@@ -363,6 +386,7 @@ static PetscErrorCode CheckCase(const Case *c)
 
   core_grid = &g;
   SupportWatch watch = {&p, 0};
+  unsigned long rows_whole = 0; /* full storage's live map kept: rows whole along z on every rank */
   for (GradientMethod method = GRADIENT_FULL; method <= GRADIENT_BOUNDARY; method++) {
     double (*dir)(const PetscInt[3]) = method == GRADIENT_FULL ? Direction : CoreDirection;
     double   layer_max = 0, diff = 0, norm = 0, sums[3], all[3];
@@ -380,6 +404,19 @@ static PetscErrorCode CheckCase(const Case *c)
     }
     PetscCall(Misfit(&p, &t, &sl, 5, wint, v, obs, store, &J, grad));
     p.settings.watch_steps = 0;
+    if (method == GRADIENT_FULL) {
+      rows_whole = live.bytes;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &rows_whole, 1, MPI_UNSIGNED_LONG, MPI_MAX, PETSC_COMM_WORLD));
+    }
+    if (method == GRADIENT_BOUNDARY && rows_whole) { /* where the CPU keeps Fields.u_live */
+      double  *again, left[2];
+      PetscInt stepped;
+      PetscCall(PetscMalloc1((PetscInt)cells, &again));
+      PetscCall(QuietLeft(&p, &t, &sl, wint, v, obs, store, (PetscInt)cells, grad, again, &stepped, left));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  boundary adjoint: %.1f%% of the parts' steps left, %" PetscInt_FMT " cells differ stepping every part\n", left[1] > 0 ? 100 * left[0] / left[1] : 0.0, stepped));
+      PetscCall(CheckQuietLeft(&p, "boundary", stepped, left));
+      PetscCall(PetscFree(again));
+    }
     if (method == GRADIENT_BOUNDARY) {
       PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &watch.outside, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  support boxes: %.1f%% of the forward's cell-steps outside them\n", 100 * watch.outside / ((double)g.N[0] * g.N[1] * g.N[2] * t.nsteps)));

@@ -142,22 +142,23 @@ const Equation EquationAcoustic = {
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
   .keeps                = {[GRADIENT_FULL] = "the Laplacian term of every step and cell", [GRADIENT_BOUNDARY] = "the layer band of every step, 2 fields"},
-  /* Fitted by scripts/fit_plan.py to two runs of scripts/bench-gradient
-     (1 rank x 2 threads, order 8, 20 layer cells; 2D 512^2 x 1000, 1024^2
+  /* Fitted by scripts/fit_plan.py to runs of scripts/bench-gradient (1
+     rank x 2 threads, order 8, 20 layer cells; 2D 512^2 x 1000, 1024^2
      and 2048^2 x 500, 3D 96^3 x 300 and 128^3 x 400; the AMD EPYC,
      2026-12-07), on the gradient process's time beyond the forward
      process's, with the layer terms held (2D: 4.5, from 10- to 40-cell
      layers; 3D: a core cell's, as no case there varies the layers'
      share enough to tell them apart) and the host backend's first_use;
-     docs/numerics.md, "Gradient methods".  In 2D within 0.35 forward runs
-     of one run and 0.9 over both; 3D within 0.9.  The boundary method's
-     adjoint steps every cell, where full storage's leaves the cells the
-     waves have not reached (Fields.u_live): in 2D it costs 0.65 a core
-     cell beyond that, and 0.69 a cell the forward field is run back in;
-     in 3D, whose cases the waves fill, the two terms are one.  Full
-     storage keeps one float a cell and step whatever is asked: its cost is
-     in adjoint_core, store 0. */
-  .gradient_cost = {{.adjoint_core = 0.605, .adjoint_layer = 4.5, .reconstruct = 0.652, .run_back = 0.687, .store = 0, .step = 1},
+     docs/numerics.md, "Gradient methods".  Both methods' adjoints leave
+     the cells the waves have not reached (Fields.u_live), so the
+     boundary method adds only running the forward field back (run_back,
+     2D: fitted to its runs since it does, with 512^2 x 2000 and 768^2 x
+     1500 added, which the waves fill, and adjoint_core held at full
+     storage's fit; within 0.3 forward runs); in 3D, whose cases the waves
+     fill, the marks are soon dropped and the fit of before holds (within
+     0.05 of the later runs).  Full storage keeps one float a cell and
+     step whatever is asked: its cost is in adjoint_core, store 0. */
+  .gradient_cost = {{.adjoint_core = 0.605, .adjoint_layer = 4.5, .reconstruct = 0, .run_back = 1.65, .store = 0, .step = 1},
                     {.adjoint_core = 1.05, .adjoint_layer = 1.05, .reconstruct = 0, .run_back = 0.906, .store = 0, .step = 1}},
   .gradient             = Gradient,
   .kernels              = Kernels,

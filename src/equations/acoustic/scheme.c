@@ -32,9 +32,32 @@ static PetscErrorCode RunBegin(EquationState *s, PetscBool adjoint, WavefieldSto
   if (!f->grad) PetscCall(ops->backend->mem_alloc((void **)&f->grad, f->ncells * sizeof(float)));
   else PetscCall(ops->backend->mem_zero(f->backend, f->grad, f->ncells * sizeof(float)));
   PetscCall(ops->zero_state(f));
-  /* full storage: row parts that stay quiet left as they are */
-  a->quiet = a->method != GRADIENT_BOUNDARY && a->skip_quiet && ops->adjoint_live ? PETSC_TRUE : PETSC_FALSE;
+  /* row parts that stay quiet left as they are */
+  a->quiet = a->skip_quiet && ops->adjoint_live ? PETSC_TRUE : PETSC_FALSE;
   if (a->quiet) PetscCall(ops->adjoint_live(f, PETSC_TRUE));
+  a->quiet_seen[0] = f->parts_left[0];
+  a->quiet_seen[1] = f->parts_left[1];
+  PetscFunctionReturn(0);
+}
+
+/* Once a reverse step leaves fewer than ACOUSTIC_QUIET_SHARE_MIN of its
+   parts, the rest of the run steps every part without the marks. */
+static PetscErrorCode QuietStepsTaken(AcousticState *a, PetscInt steps)
+{
+  Fields      *f    = &a->f;
+  const size_t left = f->parts_left[0] - a->quiet_seen[0], all = f->parts_left[1] - a->quiet_seen[1];
+
+  PetscFunctionBeginUser;
+  if (!a->quiet && !a->quiet_steps[0]) PetscFunctionReturn(0);
+  a->quiet_steps[1] += steps;
+  if (!a->quiet) PetscFunctionReturn(0);
+  a->quiet_steps[0] += steps;
+  a->quiet_seen[0] = f->parts_left[0];
+  a->quiet_seen[1] = f->parts_left[1];
+  if (all && (double)left < ACOUSTIC_QUIET_SHARE_MIN * (double)all) {
+    PetscCall(a->ops->adjoint_live(f, PETSC_FALSE));
+    a->quiet = PETSC_FALSE;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -167,6 +190,7 @@ static PetscErrorCode StepEnd(EquationState *s, PetscBool adjoint, WavefieldStor
   f->live = f->live_next = NULL;
   f->live_start = f->live_next_start = NULL;
   a->read[0] = a->read[1] = PETSC_FALSE;
+  if (adjoint) PetscCall(QuietStepsTaken(a, 1));
   PetscFunctionReturn(0);
 }
 
@@ -178,6 +202,7 @@ static PetscErrorCode ReversePair(EquationState *s, WavefieldStore store, PetscI
   PetscFunctionBeginUser;
   *done = store && a->method == GRADIENT_BOUNDARY && a->rec.pair && n >= 1 ? PETSC_TRUE : PETSC_FALSE;
   if (*done) PetscCall(ReconstructionPair(a, store, n, points));
+  if (*done) PetscCall(QuietStepsTaken(a, 2));
   PetscFunctionReturn(0);
 }
 

@@ -145,14 +145,17 @@ PetscErrorCode AcousticStateImage(EquationState *s, PetscInt k, const float **pa
 
 PetscErrorCode AcousticStateReport(const EquationState *s, MPI_Comm comm)
 {
-  const Fields *f       = &AcousticStateOfConst(s)->f;
-  double        mine[2] = {(double)f->parts_left[0], (double)f->parts_left[1]}, all[2];
+  const AcousticState *a       = AcousticStateOfConst(s);
+  const Fields        *f       = &a->f;
+  double               mine[4] = {(double)f->parts_left[0], (double)f->parts_left[1], (double)a->quiet_steps[0], (double)a->quiet_steps[1]}, all[4];
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_SUM, comm));
   if (all[1] > 0)
-    PetscCall(PetscPrintf(comm, "adjoint: %.1f%% of its steps of %d-cell row parts left as they were, their stencils reading only zeros (-adjoint_skip_quiet)\n",
-                          100 * all[0] / all[1], FIELDS_QUIET_CELLS));
+    PetscCall(PetscPrintf(comm,
+                          "adjoint: %.1f%% of its steps of %d-cell row parts left as they were, their stencils reading only zeros (-adjoint_skip_quiet), "
+                          "over the %.0f%% of its steps that looked for them (from the run's last step back, until a step left under %.0f%%)\n",
+                          100 * all[0] / all[1], FIELDS_QUIET_CELLS, 100 * all[2] / PetscMax(all[3], 1), 100 * ACOUSTIC_QUIET_SHARE_MIN));
   PetscFunctionReturn(0);
 }
 

@@ -94,8 +94,9 @@ PetscBool CPUAdjointPairPlan(const Fields *f, size_t *scratch_bytes)
   return RegionsFit(f, slab, nslab, omp_get_max_threads());
 }
 
-/* Row x of step k: its leapfrog and z layer terms. */
-static inline void RowStep(Pair *P, int k, PetscInt x) { CPUAdjointRow(&P->step[k].f, &P->z, x, 0); }
+/* Row x of step k: its leapfrog and z layer terms; the parts it left as
+   they were. */
+static inline PetscInt RowStep(Pair *P, int k, PetscInt x) { return CPUAdjointRow(&P->step[k].f, &P->z, x, 0); }
 
 /* Row x's factors of the x slabs of step k that form them there. */
 static void RowFactors(Pair *P, int k, PetscInt x) { CPUXSlabsFactors(&P->step[k].f, P->slab, P->nslab, P->win[k], x, 0); }
@@ -125,7 +126,10 @@ static void RowComplete(Pair *P, int k, PetscInt x)
   const float       *band = s->band;
 
   CPUXSlabsFinish(f, P->slab, P->nslab, P->win[k], x, 0);
-  for (PetscInt e = P->reach.start[x]; e < P->reach.start[x + 1]; e++) CPUInjectRow(f, f->uprev, w->reach, s->residual, P->reach.row[e]);
+  for (PetscInt e = P->reach.start[x]; e < P->reach.start[x + 1]; e++) {
+    CPUInjectRow(f, f->uprev, w->reach, s->residual, P->reach.row[e]);
+    if (f->uprev_live) CPUMarkInjected(f, w->reach->cell[P->reach.row[e]]);
+  }
   SurfaceRow(f, f->uprev, row, PETSC_FALSE);
   for (PetscInt e = P->src.start[x]; e < P->src.start[x + 1]; e++) CPUInjectRow(r, r->uprev, w->src, s->wav, P->src.row[e]);
   SurfaceRow(r, r->uprev, row, PETSC_FALSE);
@@ -143,24 +147,26 @@ static void RowComplete(Pair *P, int k, PetscInt x)
 
 /* Thread t of T: step 0 over its rows [r0, r1), and step 1 2R rows
    behind over those of its rows that read step 0's rows of this region
-   alone. */
-static void Region(Pair *P, PetscInt T, PetscInt t, PetscInt r0, PetscInt r1)
+   alone; returns the row parts left as they were. */
+static PetscInt Region(Pair *P, PetscInt T, PetscInt t, PetscInt r0, PetscInt r1)
 {
   const Fields  *f = &P->step[0].f;
   const PetscInt R = f->radius, first = !t, last = t == T - 1;
   const PetscInt b0 = first ? r0 : r0 + R, b1 = last ? r1 : r1 - R;   /* step 1's rows */
   const PetscInt e0 = first ? -R : r0, e1 = last ? f->n[1] + R : r1;  /* step 0's factor rows, ghosts included */
   const PetscInt g0 = first ? -R : b0, g1 = last ? f->n[1] + R : b1;  /* step 1's */
+  PetscInt       left = 0;
 
   for (PetscInt i = e0; i < r1 + 3 * R; i++) {
     const PetscInt k = i - 2 * R;
-    if (i >= r0 && i < r1) RowStep(P, 0, i);
+    if (i >= r0 && i < r1) left += RowStep(P, 0, i);
     if (i >= e0 && i < e1) RowFactors(P, 0, i);
     if (i - R >= r0 && i - R < r1) RowComplete(P, 0, i - R);
-    if (k >= b0 && k < b1) RowStep(P, 1, k);
+    if (k >= b0 && k < b1) left += RowStep(P, 1, k);
     if (k >= g0 && k < g1) RowFactors(P, 1, k);
     if (k - R >= b0 && k - R < b1) RowComplete(P, 1, k - R);
   }
+  return left;
 }
 
 PetscErrorCode CPUAdjointPair(Fields *f, const AdjointPair *w)
@@ -195,17 +201,19 @@ PetscErrorCode CPUAdjointPair(Fields *f, const AdjointPair *w)
   PetscCall(KernelOpsCPU.mirror_ghosts(&P.step[0].f));
   _Pragma("omp parallel num_threads(T)")
   {
-    const PetscInt t = omp_get_thread_num();
-    Region(&P, T, t, RegionStart(f, T, t), RegionStart(f, T, t + 1));
+    const PetscInt t    = omp_get_thread_num();
+    PetscInt       left = Region(&P, T, t, RegionStart(f, T, t), RegionStart(f, T, t + 1));
     _Pragma("omp barrier");
     /* step 1's rows within R of a seam, once step 0 is done on both sides */
     _Pragma("omp for schedule(static)") for (PetscInt q = 0; q < (T - 1) * 2 * R; q++)
     {
       const PetscInt x = RegionStart(f, T, 1 + q / (2 * R)) - R + q % (2 * R);
-      RowStep(&P, 1, x);
+      left += RowStep(&P, 1, x);
       RowComplete(&P, 1, x);
     }
+    _Pragma("omp atomic") f->parts_left[0] += (size_t)left;
   }
+  if (f->uprev_live) f->parts_left[1] += 2 * (size_t)f->n[1] * (size_t)FieldsQuietParts(f);
   PetscCall(KernelOpsCPU.record(&P.step[1].f, w->src_cells, NULL, w->at_src[1]));
   PetscCall(MapRowsDestroy(&P.reach));
   PetscCall(MapRowsDestroy(&P.src));

@@ -132,6 +132,12 @@ static inline uint64_t BitsBetween(PetscInt lo, PetscInt hi)
   return (hi == 64 ? ~(uint64_t)0 : ((uint64_t)1 << hi) - 1) & ~(((uint64_t)1 << lo) - 1);
 }
 
+/* Bits [p0, p1) of a row's bits set. */
+static inline void MarkParts(uint64_t *bits, PetscInt p0, PetscInt p1)
+{
+  for (PetscInt v = p0 / 64; p0 < p1 && v <= (p1 - 1) / 64; v++) bits[v] |= BitsBetween(PetscMax(p0 - 64 * v, 0), PetscMin(p1 - 64 * v, 64));
+}
+
 /* Row (i1, i2)'s first word in Fields.u_live and uprev_live. */
 static inline size_t LiveBitsRow(const Fields *f, PetscInt i1, PetscInt i2) { return LiveRowIndex(f, i1, i2) * FieldsLiveWords(f); }
 
@@ -227,6 +233,8 @@ static inline void MarkInjected(const Fields *f, size_t row, ptrdiff_t offset)
 {
   if (f->uprev_live) LiveBitSet(f->uprev_live + row * FieldsLiveWords(f), (PetscInt)(offset / FIELDS_QUIET_CELLS), 1);
 }
+
+void CPUMarkInjected(const Fields *f, ptrdiff_t cell) { MarkInjected(f, (size_t)(cell / f->stride[1]), cell % f->stride[1]); }
 
 /* The adjoint step's injection (Fields.inject, its cells ascending, as
    rows of the field are): the first of its cells at or after row (i1,
@@ -566,91 +574,101 @@ static inline void SupportSpan(const Fields *f, const Box *b, PetscInt i1, Petsc
       } \
     } \
   } \
+  /* a run of cells [j0, j1) (padded) of row (i1, i2) that take one image, \
+     less the parts at either end that `quiet` marks (a wave's front crosses \
+     a row once or twice), which are left as they are; the image's terms \
+     from lap and lapn where given (packed: their cell j0), else where \
+     RowSetUp puts them; the parts it steps marked in `mark`, without a \
+     look where they were live in u or uprev (a wave leaves no part all \
+     zero behind it), else from their cells; returns the parts left */ \
+  static inline PetscInt AdjointRun_##DIM##d_r##R(const Fields *f, PetscInt i1, PetscInt i2, PetscInt j0, PetscInt j1, unsigned image, float *lap, \
+                                                  const float *lapn, const uint64_t *quiet, int fixed, uint64_t *mark) \
+  { \
+    const PetscInt  r = f->radius, p0 = j0 / FIELDS_QUIET_CELLS, p1 = (j1 - 1) / FIELDS_QUIET_CELLS + 1; \
+    const uint64_t *was   = f->u_live ? f->u_live + LiveBitsRow(f, i1, i2) : NULL; \
+    const uint64_t *marks = f->uprev_live ? f->uprev_live + LiveBitsRow(f, i1, i2) : NULL; \
+    PetscInt        q0 = p0, q1 = p1, s0, s1; \
+    Row             w; \
+    while (q0 < q1 && LiveBit(quiet, q0)) q0++; \
+    while (q1 > q0 && LiveBit(quiet, q1 - 1)) q1--; \
+    PieceCells(q0, q1, FIELDS_QUIET_CELLS, j0, j1, &s0, &s1); \
+    if (s0 >= s1) return p1 - p0; \
+    RowSetUp(f, i1, i2, s0 - r, 0, 0, &w); \
+    if (lap) w.lap = lap + (s0 - j0); \
+    if (lapn) w.lapn = lapn + (s0 - j0); \
+    SegmentAdjoint_##DIM##d_r##R(f, &w, image, s1 - s0); \
+    for (PetscInt v = q0 / 64; marks && v <= (q1 - 1) / 64; v++) { \
+      const uint64_t range = BitsBetween(PetscMax(q0 - 64 * v, 0), PetscMin(q1 - 64 * v, 64)), seen = fixed ? range : range & (was[v] | marks[v]); \
+      mark[v] |= seen; \
+      for (uint64_t look = range & ~seen; look; look &= look - 1) { \
+        const PetscInt q = 64 * v + __builtin_ctzll(look); \
+        PetscInt       a0, a1; \
+        PieceCells(q, q + 1, FIELDS_QUIET_CELLS, s0, s1, &a0, &a1); \
+        LiveBitSet(mark, q, PieceNonzero(w.up + (a0 - s0), a1 - a0, FIELDS_QUIET_CELLS)); \
+      } \
+    } \
+    return (p1 - p0) - (q1 - q0); \
+  } \
   /* the adjoint step over cells [lo0, hi0) of row (i1, i2), whose z core \
-     is [c0, c1), in a box of layer bits L: one segment, or under the \
-     boundary method three, the core's imaging and stepping the forward \
-     field (none in a box of x or y layers); with Fields.u_live, the row \
-     marked (all live where `fixed`, see QuietRows); returns the parts \
-     left as they were */ \
+     is [c0, c1), in a box of layer bits L; with Fields.u_live, the parts \
+     that stay quiet left as they are and the row marked (all live where \
+     `fixed`, see QuietRows); returns the parts left as they were.  With a \
+     live map, imaging with the terms that are not all zero, a run of \
+     chunks that agree at a time (the terms' live cells are packed, from \
+     the row's start on).  Under the boundary method the core's cells \
+     where the forward field is nonzero a step back or now \
+     (Fields.fu_support, else the whole core; none in a box of x or y \
+     layers) image as they step it back, and are marked live; the cells \
+     either side of them are runs without an image. */ \
   static inline PetscInt AdjointRow_##DIM##d_r##R(const Fields *f, unsigned L, PetscInt lo0, PetscInt hi0, PetscInt c0, PetscInt c1, PetscInt i1, PetscInt i2, \
                                                   int fixed) \
   { \
-    Row w; \
+    const PetscInt r = f->radius; \
+    uint64_t *const marks = f->uprev_live ? f->uprev_live + LiveBitsRow(f, i1, i2) : NULL; \
+    uint64_t        quiet[LIVE_WORDS_MAX] = {0}, mark[LIVE_WORDS_MAX] = {0}; \
+    PetscInt        left = 0; \
+    if (marks && !fixed) PartsQuiet(f, i1, i2, quiet); \
     if (!f->fu) { \
-      /* with a live map, imaging with the terms that are not all zero, \
-         a run of chunks that agree at a time (the terms' live cells are \
-         packed, from the row's start on); with u_live, the parts at \
-         either end of a run that stay quiet left as they are (a wave's \
-         front crosses a row once or twice) */ \
       const size_t         row = LiveRowIndex(f, i1, i2); \
       const unsigned char *now = f->live ? f->live + LiveRow(f, i1, i2) : NULL, *next = f->live_next ? f->live_next + LiveRow(f, i1, i2) : NULL; \
-      const PetscInt       r = f->radius, k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
-      const int            plain = !f->lap ? 0 : f->lap_next ? 3 : 1; /* the image without a live map */ \
-      uint64_t *const      marks = f->uprev_live ? f->uprev_live + LiveBitsRow(f, i1, i2) : NULL; \
-      const uint64_t      *was   = f->u_live ? f->u_live + LiveBitsRow(f, i1, i2) : NULL; \
-      uint64_t             quiet[LIVE_WORDS_MAX] = {0}, mark[LIVE_WORDS_MAX] = {0}; \
+      const PetscInt       k1 = (hi0 + r - 1) / FIELDS_LIVE_CHUNK + 1; \
+      const unsigned       plain = !f->lap ? 0 : f->lap_next ? 3 : 1; /* the image without a live map */ \
       size_t               at_now = now ? f->live_start[row] : 0, at_next = next ? f->live_next_start[row] : 0; \
-      PetscInt             left = 0; \
-      if (marks && !fixed) PartsQuiet(f, i1, i2, quiet); \
       for (PetscInt k = (lo0 + r) / FIELDS_LIVE_CHUNK, e; k < k1; k = e) { \
-        PetscInt j0, j1, s0, s1; \
+        PetscInt j0, j1; \
         e = now ? LiveRunEnd(now, next, k, k1) : k1; \
         PieceCells(k, e, FIELDS_LIVE_CHUNK, lo0 + r, hi0 + r, &j0, &j1); \
-        const PetscInt p0 = j0 / FIELDS_QUIET_CELLS, p1 = (j1 - 1) / FIELDS_QUIET_CELLS + 1; \
-        PetscInt       q0 = p0, q1 = p1; /* the run's parts, less the quiet ones at either end */ \
-        while (q0 < q1 && LiveBit(quiet, q0)) q0++; \
-        while (q1 > q0 && LiveBit(quiet, q1 - 1)) q1--; \
-        left += (p1 - p0) - (q1 - q0); \
-        PieceCells(q0, q1, FIELDS_QUIET_CELLS, j0, j1, &s0, &s1); \
-        if (s0 < s1) { \
-          RowSetUp(f, i1, i2, s0 - r, 0, 0, &w); \
-          if (now && now[k]) w.lap = f->lap + at_now + (s0 - j0); \
-          if (next && next[k]) w.lapn = f->lap_next + at_next + (s0 - j0); \
-          SegmentAdjoint_##DIM##d_r##R(f, &w, now ? (unsigned)LiveImage(now, next, k) : (unsigned)plain, s1 - s0); \
-        } \
-        /* marked live without a look where it was live in u or uprev \
-           (a wave leaves no part all zero behind it), else from its cells */ \
-        for (PetscInt v = q0 / 64; marks && q0 < q1 && v <= (q1 - 1) / 64; v++) { \
-          const uint64_t range = BitsBetween(PetscMax(q0 - 64 * v, 0), PetscMin(q1 - 64 * v, 64)), seen = fixed ? range : range & (was[v] | marks[v]); \
-          mark[v] |= seen; \
-          for (uint64_t look = range & ~seen; look; look &= look - 1) { \
-            const PetscInt q = 64 * v + __builtin_ctzll(look); \
-            PetscInt       a0, a1; \
-            PieceCells(q, q + 1, FIELDS_QUIET_CELLS, s0, s1, &a0, &a1); \
-            LiveBitSet(mark, q, PieceNonzero(w.up + (a0 - s0), a1 - a0, FIELDS_QUIET_CELLS)); \
-          } \
-        } \
+        left += AdjointRun_##DIM##d_r##R(f, i1, i2, j0, j1, now ? (unsigned)LiveImage(now, next, k) : plain, now && now[k] ? f->lap + at_now : NULL, \
+                                         next && next[k] ? f->lap_next + at_next : NULL, quiet, fixed, mark); \
         if (now && now[k]) at_now += (size_t)(j1 - j0); \
         if (next && next[k]) at_next += (size_t)(j1 - j0); \
       } \
-      for (PetscInt q = 0; marks && q < FieldsLiveWords(f); q++) marks[q] = mark[q]; \
-      return left; \
-    } \
-    const PetscInt k0 = L ? hi0 : c0; \
-    if (k0 > lo0) { \
-      RowSetUp(f, i1, i2, lo0, 0, 0, &w); \
-      SegmentAdjoint_##DIM##d_r##R(f, &w, 0, k0 - lo0); \
-    } \
-    if (!L && c1 > c0) { \
-      /* the core: only the adjoint where the image term is 0, the forward \
-         field's zeros where it is 0 a step back (Fields.fu_support) */ \
-      PetscInt       e[6] = {c0, c0, c0, c1, c1, c1}; \
-      const unsigned image[5] = {0, 5, 2, 5, 0}; \
-      if (f->fu_support) { \
-        SupportSpan(f, &f->fu_support[0], i1, i2, c0, c1, &e[1], &e[4]); \
-        SupportSpan(f, &f->fu_support[1], i1, i2, e[1], e[4], &e[2], &e[3]); \
+    } else { \
+      /* e[1], e[4]: the cells that step the forward field back; within them \
+         e[2], e[3]: those where it is nonzero a step back (image 2 there, \
+         5 beside) */ \
+      PetscInt       e[6] = {lo0, c0, c0, c0, c0, hi0}; \
+      const unsigned image[3] = {5, 2, 5}; \
+      if (!L && c1 > c0) { \
+        e[3] = e[4] = c1; \
+        if (f->fu_support) { \
+          SupportSpan(f, &f->fu_support[0], i1, i2, c0, c1, &e[1], &e[4]); \
+          SupportSpan(f, &f->fu_support[1], i1, i2, e[1], e[4], &e[2], &e[3]); \
+        } \
       } \
-      for (int k = 0; k < 5; k++) { \
+      if (e[4] == e[1]) e[1] = e[2] = e[3] = e[4] = hi0; \
+      if (e[1] > lo0) left += AdjointRun_##DIM##d_r##R(f, i1, i2, lo0 + r, e[1] + r, 0, NULL, NULL, quiet, fixed, mark); \
+      for (int k = 1; k < 4; k++) { \
+        Row w; \
         if (e[k + 1] == e[k]) continue; \
         RowSetUp(f, i1, i2, e[k], 0, 0, &w); \
-        SegmentAdjoint_##DIM##d_r##R(f, &w, image[k], e[k + 1] - e[k]); \
+        SegmentAdjoint_##DIM##d_r##R(f, &w, image[k - 1], e[k + 1] - e[k]); \
       } \
+      if (marks && e[4] > e[1]) MarkParts(mark, (e[1] + r) / FIELDS_QUIET_CELLS, (e[4] + r - 1) / FIELDS_QUIET_CELLS + 1); \
+      if (hi0 > e[4]) left += AdjointRun_##DIM##d_r##R(f, i1, i2, e[4] + r, hi0 + r, 0, NULL, NULL, quiet, fixed, mark); \
     } \
-    if (!L && hi0 > c1) { \
-      RowSetUp(f, i1, i2, c1, 0, 0, &w); \
-      SegmentAdjoint_##DIM##d_r##R(f, &w, 0, hi0 - c1); \
-    } \
-    return 0; \
+    for (PetscInt q = 0; marks && q < FieldsLiveWords(f); q++) marks[q] = mark[q]; \
+    return left; \
   } \
   /* A box, row by row; each row in up to three segments: z layer, z core, z \
      layer (the adjoint, which has no CPML terms: one segment, or three under \
@@ -737,22 +755,27 @@ static inline void SupportSpan(const Fields *f, const Box *b, PetscInt i1, Petsc
 
 FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
 
-void CPUAdjointRow(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2)
+PetscInt CPUAdjointRow(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2)
 {
   const unsigned L = RowLayers(f, i1, i2);
+  PetscInt       qlo[3], qhi[3], left = 0;
 
+  QuietRows(f, qlo, qhi);
+  const int fixed = i1 < qlo[1] || i1 >= qhi[1] || i2 < qlo[2] || i2 >= qhi[2];
 #define ROW_CASE(R, DIM) \
   case 10 * R + DIM: \
-    AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2, 0); \
+    left = AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2, fixed); \
     if (f->slab[0][0].ncells || f->slab[0][1].ncells) { \
       if (i1 + 1 < f->n[1]) PrefetchZSlabs(f, i1 + 1, i2); \
-      CPUAdjointLayersRowZ_r##R(f, z, i1, i2); \
+      const unsigned sides = CPUAdjointLayersRowZ_r##R(f, z, i1, i2); \
+      if (f->uprev_live) MarkZSlabs(f, z, sides, i1, i2); \
     } \
     break;
   switch (f->radius * 10 + f->dim) {
     FWI_KERNEL_VARIANTS(ROW_CASE)
   }
 #undef ROW_CASE
+  return left;
 }
 
 /* Whether box b holds every owned cell. */
@@ -871,7 +894,7 @@ static PetscErrorCode Inject(Fields *f, const PointMap *m, const float amp[])
 {
   PetscFunctionBeginUser;
   _Pragma("omp parallel for schedule(static) if (m->nrows > 256)") for (PetscInt i = 0; i < m->nrows; i++) CPUInjectRow(f, f->uprev, m, amp, i);
-  for (PetscInt i = 0; f->uprev_live && i < m->nrows; i++) MarkInjected(f, (size_t)(m->cell[i] / f->stride[1]), m->cell[i] % f->stride[1]);
+  for (PetscInt i = 0; f->uprev_live && i < m->nrows; i++) CPUMarkInjected(f, m->cell[i]);
   PetscFunctionReturn(0);
 }
 

@@ -191,8 +191,13 @@ void CPUZRowsSetUp(const Fields *f, CPUZRows *z);
 
 /* adjoint_step over the whole row (i1, i2) and, as it does there when
    axis 0 is alone (the caller's to know), the z slabs' terms (z:
-   CPUZRowsSetUp). */
-void CPUAdjointRow(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2);
+   CPUZRowsSetUp); with Fields.u_live, the row's parts marked as there.
+   Returns the parts left as they were (Fields.parts_left). */
+PetscInt CPUAdjointRow(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2);
+
+/* Padded cell `cell` of uprev, just injected into: its row part marked
+   live in Fields.uprev_live, where that is kept. */
+void CPUMarkInjected(const Fields *f, ptrdiff_t cell);
 
 /* The adjoint CPML terms of the z slabs for one row (i1, i2) of owned
    cells (z: CPUZRowsSetUp): uprev's share, then psi and E one step back.
