@@ -48,7 +48,7 @@ static PetscErrorCode QuietStepsTaken(AcousticState *a, PetscInt steps)
   const size_t left = f->parts_left[0] - a->quiet_seen[0], all = f->parts_left[1] - a->quiet_seen[1];
 
   PetscFunctionBeginUser;
-  if (!a->quiet && !a->quiet_steps[0]) PetscFunctionReturn(0);
+  if (!(a->skip_quiet && a->ops->adjoint_live)) PetscFunctionReturn(0); /* no run keeps them */
   a->quiet_steps[1] += steps;
   if (!a->quiet) PetscFunctionReturn(0);
   a->quiet_steps[0] += steps;

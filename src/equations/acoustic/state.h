@@ -35,7 +35,7 @@ typedef struct {
   PetscBool        skip_quiet; /* the adjoint keeps Fields.u_live where the backend can (KernelOps.adjoint_live) */
   PetscBool        quiet;      /* this adjoint run keeps it, still */
   size_t           quiet_seen[2];  /* Fields.parts_left at the last reverse step's end */
-  PetscInt         quiet_steps[2]; /* reverse steps that kept Fields.u_live, and all, of the runs that began with it */
+  PetscInt         quiet_steps[2]; /* reverse steps that kept Fields.u_live, and all that could have */
   PetscBool        in_step;    /* this reverse step's adjoint_step injects the residuals (KernelOps.adjoint_injects) */
   PetscBool        read[2];    /* full storage: this reverse step reads stored step n [0] and n + 1 [1] */
   Reconstruction   rec;        /* boundary method */

@@ -40,6 +40,7 @@ typedef struct {
   PetscInt           nslab;
   SlabWindow         win[2][2]; /* per step and slab */
   CPUZRows           z;
+  CPUQuietRows       quiet; /* both steps' */
 } Pair;
 
 /* The x row of padded cell c (2D). */
@@ -96,7 +97,7 @@ PetscBool CPUAdjointPairPlan(const Fields *f, size_t *scratch_bytes)
 
 /* Row x of step k: its leapfrog and z layer terms; the parts it left as
    they were. */
-static inline PetscInt RowStep(Pair *P, int k, PetscInt x) { return CPUAdjointRow(&P->step[k].f, &P->z, x, 0); }
+static inline PetscInt RowStep(Pair *P, int k, PetscInt x) { return CPUAdjointRow(&P->step[k].f, &P->z, &P->quiet, x, 0); }
 
 /* Row x's factors of the x slabs of step k that form them there. */
 static void RowFactors(Pair *P, int k, PetscInt x) { CPUXSlabsFactors(&P->step[k].f, P->slab, P->nslab, P->win[k], x, 0); }
@@ -178,6 +179,7 @@ PetscErrorCode CPUAdjointPair(Fields *f, const AdjointPair *w)
   PetscFunctionBeginUser;
   P.nslab = CPUXSlabs(f, P.slab);
   CPUZRowsSetUp(f, &P.z);
+  CPUQuietRowsOf(f, &P.quiet);
   PetscCheck(RegionsFit(f, P.slab, P.nslab, T), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Two reverse steps in one sweep do not fit %" PetscInt_FMT " threads' rows", T);
   for (int k = 0; k < 2; k++) {
     StepFields *s = &P.step[k];

@@ -141,13 +141,10 @@ static inline void MarkParts(uint64_t *bits, PetscInt p0, PetscInt p1)
 /* Row (i1, i2)'s first word in Fields.u_live and uprev_live. */
 static inline size_t LiveBitsRow(const Fields *f, PetscInt i1, PetscInt i2) { return LiveRowIndex(f, i1, i2) * FieldsLiveWords(f); }
 
-/* The rows [lo, hi) along axes 1 and 2 whose parts the adjoint may leave
-   as they are.  The others are marked live whatever their values: the x
-   and y slabs' CPML terms, and the ghosts a halo exchange fills, are
-   written after the step marks them (the z slabs' cells are looked at
-   again: MarkZSlabs). */
-static void QuietRows(const Fields *f, PetscInt lo[3], PetscInt hi[3])
+void CPUQuietRowsOf(const Fields *f, CPUQuietRows *q)
 {
+  PetscInt *lo = q->lo, *hi = q->hi;
+
   for (PetscInt a = 0; a < 3; a++) {
     lo[a] = 0;
     hi[a] = f->n[a];
@@ -612,7 +609,7 @@ static inline void SupportSpan(const Fields *f, const Box *b, PetscInt i1, Petsc
   /* the adjoint step over cells [lo0, hi0) of row (i1, i2), whose z core \
      is [c0, c1), in a box of layer bits L; with Fields.u_live, the parts \
      that stay quiet left as they are and the row marked (all live where \
-     `fixed`, see QuietRows); returns the parts left as they were.  With a \
+     `fixed`, see CPUQuietRows); returns the parts left as they were.  With a \
      live map, imaging with the terms that are not all zero, a run of \
      chunks that agree at a time (the terms' live cells are packed, from \
      the row's start on).  Under the boundary method the core's cells \
@@ -697,9 +694,9 @@ static inline void SupportSpan(const Fields *f, const Box *b, PetscInt i1, Petsc
        spans) */ \
     const PetscBool live = pass == PASS_STEP && f->live; \
     const PetscBool inject = pass == PASS_ADJOINT && f->inject; /* each row's R rows on, once its x slabs' finish is done */ \
-    PetscInt        qlo[3], qhi[3]; /* QuietRows */ \
+    CPUQuietRows    quiet; \
     if (pass == PASS_MEMORY && whole && !L) return; \
-    QuietRows(f, qlo, qhi); \
+    CPUQuietRowsOf(f, &quiet); \
     _Pragma("omp parallel for schedule(static)") for (PetscInt t = 0; t < ntile; t++) \
     { \
       const PetscInt t0 = b->lo[1] + t * tile, t1 = PetscMin(t0 + tile, b->hi[1]); \
@@ -714,8 +711,7 @@ static inline void SupportSpan(const Fields *f, const Box *b, PetscInt i1, Petsc
         for (PetscInt i1 = t0; i1 < t1; i1++) { \
           Row w; \
           if (pass == PASS_ADJOINT) { \
-            const int fixed = i1 < qlo[1] || i1 >= qhi[1] || i2 < qlo[2] || i2 >= qhi[2]; \
-            left += AdjointRow_##DIM##d_r##R(f, RowLayers(f, i1, i2), b->lo[0], b->hi[0], c0, c1, i1, i2, fixed); \
+            left += AdjointRow_##DIM##d_r##R(f, RowLayers(f, i1, i2), b->lo[0], b->hi[0], c0, c1, i1, i2, CPUQuietRowFixed(&quiet, i1, i2)); \
             if (zrows) { \
               PREFETCH_NEXT_ROW; \
               const unsigned sides = CPUAdjointLayersRowZ_r##R(f, &z, i1, i2); \
@@ -755,16 +751,14 @@ static inline void SupportSpan(const Fields *f, const Box *b, PetscInt i1, Petsc
 
 FWI_KERNEL_VARIANTS(DEFINE_ROW_KERNELS)
 
-PetscInt CPUAdjointRow(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2)
+PetscInt CPUAdjointRow(const Fields *f, const CPUZRows *z, const CPUQuietRows *quiet, PetscInt i1, PetscInt i2)
 {
-  const unsigned L = RowLayers(f, i1, i2);
-  PetscInt       qlo[3], qhi[3], left = 0;
+  const unsigned L    = RowLayers(f, i1, i2);
+  PetscInt       left = 0;
 
-  QuietRows(f, qlo, qhi);
-  const int fixed = i1 < qlo[1] || i1 >= qhi[1] || i2 < qlo[2] || i2 >= qhi[2];
 #define ROW_CASE(R, DIM) \
   case 10 * R + DIM: \
-    left = AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2, fixed); \
+    left = AdjointRow_##DIM##d_r##R(f, L, 0, f->n[0], f->core[0][0], f->core[0][1], i1, i2, CPUQuietRowFixed(quiet, i1, i2)); \
     if (f->slab[0][0].ncells || f->slab[0][1].ncells) { \
       if (i1 + 1 < f->n[1]) PrefetchZSlabs(f, i1 + 1, i2); \
       const unsigned sides = CPUAdjointLayersRowZ_r##R(f, z, i1, i2); \

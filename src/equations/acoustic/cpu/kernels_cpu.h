@@ -189,11 +189,28 @@ typedef struct {
 } CPUZRows;
 void CPUZRowsSetUp(const Fields *f, CPUZRows *z);
 
+/* The rows [lo, hi) along axes 1 and 2 whose parts the adjoint may leave
+   as they are (Fields.u_live).  The others are marked live whatever their
+   values: the x and y slabs' CPML terms, and the ghosts a halo exchange
+   fills, are written after the step marks them (the z slabs' cells are
+   looked at again). */
+typedef struct {
+  PetscInt lo[3], hi[3];
+} CPUQuietRows;
+void CPUQuietRowsOf(const Fields *f, CPUQuietRows *q);
+
+/* Whether row (i1, i2) is marked live whatever its values. */
+static inline int CPUQuietRowFixed(const CPUQuietRows *q, PetscInt i1, PetscInt i2)
+{
+  return i1 < q->lo[1] || i1 >= q->hi[1] || i2 < q->lo[2] || i2 >= q->hi[2];
+}
+
 /* adjoint_step over the whole row (i1, i2) and, as it does there when
    axis 0 is alone (the caller's to know), the z slabs' terms (z:
-   CPUZRowsSetUp); with Fields.u_live, the row's parts marked as there.
-   Returns the parts left as they were (Fields.parts_left). */
-PetscInt CPUAdjointRow(const Fields *f, const CPUZRows *z, PetscInt i1, PetscInt i2);
+   CPUZRowsSetUp); with Fields.u_live, the row's parts marked as there
+   (quiet: CPUQuietRowsOf).  Returns the parts left as they were
+   (Fields.parts_left). */
+PetscInt CPUAdjointRow(const Fields *f, const CPUZRows *z, const CPUQuietRows *quiet, PetscInt i1, PetscInt i2);
 
 /* Padded cell `cell` of uprev, just injected into: its row part marked
    live in Fields.uprev_live, where that is kept. */
