@@ -10,8 +10,8 @@
   lowering its error; the same with p, vz and vx data (-record p,vz,vx:
   the S waves and conversions on the geophones) lowers it further (below
   0.98 of p's; measured 0.782 of the start's against 0.814), with the
-  first step and damping of 3D's defaults (-first_step 0.05 -damping
-  0.01): with -first_step 0.1 -damping 0.003 both reach further in 6
+  first step and damping of 3D's defaults before 2026-12-07 (-first_step
+  0.05 -damping 0.01): with -first_step 0.1 -damping 0.003 both reach further in 6
   iterations (0.760 and 0.755), p alone as far as the three components;
   vs_NNNN.rsf and vs.rsf beside vp's; 4 ranks (2 x 2) give the bits of 1;
 - a water layer (vs = 0) on top of a small model is held at vs = 0 by

@@ -8,10 +8,11 @@ groups.
 
 (a) the model error ||v - v_true|| is below the start's at every
     iteration's model (vp_0001..vp_0006), and at the end at most
-    MODEL_KEPT of it (measured 0.891; 0.968 without the tapers and the
+    MODEL_KEPT of it (measured 0.917 with the first step of 0.2, 0.902
+    with the 0.05 of before 2026-12-07; 0.968 without the tapers and the
     pseudo-Hessian, which this check then fails);
 (b) no cell of the 100 m below the fixed layer moves by more than
-    NEAR_SURFACE m/s (measured 128 m/s; without the tapers and the
+    NEAR_SURFACE m/s (measured 56 m/s; without the tapers and the
     pseudo-Hessian, -precondition none -source_taper 0 -receiver_taper 0,
     306 m/s under the sources and receivers, the failure the tapers
     prevent)."""
@@ -23,8 +24,8 @@ import common as c
 
 DX = 20.0
 NZ, NX, NY = 20, 28, 28
-MODEL_KEPT = 0.95     # measured 0.891
-NEAR_SURFACE = 200.0  # m/s, measured 128 (306 without tapers and pseudo-Hessian)
+MODEL_KEPT = 0.95     # measured 0.917
+NEAR_SURFACE = 200.0  # m/s, measured 56 (306 without tapers and pseudo-Hessian)
 FIX_ABOVE = 60.0
 
 

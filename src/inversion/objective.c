@@ -119,17 +119,15 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
   PetscFunctionReturn(0);
 }
 
-/* -first_step and -damping where "auto": larger steps and lighter damping
-   in 2D, where a line of sources and receivers constrains each cell of the
-   section better than a surface grid of them constrains a volume's cells
-   (docs/numerics.md, "Inversion defaults": in 3D the larger first step and
-   the lighter damping left the near surface worse than the start). */
+/* -damping where "auto": lighter in 2D, where a line of sources and
+   receivers constrains each cell of the section better than a surface grid
+   of them constrains a volume's cells (docs/numerics.md, "Inversion
+   defaults": in 3D the lighter damping left the near surface worse than
+   the start, the larger first step did not). */
 static void ResolveUpdateControls(const Options *o, Objective *obj)
 {
-  const PetscBool three = obj->e.model[0].dim == 3 ? PETSC_TRUE : PETSC_FALSE;
-
-  obj->first_step = o->first_step > 0 ? o->first_step : three ? 0.05 : 0.2;
-  obj->damping    = o->damping >= 0 ? o->damping : three ? 0.01 : 0.003;
+  obj->first_step = o->first_step;
+  obj->damping    = o->damping >= 0 ? o->damping : obj->e.model[0].dim == 3 ? 0.01 : 0.003;
 }
 
 /* Parameter k's starting model on the user cells, and its bounds from the
