@@ -254,7 +254,7 @@ def speed_2d(n, nt):
     print(f"speed, 2D absorbing: {n} x {n} cells, {nt} steps, explosion; relative L2 {errors(d, h)}")
     print(f"  speed, {THREADS} threads: halofwi {rate:.3f} G model-cell updates/s (its steps; whole process {wall:.2f} s), "
           f"Deepwave {dw_rate:.3f} ({seconds:.2f} s, step ratio {info.step_ratio}): halofwi / Deepwave {rate / dw_rate:.2f}")
-    return rate / dw_rate
+    return rate, dw_rate
 
 
 def speed_3d(n, nt):
@@ -278,7 +278,7 @@ def speed_3d(n, nt):
     dw_rate = n ** 3 * nt * out.info.step_ratio / seconds * 1e-9
     print(f"speed, 3D absorbing: {n}^3 cells, {nt} steps, explosion, {THREADS} threads: halofwi {rate:.3f} G model-cell updates/s (its steps; whole process {wall:.2f} s), "
           f"Deepwave {dw_rate:.3f} ({seconds:.2f} s, step ratio {out.info.step_ratio}): halofwi / Deepwave {rate / dw_rate:.2f}")
-    return rate / dw_rate
+    return rate, dw_rate
 
 
 if __name__ == "__main__":

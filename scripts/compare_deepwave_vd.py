@@ -96,7 +96,7 @@ def case(name, nz, nx, nt, free, timed=False):
         dw_rate = nz * nx * nt * info.step_ratio / seconds * 1e-9
         print(f"  speed, {THREADS} threads: halofwi {rate:.3f} G model-cell updates/s (its steps; whole process {wall:.2f} s), Deepwave {dw_rate:.3f} ({seconds:.2f} s): "
               f"halofwi / Deepwave {rate / dw_rate:.2f}")
-        return rate / dw_rate
+        return rate, dw_rate
 
 
 def speed_3d(n, nt):
@@ -120,7 +120,7 @@ def speed_3d(n, nt):
     dw_rate = n ** 3 * nt * out.info.step_ratio / seconds * 1e-9
     print(f"speed, 3D absorbing: {n}^3 cells, {nt} steps, {THREADS} threads: halofwi {rate:.3f} G model-cell updates/s (its steps; whole process {wall:.2f} s), "
           f"Deepwave {dw_rate:.3f} ({seconds:.2f} s, step ratio {out.info.step_ratio}): halofwi / Deepwave {rate / dw_rate:.2f}")
-    return rate / dw_rate
+    return rate, dw_rate
 
 
 if __name__ == "__main__":
