@@ -124,11 +124,7 @@ static PetscErrorCode ResolveBounds(MPI_Comm world, const Options *o, Objective 
    of them constrains a volume's cells (docs/numerics.md, "Inversion
    defaults": in 3D the lighter damping left the near surface worse than
    the start, the larger first step did not). */
-static void ResolveUpdateControls(const Options *o, Objective *obj)
-{
-  obj->first_step = o->first_step;
-  obj->damping    = o->damping >= 0 ? o->damping : obj->e.model[0].dim == 3 ? 0.01 : 0.003;
-}
+static void ResolveDamping(const Options *o, Objective *obj) { obj->damping = o->damping >= 0 ? o->damping : obj->e.model[0].dim == 3 ? 0.01 : 0.003; }
 
 /* Parameter k's starting model on the user cells, and its bounds from the
    options or from its range: a density's, over every cell; an S
@@ -336,7 +332,7 @@ PetscErrorCode ObjectiveCreate(MPI_Comm world, const Options *o, Objective *obj)
   PetscCall(ExperimentCreate(world, o, e));
   PetscCall(ExperimentLoadModel(e));
   PetscCall(ResolveBounds(world, o, obj));
-  ResolveUpdateControls(o, obj);
+  ResolveDamping(o, obj);
   PetscCall(ObservedCheck(world, e));
   PetscCall(ExperimentSetUp(e, obj->vp_hi, obj->vp_lo));
   PetscCall(PetscPrintf(world, "velocity bounds %.6g to %.6g m/s; the time step and absorbing layers are set for %.6g m/s\n", (double)obj->vp_lo, (double)obj->vp_hi,

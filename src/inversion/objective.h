@@ -16,7 +16,7 @@ typedef struct {
   ModelSpace     ms;
   WavefieldStore store;
   PetscReal      vp_lo, vp_hi;   /* bounds; vp_hi also set the time step and the layers */
-  PetscReal      first_step, damping; /* -first_step, and -damping with "auto" resolved by the model's dimension */
+  PetscReal      damping;        /* -damping, "auto" resolved by the model's dimension */
   float        **obs_raw, **obs; /* group rank 0: this group's gathers as read, and low-passed for the band (each shot's components, e.ncomponent, one after the other) */
   double         weight[EQUATION_MAX_COMPONENTS]; /* each component's weight in the band's misfit (ObjectiveSetBand) */
   uint64_t      *obs_sum;        /* every shot's observed samples, FNV-1a 64 (Fnv1a), on every rank */

@@ -141,7 +141,7 @@ static PetscErrorCode PutInversion(FILE *fp, const Objective *obj)
   Put(fp, "-fix_above", "%.17g", (double)o->fix_above);
   Put(fp, "-source_taper -receiver_taper", "%.17g %.17g", (double)o->source_taper, (double)o->receiver_taper);
   Put(fp, "-misfit", "%s", MisfitKinds[o->misfit]);
-  Put(fp, "-parameterisation -first_step -damping", "%s %.17g %.17g", Parameterisations[o->parameterisation], (double)obj->first_step, (double)obj->damping);
+  Put(fp, "-parameterisation -first_step -damping", "%s %.17g %.17g", Parameterisations[o->parameterisation], (double)o->first_step, (double)obj->damping);
   Put(fp, "-precondition -precondition_eps", "%s %.17g", Preconditionings[o->precondition], (double)o->precondition_eps);
   Put(fp, "-gradient_smoothing", "%.17g,%.17g,%.17g", (double)o->gradient_smoothing[0], (double)o->gradient_smoothing[1], (double)o->gradient_smoothing[2]);
   Put(fp, "-source_estimation -source_estimation_eps -source_estimation_interval", "%s %.17g %" PetscInt_FMT, SourceEstimations[o->source_estimation],

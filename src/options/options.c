@@ -400,8 +400,9 @@ static PetscErrorCode ReadInversion(PetscOptionItems *PetscOptionsObject, Option
   PetscCall(PetscOptionsInt("-source_estimation_interval",
                             "Source estimation: also every N iterations within a band, TAO restarting from the current model with the new wavelet (0: at the band's start only)",
                             NULL, o->source_estimation_interval, &o->source_estimation_interval, NULL));
-  PetscCall(PetscOptionsReal("-first_step", "Invert: the largest change of the first step of a band, as a share of the bound range (-vp_min to -vp_max)", NULL,
-                             o->first_step, &o->first_step, NULL));
+  PetscCall(OptionsRealAuto(PetscOptionsObject, "-first_step",
+                            "Invert: the largest change of the first step of a band, as a share of the bound range (-vp_min to -vp_max); auto = 0.2 in 2D and 3D", 0,
+                            PETSC_TRUE, "a share of the bound range in (0, 1]", &o->first_step));
   PetscCall(OptionsRealAuto(PetscOptionsObject, "-damping",
                             "Invert: Tikhonov damping towards the starting model, as the band's first misfit per 1% rms change of the parameters inverted (0: none); "
                             "auto = 0.003 in 2D, 0.01 in 3D",
@@ -476,8 +477,8 @@ static PetscErrorCode SetDefaults(Options *o)
   o->window_taper                     = 0.05;
   o->source_estimation_eps            = 1e-3;
   o->precondition_eps                 = 1e-2;
-  o->first_step                       = 0.2;
-  o->damping                          = -1; /* auto, by dimension: docs/numerics.md, "Inversion defaults" */
+  o->first_step                       = 0.2; /* auto: docs/numerics.md, "Inversion defaults" */
+  o->damping                          = -1;  /* auto, by dimension: as -first_step's */
   PetscCall(PetscStrcpy(o->invert_for, "vp"));
   o->precondition                     = PRECONDITION_AUTO;
   o->source_taper = o->receiver_taper = -1; /* auto */
@@ -583,7 +584,7 @@ static PetscErrorCode CheckOptions(MPI_Comm comm, const Options *o)
                "-gradient_smoothing: %.6g m along axis %d (z, x, y): expected lengths of 0 m or more", (double)o->gradient_smoothing[a], (int)a);
   PetscCheck(!o->vtk || o->output_format == FORMAT_RSF, comm, PETSC_ERR_ARG_INCOMP,
              "-vtk with -output_format %s: the .vti files are made from the RSF outputs; use -output_format rsf", FileFormats[o->output_format]);
-  PetscCheck(o->first_step > 0 && o->first_step <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-first_step %.6g: expected a share of the bound range in (0, 1]", (double)o->first_step);
+  PetscCheck(o->first_step <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-first_step %.6g: expected auto or a share of the bound range in (0, 1]", (double)o->first_step);
   PetscCheck(o->precondition_eps > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-precondition_eps %.6g: expected a positive share of the pseudo-Hessian's peak",
              (double)o->precondition_eps);
   {

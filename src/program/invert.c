@@ -264,7 +264,7 @@ static PetscErrorCode FormFunctionGradient(Tao tao, Vec X, PetscReal *f, Vec G, 
     inv->scale_f = 0;
     for (PetscInt b = 0; b < inv->np; b++)
       if (most[b] > 0) {
-        const double s = inv->obj.first_step * (inv->hi[b] - inv->lo[b]) / most[b];
+        const double s = inv->obj.o->first_step * (inv->hi[b] - inv->lo[b]) / most[b];
         inv->scale_f   = inv->scale_f > 0 ? PetscMin(inv->scale_f, s) : s;
       }
     if (!(inv->scale_f > 0)) inv->scale_f = 1;
@@ -733,7 +733,7 @@ PetscErrorCode RunInvert(MPI_Comm world, const Options *o)
     PetscCall(PetscPrintf(world, "gradient tapered within %.4g m of the sources and %.4g m of the receivers (-source_taper, -receiver_taper)\n", (double)radius[0], (double)radius[1]));
     PetscCall(ObjectiveCheckFreeCells(&inv.obj, inv.weight, radius));
     PetscCall(PetscPrintf(world, "each band's first step moves a cell by at most %.3g of its bound range; damping %.3g (-first_step, -damping)\n",
-                          (double)inv.obj.first_step, (double)inv.obj.damping));
+                          (double)o->first_step, (double)inv.obj.damping));
   }
   PetscCall(QcCreate(&inv.obj, &inv.qc));
   for (inv.band = 0; inv.band < nbands && !inv.stopped; inv.band++) {
