@@ -9,21 +9,60 @@ static void BoxAddCell(Box *b, const PetscInt i[3])
   BoxJoin(b, &cell);
 }
 
+/* The cells a row is scanned by at once: a test of that many the compiler
+   vectorises, as most of a shell's rows are 0 throughout (3D
+   variable-density gradient 128^3 x 200: 4% of the process one cell at a
+   time). */
+#define SCAN_CELLS 32
+#define SCAN_AHEAD 8
+
+/* The first cell of row[lo, hi) that is not 0 (hi where none). */
+static PetscInt FirstNonzero(const float *row, PetscInt lo, PetscInt hi)
+{
+  for (; lo + SCAN_CELLS <= hi; lo += SCAN_CELLS) {
+    int any = 0;
+    for (PetscInt i = 0; i < SCAN_CELLS; i++) any |= row[lo + i] != 0.0f;
+    if (any) break;
+  }
+  while (lo < hi && row[lo] == 0.0f) lo++;
+  return lo;
+}
+
+/* One past the last cell of row[lo, hi) that is not 0 (lo where none). */
+static PetscInt EndNonzero(const float *row, PetscInt lo, PetscInt hi)
+{
+  for (; hi - SCAN_CELLS >= lo; hi -= SCAN_CELLS) {
+    int any = 0;
+    for (PetscInt i = 1; i <= SCAN_CELLS; i++) any |= row[hi - i] != 0.0f;
+    if (any) break;
+  }
+  while (hi > lo && row[hi - 1] == 0.0f) hi--;
+  return hi;
+}
+
 /* *b grown to hold every cell of box c that is not 0 in u: each row's
    first and last such cell, the rows shared out among the threads (a
    3D shell holds about as many cells as a step updates in a few planes,
    and the forward run waits for it). */
 static void BoxAddNonzero(const Grid *g, const float *u, const Box *c, Box *b)
 {
+  ptrdiff_t stride[3];
+
+  GridPaddedStrides(g, stride);
   _Pragma("omp parallel")
   {
     Box mine = {{0, 0, 0}, {0, 0, 0}, 0};
     _Pragma("omp for collapse(2) schedule(static)") for (PetscInt k = c->lo[2]; k < c->hi[2]; k++)
       for (PetscInt j = c->lo[1]; j < c->hi[1]; j++) {
         const float *row = u + GridPaddedIndex(g, (PetscInt[3]){0, j, k});
-        PetscInt     lo = c->lo[0], hi = c->hi[0];
-        while (lo < hi && row[lo] == 0.0f) lo++;
-        while (hi > lo && row[hi - 1] == 0.0f) hi--;
+        /* the ends of a row SCAN_AHEAD on asked for now: a shell's slabs
+           across axis 0 have rows of a few cells, each in lines of its
+           own, and scanned one by one each waited for memory */
+        if (j + SCAN_AHEAD < c->hi[1]) {
+          __builtin_prefetch(row + SCAN_AHEAD * stride[1] + c->lo[0]);
+          __builtin_prefetch(row + SCAN_AHEAD * stride[1] + c->hi[0] - 1);
+        }
+        const PetscInt lo = FirstNonzero(row, c->lo[0], c->hi[0]), hi = EndNonzero(row, lo, c->hi[0]);
         if (lo < hi) BoxJoin(&mine, &(Box){{lo, j, k}, {hi, j + 1, k + 1}, 0});
       }
     _Pragma("omp critical") BoxJoin(b, &mine);

@@ -6,7 +6,10 @@
 #include "equations/staggered_cpu.h"
 
 /* CPML weights of the derivative along b at cell i of a row from padded
-   q (adjoint_cells.h's EL_PROFILE along the row). */
+   q (adjoint_cells.h's EL_PROFILE along the row).  b and up are literals
+   at every call (each pair's and each velocity's loop a pass of its own):
+   with either an outer loop's variable the vectoriser gathered the
+   weights one by one. */
 #define EL_ROW_PROFILE(s, w, b, up, q, i) ((up) ? (s)->h##w : (s)->p##w)[b][(b) ? (q)[b] : (q)[0] + (i)]
 
 /* The memory psi of a derivative along b from the row's first cell
@@ -28,17 +31,33 @@ static inline float *RowMemory(const ELState *s, float *psi, PetscInt b, const P
    are 0 there, and the two differ at most in the sign of a zero). */
 #define EL_ROW_OPERAND(Z, O, b, x, A, B, m, i) (((b) ? (O) : (Z)) ? StaggeredCpmlAdjoint((x), (A), (B), &(m)[i]) : (x))
 
+/* The shear operands of the edges of axes a < b over cells [i0, i1) of a
+   row (ELUndoStressCell's pairs; Z, O as UndoStressRowR's). */
+STAGGERED_INLINE void ShearOperandsR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, int K, PetscInt D, PetscInt a, PetscInt b)
+{
+  const PetscInt  p  = ELPair(a, b);
+  const ptrdiff_t sb = s->stride[b];
+  float *const    mab = RowMemory(s, s->psi_s[a][b], b, q, row), *const mba = RowMemory(s, s->psi_s[b][a], a, q, row);
+
+#pragma GCC ivdep
+  for (PetscInt i = i0; i < i1; i++) {
+    const ptrdiff_t c = row + i;
+    const float     M = ELEdgeShear(s->csum[a], c, sb), tau = M * s->t[p][c];
+    if (K == EL_KEEPS_RATES) s->img_e[p][c] += M * tau * s->keep[(size_t)ELKeepRow(D, EL_KEEP_SHEAR, p) * s->ncells + c];
+    s->op[a][b][c] = EL_ROW_OPERAND(Z, O, b, tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), mab, i);
+    s->op[b][a][c] = EL_ROW_OPERAND(Z, O, a, tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), mba, i);
+  }
+}
+
 /* ELUndoStressCell over cells [i0, i1) of a row off every free surface, as
    vector loops: the normal rates' operands, then each pair's.  Z, O:
    whether the cells lie in z's layers, the row in another axis's slab. */
 STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, int K, PetscInt D)
 {
   float *const *const sn = s->s;
-  float              *mn[3], *me[3][3]; /* the memories from the row's first cell: the normal rates', each pair's along each axis */
+  float              *mn[3]; /* the normal rates' memories from the row's first cell */
 
   for (PetscInt b = 0; b < D; b++) mn[b] = RowMemory(s, s->psi_s[b][b], b, q, row);
-  for (PetscInt a = 0; a < D; a++)
-    for (PetscInt b = 0; b < D; b++) me[a][b] = a != b ? RowMemory(s, s->psi_s[a][b], b, q, row) : NULL;
 
 #pragma GCC ivdep
   for (PetscInt i = i0; i < i1; i++) {
@@ -58,36 +77,36 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
     }
     for (PetscInt b = 0; b < D; b++) s->op[b][b][c] = EL_ROW_OPERAND(Z, O, b, l * tr + m2 * sn[b][c], EL_ROW_PROFILE(s, a, b, 0, q, i), EL_ROW_PROFILE(s, b, b, 0, q, i), mn[b], i);
   }
-  for (PetscInt p = 0; p < (D == 3 ? 3 : 1); p++) {
-    const PetscInt  a = p == 2 ? 1 : 0, b = p == 0 ? 1 : 2;
-    const ptrdiff_t sb = s->stride[b];
-#pragma GCC ivdep
-    for (PetscInt i = i0; i < i1; i++) {
-      const ptrdiff_t c = row + i;
-      const float     M = ELEdgeShear(s->csum[a], c, sb), tau = M * s->t[p][c];
-      if (K == EL_KEEPS_RATES) s->img_e[p][c] += M * tau * s->keep[(size_t)ELKeepRow(D, EL_KEEP_SHEAR, p) * s->ncells + c];
-      s->op[a][b][c] = EL_ROW_OPERAND(Z, O, b, tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), me[a][b], i);
-      s->op[b][a][c] = EL_ROW_OPERAND(Z, O, a, tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), me[b][a], i);
-    }
+  ShearOperandsR(s, row, q, i0, i1, Z, O, K, D, 0, 1);
+  if (D == 3) {
+    ShearOperandsR(s, row, q, i0, i1, Z, O, K, D, 0, 2);
+    ShearOperandsR(s, row, q, i0, i1, Z, O, K, D, 1, 2);
   }
 }
 
-/* ELUndoVelocityCell over cells [i0, i1) of a row, as vector loops (Z, O
-   as UndoStressRowR's). */
+/* ELUndoVelocityCell for axis a over cells [i0, i1) of a row, as a
+   vector loop (Z, O as UndoStressRowR's). */
+STAGGERED_INLINE void VelocityOperandsR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, PetscBool K, PetscInt D, PetscInt a)
+{
+  const ptrdiff_t sa = s->stride[a];
+  float          *m[3];
+
+  for (PetscInt b = 0; b < D; b++) m[b] = RowMemory(s, s->psi_v[a][b], b, q, row);
+#pragma GCC ivdep
+  for (PetscInt i = i0; i < i1; i++) {
+    const ptrdiff_t c = row + i;
+    const float     v = s->v[a][c], w = StaggeredFaceMean(s->bdt, c, sa) * v;
+    if (K) s->img_b[a][c] += v * s->keep[(size_t)ELKeepRow(D, EL_KEEP_DIVERGENCE, a) * s->ncells + c]; /* not ELKeep, whose test of keep was gathered */
+    for (PetscInt b = 0; b < D; b++) s->op[a][b][c] = EL_ROW_OPERAND(Z, O, b, w, EL_ROW_PROFILE(s, a, b, b == a, q, i), EL_ROW_PROFILE(s, b, b, b == a, q, i), m[b], i);
+  }
+}
+
+/* ELUndoVelocityCell over cells [i0, i1) of a row, an axis at a time. */
 STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, PetscBool K, PetscInt D)
 {
-  for (PetscInt a = 0; a < D; a++) {
-    const ptrdiff_t sa = s->stride[a];
-    float          *m[3];
-    for (PetscInt b = 0; b < D; b++) m[b] = RowMemory(s, s->psi_v[a][b], b, q, row);
-#pragma GCC ivdep
-    for (PetscInt i = i0; i < i1; i++) {
-      const ptrdiff_t c = row + i;
-      const float     v = s->v[a][c], w = StaggeredFaceMean(s->bdt, c, sa) * v;
-      if (K) s->img_b[a][c] += v * ELKeep(s, EL_KEEP_DIVERGENCE, a, c)[0];
-      for (PetscInt b = 0; b < D; b++) s->op[a][b][c] = EL_ROW_OPERAND(Z, O, b, w, EL_ROW_PROFILE(s, a, b, b == a, q, i), EL_ROW_PROFILE(s, b, b, b == a, q, i), m[b], i);
-    }
-  }
+  VelocityOperandsR(s, q, row, i0, i1, Z, O, K, D, 0);
+  VelocityOperandsR(s, q, row, i0, i1, Z, O, K, D, 1);
+  if (D == 3) VelocityOperandsR(s, q, row, i0, i1, Z, O, K, D, 2);
 }
 
 /* Stage's vector loops over cells [lo, hi) of a row, in pieces by z's

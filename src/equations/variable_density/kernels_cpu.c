@@ -403,8 +403,10 @@ static void OperandsRow(VDState *s, PetscInt stage, ptrdiff_t row, const PetscIn
     skip[1] = PetscMax(skip[0], PetscMin(cut[1], skip[1]));
     PetscArraycpy(d + cut[0], x + cut[0], skip[0] - cut[0]);
     PetscArraycpy(d + skip[1], x + skip[1], cut[1] - skip[1]);
-    OperandLayer(cut[0], x, LayerOf(s, stage, a, q, 0), a ? 0 : 1, d);
-    OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, q, cut[1]), a ? 0 : 1, d + cut[1]);
+    /* LayerOf only where a piece has cells: most rows lie outside the
+       layers of the axes other than 0 */
+    if (cut[0]) OperandLayer(cut[0], x, LayerOf(s, stage, a, q, 0), a ? 0 : 1, d);
+    if (cut[1] < n) OperandLayer(n - cut[1], x + cut[1], LayerOf(s, stage, a, q, cut[1]), a ? 0 : 1, d + cut[1]);
   }
 }
 
