@@ -9,10 +9,11 @@ static void BoxAddCell(Box *b, const PetscInt i[3])
   BoxJoin(b, &cell);
 }
 
-/* The cells a row is scanned by at once: a test of that many the compiler
-   vectorises, as most of a shell's rows are 0 throughout (3D
-   variable-density gradient 128^3 x 200: 4% of the process one cell at a
-   time). */
+/* The cells a row is scanned by at once (a test of that many the compiler
+   vectorises: most of a shell's rows are 0 throughout), and how many rows
+   ahead BoxAddNonzero fetches a row's ends.  3D variable-density gradient
+   128^3 x 200: the scan took 3.9% of the process one cell at a time, 0.9%
+   so. */
 #define SCAN_CELLS 32
 #define SCAN_AHEAD 8
 
