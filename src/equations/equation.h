@@ -75,6 +75,12 @@ typedef struct BackendOps {
      was written (the full store's live chunks): pages never written take
      no memory and no time. */
   PetscErrorCode (*mem_reserve)(void **, size_t bytes);
+  /* Host backends (NULL elsewhere: mem_alloc): mem_alloc for an array
+     written and read in order, a store's steps: on 4 kB pages, which a
+     virtual machine whose host takes back free 2 MB blocks maps several
+     times faster than 2 MB ones (docs/performance.md), and which a
+     stream's reads do not outrun in the TLB as a stencil's do. */
+  PetscErrorCode (*mem_alloc_stream)(void **, size_t bytes);
   PetscErrorCode (*mem_free)(void **);
   PetscErrorCode (*mem_zero)(void *lanes, void *, size_t bytes); /* queued on the current lane */
   PetscErrorCode (*mem_upload)(void *dst, const void *src, size_t bytes);

@@ -177,7 +177,7 @@ PetscErrorCode WavefieldStoreCreate(MPI_Comm comm, const BackendOps *b, void *la
   if (place == PLACE_STAGED) MemoryCall(b->host_alloc((void **)&(*s)->data, bytes), "the forward wavefield store in page-locked host memory", bytes);
   else if (place == PLACE_DISK) PetscCall(StoreFileOpen(tier->dir, (size_t)bytes, &(*s)->file));
   else if (LiveOnly(b, place, live)) MemoryCall(b->mem_reserve((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
-  else MemoryCall(b->mem_alloc((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
+  else MemoryCall((b->mem_alloc_stream ? b->mem_alloc_stream : b->mem_alloc)((void **)&(*s)->data, bytes), "the forward wavefield store", bytes);
   for (PetscInt k = 0; k < 2; k++) {
     const double packed = (double)(*s)->packed;
     if (place != PLACE_BACKEND) MemoryCall(b->mem_alloc((void **)&(*s)->buf[k], n * sizeof(float)), "the forward wavefield store's buffers", n * sizeof(float));
