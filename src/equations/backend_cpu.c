@@ -32,8 +32,8 @@ static void ZeroPages(void *p, size_t bytes)
    mem_alloc_stream maps every page now, on 4 kB pages: a store is written
    and read in order, and on the AMD EPYC virtual machine 2 MB pages mapped
    at 0.5-0.7 GB/s against 1.5-3.5 GB/s (the host takes free 2 MB blocks
-   back; elastic 3D 96^3 x 300 gradient: allocation 1.3-2.9 s -> 0.4-0.8 s,
-   the process 29.6-30.9 s -> 28.8-29.1 s). */
+   back; elastic 3D 96^3 x 300 gradient, alternating: allocation 1.3-2.9 s
+   -> 0.36-1.49 s, the process a median 29.6 s -> 29.0 s; docs/performance.md). */
 
 #if !defined(MADV_POPULATE_WRITE)
   #define MADV_POPULATE_WRITE 23

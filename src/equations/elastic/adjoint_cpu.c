@@ -38,12 +38,13 @@ STAGGERED_INLINE void ShearOperandsR(ELState *s, ptrdiff_t row, const PetscInt q
   const PetscInt  p  = ELPair(a, b);
   const ptrdiff_t sb = s->stride[b];
   float *const    mab = RowMemory(s, s->psi_s[a][b], b, q, row), *const mba = RowMemory(s, s->psi_s[b][a], a, q, row);
+  const float    *kept = K == EL_KEEPS_RATES ? ELKeep(s, EL_KEEP_SHEAR, p, row) : NULL; /* the row's, so that no lane tests keep */
 
 #pragma GCC ivdep
   for (PetscInt i = i0; i < i1; i++) {
     const ptrdiff_t c = row + i;
     const float     M = ELEdgeShear(s->csum[a], c, sb), tau = M * s->t[p][c];
-    if (K == EL_KEEPS_RATES) s->img_e[p][c] += M * tau * s->keep[(size_t)ELKeepRow(D, EL_KEEP_SHEAR, p) * s->ncells + c];
+    if (K == EL_KEEPS_RATES) s->img_e[p][c] += M * tau * kept[i];
     s->op[a][b][c] = EL_ROW_OPERAND(Z, O, b, tau, EL_ROW_PROFILE(s, a, b, 1, q, i), EL_ROW_PROFILE(s, b, b, 1, q, i), mab, i);
     s->op[b][a][c] = EL_ROW_OPERAND(Z, O, a, tau, EL_ROW_PROFILE(s, a, a, 1, q, i), EL_ROW_PROFILE(s, b, a, 1, q, i), mba, i);
   }
@@ -88,7 +89,8 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
    vector loop (Z, O as UndoStressRowR's). */
 STAGGERED_INLINE void VelocityOperandsR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, PetscBool K, PetscInt D, PetscInt a)
 {
-  const ptrdiff_t sa = s->stride[a];
+  const ptrdiff_t sa   = s->stride[a];
+  const float    *kept = K ? ELKeep(s, EL_KEEP_DIVERGENCE, a, row) : NULL; /* as ShearOperandsR's */
   float          *m[3];
 
   for (PetscInt b = 0; b < D; b++) m[b] = RowMemory(s, s->psi_v[a][b], b, q, row);
@@ -96,7 +98,7 @@ STAGGERED_INLINE void VelocityOperandsR(ELState *s, const PetscInt q[3], ptrdiff
   for (PetscInt i = i0; i < i1; i++) {
     const ptrdiff_t c = row + i;
     const float     v = s->v[a][c], w = StaggeredFaceMean(s->bdt, c, sa) * v;
-    if (K) s->img_b[a][c] += v * s->keep[(size_t)ELKeepRow(D, EL_KEEP_DIVERGENCE, a) * s->ncells + c]; /* not ELKeep, whose test of keep was gathered */
+    if (K) s->img_b[a][c] += v * kept[i];
     for (PetscInt b = 0; b < D; b++) s->op[a][b][c] = EL_ROW_OPERAND(Z, O, b, w, EL_ROW_PROFILE(s, a, b, b == a, q, i), EL_ROW_PROFILE(s, b, b, b == a, q, i), m[b], i);
   }
 }
