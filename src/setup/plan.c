@@ -88,9 +88,11 @@ static const char *Keeps(const Backend *backend, PetscInt k, PetscInt snapshots,
 /* Checkpointing's snapshots and window: as asked, or auto: the snapshots
    that fit in their room (bytes), the window the longest whose ring takes
    at most RING_SHARE of the snapshots' bytes and fits in memory (bytes
-   left there) beside them.  With the snapshots beside the ring (apart
-   false) both rooms are one, shared 1 to RING_SHARE.  At most one
-   snapshot a window. */
+   left there) beside them; without a snapshot, the longest that fits, up
+   to the run (a window of one step would run every step again from the
+   start for each).  With the snapshots beside the ring (apart false) both
+   rooms are one, shared 1 to RING_SHARE.  At most one snapshot a
+   window. */
 static void CheckpointShape(const Options *o, PetscInt nsteps, double room, double memory, PetscBool apart, double snapshot, double term, PetscInt *snapshots, PetscInt *window)
 {
   const double most = (double)PETSC_MAX_INT;
@@ -101,7 +103,7 @@ static void CheckpointShape(const Options *o, PetscInt nsteps, double room, doub
   else if (o->checkpoint_window != PETSC_DECIDE) s = (room - (o->checkpoint_window + 1) * term) / snapshot;
   else s = room / (snapshot * (1 + RING_SHARE));
   *snapshots = (PetscInt)PetscMax(0.0, PetscMin(most, floor(s)));
-  w          = PetscMin(RING_SHARE * *snapshots * snapshot, memory - (apart ? 0 : *snapshots * snapshot)) / term - 1;
+  w          = PetscMin(*snapshots ? RING_SHARE * *snapshots * snapshot : memory, memory - (apart ? 0 : *snapshots * snapshot)) / term - 1;
   *window    = o->checkpoint_window != PETSC_DECIDE ? o->checkpoint_window : (PetscInt)PetscMax(1.0, PetscMin(most, floor(w)));
   *window    = PetscMin(*window, nsteps);
   *snapshots = PetscMin(*snapshots, (nsteps + *window - 1) / *window - 1);
