@@ -180,11 +180,12 @@ const BackendOps BackendOpsCPU = {
   .mem_copy     = MemCopy,
   .encode       = Encode,
   .decode       = Decode,
-  /* see MemAlloc: mem_alloc's 2 MB pages mapped at once (scripts/bench-gradient's allocation against its forward steps, Intel Xeon, 2 cores
-     in a virtual machine, 2026-11-28; the variable-density full stores on the AMD EPYC, also a virtual machine, fit it, 2026-12-07), and
-     mem_reserve's 4 kB pages faulted inside the forward steps (2D: scripts/fit_plan.py on the constant-density runs of scripts/bench-gradient;
-     3D: their full-storage forward steps against the boundary method's, per float mapped; the AMD EPYC, 2026-12-07) */
-  .first_use          = {2.0, 0.75},
+  /* see MemAlloc: the stores' 4 kB pages, mapped at allocation (mem_alloc_stream, which every store on the host takes: first_use) or
+     faulted inside the forward steps (mem_reserve: first_use_reserved), zeroed by the system either way.  Fitted to the latter (2D:
+     scripts/fit_plan.py on the constant-density runs of scripts/bench-gradient; 3D: their full-storage forward steps against the boundary
+     method's, per float mapped; the AMD EPYC, 2026-12-07); the staggered equations' full stores on the same machine later that day fit
+     4.9-6.3 in 2D and 1.2-2.1 in 3D (docs/numerics.md, "Gradient methods") */
+  .first_use          = {3.1, 1.8},
   .first_use_reserved = {3.1, 1.8},
 };
 
