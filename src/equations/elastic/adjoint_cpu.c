@@ -58,7 +58,12 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
   float *const *const sn = s->s;
   float              *mn[3]; /* the normal rates' memories from the row's first cell */
 
-  for (PetscInt b = 0; b < D; b++) mn[b] = RowMemory(s, s->psi_s[b][b], b, q, row);
+  const float        *ktr = K == EL_KEEPS_TRACE ? ELKeep(s, EL_KEEP_TRACE, 0, row) : NULL, *kn[3] = {NULL, NULL, NULL}; /* the kept rows, as ShearOperandsR's */
+
+  for (PetscInt b = 0; b < D; b++) {
+    mn[b] = RowMemory(s, s->psi_s[b][b], b, q, row);
+    if (K == EL_KEEPS_RATES) kn[b] = ELKeep(s, EL_KEEP_NORMAL, b, row);
+  }
 
 #pragma GCC ivdep
   for (PetscInt i = i0; i < i1; i++) {
@@ -66,11 +71,11 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
     const float     l  = s->ldt[c], m2 = s->mdt[c] + s->mdt[c];
     float           tr = 0;
     for (PetscInt a = 0; a < D; a++) tr += sn[a][c];
-    if (K == EL_KEEPS_TRACE) s->img_l[c] += ELLambdaImage(tr, s->keep[c], l, m2, 0);
+    if (K == EL_KEEPS_TRACE) s->img_l[c] += ELLambdaImage(tr, ktr[i], l, m2, 0);
     else if (K) {
       float T = 0, se = 0;
       for (PetscInt b = 0; b < D; b++) {
-        const float e = s->keep[(size_t)ELKeepRow(D, EL_KEEP_NORMAL, b) * s->ncells + c];
+        const float e = kn[b][i];
         T += e;
         se += sn[b][c] * e;
       }
