@@ -13,9 +13,8 @@
 
    which is the forward step read backwards.  What the core's stencils
    read beyond it, the forward run saved: along each axis with a layer on
-   a side, every forward field's R cells beyond the core there (from the
-   last node, which the core leaves out, on the high side), over the
-   core's extent on the other axes.  The images take the terms as they are
+   a side, the cells beyond the core there that a derivative along that
+   axis reads (ReadAcross), over the core's extent on the other axes.  The images take the terms as they are
    formed (ELBackStressCPU, ELBackVelocityCPU), in the core alone: the
    layer cells take no gradient, as with the other equations' boundary
    method (docs/numerics.md). */
@@ -39,6 +38,18 @@ static unsigned NodeAxes(PetscInt f)
   return f == EL_SZX ? 3u : f == EL_SZY ? 5u : 6u;
 }
 
+/* Whether a derivative along axis a reads forward field f: D+_a s_a and
+   D-_a t_ab (the velocities' stage), D-_a v_a and D+_a v_b (the
+   stresses'); s_b and t_bc of the other axes b, c are read along those
+   alone (in 3D 6 of the 9 fields, in 2D 4 of the 5). */
+static PetscBool ReadAcross(PetscInt f, PetscInt a) { return f < EL_SZZ || f == EL_SZZ + a || (f >= EL_SZX && NodeAxes(f) >> a & 1) ? PETSC_TRUE : PETSC_FALSE; }
+
+/* Along axis a (R the radius, L and H the owned indices where the core
+   begins and ends) a field at the centres is run back at [L, H), one half
+   a cell up (node i at i + 1/2) at [L, H - 1).  D+_a from the nodes of a
+   core reads the centres [L + 1 - R, H - 1 + R), D-_a from the centres of
+   a core the nodes [L - R, H - 1 + R): beyond the core R - 1 centres or R
+   nodes a side, as the variable-density band's. */
 void ELReconstructionGeometry(const Grid *g, ELReconstruction *rec)
 {
   const PetscInt R = g->radius;
@@ -65,9 +76,10 @@ void ELReconstructionGeometry(const Grid *g, ELReconstruction *rec)
     for (PetscInt side = 0; side < 2; side++) {
       if (!b.layer[a][side]) continue; /* a free surface: the mirrors stand beyond it */
       for (PetscInt f = 0; f < EL_FORWARD_FIELDS; f++) {
-        StaggeredBand band = {f, centres};
-        if (!FieldExists(f, g->dim)) continue;
-        band.box.lo[a] = PetscMax(0, side ? H - 1 : L - R);
+        const PetscInt node = NodeAxes(f) >> a & 1;
+        StaggeredBand  band = {f, centres};
+        if (!FieldExists(f, g->dim) || !ReadAcross(f, a)) continue;
+        band.box.lo[a] = PetscMax(0, side ? H - node : L - R + 1 - node);
         band.box.hi[a] = PetscMax(band.box.lo[a], PetscMin(g->size[a], side ? H - 1 + R : L));
         if (!BoxCells(&band.box)) continue;
         rec->band[rec->nband++] = band;
@@ -197,8 +209,7 @@ PetscErrorCode ELReconstructionUndoStepEnd(ELState *s, const EquationStepPoints 
 /* The band of s^n and t^n (stresses), or of v^(n-1/2), back in layer l
    of the outermost axis from saved, slot n of the store (a reverse
    sweep's layer, on the CPU; ELReconstructionStresses and Done put back
-   all of it).  On the high side it begins at the core's last centre,
-   which the stage run back has written: it goes back after that stage. */
+   all of it), after the stage that runs them back there. */
 void ELReconstructionRestoreLayer(ELState *s, PetscInt l, float *saved, PetscBool stresses)
 {
   StaggeredBandCopyLayer(s->grid, s->rec->nband, s->rec->band, s->rec->f, PETSC_FALSE, stresses ? EL_STRESSES : EL_VELOCITIES, saved, l);
