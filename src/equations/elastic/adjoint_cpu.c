@@ -26,14 +26,14 @@ static inline float *RowMemory(const ELState *s, float *psi, PetscInt b, const P
 /* The operand from x of the derivative along b at cell i of a row piece,
    through its transposed CPML memory m (m[i]: the row's, or psi_none's)
    with the profile weights A and B; along z only where the piece lies
-   in z's layers (Z), along the other axes only where the row lies in the
-   slab of one of them (O), x itself elsewhere (ELOperandAt: the weights
+   in z's layers (Z), along another axis b only where the row lies in b's
+   slab (O: a bit each), x itself elsewhere (ELOperandAt: the weights
    are 0 there, and the two differ at most in the sign of a zero). */
-#define EL_ROW_OPERAND(Z, O, b, x, A, B, m, i) (((b) ? (O) : (Z)) ? StaggeredCpmlAdjoint((x), (A), (B), &(m)[i]) : (x))
+#define EL_ROW_OPERAND(Z, O, b, x, A, B, m, i) (((b) ? (O) >> (b) & 1 : (Z)) ? StaggeredCpmlAdjoint((x), (A), (B), &(m)[i]) : (x))
 
 /* The shear operands of the edges of axes a < b over cells [i0, i1) of a
    row (ELUndoStressCell's pairs; Z, O as UndoStressRowR's). */
-STAGGERED_INLINE void ShearOperandsR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, int K, PetscInt D, PetscInt a, PetscInt b)
+STAGGERED_INLINE void ShearOperandsR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, unsigned O, int K, PetscInt D, PetscInt a, PetscInt b)
 {
   const PetscInt  p  = ELPair(a, b);
   const ptrdiff_t sb = s->stride[b];
@@ -52,8 +52,9 @@ STAGGERED_INLINE void ShearOperandsR(ELState *s, ptrdiff_t row, const PetscInt q
 
 /* ELUndoStressCell over cells [i0, i1) of a row off every free surface, as
    vector loops: the normal rates' operands, then each pair's.  Z, O:
-   whether the cells lie in z's layers, the row in another axis's slab. */
-STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, int K, PetscInt D)
+   whether the cells lie in z's layers, the axes but z whose slabs hold
+   the row (a bit each). */
+STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q[3], PetscInt i0, PetscInt i1, PetscBool Z, unsigned O, int K, PetscInt D)
 {
   float *const *const sn = s->s;
   float              *mn[3]; /* the normal rates' memories from the row's first cell */
@@ -92,7 +93,7 @@ STAGGERED_INLINE void UndoStressRowR(ELState *s, ptrdiff_t row, const PetscInt q
 
 /* ELUndoVelocityCell for axis a over cells [i0, i1) of a row, as a
    vector loop (Z, O as UndoStressRowR's). */
-STAGGERED_INLINE void VelocityOperandsR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, PetscBool K, PetscInt D, PetscInt a)
+STAGGERED_INLINE void VelocityOperandsR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, unsigned O, PetscBool K, PetscInt D, PetscInt a)
 {
   const ptrdiff_t sa   = s->stride[a];
   const float    *kept = K ? ELKeep(s, EL_KEEP_DIVERGENCE, a, row) : NULL; /* as ShearOperandsR's */
@@ -109,7 +110,7 @@ STAGGERED_INLINE void VelocityOperandsR(ELState *s, const PetscInt q[3], ptrdiff
 }
 
 /* ELUndoVelocityCell over cells [i0, i1) of a row, an axis at a time. */
-STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, PetscBool O, PetscBool K, PetscInt D)
+STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_t row, PetscInt i0, PetscInt i1, PetscBool Z, unsigned O, PetscBool K, PetscInt D)
 {
   VelocityOperandsR(s, q, row, i0, i1, Z, O, K, D, 0);
   VelocityOperandsR(s, q, row, i0, i1, Z, O, K, D, 1);
@@ -118,21 +119,26 @@ STAGGERED_INLINE void UndoVelocityRowR(ELState *s, const PetscInt q[3], ptrdiff_
 
 /* Stage's vector loops over cells [lo, hi) of a row, in pieces by z's
    layers: the cells outside them (at the centres and the nodes alike)
-   take no z memory, and a row outside the other axes' slabs none of
-   theirs. */
+   take no z memory, and a row outside another axis's slab none of its
+   (in 3D a row in x's slab alone takes no y memory, about 40% of the
+   rows of 96^3 with 20 layer cells lying in one of the two: the 3D
+   gradient's adjoint steps 6% faster). */
 static void OperandPieces(ELState *s, PetscInt stage, ptrdiff_t row, const PetscInt q[3], PetscInt lo, PetscInt hi)
 {
-  PetscInt  at[4]  = {lo, 0, 0, hi}; /* the pieces' bounds: in z's layers, outside them, in them */
-  PetscBool others = PETSC_FALSE;
+  PetscInt at[4]  = {lo, 0, 0, hi}; /* the pieces' bounds: in z's layers, outside them, in them */
+  unsigned others = 0;
 
-  for (PetscInt b = 1; b < s->dim; b++) others = others || StaggeredSlabHolds(&s->slab[b], q[b]);
+  for (PetscInt b = 1; b < s->dim; b++)
+    if (StaggeredSlabHolds(&s->slab[b], q[b])) others |= 1u << b;
   ELPlainCells(s, q, lo, hi, &at[1]);
   for (PetscInt k = 0; k < 3; k++) {
     if (at[k + 1] <= at[k]) continue;
-    STAGGERED_WITH_FLAG(k != 1, Z_, STAGGERED_WITH_FLAG(others, O_, EL_WITH_DIM(s->dim, {
+    /* the slabs as literals, y's in 3D alone */
+    EL_WITH_DIM(s->dim, STAGGERED_WITH_FLAG(k != 1, Z_, STAGGERED_WITH_FLAG(others >> 1 & 1, X_, STAGGERED_WITH_FLAG(D_ > 2 && others >> 2 & 1, Y_, {
+      const unsigned O_ = (X_ ? 2u : 0u) | (Y_ ? 4u : 0u);
       if (stage) EL_WITH_VELOCITY_KEEP(s, UndoVelocityRowR(s, q, row, at[k], at[k + 1], Z_, O_, K_, D_));
       else EL_WITH_STRESS_KEEP(s, UndoStressRowR(s, row, q, at[k], at[k + 1], Z_, O_, K_, D_));
-    })));
+    }))));
   }
 }
 
