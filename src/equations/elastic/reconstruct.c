@@ -14,10 +14,11 @@
    which is the forward step read backwards.  What the core's stencils
    read beyond it, the forward run saved: along each axis with a layer on
    a side, the cells beyond the core there that a derivative along that
-   axis reads (ReadAcross), over the core's extent on the other axes.  The images take the terms as they are
-   formed (ELBackStressCPU, ELBackVelocityCPU), in the core alone: the
-   layer cells take no gradient, as with the other equations' boundary
-   method (docs/numerics.md). */
+   axis reads (ReadAcross), over the core's extent on the other axes.
+   The images take the terms as they are formed (ELBackStressCPU,
+   ELBackVelocityCPU), in the core alone: the layer cells take no
+   gradient, as with the other equations' boundary method
+   (docs/numerics.md). */
 #include "equations/elastic/kernels.h"
 #include "equations/store.h"
 #include "data/util.h"
