@@ -223,7 +223,7 @@ const Equation EquationElastic = {
   .forward_fields       = {5, 9}, /* the velocities, normal and shear stresses */
   .store_shape          = StoreShape,
   .method_bytes         = MethodBytes,
-  .keeps                = {[GRADIENT_FULL] = "every step's strain rates (for dJ/dvp alone their trace) and, for dJ/drho, stress divergences", [GRADIENT_BOUNDARY] = "every field's band beside the layers"},
+  .keeps                = {[GRADIENT_FULL] = "every step's strain rates (for dJ/dvp alone their trace) and, for dJ/drho, stress divergences", [GRADIENT_BOUNDARY] = "the band beside the layers that the core reads, every step"},
   /* Least-squares fits to scripts/bench-gradient (PHYSICS=elastic, with and
      without INVERT_FOR=vp, full and boundary; 1 rank, order 8, 20 layer
      cells; 2D 512^2 x 1000 and 1024^2 x 500, 3D 64^3 x 300; the AMD EPYC,
