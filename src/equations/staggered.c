@@ -120,6 +120,17 @@ PetscErrorCode StaggeredProfilesDestroy(PetscInt dim, const BackendOps *b, float
   PetscFunctionReturn(0);
 }
 
+PetscBool StaggeredBandAcross(const Grid *g, const Box *core, PetscInt field, PetscInt a, PetscInt side, PetscInt node, PetscInt L, PetscInt H, StaggeredBand *band)
+{
+  const PetscInt R = g->radius;
+
+  band->field     = field;
+  band->box       = *core;
+  band->box.lo[a] = PetscMax(0, side ? H - node : L - R + 1 - node);
+  band->box.hi[a] = PetscMax(band->box.lo[a], PetscMin(g->size[a], side ? H - 1 + R : L));
+  return BoxCells(&band->box) ? PETSC_TRUE : PETSC_FALSE;
+}
+
 void StaggeredBandCopy(const Grid *g, PetscInt nband, const StaggeredBand *band, float *const f[], PetscBool save, unsigned mask, float *buf)
 {
   size_t at = 0;

@@ -105,6 +105,16 @@ typedef struct {
   Box      box;
 } StaggeredBand;
 
+/* Field `field`'s band beyond the core on side `side` of axis a, over
+   the box core on the other axes (L and H: the owned indices where the
+   core begins and ends along a): what a derivative along a of the core's
+   cells reads there.  A field at the centres is run back at [L, H), one
+   half a cell up along a (node; node i at i + 1/2) at [L, H - 1); D+_a
+   from those nodes reads the centres [L + 1 - R, H - 1 + R), D-_a from
+   those centres the nodes [L - R, H - 1 + R): R - 1 centres or R nodes a
+   side.  False where this rank owns none of it. */
+PetscBool StaggeredBandAcross(const Grid *g, const Box *core, PetscInt field, PetscInt a, PetscInt side, PetscInt node, PetscInt L, PetscInt H, StaggeredBand *band);
+
 /* The nband bands of fields f[field] (host memory, over g's padded box)
    to buf (save), or back from it for the bands whose field is in mask (a
    bit per field); buf holds every band, box by box, each along axis 0,

@@ -14,7 +14,8 @@
    which is the forward step read backwards.  What the core's stencils
    read beyond it, the forward run saved: along each axis with a layer on
    a side, the cells beyond the core there that a derivative along that
-   axis reads (ReadAcross), over the core's extent on the other axes.
+   axis reads (ReadAcross, StaggeredBandAcross), over the core's extent
+   on the other axes.
    The images take the terms as they are formed (ELBackStressCPU,
    ELBackVelocityCPU), in the core alone: the layer cells take no
    gradient, as with the other equations' boundary method
@@ -45,18 +46,11 @@ static unsigned NodeAxes(PetscInt f)
    alone (in 3D 6 of the 9 fields, in 2D 4 of the 5). */
 static PetscBool ReadAcross(PetscInt f, PetscInt a) { return f < EL_SZZ || f == EL_SZZ + a || (f >= EL_SZX && NodeAxes(f) >> a & 1) ? PETSC_TRUE : PETSC_FALSE; }
 
-/* Along axis a (R the radius, L and H the owned indices where the core
-   begins and ends) a field at the centres is run back at [L, H), one half
-   a cell up (node i at i + 1/2) at [L, H - 1).  D+_a from the nodes of a
-   core reads the centres [L + 1 - R, H - 1 + R), D-_a from the centres of
-   a core the nodes [L - R, H - 1 + R): beyond the core R - 1 centres or R
-   nodes a side, as the variable-density band's. */
 void ELReconstructionGeometry(const Grid *g, ELReconstruction *rec)
 {
-  const PetscInt R = g->radius;
-  GridBlock      b;
-  PetscInt       core[3][2];
-  Box            centres;
+  GridBlock b;
+  PetscInt  core[3][2];
+  Box       centres;
 
   GridBlockOf(g, &b);
   GridBlockCore(&b, core);
@@ -76,16 +70,9 @@ void ELReconstructionGeometry(const Grid *g, ELReconstruction *rec)
     const PetscInt L = b.layer_edge[a][0], H = b.layer_edge[a][1];
     for (PetscInt side = 0; side < 2; side++) {
       if (!b.layer[a][side]) continue; /* a free surface: the mirrors stand beyond it */
-      for (PetscInt f = 0; f < EL_FORWARD_FIELDS; f++) {
-        const PetscInt node = NodeAxes(f) >> a & 1;
-        StaggeredBand  band = {f, centres};
-        if (!FieldExists(f, g->dim) || !ReadAcross(f, a)) continue;
-        band.box.lo[a] = PetscMax(0, side ? H - node : L - R + 1 - node);
-        band.box.hi[a] = PetscMax(band.box.lo[a], PetscMin(g->size[a], side ? H - 1 + R : L));
-        if (!BoxCells(&band.box)) continue;
-        rec->band[rec->nband++] = band;
-        rec->floats += BoxCells(&band.box);
-      }
+      for (PetscInt f = 0; f < EL_FORWARD_FIELDS; f++)
+        if (FieldExists(f, g->dim) && ReadAcross(f, a) && StaggeredBandAcross(g, &centres, f, a, side, NodeAxes(f) >> a & 1, L, H, &rec->band[rec->nband]))
+          rec->floats += BoxCells(&rec->band[rec->nband++].box);
     }
   }
 }

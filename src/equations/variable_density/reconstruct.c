@@ -16,16 +16,15 @@
 #include "equations/store.h"
 #include "data/util.h"
 
-/* Along axis a (R the radius, L and H the owned indices where the core
-   begins and ends): p is run back at the centres [L, H), v_a at the nodes
-   [L, H - 1) (node i at i + 1/2: node H - 1 lies in the layer beyond, or
-   past a free surface, where it mirrors).  Those nodes read the centres
-   [L + 1 - R, H - 1 + R), the centres read the nodes [L - R, H - 1 + R). */
+/* Along axis a (L and H the owned indices where the core begins and
+   ends): p is run back at the centres [L, H), v_a at the nodes [L, H - 1)
+   (node i at i + 1/2: node H - 1 lies in the layer beyond, or past a free
+   surface, where it mirrors); their derivatives along a read the bands
+   of p and v_a beyond the core (StaggeredBandAcross). */
 void VDReconstructionGeometry(const Grid *g, VDReconstruction *rec)
 {
-  const PetscInt R = g->radius;
-  GridBlock      b;
-  PetscInt       core[3][2];
+  GridBlock b;
+  PetscInt  core[3][2];
 
   GridBlockOf(g, &b);
   GridBlockCore(&b, core);
@@ -42,15 +41,8 @@ void VDReconstructionGeometry(const Grid *g, VDReconstruction *rec)
     rec->vcore[a].hi[a] = PetscMax(rec->vcore[a].lo[a], PetscMin(n, H - 1));
     for (PetscInt side = 0; side < 2; side++) {
       if (!b.layer[a][side]) continue; /* a free surface: the mirrors stand beyond it */
-      for (PetscInt field = 0; field < 2; field++) {
-        const PetscInt lo = side ? (field ? H - 1 : H) : (field ? L - R : L + 1 - R), hi = side ? H - 1 + R : L;
-        StaggeredBand         band = {field ? 1 + a : 0, rec->pcore};
-        band.box.lo[a]      = PetscMax(0, lo);
-        band.box.hi[a]      = PetscMax(band.box.lo[a], PetscMin(n, hi));
-        if (!BoxCells(&band.box)) continue;
-        rec->band[rec->nband++] = band;
-        rec->floats += BoxCells(&band.box);
-      }
+      for (PetscInt field = 0; field < 2; field++) /* p, at the centres; v_a, half a cell up along a */
+        if (StaggeredBandAcross(g, &rec->pcore, field ? 1 + a : 0, a, side, field, L, H, &rec->band[rec->nband])) rec->floats += BoxCells(&rec->band[rec->nband++].box);
     }
   }
 }
